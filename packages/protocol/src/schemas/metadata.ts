@@ -1,0 +1,33 @@
+import { type Static, Type } from 'typebox';
+import { Address, UintString } from './common.js';
+
+export const Eip712Domain = Type.Object({
+  name: Type.String(),
+  version: Type.Literal('1'),
+  chainId: Type.Integer(),
+  verifyingContract: Address,
+});
+
+export const Metadata = Type.Object({
+  chainId: Type.Integer(),
+  domain: Eip712Domain,
+  activeAsset: Type.Object({
+    symbol: Type.String(),
+    baseToken: Address,
+    escrowAddress: Address,
+    decimals: Type.Integer(),
+  }),
+  oddsLadderStepSize: Type.Integer({ description: 'in units of 0.001 %: 125 = 0.125 %' }),
+  bettingDelay: Type.Object({
+    pregameMsDefault: Type.Integer(),
+    liveMsDefault: Type.Integer(),
+    leagueIdToMs: Type.Record(Type.String(), Type.Integer()),
+    sportIdToMs: Type.Record(Type.String(), Type.Integer()),
+  }),
+  limits: Type.Object({
+    orderSizeMinimumBaseUnits: UintString,
+    maxCreateOrders: Type.Integer(),
+    maxCancelOrders: Type.Integer(),
+  }),
+});
+export type Metadata = Static<typeof Metadata>;

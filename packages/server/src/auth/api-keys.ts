@@ -1,0 +1,82 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord } from '../store/repositories.js';
+import type { Store } from '../store/store.js';
+
+export const API_KEY_HEADER = 'x-svc-api-key';
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** Keys are bucketed by a short prefix of their hash, then compared whole in constant time. */
+const BUCKET_CHARS = 8;
+
+export type IssuedApiKey = { apiKey: string; record: ApiKeyRecord };
+
+/**
+ * API keys: 32 random bytes shown once, stored only as sha-256. Active keys are held in memory so that
+ * authenticating a request costs one hash and one constant-time comparison, no database read.
+ */
+export class ApiKeys {
+  private readonly buckets = new Map<string, { hash: Buffer; record: ApiKeyRecord }[]>();
+
+  private constructor(private readonly store: Store) {}
+
+  static async load(store: Store): Promise<ApiKeys> {
+    const keys = new ApiKeys(store);
+    for (const record of await store.apiKeys.listActive()) keys.index(record);
+    return keys;
+  }
+
+  async create(address: `0x${string}`, options: { label?: string; now: number }): Promise<IssuedApiKey> {
+    await this.store.accounts.ensure(address, options.now);
+    const apiKey = randomBytes(32).toString('hex');
+    const record: ApiKeyRecord = {
+      id: randomUUID(),
+      address,
+      keyHash: sha256(apiKey).toString('hex'),
+      label: options.label ?? null,
+      createdAt: options.now,
+      revokedAt: null,
+    };
+    await this.store.apiKeys.insert(record);
+    this.index(record);
+    return { apiKey, record };
+  }
+
+  async revoke(id: string, now: number): Promise<ApiKeyRecord | null> {
+    const record = await this.store.apiKeys.revoke(id, now);
+    if (record) this.unindex(record);
+    return record;
+  }
+
+  /** The account the key belongs to, or null for a missing, unknown or revoked key. */
+  authenticate(apiKey: string | undefined): { address: `0x${string}`; keyId: string } | null {
+    if (!apiKey || apiKey.length > 256) return null;
+    const hash = sha256(apiKey);
+    const bucket = this.buckets.get(hash.toString('hex', 0, BUCKET_CHARS / 2));
+    if (!bucket) return null;
+    for (const entry of bucket) {
+      if (timingSafeEqual(entry.hash, hash)) return { address: entry.record.address, keyId: entry.record.id };
+    }
+    return null;
+  }
+
+  private index(record: ApiKeyRecord): void {
+    const bucketKey = record.keyHash.slice(0, BUCKET_CHARS);
+    const bucket = this.buckets.get(bucketKey) ?? [];
+    bucket.push({ hash: Buffer.from(record.keyHash, 'hex'), record });
+    this.buckets.set(bucketKey, bucket);
+  }
+
+  private unindex(record: ApiKeyRecord): void {
+    const bucketKey = record.keyHash.slice(0, BUCKET_CHARS);
+    const rest = (this.buckets.get(bucketKey) ?? []).filter((entry) => entry.record.id !== record.id);
+    if (rest.length) this.buckets.set(bucketKey, rest);
+    else this.buckets.delete(bucketKey);
+  }
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretsEqual(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  return timingSafeEqual(sha256(given), sha256(expected));
+}

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getAddress, isAddress } from 'viem';
+
+/** The two networks of the spec. Addresses are oddsbook's own, so a signature made here never replays elsewhere. */
+export const NETWORKS = {
+  mainnet: {
+    chainId: 4162,
+    verifyingContract: '0xa70B8BddF7B752f3756BecCB7710584d47597fC3',
+    baseToken: '0xd1f05A1F2d3F5ef80e000ABD9c6Da3a9495Da054',
+  },
+  testnet: {
+    chainId: 79479957,
+    verifyingContract: '0x4574B7B01Ad86f2a1c2f5514D3BC2F69338579ee',
+    baseToken: '0xEd70EdBA3C1DA75994d56a8bBec5154D8FF621DC',
+  },
+} as const;
+export type NetworkName = keyof typeof NETWORKS;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  network: NetworkName;
+  chainId: number;
+  verifyingContract: `0x${string}`;
+  baseToken: `0x${string}`;
+  adminToken: string;
+  /** True when the operator did not set ADMIN_TOKEN and one was generated for this run. */
+  adminTokenGenerated: boolean;
+  demo: boolean;
+  logLevel: LogLevel;
+  blockTimeMs: number;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** One option: its env variable, its CLI flag, and the help line. Everything else is derived from this table. */
+const OPTIONS = {
+  port: { env: 'PORT', flag: 'port', help: 'HTTP and WebSocket port', fallback: '8080' },
+  host: { env: 'HOST', flag: 'host', help: 'interface to listen on', fallback: '127.0.0.1' },
+  dataDir: { env: 'DATA_DIR', flag: 'data-dir', help: 'directory for all durable state', fallback: './data' },
+  network: {
+    env: 'NETWORK',
+    flag: 'network',
+    help: 'mainnet (chain 4162) or testnet (chain 79479957)',
+    fallback: 'mainnet',
+  },
+  adminToken: {
+    env: 'ADMIN_TOKEN',
+    flag: 'admin-token',
+    help: 'operator token (generated and printed when unset)',
+    fallback: '',
+  },
+  demo: {
+    env: 'DEMO',
+    flag: 'demo',
+    help: 'seed a fresh data dir with demo sports data (1/0)',
+    fallback: '1',
+  },
+  logLevel: { env: 'LOG_LEVEL', flag: 'log-level', help: LOG_LEVELS.join(', '), fallback: 'info' },
+  verifyingContract: {
+    env: 'VERIFYING_CONTRACT',
+    flag: 'verifying-contract',
+    help: 'EIP-712 verifying contract (escrow) address',
+    fallback: '',
+  },
+  baseToken: { env: 'BASE_TOKEN', flag: 'base-token', help: 'base token address', fallback: '' },
+  blockTimeMs: {
+    env: 'BLOCK_TIME_MS',
+    flag: 'block-time-ms',
+    help: 'embedded chain block interval',
+    fallback: '500',
+  },
+} as const;
+type OptionName = keyof typeof OPTIONS;
+
+export function configHelp(): string {
+  const rows = Object.values(OPTIONS).map(
+    (o) =>
+      `  --${o.flag.padEnd(20)} ${o.env.padEnd(20)} ${o.help}${o.fallback ? ` (default ${o.fallback})` : ''}`,
+  );
+  return [
+    'Options (flag, environment variable, meaning):',
+    ...rows,
+    '  --no-demo                                 same as DEMO=0',
+  ].join('\n');
+}
+
+function integer(name: string, raw: string, min: number, max: number): number {
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function address(name: string, raw: string): `0x${string}` {
+  if (!isAddress(raw, { strict: false }))
+    throw new ConfigError(`${name} must be a 20-byte hex address, got "${raw}"`);
+  return getAddress(raw);
+}
+
+function flag(name: string, raw: string): boolean {
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+/**
+ * Parses configuration once, from CLI flags (highest precedence), then the environment, then defaults.
+ * Nothing else in the server reads process.env.
+ */
+export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = parseArgs({
+    args: [...argv],
+    options: {
+      ...Object.fromEntries(Object.values(OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+      'no-demo': { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values as Record<string, string | boolean | undefined>;
+
+  const raw = (name: OptionName): string => {
+    const option = OPTIONS[name];
+    const fromFlag = parsed[option.flag];
+    if (typeof fromFlag === 'string') return fromFlag;
+    return env[option.env] ?? option.fallback;
+  };
+
+  const networkName = raw('network');
+  if (networkName !== 'mainnet' && networkName !== 'testnet') {
+    throw new ConfigError(`NETWORK must be mainnet or testnet, got "${networkName}"`);
+  }
+  const network = NETWORKS[networkName];
+  const logLevel = raw('logLevel') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const adminToken = raw('adminToken');
+  if (adminToken && adminToken.length < 16)
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+
+  return {
+    port: integer('PORT', raw('port'), 0, 65535),
+    host: raw('host'),
+    dataDir: resolve(raw('dataDir')),
+    network: networkName,
+    chainId: network.chainId,
+    verifyingContract: raw('verifyingContract')
+      ? address('VERIFYING_CONTRACT', raw('verifyingContract'))
+      : network.verifyingContract,
+    baseToken: raw('baseToken') ? address('BASE_TOKEN', raw('baseToken')) : network.baseToken,
+    adminToken: adminToken || randomBytes(24).toString('base64url'),
+    adminTokenGenerated: !adminToken,
+    demo: parsed['no-demo'] === true ? false : flag('DEMO', raw('demo')),
+    logLevel,
+    blockTimeMs: integer('BLOCK_TIME_MS', raw('blockTimeMs'), 10, 60_000),
+  };
+}

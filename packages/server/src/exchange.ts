@@ -1,0 +1,42 @@
+import type { Database } from 'better-sqlite3';
+import { ApiKeys } from './auth/api-keys.js';
+import type { Config } from './config.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { openDatabase } from './store/sqlite/open-database.js';
+import { createSqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/store.js';
+
+/** Everything the exchange runs on, opened once and shared by the HTTP app, the CLI and the tests. */
+export type Exchange = {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly db: Database;
+  readonly store: Store;
+  readonly apiKeys: ApiKeys;
+  /** Leagues whose live betting delay differs from their sport's (for `GET /metadata/obv3`). */
+  leagueLiveDelays(): Promise<{ leagueId: number; delayMs: number }[]>;
+  close(): Promise<void>;
+};
+
+export async function openExchange(config: Config, options: { clock?: Clock } = {}): Promise<Exchange> {
+  const clock = options.clock ?? systemClock;
+  const db = openDatabase(config.dataDir);
+  const store = createSqliteStore(db);
+  const apiKeys = await ApiKeys.load(store);
+  let closed = false;
+  return {
+    config,
+    clock,
+    db,
+    store,
+    apiKeys,
+    async leagueLiveDelays() {
+      return [];
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await store.close();
+    },
+  };
+}

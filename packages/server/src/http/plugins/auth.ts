@@ -1,0 +1,40 @@
+import { ErrorCode, errorBody } from '@oddsbook/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
+
+export const ADMIN_TOKEN_HEADER = 'x-admin-token';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated account (checksummed EOA); set on every route behind the API-key hook. */
+    account: `0x${string}`;
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Adds the API-key check to every route of the scope it is called in. It runs on `onRequest`, before
+ * the body is parsed or validated, so a bad key is always a 401 whatever else is wrong with the request.
+ */
+export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeys): void {
+  scope.decorateRequest('account', '0x' as `0x${string}`);
+  scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const auth = apiKeys.authenticate(header(request, API_KEY_HEADER));
+    if (!auth) return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    request.account = auth.address;
+    request.log = request.log.child({ account: auth.address });
+  });
+}
+
+/** Adds the operator-token check (`x-admin-token`) to every route of the scope. */
+export function requireAdminToken(scope: FastifyInstance, adminToken: string): void {
+  scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!secretsEqual(header(request, ADMIN_TOKEN_HEADER), adminToken)) {
+      return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    }
+  });
+}

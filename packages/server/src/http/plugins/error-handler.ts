@@ -1,0 +1,51 @@
+import { ErrorCode, errorBody } from '@oddsbook/protocol';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from '../../errors/app-error.js';
+
+type ValidationIssue = { instancePath?: string; message?: string; params?: Record<string, unknown> };
+
+/** Renders ajv issues as readable messages: "body/orders must NOT have fewer than 1 items". */
+function validationMessages(context: string | undefined, issues: readonly ValidationIssue[]): string[] {
+  return issues.map((issue) => {
+    const path = `${context ?? 'request'}${issue.instancePath ?? ''}`;
+    const extra = issue.params?.additionalProperty ? ` '${String(issue.params.additionalProperty)}'` : '';
+    return `${path} ${issue.message ?? 'is invalid'}${extra}`;
+  });
+}
+
+/**
+ * One error handler for the whole API. Every failure leaves in one of the spec's shapes; a 5xx never
+ * carries internals (they go to the log with the request id).
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.status(error.statusCode).send(error.body ?? errorBody(error.statusCode, error.message));
+    }
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation) {
+      return reply
+        .status(400)
+        .send(errorBody(400, validationMessages(fastifyError.validationContext, fastifyError.validation)));
+    }
+    const status = fastifyError.statusCode ?? 500;
+    if (status === 429) {
+      return reply.status(429).send(errorBody(429, ErrorCode.RATE_LIMITED));
+    }
+    if (status >= 400 && status < 500) {
+      const message =
+        fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+          ? `${ErrorCode.MALFORMED_JSON}: the body is not valid JSON`
+          : fastifyError.message;
+      return reply.status(status).send(errorBody(status, message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    if (status === 503) return reply.status(503).send({ message: 'Service Unavailable', statusCode: 503 });
+    return reply.status(500).send(errorBody(500, 'Internal Server Error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody(404, `Cannot ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

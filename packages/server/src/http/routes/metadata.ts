@@ -1,0 +1,52 @@
+import { DEFAULT_ODDS_LADDER_STEP, Envelope, Metadata } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import {
+  LIVE_DELAY_MS_DEFAULT,
+  PREGAME_DELAY_MS_DEFAULT,
+  SPORT_LIVE_DELAY_MS,
+} from '../../catalog/betting-delay.js';
+import type { Exchange } from '../../exchange.js';
+import { EXCHANGE_LIMITS } from '../../limits.js';
+
+export const EIP712_DOMAIN_NAME = 'oddsbook';
+
+/** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */
+export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { config } = exchange;
+  app.get(
+    '/metadata/obv3',
+    { schema: { tags: ['metadata'], response: { 200: Envelope(Metadata) } } },
+    async () => ({
+      status: 'success' as const,
+      data: {
+        chainId: config.chainId,
+        domain: {
+          name: EIP712_DOMAIN_NAME,
+          version: '1' as const,
+          chainId: config.chainId,
+          verifyingContract: config.verifyingContract,
+        },
+        activeAsset: {
+          symbol: 'USDC',
+          baseToken: config.baseToken,
+          escrowAddress: config.verifyingContract,
+          decimals: 6,
+        },
+        oddsLadderStepSize: DEFAULT_ODDS_LADDER_STEP,
+        bettingDelay: {
+          pregameMsDefault: PREGAME_DELAY_MS_DEFAULT,
+          liveMsDefault: LIVE_DELAY_MS_DEFAULT,
+          leagueIdToMs: Object.fromEntries(
+            (await exchange.leagueLiveDelays()).map(({ leagueId, delayMs }) => [String(leagueId), delayMs]),
+          ),
+          sportIdToMs: Object.fromEntries(Object.entries(SPORT_LIVE_DELAY_MS)),
+        },
+        limits: {
+          orderSizeMinimumBaseUnits: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits.toString(),
+          maxCreateOrders: EXCHANGE_LIMITS.maxCreateOrders,
+          maxCancelOrders: EXCHANGE_LIMITS.maxCancelOrders,
+        },
+      },
+    }),
+  );
+}

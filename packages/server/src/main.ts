@@ -1,0 +1,127 @@
+import { buildApp } from './app.js';
+import { ConfigError, configHelp, loadConfig } from './config.js';
+import { AppError } from './errors/app-error.js';
+import { openExchange } from './exchange.js';
+import { parseAddress } from './lib/address.js';
+
+const USAGE = `Usage: oddsbook <command> [options]
+
+Commands:
+  serve                         run the exchange (HTTP and WebSocket on one port)
+  keys create <address> [--label <text>]
+                                issue an API key for an account (printed once)
+  keys list <address>           list an account's keys
+  keys revoke <keyId>           revoke a key
+  help                          this text
+
+${configHelp()}`;
+
+/** CLI entry. Returns the exit code, or never resolves while serving. */
+export async function main(argv: readonly string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        if (rest.includes('--help') || rest.includes('-h')) return print(USAGE);
+        return await serve(rest);
+      case 'keys':
+        return await keys(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        return print(USAGE);
+      default:
+        console.error(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof AppError ||
+      (error instanceof TypeError && 'code' in error)
+    ) {
+      console.error(`oddsbook: ${error.message}\nRun "oddsbook help" for the options.`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function print(text: string): number {
+  console.log(text);
+  return 0;
+}
+
+async function serve(argv: readonly string[]): Promise<undefined> {
+  const config = loadConfig(argv);
+  const exchange = await openExchange(config);
+  const app = await buildApp(exchange);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: draining requests');
+    const force = setTimeout(() => {
+      app.log.error('shutdown took over 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    await app.close();
+    await exchange.close();
+    app.log.info('stopped cleanly');
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { address, network: config.network, chainId: config.chainId, dataDir: config.dataDir },
+    'oddsbook is up',
+  );
+  if (config.adminTokenGenerated) {
+    // Printed once, on purpose outside the JSON log, so an operator sees it at first start.
+    console.log(`\nADMIN_TOKEN was not set; generated for this run: ${config.adminToken}\n`);
+  }
+  return undefined;
+}
+
+async function keys(argv: readonly string[]): Promise<number> {
+  const [action, target, ...options] = argv;
+  const labelIndex = options.indexOf('--label');
+  const label = labelIndex >= 0 ? options[labelIndex + 1] : undefined;
+  const flags =
+    labelIndex >= 0 ? options.filter((_, i) => i !== labelIndex && i !== labelIndex + 1) : options;
+  if (!target || !['create', 'list', 'revoke'].includes(action ?? '')) {
+    console.error(USAGE);
+    return 2;
+  }
+  const exchange = await openExchange(loadConfig(flags));
+  try {
+    const now = Date.now();
+    if (action === 'create') {
+      const issued = await exchange.apiKeys.create(parseAddress(target), {
+        now,
+        ...(label ? { label } : {}),
+      });
+      console.log(
+        `API key for ${issued.record.address} (shown once, store it now):\n${issued.apiKey}\nkey id: ${issued.record.id}`,
+      );
+    } else if (action === 'list') {
+      for (const key of await exchange.store.apiKeys.listForAccount(parseAddress(target))) {
+        const state = key.revokedAt ? `revoked ${new Date(key.revokedAt).toISOString()}` : 'active';
+        console.log(`${key.id}  ${new Date(key.createdAt).toISOString()}  ${state}  ${key.label ?? ''}`);
+      }
+    } else {
+      const record = await exchange.apiKeys.revoke(target, now);
+      if (!record) {
+        console.error(`No API key with id ${target}.`);
+        return 1;
+      }
+      console.log(`Revoked ${record.id} of ${record.address}.`);
+    }
+    return 0;
+  } finally {
+    await exchange.close();
+  }
+}

@@ -1,0 +1,27 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { migrate } from './migrations.js';
+
+export const DATABASE_FILE = 'oddsbook.sqlite';
+
+/**
+ * Opens (creating when needed) the exchange database under `dataDir` in WAL mode and brings its schema
+ * up to date. `dataDir` ':memory:' gives a private in-memory database (tests).
+ */
+export function openDatabase(dataDir: string): Database {
+  let db: Database;
+  if (dataDir === ':memory:') {
+    db = new BetterSqlite3(':memory:');
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    db = new BetterSqlite3(join(dataDir, DATABASE_FILE));
+    db.pragma('journal_mode = WAL');
+  }
+  // FULL: every commit is fsynced, so an acknowledged write survives power loss too; group commit amortizes it.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}

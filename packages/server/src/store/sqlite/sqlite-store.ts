@@ -1,0 +1,80 @@
+import type { Database } from 'better-sqlite3';
+import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
+import type { Store } from '../store.js';
+
+type ApiKeyRow = {
+  id: string;
+  address: `0x${string}`;
+  key_hash: string;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+};
+
+const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  address: row.address,
+  keyHash: row.key_hash,
+  label: row.label,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+function accountRepository(db: Database): AccountRepository {
+  const insert = db.prepare('INSERT OR IGNORE INTO accounts (address, created_at) VALUES (?, ?)');
+  const select = db.prepare<[string], { address: `0x${string}`; created_at: number }>(
+    'SELECT address, created_at FROM accounts WHERE address = ?',
+  );
+  const get = (address: string): Account | null => {
+    const row = select.get(address);
+    return row ? { address: row.address, createdAt: row.created_at } : null;
+  };
+  return {
+    async ensure(address, now) {
+      insert.run(address, now);
+      return get(address)!;
+    },
+    async get(address) {
+      return get(address);
+    },
+  };
+}
+
+function apiKeyRepository(db: Database): ApiKeyRepository {
+  const insert = db.prepare(
+    'INSERT INTO api_keys (id, address, key_hash, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const active = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys WHERE revoked_at IS NULL');
+  const forAccount = db.prepare<[string], ApiKeyRow>(
+    'SELECT * FROM api_keys WHERE address = ? ORDER BY created_at, id',
+  );
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const byId = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?');
+  return {
+    async insert(r) {
+      insert.run(r.id, r.address, r.keyHash, r.label, r.createdAt, r.revokedAt);
+    },
+    async listActive() {
+      return active.all().map(toApiKey);
+    },
+    async listForAccount(address) {
+      return forAccount.all(address).map(toApiKey);
+    },
+    async revoke(id, now) {
+      revoke.run(now, id);
+      const row = byId.get(id);
+      return row ? toApiKey(row) : null;
+    },
+  };
+}
+
+/** The embedded store: one SQLite database holds everything. */
+export function createSqliteStore(db: Database): Store {
+  return {
+    accounts: accountRepository(db),
+    apiKeys: apiKeyRepository(db),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
