@@ -10,6 +10,7 @@ import { registerValidation } from './http/plugins/validation.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { metadataRoutes } from './http/routes/metadata.js';
 import { operationsRoutes } from './http/routes/operations.js';
+import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */
@@ -61,6 +62,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);
+    await realtimeTokenRoutes(scope, exchange);
   });
   return app;
 }

@@ -3,6 +3,7 @@ import { ApiKeys } from './auth/api-keys.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
+import { serverSecret } from './store/sqlite/server-secrets.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
 
@@ -13,6 +14,8 @@ export type Exchange = {
   readonly db: Database;
   readonly store: Store;
   readonly apiKeys: ApiKeys;
+  /** HMAC key of realtime connection tokens, kept in the data dir. */
+  readonly realtimeSecret: string;
   /** Leagues whose live betting delay differs from their sport's (for `GET /metadata/obv3`). */
   leagueLiveDelays(): Promise<{ leagueId: number; delayMs: number }[]>;
   close(): Promise<void>;
@@ -23,6 +26,7 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
   const db = openDatabase(config.dataDir);
   const store = createSqliteStore(db);
   const apiKeys = await ApiKeys.load(store);
+  const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
   let closed = false;
   return {
     config,
@@ -30,6 +34,7 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
     db,
     store,
     apiKeys,
+    realtimeSecret,
     async leagueLiveDelays() {
       return [];
     },

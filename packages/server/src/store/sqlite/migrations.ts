@@ -27,6 +27,18 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX api_keys_by_address ON api_keys(address);
       `),
   },
+  {
+    version: 3,
+    name: 'server secrets',
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE server_secrets (
+          name       TEXT PRIMARY KEY,
+          value      TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
