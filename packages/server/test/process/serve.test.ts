@@ -1,0 +1,97 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeDataDir } from '../helpers/test-exchange.js';
+
+const serverDir = fileURLToPath(new URL('../..', import.meta.url));
+const cli = ['--import', 'tsx', 'src/cli.ts'];
+
+function run(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, [...cli, ...args], {
+    cwd: serverDir,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+}
+
+/** Starts `oddsbook serve` as a real process and resolves once it listens. */
+async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [...cli, 'serve'], {
+    cwd: serverDir,
+    env: { ...process.env, ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const check = setInterval(() => {
+      if (output.includes('oddsbook is up')) {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve();
+      }
+    }, 50);
+    child.once('exit', () => reject(new Error(`server exited:\n${output}`)));
+  });
+  return { child, output: () => output };
+}
+
+describe('the oddsbook process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-process-'));
+  afterAll(() => removeDataDir(dataDir));
+
+  it('rejects bad configuration with a clear message and exit code 2', () => {
+    const result = run(['serve', '--port', 'eighty'], {});
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/PORT must be an integer, got "eighty"/);
+    const network = run(['serve'], { NETWORK: 'moon' });
+    expect(network.stderr).toMatch(/NETWORK must be mainnet or testnet/);
+    const flag = run(['serve', '--bogus'], {});
+    expect(flag.status).toBe(2);
+    expect(run(['serve', '--help'], {}).stdout).toMatch(/--data-dir\s+DATA_DIR/);
+  });
+
+  it('creates, lists and revokes keys from the CLI', () => {
+    const env = { DATA_DIR: dataDir, DEMO: '0' };
+    const created = run(
+      ['keys', 'create', '0x52908400098527886e0f7030069857d2e4169ee7', '--label', 'cli'],
+      env,
+    );
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/0x52908400098527886E0F7030069857D2E4169EE7/);
+    const keyId = /key id: (\S+)/.exec(created.stdout)![1]!;
+    expect(run(['keys', 'list', '0x52908400098527886E0F7030069857D2E4169EE7'], env).stdout).toMatch(
+      new RegExp(`${keyId}.*active.*cli`),
+    );
+    expect(run(['keys', 'revoke', keyId], env).stdout).toMatch(/Revoked/);
+    expect(run(['keys', 'revoke', 'nope'], env).status).toBe(1);
+    expect(run(['keys', 'create', '0x1234'], env).stderr).toMatch(/not a valid address/);
+  });
+
+  it('serves, prints a generated admin token once, and drains on SIGTERM', async () => {
+    const port = String(20_000 + Math.floor(Math.random() * 20_000));
+    const { child, output } = await serve({ DATA_DIR: dataDir, PORT: port, DEMO: '0', ADMIN_TOKEN: '' });
+    const token = /ADMIN_TOKEN was not set; generated for this run: (\S+)/.exec(output())?.[1];
+    expect(token).toBeTruthy();
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(health.status).toBe(200);
+    const key = await fetch(`http://127.0.0.1:${port}/admin/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-admin-token': token! },
+      body: JSON.stringify({ address: '0x52908400098527886E0F7030069857D2E4169EE7' }),
+    });
+    expect(key.status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(output()).toMatch(/stopped cleanly/);
+  });
+});
