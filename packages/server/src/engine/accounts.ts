@@ -1,0 +1,55 @@
+import { NIL, type OrderStore } from './order-store.js';
+
+/**
+ * Accounts by integer index: balances and the list of each account's resting orders in placement order.
+ * Balances change only through credit/debit commands, matches and payouts.
+ */
+export class Accounts {
+  readonly names: string[] = [];
+  readonly available: bigint[] = [];
+  readonly escrowed: bigint[] = [];
+  readonly orderHead: number[] = [];
+  readonly orderTail: number[] = [];
+  /** Command stamp of the last balance change, to report each changed account once per command. */
+  readonly touched: number[] = [];
+  private readonly byName = new Map<string, number>();
+
+  find(name: string): number {
+    return this.byName.get(name) ?? NIL;
+  }
+
+  indexOf(name: string): number {
+    let i = this.byName.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.byName.set(name, i);
+      this.names.push(name);
+      this.available.push(0n);
+      this.escrowed.push(0n);
+      this.orderHead.push(NIL);
+      this.orderTail.push(NIL);
+      this.touched.push(0);
+    }
+    return i;
+  }
+
+  append(store: OrderStore, h: number): void {
+    const a = store.account[h]!;
+    const tail = this.orderTail[a]!;
+    store.accountPrev[h] = tail;
+    store.accountNext[h] = NIL;
+    if (tail === NIL) this.orderHead[a] = h;
+    else store.accountNext[tail] = h;
+    this.orderTail[a] = h;
+  }
+
+  unlink(store: OrderStore, h: number): void {
+    const a = store.account[h]!;
+    const prev = store.accountPrev[h]!;
+    const next = store.accountNext[h]!;
+    if (prev === NIL) this.orderHead[a] = next;
+    else store.accountNext[prev] = next;
+    if (next === NIL) this.orderTail[a] = prev;
+    else store.accountPrev[next] = prev;
+  }
+}

@@ -1,0 +1,114 @@
+/** Time in force of an order. */
+export const TimeInForce = { GTC: 'GTC', IOC: 'IOC', FOK: 'FOK' } as const;
+export type TimeInForce = (typeof TimeInForce)[keyof typeof TimeInForce];
+
+/** Why a caller cancels orders in bulk or by id. */
+export const CancelReason = {
+  USER_REQUESTED: 'USER_REQUESTED',
+  HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
+  EVENT_LIFECYCLE: 'EVENT_LIFECYCLE',
+  SYSTEM: 'SYSTEM',
+} as const;
+export type CancelReason = (typeof CancelReason)[keyof typeof CancelReason];
+
+/** Market outcome: 1 and 2 name the winner, 0 voids the market (every stake is refunded). */
+export type MarketOutcome = 0 | 1 | 2;
+
+/** Every command is stamped by the sequencer: a strictly increasing `seq` and the time `ts` in ms. */
+interface Stamped {
+  readonly seq: number;
+  readonly ts: number;
+}
+
+export interface PlaceOrderCommand extends Stamped {
+  readonly type: 'place';
+  readonly orderId: string;
+  readonly account: string;
+  readonly marketHash: string;
+  readonly isBettingOutcomeOne: boolean;
+  /** Own frame, x 10^20, on the ladder. For a taker the worst price accepted. */
+  readonly percentageOdds: bigint;
+  /** Own stake in base-token units. */
+  readonly totalBetSize: bigint;
+  /** Unix seconds. */
+  readonly expiry: number;
+  readonly timeInForce: TimeInForce;
+}
+
+export interface CancelOrdersCommand extends Stamped {
+  readonly type: 'cancel';
+  readonly orderIds: readonly string[];
+  /** When set, only this account's orders are cancelled; others answer NOT_FOUND. */
+  readonly account?: string;
+  readonly reason?: CancelReason;
+}
+
+export interface CancelMarketCommand extends Stamped {
+  readonly type: 'cancelMarket';
+  readonly marketHash: string;
+  readonly account?: string;
+  readonly reason: CancelReason;
+}
+
+export interface CancelEventCommand extends Stamped {
+  readonly type: 'cancelEvent';
+  readonly eventId: string;
+  readonly account?: string;
+  readonly reason: CancelReason;
+}
+
+export interface CancelAccountCommand extends Stamped {
+  readonly type: 'cancelAccount';
+  readonly account: string;
+  readonly reason: CancelReason;
+}
+
+/** Removes every resting order whose expiry (seconds) is at or before `ts`. */
+export interface ExpireOrdersCommand extends Stamped {
+  readonly type: 'expire';
+}
+
+export interface OpenMarketCommand extends Stamped {
+  readonly type: 'openMarket';
+  readonly marketHash: string;
+  readonly eventId: string;
+}
+
+/** Cancels the market's orders (`EVENT_LIFECYCLE`) and refuses new ones. */
+export interface CloseMarketCommand extends Stamped {
+  readonly type: 'closeMarket';
+  readonly marketHash: string;
+}
+
+export interface ResolveMarketCommand extends Stamped {
+  readonly type: 'resolveMarket';
+  readonly marketHash: string;
+  readonly outcome: MarketOutcome;
+}
+
+export interface CreditCommand extends Stamped {
+  readonly type: 'credit';
+  readonly account: string;
+  readonly amount: bigint;
+}
+
+export interface DebitCommand extends Stamped {
+  readonly type: 'debit';
+  readonly account: string;
+  readonly amount: bigint;
+}
+
+export type EngineCommand =
+  | PlaceOrderCommand
+  | CancelOrdersCommand
+  | CancelMarketCommand
+  | CancelEventCommand
+  | CancelAccountCommand
+  | ExpireOrdersCommand
+  | OpenMarketCommand
+  | CloseMarketCommand
+  | ResolveMarketCommand
+  | CreditCommand
+  | DebitCommand;
+
+export type EngineCommandType = EngineCommand['type'];

@@ -1,0 +1,999 @@
+import { Accounts } from './accounts.js';
+import {
+  type CancelReason,
+  type EngineCommand,
+  type MarketOutcome,
+  type PlaceOrderCommand,
+  TimeInForce,
+} from './commands.js';
+import { type DoneReason, type EngineEvent, RejectCode } from './events.js';
+import { ExpiryIndex } from './expiry-index.js';
+import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
+import { MarketBook, MarketStatus } from './market-book.js';
+import { MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
+import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
+import { hashString } from './state-hash.js';
+import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
+
+export interface EngineOptions {
+  /** Ticks per unit of probability (N); 800 for an `oddsLadderStepSize` of 125. */
+  readonly ladderSize?: number;
+}
+
+/** How a taker's walk through the book ended. */
+const Stop = { FILLED: 0, DUST: 1, TAKER_FUNDS: 2, EXHAUSTED: 3 } as const;
+type Stop = (typeof Stop)[keyof typeof Stop];
+
+/**
+ * The matching engine: ladder books, resting orders and balances, changed only by `apply`.
+ * Deterministic: the same commands always give the same events and the same state.
+ */
+export class Engine {
+  readonly ladder: Ladder;
+  /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
+  netDeposits = 0n;
+  private readonly store = new OrderStore();
+  private readonly accounts = new Accounts();
+  private readonly expiries = new ExpiryIndex();
+  private readonly markets: MarketBook[] = [];
+  private readonly marketByHash = new Map<string, MarketBook>();
+  private readonly marketsByEvent = new Map<string, MarketBook[]>();
+  private readonly orderIndex = new Map<string, number>();
+  private lastSeq = -1;
+
+  // Per-command scratch state.
+  private seq = 0;
+  private ts = 0;
+  private matchCount = 0;
+  private events: EngineEvent[] = [];
+  private readonly touchedMarkets: MarketBook[] = [];
+  private readonly touchedLevels: number[] = [];
+  private readonly touchedAccounts: number[] = [];
+  private readonly bumped: MarketBook[] = [];
+  private readonly spent = new Map<number, bigint>();
+  private walkRemaining = 0n;
+
+  constructor(options: EngineOptions = {}) {
+    this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
+  }
+
+  get lastAppliedSeq(): number {
+    return this.lastSeq;
+  }
+
+  /** Applies one command and returns what happened. Throws only on a caller bug (seq not increasing). */
+  apply(command: EngineCommand): readonly EngineEvent[] {
+    if (!Number.isSafeInteger(command.seq) || command.seq <= this.lastSeq) {
+      throw new RangeError(`command seq must increase: ${command.seq} after ${this.lastSeq}`);
+    }
+    this.lastSeq = command.seq;
+    this.seq = command.seq;
+    this.ts = command.ts;
+    this.matchCount = 0;
+    const events: EngineEvent[] = [];
+    this.events = events;
+    switch (command.type) {
+      case 'place':
+        this.place(command);
+        break;
+      case 'cancel':
+        this.cancelOrders(command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
+        break;
+      case 'cancelMarket': {
+        const market = this.marketByHash.get(command.marketHash);
+        if (market === undefined) this.rejectCommand(command.type, RejectCode.MARKET_NOT_FOUND);
+        else this.cancelInMarket(market, command.account, command.reason);
+        break;
+      }
+      case 'cancelEvent':
+        for (const market of this.marketsByEvent.get(command.eventId) ?? []) {
+          this.cancelInMarket(market, command.account, command.reason);
+        }
+        break;
+      case 'cancelAccount':
+        this.cancelAccount(command.account, command.reason);
+        break;
+      case 'expire':
+        this.expire();
+        break;
+      case 'openMarket':
+        this.openMarket(command.marketHash, command.eventId);
+        break;
+      case 'closeMarket':
+        this.closeMarket(command.marketHash);
+        break;
+      case 'resolveMarket':
+        this.resolveMarket(command.marketHash, command.outcome);
+        break;
+      case 'credit':
+        this.credit(command.account, command.amount);
+        break;
+      case 'debit':
+        this.debit(command.account, command.amount);
+        break;
+      default:
+        throw new TypeError(`unknown command ${(command as { type: string }).type}`);
+    }
+    this.flush();
+    return events;
+  }
+
+  // ---------------------------------------------------------------- orders
+
+  private place(c: PlaceOrderCommand): void {
+    const market = this.marketByHash.get(c.marketHash);
+    const code =
+      market === undefined
+        ? RejectCode.MARKET_NOT_FOUND
+        : market.status !== MarketStatus.OPEN
+          ? RejectCode.MARKET_CLOSED
+          : this.orderIndex.has(c.orderId)
+            ? RejectCode.DUPLICATE_ORDER_ID
+            : this.validateOrder(c);
+    if (code !== undefined || market === undefined) {
+      this.events.push({
+        type: 'orderRejected',
+        orderId: c.orderId,
+        account: c.account,
+        marketHash: c.marketHash,
+        code: code ?? RejectCode.MARKET_NOT_FOUND,
+      });
+      return;
+    }
+    const ladder = this.ladder;
+    const tick = tickOfOdds(ladder, c.percentageOdds);
+    const size = c.totalBetSize;
+    const side = c.isBettingOutcomeOne ? 0 : 1;
+    this.events.push({
+      type: 'orderAccepted',
+      orderId: c.orderId,
+      account: c.account,
+      marketHash: c.marketHash,
+      eventId: market.eventId,
+      isBettingOutcomeOne: c.isBettingOutcomeOne,
+      tick,
+      percentageOdds: c.percentageOdds,
+      totalBetSize: size,
+      expiry: c.expiry,
+      timeInForce: c.timeInForce,
+    });
+    const taker = this.accounts.indexOf(c.account);
+
+    if (c.timeInForce === TimeInForce.FOK) {
+      const stop = this.walk(market, c.orderId, taker, side, tick, size, true);
+      if (stop !== Stop.FILLED && stop !== Stop.DUST) {
+        this.takerDone(c, tick, stop === Stop.TAKER_FUNDS ? 'INSUFFICIENT_BALANCE' : 'NO_LIQUIDITY', size);
+        return;
+      }
+    }
+    const stop = this.walk(market, c.orderId, taker, side, tick, size, false);
+    const remaining = this.walkRemaining;
+    if (stop === Stop.FILLED || stop === Stop.DUST) this.takerDone(c, tick, 'FILLED', remaining);
+    else if (stop === Stop.TAKER_FUNDS) this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
+    else if (c.timeInForce !== TimeInForce.GTC) this.takerDone(c, tick, 'NO_LIQUIDITY', remaining);
+    else if (remaining < ladder.makerLot[tick]!) this.takerDone(c, tick, 'FILLED', remaining);
+    else this.rest(c, market, taker, side, tick, remaining);
+  }
+
+  private validateOrder(c: PlaceOrderCommand): RejectCode | undefined {
+    if (tickOfOdds(this.ladder, c.percentageOdds) === 0) return RejectCode.INVALID_TICK;
+    // At least N units, so that a fresh order can always trade one whole lot at any price.
+    if (c.totalBetSize < BigInt(this.ladder.size) || c.totalBetSize > MAX_ORDER_SIZE) {
+      return RejectCode.INVALID_SIZE;
+    }
+    if (!Number.isSafeInteger(c.expiry) || c.expiry <= 0) return RejectCode.INVALID_EXPIRY;
+    if (c.expiry * 1000 <= this.ts) return RejectCode.ORDER_EXPIRED;
+    return undefined;
+  }
+
+  /**
+   * Walks the opposite side best price first, oldest first, skipping the taker's own orders.
+   * With `dry` nothing changes (the FOK pre-check); funds already promised in the walk are tracked in
+   * `spent`. Leaves the taker's unfilled stake in `walkRemaining`.
+   */
+  private walk(
+    market: MarketBook,
+    takerOrderId: string,
+    taker: number,
+    side: number,
+    tick: number,
+    size: bigint,
+    dry: boolean,
+  ): Stop {
+    const store = this.store;
+    const accounts = this.accounts;
+    const available = accounts.available;
+    const ladder = this.ladder;
+    const n = ladder.size;
+    const other = 1 - side;
+    const base = other * n;
+    const minTick = n - tick;
+    const spent = this.spent;
+    let takerSpent = 0n;
+    let remaining = size;
+    let stop: Stop = Stop.EXHAUSTED;
+    if (dry) spent.clear();
+
+    let k = market.best[other]!;
+    outer: while (k >= minTick) {
+      const a = ladder.makerLot[k]!;
+      const b = ladder.takerLot[k]!;
+      let h = market.head[base + k]!;
+      while (h !== NIL) {
+        if (remaining === 0n) {
+          stop = Stop.FILLED;
+          break outer;
+        }
+        const next = store.levelNext[h]!;
+        const maker = store.account[h]!;
+        if (maker === taker) {
+          h = next;
+          continue;
+        }
+        if (store.expiry[h]! * 1000 <= this.ts) {
+          if (!dry) this.removeResting(h, 'EXPIRED');
+          h = next;
+          continue;
+        }
+        if (remaining < b) {
+          stop = Stop.DUST;
+          break outer;
+        }
+        const takerAvailable = dry ? available[taker]! - takerSpent : available[taker]!;
+        if (takerAvailable < b) {
+          stop = Stop.TAKER_FUNDS;
+          break outer;
+        }
+        const makerAvailable = dry ? available[maker]! - (spent.get(maker) ?? 0n) : available[maker]!;
+        if (makerAvailable < a) {
+          if (!dry) this.removeResting(h, 'INSUFFICIENT_BALANCE');
+          h = next;
+          continue;
+        }
+        const makerRemaining = store.remaining[h]!;
+        let lots = makerRemaining / a;
+        let x = remaining / b;
+        if (x < lots) lots = x;
+        x = makerAvailable / a;
+        if (x < lots) lots = x;
+        x = takerAvailable / b;
+        if (x < lots) lots = x;
+        const makerStake = lots * a;
+        const takerStake = lots * b;
+        remaining -= takerStake;
+        const makerLeft = makerRemaining - makerStake;
+        if (dry) {
+          spent.set(maker, (spent.get(maker) ?? 0n) + makerStake);
+          takerSpent += takerStake;
+        } else {
+          this.fill(market, h, taker, k, makerStake, takerStake, makerLeft, takerOrderId, remaining);
+        }
+        // A maker left with less than one lot is done; otherwise the next turn sees why the fill stopped.
+        if (makerLeft < a) {
+          if (!dry) this.removeResting(h, 'FILLED');
+          h = next;
+        }
+      }
+      k--;
+      while (k >= minTick && market.count[base + k] === 0) k--;
+    }
+    if (stop === Stop.EXHAUSTED && remaining === 0n) stop = Stop.FILLED;
+    this.walkRemaining = remaining;
+    return stop;
+  }
+
+  private fill(
+    market: MarketBook,
+    h: number,
+    taker: number,
+    tick: number,
+    makerStake: bigint,
+    takerStake: bigint,
+    makerLeft: bigint,
+    takerOrderId: string,
+    takerLeft: bigint,
+  ): void {
+    const store = this.store;
+    const accounts = this.accounts;
+    const maker = store.account[h]!;
+    const makerSide = store.side[h]!;
+    accounts.available[maker] -= makerStake;
+    accounts.escrowed[maker] += makerStake;
+    accounts.available[taker] -= takerStake;
+    accounts.escrowed[taker] += takerStake;
+    this.touchAccount(maker);
+    this.touchAccount(taker);
+    const pot = makerStake + takerStake;
+    const mp = market.position(maker);
+    const tp = market.position(taker);
+    if (makerSide === 0) {
+      mp.stakeOne += makerStake;
+      mp.potOne += pot;
+      tp.stakeTwo += takerStake;
+      tp.potTwo += pot;
+    } else {
+      mp.stakeTwo += makerStake;
+      mp.potTwo += pot;
+      tp.stakeOne += takerStake;
+      tp.potOne += pot;
+    }
+    store.remaining[h] = makerLeft;
+    const level = makerSide * this.ladder.size + tick;
+    market.total[level] -= makerStake;
+    this.touchLevel(market, level);
+    const ladder = this.ladder;
+    this.events.push({
+      type: 'orderMatched',
+      matchId: `${this.seq}-${this.matchCount++}`,
+      marketHash: market.marketHash,
+      eventId: market.eventId,
+      tick,
+      makerOdds: ladder.odds[tick]!,
+      takerOdds: ladder.odds[ladder.size - tick]!,
+      makerOrderId: store.ids[h]!,
+      makerAccount: accounts.names[maker]!,
+      makerIsBettingOutcomeOne: makerSide === 0,
+      makerStake,
+      makerRemainingSize: makerLeft,
+      takerOrderId,
+      takerAccount: accounts.names[taker]!,
+      takerStake,
+      takerRemainingSize: takerLeft,
+    });
+  }
+
+  private rest(
+    c: PlaceOrderCommand,
+    market: MarketBook,
+    account: number,
+    side: number,
+    tick: number,
+    remaining: bigint,
+  ): void {
+    const store = this.store;
+    const h = store.allocate();
+    store.ids[h] = c.orderId;
+    store.size[h] = c.totalBetSize;
+    store.remaining[h] = remaining;
+    store.tick[h] = tick;
+    store.side[h] = side;
+    store.market[h] = market.index;
+    store.account[h] = account;
+    store.expiry[h] = c.expiry;
+    store.placedSeq[h] = this.seq;
+    market.append(store, h, remaining);
+    this.accounts.append(store, h);
+    this.expiries.add(store, h);
+    this.orderIndex.set(c.orderId, h);
+    this.touchLevel(market, side * this.ladder.size + tick);
+    this.events.push({
+      type: 'orderRested',
+      orderId: c.orderId,
+      account: c.account,
+      marketHash: c.marketHash,
+      isBettingOutcomeOne: c.isBettingOutcomeOne,
+      tick,
+      percentageOdds: c.percentageOdds,
+      totalBetSize: c.totalBetSize,
+      filledSize: c.totalBetSize - remaining,
+      remainingSize: remaining,
+    });
+  }
+
+  private takerDone(c: PlaceOrderCommand, tick: number, reason: DoneReason, remaining: bigint): void {
+    this.events.push({
+      type: 'orderDone',
+      orderId: c.orderId,
+      account: c.account,
+      marketHash: c.marketHash,
+      isBettingOutcomeOne: c.isBettingOutcomeOne,
+      tick,
+      reason,
+      totalBetSize: c.totalBetSize,
+      filledSize: c.totalBetSize - remaining,
+      remainingSize: remaining,
+      wasResting: false,
+    });
+  }
+
+  /** Takes a resting order off the book and every index, and reports it done. */
+  private removeResting(h: number, reason: DoneReason): void {
+    const store = this.store;
+    const market = this.markets[store.market[h]!]!;
+    const remaining = store.remaining[h]!;
+    const size = store.size[h]!;
+    const side = store.side[h]!;
+    const tick = store.tick[h]!;
+    const orderId = store.ids[h]!;
+    market.unlink(store, h, remaining);
+    this.accounts.unlink(store, h);
+    this.expiries.remove(store, h);
+    this.orderIndex.delete(orderId);
+    this.touchLevel(market, side * this.ladder.size + tick);
+    this.events.push({
+      type: 'orderDone',
+      orderId,
+      account: this.accounts.names[store.account[h]!]!,
+      marketHash: market.marketHash,
+      isBettingOutcomeOne: side === 0,
+      tick,
+      reason,
+      totalBetSize: size,
+      filledSize: size - remaining,
+      remainingSize: remaining,
+      wasResting: true,
+    });
+    store.release(h);
+  }
+
+  // ---------------------------------------------------------------- cancels
+
+  private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
+    const owner = account === undefined ? NIL : this.accounts.find(account);
+    for (const orderId of orderIds) {
+      const h = this.orderIndex.get(orderId);
+      if (h === undefined || (account !== undefined && this.store.account[h] !== owner)) {
+        this.events.push({ type: 'cancelRejected', orderId, code: 'NOT_FOUND' });
+      } else {
+        this.removeResting(h, reason);
+      }
+    }
+  }
+
+  private cancelInMarket(market: MarketBook, account: string | undefined, reason: DoneReason): void {
+    const store = this.store;
+    if (account === undefined) {
+      let h = market.orderHead;
+      while (h !== NIL) {
+        const next = store.marketNext[h]!;
+        this.removeResting(h, reason);
+        h = next;
+      }
+      return;
+    }
+    const a = this.accounts.find(account);
+    if (a === NIL) return;
+    let h = this.accounts.orderHead[a]!;
+    while (h !== NIL) {
+      const next = store.accountNext[h]!;
+      if (store.market[h] === market.index) this.removeResting(h, reason);
+      h = next;
+    }
+  }
+
+  private cancelAccount(account: string, reason: DoneReason): void {
+    const a = this.accounts.find(account);
+    if (a === NIL) return;
+    let h = this.accounts.orderHead[a]!;
+    while (h !== NIL) {
+      const next = this.store.accountNext[h]!;
+      this.removeResting(h, reason);
+      h = next;
+    }
+  }
+
+  private expire(): void {
+    const now = (this.ts - (this.ts % 1000)) / 1000;
+    for (let key = this.expiries.nextDue(now); key !== -1; key = this.expiries.nextDue(now)) {
+      let h = this.expiries.first(key);
+      while (h !== NIL) {
+        const next = this.store.expiryNext[h]!;
+        this.removeResting(h, 'EXPIRED');
+        h = next;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- markets
+
+  private openMarket(marketHash: string, eventId: string): void {
+    if (this.marketByHash.has(marketHash)) {
+      this.rejectCommand('openMarket', RejectCode.MARKET_EXISTS);
+      return;
+    }
+    this.addMarket(marketHash, eventId);
+    this.events.push({ type: 'marketOpened', marketHash, eventId });
+  }
+
+  private addMarket(marketHash: string, eventId: string): MarketBook {
+    const market = new MarketBook(this.markets.length, marketHash, eventId, this.ladder.size);
+    this.markets.push(market);
+    this.marketByHash.set(marketHash, market);
+    let list = this.marketsByEvent.get(eventId);
+    if (list === undefined) {
+      list = [];
+      this.marketsByEvent.set(eventId, list);
+    }
+    list.push(market);
+    return market;
+  }
+
+  private closeMarket(marketHash: string): void {
+    const market = this.marketByHash.get(marketHash);
+    if (market === undefined) {
+      this.rejectCommand('closeMarket', RejectCode.MARKET_NOT_FOUND);
+      return;
+    }
+    if (market.status === MarketStatus.RESOLVED) {
+      this.rejectCommand('closeMarket', RejectCode.MARKET_RESOLVED);
+      return;
+    }
+    if (market.status === MarketStatus.CLOSED) {
+      this.rejectCommand('closeMarket', RejectCode.MARKET_CLOSED);
+      return;
+    }
+    market.status = MarketStatus.CLOSED;
+    this.events.push({ type: 'marketClosed', marketHash, eventId: market.eventId });
+    this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+  }
+
+  private resolveMarket(marketHash: string, outcome: MarketOutcome): void {
+    const market = this.marketByHash.get(marketHash);
+    if (market === undefined) {
+      this.rejectCommand('resolveMarket', RejectCode.MARKET_NOT_FOUND);
+      return;
+    }
+    if (market.status === MarketStatus.RESOLVED) {
+      this.rejectCommand('resolveMarket', RejectCode.MARKET_RESOLVED);
+      return;
+    }
+    if (outcome !== 0 && outcome !== 1 && outcome !== 2) {
+      this.rejectCommand('resolveMarket', RejectCode.INVALID_OUTCOME);
+      return;
+    }
+    market.status = MarketStatus.RESOLVED;
+    this.events.push({ type: 'marketResolved', marketHash, eventId: market.eventId, outcome });
+    this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+    const accounts = this.accounts;
+    const holders = [...market.positions.keys()].sort((x, y) =>
+      compareStrings(accounts.names[x]!, accounts.names[y]!),
+    );
+    for (const a of holders) {
+      const p = market.positions.get(a)!;
+      const stake = p.stakeOne + p.stakeTwo;
+      const payout = outcome === 1 ? p.potOne : outcome === 2 ? p.potTwo : stake;
+      accounts.escrowed[a] -= stake;
+      accounts.available[a] += payout;
+      this.touchAccount(a);
+      this.events.push({
+        type: 'payout',
+        account: accounts.names[a]!,
+        marketHash,
+        eventId: market.eventId,
+        outcome,
+        stake,
+        payout,
+      });
+    }
+    market.positions.clear();
+  }
+
+  // ---------------------------------------------------------------- balances
+
+  private credit(account: string, amount: bigint): void {
+    if (amount <= 0n) {
+      this.rejectCommand('credit', RejectCode.INVALID_AMOUNT);
+      return;
+    }
+    const a = this.accounts.indexOf(account);
+    this.accounts.available[a] += amount;
+    this.netDeposits += amount;
+    this.touchAccount(a);
+  }
+
+  private debit(account: string, amount: bigint): void {
+    if (amount <= 0n) {
+      this.rejectCommand('debit', RejectCode.INVALID_AMOUNT);
+      return;
+    }
+    const a = this.accounts.find(account);
+    if (a === NIL || this.accounts.available[a]! < amount) {
+      this.rejectCommand('debit', RejectCode.INSUFFICIENT_BALANCE);
+      return;
+    }
+    this.accounts.available[a] -= amount;
+    this.netDeposits -= amount;
+    this.touchAccount(a);
+  }
+
+  // ---------------------------------------------------------------- reporting
+
+  private rejectCommand(command: EngineCommand['type'], code: RejectCode): void {
+    this.events.push({ type: 'commandRejected', command, code });
+  }
+
+  private touchLevel(market: MarketBook, level: number): void {
+    if (market.touched[level] === 0) {
+      market.touched[level] = 1;
+      this.touchedMarkets.push(market);
+      this.touchedLevels.push(level);
+    }
+  }
+
+  private touchAccount(a: number): void {
+    if (this.accounts.touched[a] === 0) {
+      this.accounts.touched[a] = 1;
+      this.touchedAccounts.push(a);
+    }
+  }
+
+  /** Reports every changed level (absolute) and balance once, in the order they first changed. */
+  private flush(): void {
+    const events = this.events;
+    const n = this.ladder.size;
+    const touchedMarkets = this.touchedMarkets;
+    const touchedLevels = this.touchedLevels;
+    for (let i = 0; i < touchedLevels.length; i++) {
+      const market = touchedMarkets[i]!;
+      const level = touchedLevels[i]!;
+      market.touched[level] = 0;
+      if (market.stamp === 0) {
+        market.stamp = 1;
+        market.version++;
+        this.bumped.push(market);
+      }
+      const side = level >= n ? 1 : 0;
+      const tick = level - side * n;
+      events.push({
+        type: 'levelChanged',
+        marketHash: market.marketHash,
+        isBettingOutcomeOne: side === 0,
+        tick,
+        percentageOdds: this.ladder.odds[tick]!,
+        size: market.total[level]!,
+        orders: market.count[level]!,
+        version: market.version,
+      });
+    }
+    if (touchedLevels.length > 0) {
+      touchedLevels.length = 0;
+      touchedMarkets.length = 0;
+      for (const market of this.bumped) market.stamp = 0;
+      this.bumped.length = 0;
+    }
+    const accounts = this.accounts;
+    for (const a of this.touchedAccounts) {
+      accounts.touched[a] = 0;
+      events.push({
+        type: 'balanceChanged',
+        account: accounts.names[a]!,
+        available: accounts.available[a]!,
+        escrowed: accounts.escrowed[a]!,
+      });
+    }
+    this.touchedAccounts.length = 0;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** A resting order, or undefined once it has left the book (or never rested). */
+  order(orderId: string): OrderView | undefined {
+    const h = this.orderIndex.get(orderId);
+    return h === undefined ? undefined : this.orderView(h);
+  }
+
+  /** An account's resting orders in placement order. */
+  openOrders(account: string): OrderView[] {
+    const a = this.accounts.find(account);
+    const out: OrderView[] = [];
+    if (a === NIL) return out;
+    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.accountNext[h]!) {
+      out.push(this.orderView(h));
+    }
+    return out;
+  }
+
+  /** Aggregated levels of both sides, best first, in the maker frame; undefined for an unknown market. */
+  levels(marketHash: string, depth = Number.POSITIVE_INFINITY): BookLevels | undefined {
+    const market = this.marketByHash.get(marketHash);
+    if (market === undefined) return undefined;
+    const side = (s: number): LevelView[] => {
+      const out: LevelView[] = [];
+      const base = s * this.ladder.size;
+      for (let k = market.best[s]!; k > 0 && out.length < depth; k--) {
+        const count = market.count[base + k]!;
+        if (count > 0) {
+          out.push({
+            tick: k,
+            percentageOdds: this.ladder.odds[k]!,
+            size: market.total[base + k]!,
+            orders: count,
+          });
+        }
+      }
+      return out;
+    };
+    return {
+      marketHash,
+      eventId: market.eventId,
+      outcomeOne: side(0),
+      outcomeTwo: side(1),
+      version: market.version,
+    };
+  }
+
+  /** Highest tick with resting orders betting that outcome, 0 when none (or unknown market). */
+  bestTick(marketHash: string, isBettingOutcomeOne: boolean): number {
+    return this.marketByHash.get(marketHash)?.best[isBettingOutcomeOne ? 0 : 1] ?? 0;
+  }
+
+  bookVersion(marketHash: string): number {
+    return this.marketByHash.get(marketHash)?.version ?? 0;
+  }
+
+  market(marketHash: string): MarketView | undefined {
+    const m = this.marketByHash.get(marketHash);
+    if (m === undefined) return undefined;
+    let restingOrders = 0;
+    for (let i = 0; i < m.count.length; i++) restingOrders += m.count[i]!;
+    return { marketHash, eventId: m.eventId, status: m.status, version: m.version, restingOrders };
+  }
+
+  balance(account: string): AccountBalance {
+    const a = this.accounts.find(account);
+    if (a === NIL) return { available: 0n, escrowed: 0n };
+    return { available: this.accounts.available[a]!, escrowed: this.accounts.escrowed[a]! };
+  }
+
+  position(marketHash: string, account: string): PositionView | undefined {
+    const a = this.accounts.find(account);
+    const p = a === NIL ? undefined : this.marketByHash.get(marketHash)?.positions.get(a);
+    if (p === undefined) return undefined;
+    return {
+      stakeOnOutcomeOne: p.stakeOne,
+      stakeOnOutcomeTwo: p.stakeTwo,
+      payoutIfOutcomeOne: p.potOne,
+      payoutIfOutcomeTwo: p.potTwo,
+    };
+  }
+
+  /** Number of resting orders in the engine. */
+  get restingOrderCount(): number {
+    return this.store.live;
+  }
+
+  private orderView(h: number): OrderView {
+    const store = this.store;
+    const market = this.markets[store.market[h]!]!;
+    const size = store.size[h]!;
+    const remaining = store.remaining[h]!;
+    const tick = store.tick[h]!;
+    return {
+      orderId: store.ids[h]!,
+      account: this.accounts.names[store.account[h]!]!,
+      marketHash: market.marketHash,
+      eventId: market.eventId,
+      isBettingOutcomeOne: store.side[h] === 0,
+      tick,
+      percentageOdds: this.ladder.odds[tick]!,
+      totalBetSize: size,
+      filledSize: size - remaining,
+      remainingSize: remaining,
+      expiry: store.expiry[h]!,
+      placedSeq: store.placedSeq[h]!,
+    };
+  }
+
+  // ---------------------------------------------------------------- snapshot and hash
+
+  snapshot(): EngineSnapshot {
+    const accounts = this.accounts;
+    const names = accounts.names;
+    const accountRows: [string, string, string][] = [];
+    for (let a = 0; a < names.length; a++) {
+      if (accounts.available[a] !== 0n || accounts.escrowed[a] !== 0n) {
+        accountRows.push([names[a]!, accounts.available[a]!.toString(), accounts.escrowed[a]!.toString()]);
+      }
+    }
+    accountRows.sort((x, y) => compareStrings(x[0], y[0]));
+    const markets: MarketSnapshot[] = this.markets.map((m) => {
+      const positions: [string, string, string, string, string][] = [];
+      for (const [a, p] of m.positions) {
+        positions.push([
+          names[a]!,
+          p.stakeOne.toString(),
+          p.stakeTwo.toString(),
+          p.potOne.toString(),
+          p.potTwo.toString(),
+        ]);
+      }
+      positions.sort((x, y) => compareStrings(x[0], y[0]));
+      return {
+        marketHash: m.marketHash,
+        eventId: m.eventId,
+        status: m.status,
+        version: m.version,
+        positions,
+      };
+    });
+    const handles: number[] = [];
+    for (const h of this.orderIndex.values()) handles.push(h);
+    const store = this.store;
+    handles.sort((x, y) => store.placedSeq[x]! - store.placedSeq[y]!);
+    const orders: OrderSnapshot[] = handles.map((h) => [
+      store.ids[h]!,
+      names[store.account[h]!]!,
+      this.markets[store.market[h]!]!.marketHash,
+      store.side[h] === 0,
+      store.tick[h]!,
+      store.size[h]!.toString(),
+      store.remaining[h]!.toString(),
+      store.expiry[h]!,
+      store.placedSeq[h]!,
+    ]);
+    return {
+      format: 1,
+      ladderSize: this.ladder.size,
+      lastSeq: this.lastSeq,
+      netDeposits: this.netDeposits.toString(),
+      accounts: accountRows,
+      markets,
+      orders,
+    };
+  }
+
+  /** Rebuilds an engine from a snapshot; it then behaves exactly as the engine that took it. */
+  static restore(snapshot: EngineSnapshot): Engine {
+    if (snapshot.format !== 1) throw new TypeError(`unknown snapshot format ${snapshot.format}`);
+    const engine = new Engine({ ladderSize: snapshot.ladderSize });
+    engine.lastSeq = snapshot.lastSeq;
+    engine.netDeposits = BigInt(snapshot.netDeposits);
+    const accounts = engine.accounts;
+    for (const [name, available, escrowed] of snapshot.accounts) {
+      const a = accounts.indexOf(name);
+      accounts.available[a] = BigInt(available);
+      accounts.escrowed[a] = BigInt(escrowed);
+    }
+    for (const m of snapshot.markets) {
+      const market = engine.addMarket(m.marketHash, m.eventId);
+      market.status = m.status;
+      market.version = m.version;
+      for (const [name, stakeOne, stakeTwo, potOne, potTwo] of m.positions) {
+        market.positions.set(accounts.indexOf(name), {
+          stakeOne: BigInt(stakeOne),
+          stakeTwo: BigInt(stakeTwo),
+          potOne: BigInt(potOne),
+          potTwo: BigInt(potTwo),
+        });
+      }
+    }
+    const store = engine.store;
+    for (const [
+      orderId,
+      account,
+      marketHash,
+      isOne,
+      tick,
+      size,
+      remaining,
+      expiry,
+      placedSeq,
+    ] of snapshot.orders) {
+      const market = engine.marketByHash.get(marketHash)!;
+      const h = store.allocate();
+      const rem = BigInt(remaining);
+      store.ids[h] = orderId;
+      store.size[h] = BigInt(size);
+      store.remaining[h] = rem;
+      store.tick[h] = tick;
+      store.side[h] = isOne ? 0 : 1;
+      store.market[h] = market.index;
+      store.account[h] = accounts.indexOf(account);
+      store.expiry[h] = expiry;
+      store.placedSeq[h] = placedSeq;
+      market.append(store, h, rem);
+      accounts.append(store, h);
+      engine.expiries.add(store, h);
+      engine.orderIndex.set(orderId, h);
+    }
+    return engine;
+  }
+
+  /** Hash of the canonical snapshot: equal for equal states. */
+  stateHash(): string {
+    return hashString(JSON.stringify(this.snapshot()));
+  }
+
+  // ---------------------------------------------------------------- invariants
+
+  /** Checks every internal invariant; throws with a description on the first violation (a bug). */
+  assertInvariants(): void {
+    const fail = (what: string): never => {
+      throw new Error(`engine invariant broken: ${what}`);
+    };
+    const store = this.store;
+    const n = this.ladder.size;
+    let resting = 0;
+    for (const market of this.markets) {
+      let inMarket = 0;
+      for (let side = 0; side < 2; side++) {
+        let best = 0;
+        for (let k = 1; k < n; k++) {
+          const level = side * n + k;
+          let count = 0;
+          let total = 0n;
+          let prev = NIL;
+          let lastSeq = -1;
+          for (let h = market.head[level]!; h !== NIL; h = store.levelNext[h]!) {
+            if (store.levelPrev[h] !== prev) fail(`level prev link at ${market.marketHash} ${level}`);
+            if (store.market[h] !== market.index || store.side[h] !== side || store.tick[h] !== k) {
+              fail(`order ${store.ids[h]} filed at the wrong level`);
+            }
+            if (store.placedSeq[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
+            lastSeq = store.placedSeq[h]!;
+            const rem = store.remaining[h]!;
+            if (rem < this.ladder.makerLot[k]! || rem > store.size[h]!) {
+              fail(`order ${store.ids[h]} remaining ${rem} out of range`);
+            }
+            if (this.orderIndex.get(store.ids[h]!) !== h) fail(`order ${store.ids[h]} not indexed`);
+            count++;
+            total += rem;
+            prev = h;
+          }
+          if (market.tail[level] !== prev) fail(`level tail at ${market.marketHash} ${level}`);
+          if (market.count[level] !== count) fail(`level count at ${market.marketHash} ${level}`);
+          if (market.total[level] !== total) fail(`level total at ${market.marketHash} ${level}`);
+          if (count > 0) best = k;
+          inMarket += count;
+        }
+        if (market.best[side] !== best) fail(`best tick of ${market.marketHash} side ${side}`);
+      }
+      let listed = 0;
+      for (let h = market.orderHead; h !== NIL; h = store.marketNext[h]!) listed++;
+      if (listed !== inMarket) fail(`market list of ${market.marketHash}`);
+      if (market.status !== MarketStatus.OPEN && inMarket > 0)
+        fail(`orders rest in closed ${market.marketHash}`);
+      resting += inMarket;
+      // Orders of different accounts never stay crossed.
+      for (let j = 1; j < n; j++) {
+        for (let h = market.head[j]!; h !== NIL; h = store.levelNext[h]!) {
+          for (let k = n - j; k < n; k++) {
+            for (let g = market.head[n + k]!; g !== NIL; g = store.levelNext[g]!) {
+              if (store.account[g] !== store.account[h]) {
+                fail(`orders ${store.ids[h]} and ${store.ids[g]} of different accounts cross`);
+              }
+            }
+          }
+        }
+      }
+    }
+    if (resting !== this.orderIndex.size || resting !== store.live) fail('order index size');
+    let listed = 0;
+    for (let a = 0; a < this.accounts.names.length; a++) {
+      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.accountNext[h]!) {
+        if (store.account[h] !== a) fail(`account list of ${this.accounts.names[a]}`);
+        listed++;
+      }
+    }
+    if (listed !== resting) fail('account lists');
+    let money = 0n;
+    let escrow = 0n;
+    for (let a = 0; a < this.accounts.names.length; a++) {
+      if (this.accounts.available[a]! < 0n || this.accounts.escrowed[a]! < 0n) {
+        fail(`negative balance of ${this.accounts.names[a]}`);
+      }
+      money += this.accounts.available[a]! + this.accounts.escrowed[a]!;
+      escrow += this.accounts.escrowed[a]!;
+    }
+    if (money !== this.netDeposits) fail(`money ${money} != deposits ${this.netDeposits}`);
+    let staked = 0n;
+    for (const market of this.markets) {
+      let potOne = 0n;
+      let potTwo = 0n;
+      let stakes = 0n;
+      for (const p of market.positions.values()) {
+        staked += p.stakeOne + p.stakeTwo;
+        stakes += p.stakeOne + p.stakeTwo;
+        potOne += p.potOne;
+        potTwo += p.potTwo;
+      }
+      if (potOne !== stakes || potTwo !== stakes)
+        fail(`pots of ${market.marketHash} do not match its stakes`);
+    }
+    if (staked !== escrow) fail(`escrow ${escrow} != open stakes ${staked}`);
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,190 @@
+import type { EngineCommandType, MarketOutcome, TimeInForce } from './commands.js';
+
+/** Stable codes of refused commands. */
+export const RejectCode = {
+  MARKET_NOT_FOUND: 'MARKET_NOT_FOUND',
+  MARKET_CLOSED: 'MARKET_CLOSED',
+  MARKET_EXISTS: 'MARKET_EXISTS',
+  MARKET_RESOLVED: 'MARKET_RESOLVED',
+  DUPLICATE_ORDER_ID: 'DUPLICATE_ORDER_ID',
+  INVALID_TICK: 'INVALID_TICK',
+  INVALID_SIZE: 'INVALID_SIZE',
+  INVALID_EXPIRY: 'INVALID_EXPIRY',
+  ORDER_EXPIRED: 'ORDER_EXPIRED',
+  INVALID_AMOUNT: 'INVALID_AMOUNT',
+  INVALID_OUTCOME: 'INVALID_OUTCOME',
+  INSUFFICIENT_BALANCE: 'INSUFFICIENT_BALANCE',
+  NOT_FOUND: 'NOT_FOUND',
+} as const;
+export type RejectCode = (typeof RejectCode)[keyof typeof RejectCode];
+
+/** Why an order left the engine (the order row's `inactiveReason`). */
+export const DoneReason = {
+  FILLED: 'FILLED',
+  USER_REQUESTED: 'USER_REQUESTED',
+  EXPIRED: 'EXPIRED',
+  NO_LIQUIDITY: 'NO_LIQUIDITY',
+  INSUFFICIENT_BALANCE: 'INSUFFICIENT_BALANCE',
+  EVENT_LIFECYCLE: 'EVENT_LIFECYCLE',
+  HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
+  SYSTEM: 'SYSTEM',
+} as const;
+export type DoneReason = (typeof DoneReason)[keyof typeof DoneReason];
+
+/** The place command was valid; the order is now being matched. */
+export interface OrderAcceptedEvent {
+  readonly type: 'orderAccepted';
+  readonly orderId: string;
+  readonly account: string;
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly isBettingOutcomeOne: boolean;
+  readonly tick: number;
+  readonly percentageOdds: bigint;
+  readonly totalBetSize: bigint;
+  readonly expiry: number;
+  readonly timeInForce: TimeInForce;
+}
+
+export interface OrderRejectedEvent {
+  readonly type: 'orderRejected';
+  readonly orderId: string;
+  readonly account: string;
+  readonly marketHash: string;
+  readonly code: RejectCode;
+}
+
+/** The order (or its unfilled remainder) now rests on the book. */
+export interface OrderRestedEvent {
+  readonly type: 'orderRested';
+  readonly orderId: string;
+  readonly account: string;
+  readonly marketHash: string;
+  readonly isBettingOutcomeOne: boolean;
+  readonly tick: number;
+  readonly percentageOdds: bigint;
+  readonly totalBetSize: bigint;
+  readonly filledSize: bigint;
+  readonly remainingSize: bigint;
+}
+
+/**
+ * One fill. `tick` and `makerOdds` are in the maker frame; `takerOdds` = 10^20 - makerOdds is the
+ * taker's price in its own frame. Both stakes moved from available to escrow; the pot is their sum.
+ */
+export interface OrderMatchedEvent {
+  readonly type: 'orderMatched';
+  readonly matchId: string;
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly tick: number;
+  readonly makerOdds: bigint;
+  readonly takerOdds: bigint;
+  readonly makerOrderId: string;
+  readonly makerAccount: string;
+  readonly makerIsBettingOutcomeOne: boolean;
+  readonly makerStake: bigint;
+  readonly makerRemainingSize: bigint;
+  readonly takerOrderId: string;
+  readonly takerAccount: string;
+  readonly takerStake: bigint;
+  readonly takerRemainingSize: bigint;
+}
+
+/** The order left the engine for good: filled, cancelled, expired or removed. */
+export interface OrderDoneEvent {
+  readonly type: 'orderDone';
+  readonly orderId: string;
+  readonly account: string;
+  readonly marketHash: string;
+  readonly isBettingOutcomeOne: boolean;
+  readonly tick: number;
+  readonly reason: DoneReason;
+  readonly totalBetSize: bigint;
+  readonly filledSize: bigint;
+  /** Unfilled stake at the end: 0, dust smaller than one lot (`FILLED`), or the cancelled remainder. */
+  readonly remainingSize: bigint;
+  /** True when the order was resting on the book before this command. */
+  readonly wasResting: boolean;
+}
+
+export interface CancelRejectedEvent {
+  readonly type: 'cancelRejected';
+  readonly orderId: string;
+  readonly code: 'NOT_FOUND';
+}
+
+/** A market or balance command was refused. */
+export interface CommandRejectedEvent {
+  readonly type: 'commandRejected';
+  readonly command: EngineCommandType;
+  readonly code: RejectCode;
+}
+
+/** Absolute size of one price level after the command; `version` strictly increases per market. */
+export interface LevelChangedEvent {
+  readonly type: 'levelChanged';
+  readonly marketHash: string;
+  readonly isBettingOutcomeOne: boolean;
+  readonly tick: number;
+  readonly percentageOdds: bigint;
+  /** Sum of the resting orders' remaining maker stake. */
+  readonly size: bigint;
+  readonly orders: number;
+  readonly version: number;
+}
+
+/** An account's balances after the command. */
+export interface BalanceChangedEvent {
+  readonly type: 'balanceChanged';
+  readonly account: string;
+  readonly available: bigint;
+  readonly escrowed: bigint;
+}
+
+/** Settlement of one account's position in a resolved market: `stake` leaves escrow, `payout` is credited. */
+export interface PayoutEvent {
+  readonly type: 'payout';
+  readonly account: string;
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly outcome: MarketOutcome;
+  readonly stake: bigint;
+  readonly payout: bigint;
+}
+
+export interface MarketOpenedEvent {
+  readonly type: 'marketOpened';
+  readonly marketHash: string;
+  readonly eventId: string;
+}
+
+export interface MarketClosedEvent {
+  readonly type: 'marketClosed';
+  readonly marketHash: string;
+  readonly eventId: string;
+}
+
+export interface MarketResolvedEvent {
+  readonly type: 'marketResolved';
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly outcome: MarketOutcome;
+}
+
+export type EngineEvent =
+  | OrderAcceptedEvent
+  | OrderRejectedEvent
+  | OrderRestedEvent
+  | OrderMatchedEvent
+  | OrderDoneEvent
+  | CancelRejectedEvent
+  | CommandRejectedEvent
+  | LevelChangedEvent
+  | BalanceChangedEvent
+  | PayoutEvent
+  | MarketOpenedEvent
+  | MarketClosedEvent
+  | MarketResolvedEvent;
+
+export type EngineEventType = EngineEvent['type'];

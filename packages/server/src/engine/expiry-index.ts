@@ -1,0 +1,95 @@
+import { NIL, type OrderStore } from './order-store.js';
+
+interface Bucket {
+  head: number;
+  tail: number;
+}
+
+/**
+ * Resting orders grouped by expiry second, each group an intrusive list in placement order, plus a
+ * min-heap of the seconds that have (or had) a group. Adding and removing an order are O(1);
+ * `expire` visits only due groups.
+ */
+export class ExpiryIndex {
+  private readonly buckets = new Map<number, Bucket>();
+  private readonly heap: number[] = [];
+  private readonly inHeap = new Set<number>();
+
+  add(store: OrderStore, h: number): void {
+    const key = store.expiry[h]!;
+    let b = this.buckets.get(key);
+    if (b === undefined) {
+      b = { head: NIL, tail: NIL };
+      this.buckets.set(key, b);
+      if (!this.inHeap.has(key)) {
+        this.inHeap.add(key);
+        this.push(key);
+      }
+    }
+    store.expiryPrev[h] = b.tail;
+    store.expiryNext[h] = NIL;
+    if (b.tail === NIL) b.head = h;
+    else store.expiryNext[b.tail] = h;
+    b.tail = h;
+  }
+
+  remove(store: OrderStore, h: number): void {
+    const prev = store.expiryPrev[h]!;
+    const next = store.expiryNext[h]!;
+    if (prev !== NIL) store.expiryNext[prev] = next;
+    if (next !== NIL) store.expiryPrev[next] = prev;
+    if (prev === NIL || next === NIL) {
+      const key = store.expiry[h]!;
+      const b = this.buckets.get(key)!;
+      if (prev === NIL) b.head = next;
+      if (next === NIL) b.tail = prev;
+      if (b.head === NIL) this.buckets.delete(key);
+    }
+  }
+
+  /** The earliest second with resting orders if it is at or before `nowSeconds`, else -1. */
+  nextDue(nowSeconds: number): number {
+    while (this.heap.length > 0) {
+      const key = this.heap[0]!;
+      if (this.buckets.has(key)) return key <= nowSeconds ? key : -1;
+      this.pop();
+      this.inHeap.delete(key);
+    }
+    return -1;
+  }
+
+  /** First order of a second's group, NIL when none. */
+  first(key: number): number {
+    return this.buckets.get(key)?.head ?? NIL;
+  }
+
+  private push(key: number): void {
+    const heap = this.heap;
+    let i = heap.length;
+    heap.push(key);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]! <= key) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = key;
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let i = 0;
+    const n = heap.length;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && heap[c + 1]! < heap[c]!) c++;
+      if (heap[c]! >= last) break;
+      heap[i] = heap[c]!;
+      i = c;
+    }
+    heap[i] = last;
+  }
+}

@@ -1,0 +1,52 @@
+export {
+  type CancelAccountCommand,
+  type CancelEventCommand,
+  type CancelMarketCommand,
+  type CancelOrdersCommand,
+  CancelReason,
+  type CloseMarketCommand,
+  type CreditCommand,
+  type DebitCommand,
+  type EngineCommand,
+  type EngineCommandType,
+  type ExpireOrdersCommand,
+  type MarketOutcome,
+  type OpenMarketCommand,
+  type PlaceOrderCommand,
+  type ResolveMarketCommand,
+  TimeInForce,
+} from './commands.js';
+export { Engine, type EngineOptions } from './engine.js';
+export {
+  type BalanceChangedEvent,
+  type CancelRejectedEvent,
+  type CommandRejectedEvent,
+  DoneReason,
+  type EngineEvent,
+  type EngineEventType,
+  type LevelChangedEvent,
+  type MarketClosedEvent,
+  type MarketOpenedEvent,
+  type MarketResolvedEvent,
+  type OrderAcceptedEvent,
+  type OrderDoneEvent,
+  type OrderMatchedEvent,
+  type OrderRejectedEvent,
+  type OrderRestedEvent,
+  type PayoutEvent,
+  RejectCode,
+} from './events.js';
+export {
+  createLadder,
+  DEFAULT_LADDER_SIZE,
+  type Ladder,
+  ladderSizeFromStepSize,
+  ODDS_SCALE,
+  tickOfOdds,
+} from './ladder.js';
+export { MarketStatus } from './market-book.js';
+export { MAX_ORDER_SIZE } from './order-store.js';
+export { type OrderOutcomeState, outcomeState } from './outcome.js';
+export type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
+export { hashString } from './state-hash.js';
+export type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';

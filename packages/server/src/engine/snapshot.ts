@@ -1,0 +1,39 @@
+import type { MarketStatus } from './market-book.js';
+
+/**
+ * The whole engine state in a canonical, JSON-safe form (amounts as decimal strings). Two engines with
+ * equal state give equal snapshots, whatever their internal handles: orders are listed by placement
+ * seq, accounts and positions by name, markets in opening order.
+ */
+export interface EngineSnapshot {
+  readonly format: 1;
+  readonly ladderSize: number;
+  readonly lastSeq: number;
+  readonly netDeposits: string;
+  /** [account, available, escrowed], accounts with a non-zero balance. */
+  readonly accounts: readonly (readonly [string, string, string])[];
+  readonly markets: readonly MarketSnapshot[];
+  readonly orders: readonly OrderSnapshot[];
+}
+
+export interface MarketSnapshot {
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly status: MarketStatus;
+  readonly version: number;
+  /** [account, stakeOne, stakeTwo, potOne, potTwo]. */
+  readonly positions: readonly (readonly [string, string, string, string, string])[];
+}
+
+/** [orderId, account, marketHash, isBettingOutcomeOne, tick, totalBetSize, remainingSize, expiry, placedSeq]. */
+export type OrderSnapshot = readonly [
+  string,
+  string,
+  string,
+  boolean,
+  number,
+  string,
+  string,
+  number,
+  number,
+];
