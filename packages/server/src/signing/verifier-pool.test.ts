@@ -1,0 +1,66 @@
+import { buildOrderDomain } from '@oddsbook/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrderVerifier } from './order-verifier.js';
+import { makeSignedOrders, type SignedTestOrder } from './test-orders.js';
+import { createVerifierPool, type VerifierPool } from './verifier-pool.js';
+
+const domain = buildOrderDomain({
+  name: 'oddsbook',
+  chainId: 4162,
+  verifyingContract: '0xa70B8BddF7B752f3756BecCB7710584d47597fC3',
+});
+
+describe('verifier pool', () => {
+  let orders: SignedTestOrder[];
+  let pool: VerifierPool;
+  const workerErrors: unknown[] = [];
+
+  beforeAll(async () => {
+    orders = await makeSignedOrders(domain, 200, 99);
+    pool = createVerifierPool({ domain, size: 2, maxBatch: 32, onWorkerError: (e) => workerErrors.push(e) });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('verifies batches on worker threads with the same results as in-thread', async () => {
+    const local = createOrderVerifier(domain);
+    const items = orders.map((o) => ({ order: o.order, signature: o.signature }));
+    const expected = items.map((i) => local.verify(i.order, i.signature));
+    expect(pool.size).toBe(2);
+    const results = await pool.verifyBatch(items);
+    expect(results).toEqual(expected);
+    for (let i = 0; i < orders.length; i++)
+      expect(results[i]).toMatchObject({ ok: true, signer: orders[i]!.signer });
+    // The work really ran on the workers (loaded from .ts through tsx under vitest).
+    expect(workerErrors).toEqual([]);
+    expect(pool.size).toBe(2);
+    expect(pool.stats()).toEqual({ onWorkers: 200, inThread: 0 });
+  });
+
+  it('gathers single verify calls into batches', async () => {
+    const results = await Promise.all(orders.slice(0, 50).map((o) => pool.verify(o)));
+    for (const [i, r] of results.entries()) expect(r).toMatchObject({ ok: true, signer: orders[i]!.signer });
+    const bad = await pool.verify({ order: orders[0]!.order, signature: '0x00' });
+    expect(bad).toMatchObject({ ok: false, code: 'INVALID_SIGNATURE' });
+  });
+
+  it('size 0 is the in-thread fallback', async () => {
+    const inThread = createVerifierPool({ domain, size: 0 });
+    expect(inThread.size).toBe(0);
+    const r = await inThread.verify(orders[3]!);
+    expect(r).toMatchObject({ ok: true, signer: orders[3]!.signer });
+    expect(inThread.verifySync(orders[3]!)).toEqual(r);
+    await inThread.close();
+  });
+
+  it('after close, work still completes in-thread', async () => {
+    const p = createVerifierPool({ domain, size: 1 });
+    const pending = p.verifyBatch(orders.slice(0, 10));
+    await p.close();
+    expect(p.size).toBe(0);
+    const late = await p.verifyBatch(orders.slice(10, 20));
+    expect((await pending).every((r) => r.ok)).toBe(true);
+    expect(late.every((r) => r.ok)).toBe(true);
+  });
+});

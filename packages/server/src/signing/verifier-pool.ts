@@ -1,0 +1,158 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { OrderDomain } from '@oddsbook/protocol';
+import { createOrderVerifier, type VerifyResult, type WireOrder } from './order-verifier.js';
+
+export type VerifyItem = { order: WireOrder; signature: string };
+
+export type VerifierPoolOptions = {
+  domain: OrderDomain;
+  /** Worker threads; 0 verifies in-thread (synchronously, still behind the same async API). */
+  size: number;
+  /** Single `verify` calls are gathered until the end of the current I/O phase, up to this many. */
+  maxBatch?: number;
+  /** Called when a worker dies; its in-flight batches are re-run in-thread and it is not replaced. */
+  onWorkerError?: (error: unknown) => void;
+};
+
+export type VerifierPool = {
+  /** Live worker threads (0 after close, or when every worker died). */
+  readonly size: number;
+  verify(item: VerifyItem): Promise<VerifyResult>;
+  verifyBatch(items: readonly VerifyItem[]): Promise<VerifyResult[]>;
+  /** The in-thread fallback, for callers that need an answer now. */
+  verifySync(item: VerifyItem): VerifyResult;
+  /** Items verified so far on worker threads and in-thread. */
+  stats(): { onWorkers: number; inThread: number };
+  close(): Promise<void>;
+};
+
+type Job = { id: number; items: readonly VerifyItem[]; resolve: (results: VerifyResult[]) => void };
+type Slot = { worker: Worker; inFlight: Map<number, Job>; load: number };
+
+/**
+ * How to start a worker. Built (`dist/*.js`), it is the compiled sibling file. Run from sources
+ * (vitest, `node --import tsx`), this module's URL ends in `.ts`; Node 20 ignores `--import` in a
+ * worker's execArgv, so a small CommonJS bootstrap registers tsx's loader in the worker, then imports
+ * the TypeScript entry.
+ */
+function spawnWorker(workerData: unknown): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./verifier-worker.js', here), { workerData });
+  const tsxApi = createRequire(here).resolve('tsx/esm/api');
+  const entry = new URL('./verifier-worker.ts', here).href;
+  const bootstrap = `require(${JSON.stringify(tsxApi)}).register();
+import(${JSON.stringify(entry)}).catch((error) => { setImmediate(() => { throw error; }); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
+  const local = createOrderVerifier(options.domain);
+  const maxBatch = options.maxBatch ?? 128;
+  const slots: Slot[] = [];
+  let nextJobId = 1;
+  let closed = false;
+  let onWorkers = 0;
+  let inThread = 0;
+
+  const runLocal = (items: readonly VerifyItem[]): VerifyResult[] => {
+    inThread += items.length;
+    return items.map((item) => local.verify(item.order, item.signature));
+  };
+
+  function retire(slot: Slot, error?: unknown): void {
+    const index = slots.indexOf(slot);
+    if (index < 0) return;
+    slots.splice(index, 1);
+    if (error !== undefined) options.onWorkerError?.(error);
+    for (const job of slot.inFlight.values()) job.resolve(runLocal(job.items));
+    slot.inFlight.clear();
+  }
+
+  for (let i = 0; i < options.size; i++) {
+    const worker = spawnWorker({ domain: options.domain });
+    const slot: Slot = { worker, inFlight: new Map(), load: 0 };
+    worker.on('message', (reply: { id: number; results: VerifyResult[] }) => {
+      const job = slot.inFlight.get(reply.id);
+      if (!job) return;
+      slot.inFlight.delete(reply.id);
+      slot.load -= job.items.length;
+      onWorkers += job.items.length;
+      job.resolve(reply.results);
+    });
+    worker.on('error', (error) => retire(slot, error));
+    worker.on('exit', (code) => {
+      if (!closed) retire(slot, new Error(`verifier worker exited with code ${code}`));
+    });
+    worker.unref();
+    slots.push(slot);
+  }
+
+  function dispatch(items: readonly VerifyItem[]): Promise<VerifyResult[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    if (slots.length === 0) return Promise.resolve(runLocal(items));
+    let slot = slots[0]!;
+    for (const s of slots) if (s.load < slot.load) slot = s;
+    return new Promise((resolve) => {
+      const id = nextJobId++;
+      slot.inFlight.set(id, { id, items, resolve });
+      slot.load += items.length;
+      // A busy pool keeps the process alive only while it has work.
+      if (slot.inFlight.size === 1) slot.worker.ref();
+      slot.worker.postMessage({ id, items });
+    }).then((results) => {
+      if (slot.inFlight.size === 0) slot.worker.unref();
+      return results as VerifyResult[];
+    });
+  }
+
+  let gathering: { items: VerifyItem[]; resolvers: ((r: VerifyResult) => void)[] } | null = null;
+
+  function flush(): void {
+    const batch = gathering;
+    gathering = null;
+    if (!batch) return;
+    void dispatch(batch.items).then((results) => {
+      for (let i = 0; i < results.length; i++) batch.resolvers[i]!(results[i]!);
+    });
+  }
+
+  return {
+    get size() {
+      return slots.length;
+    },
+    verify(item) {
+      if (slots.length === 0) return Promise.resolve(runLocal([item])[0]!);
+      return new Promise((resolve) => {
+        if (!gathering) {
+          gathering = { items: [], resolvers: [] };
+          setImmediate(flush);
+        }
+        gathering.items.push(item);
+        gathering.resolvers.push(resolve);
+        if (gathering.items.length >= maxBatch) flush();
+      });
+    },
+    verifyBatch(items) {
+      if (items.length <= maxBatch || slots.length <= 1) return dispatch(items);
+      // Split a large batch across the workers.
+      const parts: Promise<VerifyResult[]>[] = [];
+      const step = Math.max(maxBatch, Math.ceil(items.length / slots.length));
+      for (let i = 0; i < items.length; i += step) parts.push(dispatch(items.slice(i, i + step)));
+      return Promise.all(parts).then((chunks) => chunks.flat());
+    },
+    verifySync(item) {
+      return runLocal([item])[0]!;
+    },
+    stats() {
+      return { onWorkers, inThread };
+    },
+    async close() {
+      closed = true;
+      flush();
+      const live = [...slots];
+      for (const slot of live) retire(slot);
+      await Promise.all(live.map((slot) => slot.worker.terminate()));
+    },
+  };
+}
