@@ -1,0 +1,107 @@
+/**
+ * Who may subscribe to what, and how each namespace's streams keep history. Channel names come from
+ * @oddsbook/protocol; anything its parser rejects (legacy names included) is an unknown channel.
+ */
+import {
+  type ChannelNamespace,
+  channelOwner,
+  isPerUserChannel,
+  type ParsedChannel,
+  parseChannel,
+} from '@oddsbook/protocol';
+import { getAddress } from 'viem';
+import type { StreamSettings } from './stream.js';
+
+export type ChannelAccess = 'ok' | 'unknown' | 'denied';
+
+/** Decides a request by `user` ('' for an anonymous connection) on a channel that parsed. */
+export type ChannelAuthorizer = (user: string, channel: string, parsed: ParsedChannel) => ChannelAccess;
+
+const FIVE_MINUTES = 5 * 60_000;
+const NO_HISTORY: StreamSettings = { historySize: 0, historyTtlMs: 0, recoverable: false };
+const kept = (historySize: number): StreamSettings => ({
+  historySize,
+  historyTtlMs: FIVE_MINUTES,
+  recoverable: true,
+});
+
+/** History per namespace: the production sizes (anchors §1.11), retention 5 minutes. */
+export const DEFAULT_STREAM_SETTINGS: Readonly<Record<ChannelNamespace, StreamSettings>> = {
+  account: kept(1000),
+  order_book: kept(5000),
+  recent_trades: kept(2000),
+  recent_trades_consolidated: kept(1000),
+  markets: kept(1000),
+  main_line: kept(500),
+  active_orders: kept(100),
+  fixtures: kept(100),
+  ce_refunds: kept(100),
+  best_odds: NO_HISTORY,
+  parlay_markets: NO_HISTORY,
+};
+
+/**
+ * Default rule: a channel with an owner (`#` account channels, `active_orders:{maker}`,
+ * `ce_refunds:{bettor}`) is for that user only; `account:fills_v3` is for any signed-in user (each
+ * gets its own stream); everything else is public.
+ */
+export const defaultAuthorize: ChannelAuthorizer = (user, _channel, parsed) => {
+  const owner = channelOwner(parsed);
+  if (owner !== undefined) return owner === user ? 'ok' : 'denied';
+  if (isPerUserChannel(parsed)) return user === '' ? 'denied' : 'ok';
+  return 'ok';
+};
+
+export type ChannelPolicyOptions = {
+  authorize?: ChannelAuthorizer;
+  streams?: Partial<Record<ChannelNamespace, StreamSettings>>;
+};
+
+/** A channel resolved to the stream behind it. `key` differs from `channel` for per-user channels. */
+export type ChannelTarget = {
+  readonly channel: string;
+  readonly key: string;
+  readonly settings: StreamSettings;
+};
+
+export type ChannelDecision =
+  | { type: 'ok'; target: ChannelTarget }
+  | { type: 'unknown' }
+  | { type: 'denied' };
+
+export type ChannelPolicy = {
+  /** For a client's subscribe, history or presence_stats request. */
+  resolve(user: string, channel: string): ChannelDecision;
+  /** For a server publication; `user` is required for per-user channels. Throws on an unknown channel. */
+  publishTarget(channel: string, user?: string): ChannelTarget;
+};
+
+function streamKey(channel: string, parsed: ParsedChannel, user: string): string {
+  // `#` cannot occur in a per-user channel's name, so the key cannot collide with another channel.
+  return isPerUserChannel(parsed) ? `${channel}#${user}` : channel;
+}
+
+export function createChannelPolicy(options: ChannelPolicyOptions = {}): ChannelPolicy {
+  const authorize = options.authorize ?? defaultAuthorize;
+  const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
+  const target = (channel: string, parsed: ParsedChannel, user: string): ChannelTarget => ({
+    channel,
+    key: streamKey(channel, parsed, user),
+    settings: settings[parsed.namespace],
+  });
+  return {
+    resolve(user, channel) {
+      const parsed = parseChannel(channel);
+      if (parsed === undefined) return { type: 'unknown' };
+      const access = authorize(user, channel, parsed);
+      return access === 'ok' ? { type: 'ok', target: target(channel, parsed, user) } : { type: access };
+    },
+    publishTarget(channel, user) {
+      const parsed = parseChannel(channel);
+      if (parsed === undefined) throw new TypeError(`not a realtime channel: ${JSON.stringify(channel)}`);
+      if (!isPerUserChannel(parsed)) return target(channel, parsed, '');
+      if (!user) throw new TypeError(`${channel} needs the user it is for`);
+      return target(channel, parsed, getAddress(user));
+    },
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * The realtime hub: a Centrifugo client-protocol (JSON) server over `ws`, sharing the HTTP server's
+ * port at `/connection/websocket`. Publications are synchronous in-process calls, so offsets follow
+ * the order of publish calls (the sequencer calls after its commit). Output to a connection is
+ * queued and flushed once per event-loop turn: one WebSocket frame per client per turn, however
+ * many publications it carries; a frame shared by several clients is encoded once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
+import { DISCONNECTS } from './codes.js';
+import { Connection, type HubContext } from './connection.js';
+import { type RealtimeHubOptions, type ResolvedOptions, silentLogger } from './options.js';
+import { ChannelStream } from './stream.js';
+import type { Topic } from './topic.js';
+import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
+
+export type PublishInput = {
+  channel: string;
+  /** Any JSON value. An object gets `messageId` added when it has none. */
+  data: unknown;
+  /** Required for per-user channels (`account:fills_v3`): the checksummed EOA the publication is for. */
+  user?: string;
+  /** Identity for deduplication; default data.messageId, else a random UUID. */
+  messageId?: string;
+};
+
+export type PublishResult = {
+  /** Stream offset; 0 on a channel without history. */
+  offset: number;
+  epoch: string;
+  messageId: string;
+};
+
+export type RealtimeHubStats = {
+  connections: number;
+  subscriptions: number;
+  topics: number;
+  publications: number;
+  /** WebSocket frames written. */
+  frames: number;
+  /** Replies and pushes written (several share a frame). */
+  messages: number;
+  commands: number;
+  pongs: number;
+};
+
+export type RealtimeHub = {
+  /** Serves the WebSocket endpoint on this server's `upgrade` event; other upgrade paths are destroyed. */
+  attach(server: Server): void;
+  publish(channel: string, data: unknown, options?: { user?: string; messageId?: string }): PublishResult;
+  /** Publishes in order; all of them go out in the same frames. */
+  publishMany(inputs: readonly PublishInput[]): PublishResult[];
+  /** Closes every connection with 3001 "shutdown" (clients reconnect and recover) and detaches. */
+  close(): void;
+  stats(): RealtimeHubStats;
+};
+
+const TEXT_FRAME = { binary: false } as const;
+const SWEEP_INTERVAL_MS = 60_000;
+
+function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
+  return {
+    verifyToken: options.verifyToken,
+    channelPolicy: options.channelPolicy ?? createChannelPolicy(),
+    path: options.path ?? '/connection/websocket',
+    pingIntervalMs: options.pingIntervalMs ?? 25_000,
+    pongTimeoutMs: options.pongTimeoutMs ?? 8_000,
+    maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
+    maxMessageBytes: options.maxMessageBytes ?? 65_536,
+    maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
+    staleCloseDelayMs: options.staleCloseDelayMs ?? 10_000,
+    expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,
+    recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
+    historyMaxPublications: options.historyMaxPublications ?? 1000,
+    streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
+    allowAnonymous: options.allowAnonymous ?? false,
+    version: options.version ?? '0.1.0',
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? { now: () => Date.now() },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. */
+function encodeData(data: unknown, explicitId: string | undefined): { json: string; messageId: string } {
+  const inData = isPlainObject(data) && typeof data.messageId === 'string' ? data.messageId : undefined;
+  if (explicitId !== undefined && inData !== undefined && explicitId !== inData) {
+    throw new TypeError(`messageId ${explicitId} differs from data.messageId ${inData}`);
+  }
+  const messageId = explicitId ?? inData ?? randomUUID();
+  const json = JSON.stringify(data);
+  if (json === undefined) throw new TypeError('publication data is not JSON');
+  if (!isPlainObject(data) || data.messageId !== undefined) return { json, messageId };
+  const idField = `"messageId":${JSON.stringify(messageId)}`;
+  return { json: json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`, messageId };
+}
+
+export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
+  const options = resolveOptions(hubOptions);
+  const { logger, clock, channelPolicy } = options;
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxMessageBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+    // JSON only: no sub-protocol, or `centrifuge-json` if asked; a client asking only for Protobuf gets none and fails fast.
+    handleProtocols: (protocols) => (protocols.has('centrifuge-json') ? 'centrifuge-json' : false),
+  });
+  const connections = new Set<Connection>();
+  const topics = new Map<string, Topic>();
+  const servers = new Set<Server>();
+  let dirty: Connection[] = [];
+  let flushScheduled = false;
+  let closed = false;
+  const counters = { pongs: 0, commands: 0, publications: 0, frames: 0, messages: 0 };
+
+  // Clients with identical output this turn (typically every subscriber of one busy channel) share one encoded frame.
+  let memoLines: string[] | undefined;
+  let memoFrame: Buffer | undefined;
+
+  function write(conn: Connection): void {
+    const lines = conn.pending;
+    if (lines.length === 0) return;
+    conn.pending = [];
+    if (conn.isClosed || conn.ws.readyState !== conn.ws.OPEN) return;
+    let frame: Buffer;
+    if (memoLines !== undefined && memoLines.length === lines.length && sameLines(memoLines, lines)) {
+      frame = memoFrame!;
+    } else {
+      frame = Buffer.from(lines.length === 1 ? lines[0]! : lines.join('\n'));
+      memoLines = lines;
+      memoFrame = frame;
+    }
+    counters.frames++;
+    counters.messages += lines.length;
+    conn.ws.send(frame, TEXT_FRAME);
+    if (conn.ws.bufferedAmount > options.maxQueueBytes) conn.close(DISCONNECTS.slow);
+  }
+
+  function sameLines(a: string[], b: string[]): boolean {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    const batch = dirty;
+    dirty = [];
+    for (const conn of batch) write(conn);
+    memoLines = undefined;
+    memoFrame = undefined;
+  }
+
+  function sweep(): void {
+    const cutoff = clock.now() - options.streamMetaTtlMs;
+    for (const [key, topic] of topics) {
+      if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) topics.delete(key);
+    }
+  }
+  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweepTimer.unref();
+
+  const context: HubContext = {
+    options,
+    counters,
+    openTopic(target: ChannelTarget): Topic {
+      let topic = topics.get(target.key);
+      if (topic === undefined) {
+        topic = {
+          key: target.key,
+          channel: target.channel,
+          stream: new ChannelStream(target.settings, clock.now()),
+          pushPrefix: pubPushPrefix(target.channel),
+          subscribers: new Set(),
+        };
+        topics.set(target.key, topic);
+      }
+      return topic;
+    },
+    releaseTopic(topic: Topic): void {
+      // A stream that never published has nothing to recover: drop it with its last subscriber.
+      if (topic.subscribers.size === 0 && topic.stream.top === 0) topics.delete(topic.key);
+    },
+    markDirty(conn: Connection): void {
+      dirty.push(conn);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flushNow(conn: Connection): void {
+      write(conn);
+    },
+    forget(conn: Connection): void {
+      connections.delete(conn);
+    },
+  };
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (path !== options.path || closed) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      if (closed) {
+        ws.close(DISCONNECTS.shutdown.code, DISCONNECTS.shutdown.reason);
+        return;
+      }
+      connections.add(new Connection(ws, context));
+    });
+  }
+
+  function publishOne(input: PublishInput, now: number): PublishResult {
+    const target = channelPolicy.publishTarget(input.channel, input.user);
+    const { json, messageId } = encodeData(input.data, input.messageId);
+    counters.publications++;
+    let topic = topics.get(target.key);
+    if (topic === undefined) {
+      // Nobody listens and nothing is kept: nothing to do.
+      if (target.settings.historySize === 0) return { offset: 0, epoch: '', messageId };
+      topic = context.openTopic(target);
+    }
+    const pub = topic.stream.append(json, now, `{"messageId":${JSON.stringify(messageId)}}`);
+    const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
+    for (const sub of topic.subscribers) {
+      if (pub.offset > 0) {
+        if (pub.offset <= sub.offset) continue;
+        sub.offset = pub.offset;
+      }
+      sub.subscriber.enqueue(line);
+    }
+    return { offset: pub.offset, epoch: topic.stream.epoch, messageId };
+  }
+
+  return {
+    attach(server: Server): void {
+      if (servers.has(server)) return;
+      servers.add(server);
+      server.on('upgrade', onUpgrade);
+    },
+    publish(channel, data, publishOptions) {
+      return publishOne({ channel, data, ...publishOptions }, clock.now());
+    },
+    publishMany(inputs) {
+      const now = clock.now();
+      return inputs.map((input) => publishOne(input, now));
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweepTimer);
+      for (const server of servers) server.off('upgrade', onUpgrade);
+      servers.clear();
+      for (const conn of [...connections]) conn.close(DISCONNECTS.shutdown);
+      wss.close();
+      logger.info({}, 'realtime hub closed');
+    },
+    stats(): RealtimeHubStats {
+      let subscriptions = 0;
+      for (const conn of connections) subscriptions += conn.subscriptionCount;
+      return {
+        connections: connections.size,
+        subscriptions,
+        topics: topics.size,
+        publications: counters.publications,
+        frames: counters.frames,
+        messages: counters.messages,
+        commands: counters.commands,
+        pongs: counters.pongs,
+      };
+    },
+  };
+}

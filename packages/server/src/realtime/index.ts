@@ -1,0 +1,26 @@
+export {
+  type ChannelAccess,
+  type ChannelAuthorizer,
+  type ChannelPolicy,
+  type ChannelPolicyOptions,
+  createChannelPolicy,
+  DEFAULT_STREAM_SETTINGS,
+  defaultAuthorize,
+} from './channel-policy.js';
+export { DISCONNECTS, ERRORS } from './codes.js';
+export {
+  createRealtimeHub,
+  type PublishInput,
+  type PublishResult,
+  type RealtimeHub,
+  type RealtimeHubStats,
+} from './hub.js';
+export type { RealtimeHubOptions, RealtimeLogger, TokenVerifier } from './options.js';
+export type { StreamSettings } from './stream.js';
+export {
+  createRealtimeToken,
+  createRealtimeTokenVerifier,
+  type RealtimeIdentity,
+  RealtimeTokenError,
+  verifyRealtimeToken,
+} from './token.js';

@@ -1,0 +1,52 @@
+import type { ChannelPolicy } from './channel-policy.js';
+import type { RealtimeIdentity } from './token.js';
+
+type LogFn = (obj: object, msg?: string) => void;
+/** The part of a pino logger the hub uses. */
+export type RealtimeLogger = { debug: LogFn; info: LogFn; warn: LogFn; error: LogFn };
+
+/** Returns the identity of a token, or throws RealtimeTokenError (`expired` or `invalid`). May be async. */
+export type TokenVerifier = (token: string) => RealtimeIdentity | Promise<RealtimeIdentity>;
+
+export type RealtimeHubOptions = {
+  verifyToken: TokenVerifier;
+  /** Default: createChannelPolicy() (production history sizes, owner-only account channels). */
+  channelPolicy?: ChannelPolicy;
+  /** WebSocket path. Default `/connection/websocket`. */
+  path?: string;
+  /** Server ping interval; 0 turns pings off. Default 25 s (Centrifugo's default). */
+  pingIntervalMs?: number;
+  /** Close with 3012 when a ping is not answered within this; 0 asks for no pongs. Default 8 s. */
+  pongTimeoutMs?: number;
+  /** Default 512: the 513th subscribe gets 106 "limit exceeded". */
+  maxChannelsPerConnection?: number;
+  /** Largest inbound WebSocket message; a bigger one closes with 1009. Default 64 KiB. */
+  maxMessageBytes?: number;
+  /** Outbound bytes a slow client may have buffered before it is closed with 3008. Default 1 MiB. */
+  maxQueueBytes?: number;
+  /** A socket that sends no connect within this is closed with 3502. Default 10 s. */
+  staleCloseDelayMs?: number;
+  /** Grace after the token's exp before an unrefreshed connection is closed with 3005. Default 25 s. */
+  expiredCloseDelayMs?: number;
+  /** Most publications a resubscribe recovers; more missed means recovered: false. Default 1000. */
+  recoveryMaxPublications?: number;
+  /** Most publications one history call returns. Default 1000. */
+  historyMaxPublications?: number;
+  /** How long a stream's position outlives its last publication once nobody is subscribed. Default 24 h. */
+  streamMetaTtlMs?: number;
+  /** Accept connect without a token (user ''): public channels only. Default false. */
+  allowAnonymous?: boolean;
+  /** Reported as `version` in the connect reply. */
+  version?: string;
+  logger?: RealtimeLogger;
+  /** Milliseconds; for history TTLs and expiry checks. Default Date.now. */
+  clock?: { now(): number };
+};
+
+export type ResolvedOptions = Required<Omit<RealtimeHubOptions, 'channelPolicy' | 'logger'>> & {
+  channelPolicy: ChannelPolicy;
+  logger: RealtimeLogger;
+};
+
+const noop = () => {};
+export const silentLogger: RealtimeLogger = { debug: noop, info: noop, warn: noop, error: noop };

@@ -1,0 +1,141 @@
+/**
+ * One channel's publication stream: an epoch (a random id of this stream instance), a top offset
+ * that grows by one per publication, and a bounded history (size and age) for recovery. Pure and
+ * synchronous: the caller passes the time. Modelled on the centrifuge memory broker (memstream).
+ */
+import { randomBytes } from 'node:crypto';
+
+export type StreamSettings = {
+  /** Publications kept for recovery and history; 0 turns history off (no offsets, not recoverable). */
+  readonly historySize: number;
+  /** Age after which a kept publication is dropped. */
+  readonly historyTtlMs: number;
+  /** Whether subscribers may recover missed publications from the history. */
+  readonly recoverable: boolean;
+};
+
+/** A publication as kept and as sent: its encoded `Publication` object (`{"data":..,"offset":N,..}`). */
+export type StreamPublication = { readonly offset: number; readonly json: string };
+
+export type StreamPosition = { readonly offset: number; readonly epoch: string };
+
+export type RecoveryResult =
+  | { readonly recovered: true; readonly publications: readonly StreamPublication[] }
+  | { readonly recovered: false };
+
+type Entry = { readonly json: string; readonly time: number };
+
+export function newEpoch(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+function encodePublication(dataJson: string, offset: number, tagsJson: string | undefined): string {
+  const tags = tagsJson === undefined ? '' : `,"tags":${tagsJson}`;
+  return offset > 0 ? `{"data":${dataJson},"offset":${offset}${tags}}` : `{"data":${dataJson}${tags}}`;
+}
+
+export class ChannelStream {
+  readonly settings: StreamSettings;
+  readonly epoch: string;
+  private topOffset = 0;
+  /** Ring buffer of the newest `count` publications; the newest has offset `topOffset`. */
+  private readonly ring: (Entry | undefined)[] = [];
+  private head = 0;
+  private count = 0;
+  lastPublishAt: number;
+
+  constructor(settings: StreamSettings, now: number, epoch: string = newEpoch()) {
+    if (settings.recoverable && settings.historySize <= 0)
+      throw new RangeError('a recoverable stream needs history');
+    this.settings = settings;
+    this.epoch = epoch;
+    this.lastPublishAt = now;
+  }
+
+  get hasHistory(): boolean {
+    return this.settings.historySize > 0;
+  }
+
+  get top(): number {
+    return this.topOffset;
+  }
+
+  get position(): StreamPosition {
+    return { offset: this.topOffset, epoch: this.epoch };
+  }
+
+  /** Appends a publication (its data already encoded as JSON) and returns it with its offset (0 without history). */
+  append(dataJson: string, now: number, tagsJson?: string): StreamPublication {
+    this.lastPublishAt = now;
+    if (!this.hasHistory) return { offset: 0, json: encodePublication(dataJson, 0, tagsJson) };
+    const offset = ++this.topOffset;
+    const json = encodePublication(dataJson, offset, tagsJson);
+    const size = this.settings.historySize;
+    const entry = { json, time: now };
+    if (this.count < size) {
+      this.ring[(this.head + this.count) % size] = entry;
+      this.count++;
+    } else {
+      this.ring[this.head] = entry;
+      this.head = (this.head + 1) % size;
+    }
+    this.expire(now);
+    return { offset, json };
+  }
+
+  /** Drops publications older than the TTL. */
+  expire(now: number): void {
+    const size = this.settings.historySize;
+    const cutoff = now - this.settings.historyTtlMs;
+    while (this.count > 0 && this.ring[this.head]!.time <= cutoff) {
+      this.ring[this.head] = undefined;
+      this.head = (this.head + 1) % size;
+      this.count--;
+    }
+  }
+
+  /** Offset of the oldest kept publication, or top + 1 when none is kept. */
+  oldestOffset(now: number): number {
+    this.expire(now);
+    return this.topOffset - this.count + 1;
+  }
+
+  /** Kept publications with offset in (after, after + limit], oldest first. */
+  readAfter(after: number, limit: number, now: number): StreamPublication[] {
+    const oldest = this.oldestOffset(now);
+    const from = Math.max(after + 1, oldest);
+    const to = Math.min(this.topOffset, from + limit - 1);
+    const out: StreamPublication[] = [];
+    for (let offset = from; offset <= to; offset++) out.push(this.at(offset));
+    return out;
+  }
+
+  /** Kept publications with offset < before (all when before is 0), newest first, at most `limit`. */
+  readBefore(before: number, limit: number, now: number): StreamPublication[] {
+    const oldest = this.oldestOffset(now);
+    const from = before > 0 ? Math.min(before - 1, this.topOffset) : this.topOffset;
+    const out: StreamPublication[] = [];
+    for (let offset = from; offset >= oldest && out.length < limit; offset--) out.push(this.at(offset));
+    return out;
+  }
+
+  /**
+   * The publications a subscriber at `since` missed, when the history still holds every one of them
+   * and there are at most `limit`. An empty epoch matches any epoch (as in Centrifugo); a different
+   * epoch means the stream the client knew is gone.
+   */
+  recover(since: StreamPosition, limit: number, now: number): RecoveryResult {
+    if (since.epoch !== '' && since.epoch !== this.epoch) return { recovered: false };
+    if (since.offset > this.topOffset) return { recovered: false };
+    const missed = this.topOffset - since.offset;
+    if (missed === 0) return { recovered: true, publications: [] };
+    if (!this.settings.recoverable || missed > limit) return { recovered: false };
+    if (since.offset + 1 < this.oldestOffset(now)) return { recovered: false };
+    return { recovered: true, publications: this.readAfter(since.offset, missed, now) };
+  }
+
+  private at(offset: number): StreamPublication {
+    const index = (this.head + (offset - (this.topOffset - this.count + 1))) % this.settings.historySize;
+    return { offset, json: this.ring[index]!.json };
+  }
+}
