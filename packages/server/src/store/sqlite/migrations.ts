@@ -28,6 +28,102 @@ export const MIGRATIONS: readonly Migration[] = [
       `),
   },
   {
+    version: 2,
+    name: 'sports catalog',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE sports (
+          sport_id INTEGER PRIMARY KEY,
+          label    TEXT NOT NULL UNIQUE
+        ) STRICT;
+        CREATE TABLE leagues (
+          league_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+          sport_id      INTEGER NOT NULL REFERENCES sports(sport_id),
+          label         TEXT NOT NULL,
+          live_delay_ms INTEGER,
+          created_at    INTEGER NOT NULL,
+          UNIQUE (sport_id, label)
+        ) STRICT;
+        CREATE TABLE teams (
+          team_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+          league_id   INTEGER NOT NULL REFERENCES leagues(league_id),
+          name        TEXT NOT NULL,
+          search_name TEXT NOT NULL,
+          created_at  INTEGER NOT NULL,
+          UNIQUE (league_id, name)
+        ) STRICT;
+        CREATE TABLE fixtures (
+          fixture_id  INTEGER PRIMARY KEY AUTOINCREMENT,
+          event_id    TEXT NOT NULL UNIQUE,
+          league_id   INTEGER NOT NULL REFERENCES leagues(league_id),
+          team_one_id INTEGER NOT NULL REFERENCES teams(team_id),
+          team_two_id INTEGER NOT NULL REFERENCES teams(team_id),
+          game_time   INTEGER NOT NULL,
+          status      INTEGER NOT NULL CHECK (status BETWEEN 1 AND 9),
+          created_at  INTEGER NOT NULL,
+          updated_at  INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX fixtures_by_status_time ON fixtures(status, game_time);
+        CREATE INDEX fixtures_by_league ON fixtures(league_id);
+        CREATE TABLE markets (
+          market_hash       TEXT PRIMARY KEY,
+          event_id          TEXT NOT NULL REFERENCES fixtures(event_id),
+          type              INTEGER NOT NULL,
+          line              TEXT,
+          outcome_one_name  TEXT NOT NULL,
+          outcome_two_name  TEXT NOT NULL,
+          outcome_void_name TEXT NOT NULL,
+          main_line         INTEGER NOT NULL,
+          live_enabled      INTEGER NOT NULL,
+          betting_delay_ms  INTEGER,
+          min_bet_size      TEXT NOT NULL,
+          status            TEXT NOT NULL CHECK (status IN ('ACTIVE', 'INACTIVE')),
+          outcome           INTEGER CHECK (outcome IN (0, 1, 2)),
+          reported_date     INTEGER,
+          created_at        INTEGER NOT NULL,
+          updated_at        INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX markets_by_event ON markets(event_id, type);
+        CREATE TABLE live_scores (
+          event_id       TEXT PRIMARY KEY REFERENCES fixtures(event_id),
+          team_one_score INTEGER NOT NULL,
+          team_two_score INTEGER NOT NULL,
+          current_period TEXT NOT NULL,
+          period_time    TEXT NOT NULL,
+          periods        TEXT NOT NULL,
+          extra          TEXT NOT NULL,
+          created_at     INTEGER NOT NULL,
+          updated_at     INTEGER NOT NULL
+        ) STRICT;
+      `);
+      // The standard sports with their stable ids (inlined: a shipped migration never changes).
+      const sports = [
+        'Basketball',
+        'Hockey',
+        'Baseball',
+        'Golf',
+        'Soccer',
+        'Tennis',
+        'Mixed Martial Arts',
+        'Football',
+        'E Sports',
+        'Novelty Markets',
+        'Rugby Union',
+        'Racing',
+        'Boxing',
+        'Crypto',
+        'Cricket',
+        'Economics',
+        'Politics',
+        'Entertainment',
+        'Medicinal',
+        'Rugby League',
+      ];
+      const insert = db.prepare('INSERT INTO sports (sport_id, label) VALUES (?, ?)');
+      sports.forEach((label, index) => insert.run(index + 1, label));
+    },
+  },
+  {
     version: 3,
     name: 'server secrets',
     up: (db) =>
@@ -36,6 +132,128 @@ export const MIGRATIONS: readonly Migration[] = [
           name       TEXT PRIMARY KEY,
           value      TEXT NOT NULL,
           created_at INTEGER NOT NULL
+        ) STRICT;
+      `),
+  },
+  {
+    version: 4,
+    name: 'trading: journal, orders, fills, trades, balances, positions, heartbeats',
+    up: (db) =>
+      db.exec(`
+        -- Every command the sequencer applied, in order: the audit trail and the replay source.
+        CREATE TABLE journal (
+          seq     INTEGER PRIMARY KEY,
+          ts      INTEGER NOT NULL,
+          kind    TEXT NOT NULL,
+          payload TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE sequencer_state (
+          id              INTEGER PRIMARY KEY CHECK (id = 1),
+          last_seq        INTEGER NOT NULL,
+          engine_last_seq INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO sequencer_state (id, last_seq, engine_last_seq) VALUES (1, 0, -1);
+        -- Engine snapshots with their state hash, to verify a restart against the journal.
+        CREATE TABLE engine_checkpoints (
+          seq        INTEGER PRIMARY KEY,
+          state_hash TEXT NOT NULL,
+          snapshot   TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE orders (
+          id               TEXT PRIMARY KEY,
+          account          TEXT NOT NULL,
+          market_hash      TEXT NOT NULL,
+          event_id         TEXT NOT NULL,
+          is_outcome_one   INTEGER NOT NULL,
+          percentage_odds  TEXT NOT NULL,
+          total_bet_size   TEXT NOT NULL,
+          remaining_size   TEXT NOT NULL,
+          filled_size      TEXT NOT NULL,
+          fill_pot         TEXT NOT NULL,
+          expiry           INTEGER NOT NULL,
+          time_in_force    TEXT NOT NULL,
+          status           TEXT NOT NULL,
+          inactive_reason  TEXT,
+          client_order_id  TEXT,
+          salt             TEXT NOT NULL,
+          base_token       TEXT NOT NULL,
+          signature        TEXT NOT NULL,
+          command_id       TEXT NOT NULL,
+          placed_seq       INTEGER,
+          activate_at      INTEGER,
+          created_at       INTEGER NOT NULL,
+          updated_at       INTEGER NOT NULL
+        ) STRICT;
+        CREATE UNIQUE INDEX orders_by_client_id ON orders(account, client_order_id) WHERE client_order_id IS NOT NULL;
+        CREATE INDEX orders_open_by_account ON orders(account, created_at) WHERE status <> 'INACTIVE';
+        CREATE INDEX orders_open ON orders(placed_seq) WHERE status = 'ACTIVE';
+        CREATE INDEX orders_pending ON orders(activate_at) WHERE status = 'PENDING';
+        CREATE TABLE fills (
+          id              TEXT PRIMARY KEY,
+          match_id        TEXT NOT NULL,
+          order_id        TEXT NOT NULL,
+          trade_id        TEXT NOT NULL,
+          account         TEXT NOT NULL,
+          market_hash     TEXT NOT NULL,
+          is_outcome_one  INTEGER NOT NULL,
+          is_maker        INTEGER NOT NULL,
+          fill_amount     TEXT NOT NULL,
+          pot             TEXT NOT NULL,
+          fill_odds       TEXT NOT NULL,
+          status          TEXT NOT NULL,
+          seq             INTEGER NOT NULL,
+          created_at      INTEGER NOT NULL,
+          updated_at      INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX fills_by_account ON fills(account, created_at, id);
+        CREATE INDEX fills_by_order ON fills(order_id);
+        CREATE INDEX fills_by_trade ON fills(trade_id);
+        CREATE INDEX fills_by_match ON fills(match_id);
+        CREATE TABLE trades (
+          id              TEXT PRIMARY KEY,
+          order_id        TEXT NOT NULL UNIQUE,
+          account         TEXT NOT NULL,
+          market_hash     TEXT NOT NULL,
+          event_id        TEXT NOT NULL,
+          is_outcome_one  INTEGER NOT NULL,
+          is_maker        INTEGER NOT NULL,
+          stake           TEXT NOT NULL,
+          pot             TEXT NOT NULL,
+          status          TEXT NOT NULL,
+          outcome         INTEGER,
+          payout          TEXT,
+          created_at      INTEGER NOT NULL,
+          updated_at      INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX trades_by_account ON trades(account, created_at, id);
+        CREATE INDEX trades_by_market ON trades(market_hash, created_at);
+        CREATE TABLE balances (
+          account    TEXT PRIMARY KEY,
+          available  TEXT NOT NULL,
+          escrowed   TEXT NOT NULL,
+          updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE engine_markets (
+          market_hash TEXT PRIMARY KEY,
+          event_id    TEXT NOT NULL,
+          open_seq    INTEGER NOT NULL,
+          status      TEXT NOT NULL,
+          version     INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE positions (
+          market_hash TEXT NOT NULL,
+          account     TEXT NOT NULL,
+          stake_one   TEXT NOT NULL,
+          stake_two   TEXT NOT NULL,
+          pot_one     TEXT NOT NULL,
+          pot_two     TEXT NOT NULL,
+          PRIMARY KEY (market_hash, account)
+        ) STRICT;
+        CREATE TABLE heartbeats (
+          account         TEXT PRIMARY KEY,
+          timeout_seconds INTEGER NOT NULL,
+          expires_at      INTEGER NOT NULL
         ) STRICT;
       `),
   },

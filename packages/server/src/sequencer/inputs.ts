@@ -1,0 +1,37 @@
+import type { EngineCommand, EngineEvent, PlaceOrderCommand } from '../engine/index.js';
+
+type Unstamped<T> = T extends unknown ? Omit<T, 'seq' | 'ts'> : never;
+
+/** An engine command before the sequencer gives it its `seq` and `ts`. */
+export type EngineCommandInput = Unstamped<EngineCommand>;
+export type PlaceOrderInput = Unstamped<PlaceOrderCommand>;
+
+/** What an order carries besides the engine's fields: kept on its row, never used for matching. */
+export type OrderMeta = {
+  commandId: string;
+  eventId: string;
+  clientOrderId: string | null;
+  salt: string;
+  baseToken: string;
+  signature: string;
+};
+
+/**
+ * What the sequencer orders and journals:
+ * - `engine`: a command applied to the engine (a `place` carries its order's meta);
+ * - `admit`: an order accepted now that enters the engine later (in-play betting delay). It is durable
+ *   (an order row in PENDING) from this point, so the acknowledgement never outruns the journal.
+ * - `withdraw`: admitted orders cancelled before they reached the engine.
+ */
+export type SequencerInput =
+  | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
+  | { kind: 'admit'; order: PlaceOrderInput; meta: OrderMeta; activateAt: number }
+  | { kind: 'withdraw'; orderIds: readonly string[]; reason: string };
+
+/** One journaled input with what it did. */
+export type AppliedEntry = {
+  readonly seq: number;
+  readonly ts: number;
+  readonly input: SequencerInput;
+  readonly events: readonly EngineEvent[];
+};
