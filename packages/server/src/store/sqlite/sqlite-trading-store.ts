@@ -121,8 +121,8 @@ export class SqliteTradingStore {
     const touchedPositions = new Map<string, Set<string>>();
     const touchedMarkets = new Map<string, number>();
     const touchPosition = (marketHash: string, account: string) => {
-      let accounts = touchedPositions.get(marketHash);
-      if (!accounts) touchedPositions.set(marketHash, (accounts = new Set()));
+      const accounts = touchedPositions.get(marketHash) ?? new Set<string>();
+      touchedPositions.set(marketHash, accounts);
       accounts.add(account);
     };
 
