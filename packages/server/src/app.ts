@@ -8,6 +8,9 @@ import { registerErrorHandler } from './http/plugins/error-handler.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
+import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
+import { catalogRoutes } from './http/routes/catalog.js';
+import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
@@ -55,10 +58,13 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange);
     await metadataRoutes(scope, exchange);
+    await catalogRoutes(scope, exchange);
+    await marketRoutes(scope, exchange);
   });
   await app.register(async (scope) => {
     requireAdminToken(scope, exchange.config.adminToken);
     await adminApiKeyRoutes(scope, exchange);
+    await adminCatalogRoutes(scope, exchange);
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);

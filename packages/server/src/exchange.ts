@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { ApiKeys } from './auth/api-keys.js';
+import { CatalogService } from './catalog/catalog-service.js';
+import { seedDemoCatalog } from './catalog/demo-seed.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
@@ -14,6 +16,8 @@ export type Exchange = {
   readonly db: Database;
   readonly store: Store;
   readonly apiKeys: ApiKeys;
+  /** Sports, leagues, fixtures, markets and live scores; market lookups for the order path. */
+  readonly catalog: CatalogService;
   /** HMAC key of realtime connection tokens, kept in the data dir. */
   readonly realtimeSecret: string;
   /** Leagues whose live betting delay differs from their sport's (for `GET /metadata/obv3`). */
@@ -27,6 +31,8 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
   const store = createSqliteStore(db);
   const apiKeys = await ApiKeys.load(store);
   const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
+  const catalog = new CatalogService({ repository: store.catalog, clock });
+  if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
   let closed = false;
   return {
     config,
@@ -34,9 +40,10 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
     db,
     store,
     apiKeys,
+    catalog,
     realtimeSecret,
-    async leagueLiveDelays() {
-      return [];
+    leagueLiveDelays() {
+      return catalog.leagueLiveDelays();
     },
     async close() {
       if (closed) return;

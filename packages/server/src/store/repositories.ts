@@ -29,3 +29,157 @@ export interface ApiKeyRepository {
   /** Marks the key revoked; returns the record, or null when there is no such key. */
   revoke(id: string, now: number): Promise<ApiKeyRecord | null>;
 }
+
+// ---- Sports catalog --------------------------------------------------------------------------
+
+export type SportRecord = { sportId: number; label: string };
+
+export type LeagueRecord = {
+  leagueId: number;
+  sportId: number;
+  label: string;
+  /** The league's own live betting delay, overriding its sport's; null when it has none. */
+  liveDelayMs: number | null;
+  createdAt: number;
+};
+
+export type TeamRecord = { teamId: number; leagueId: number; name: string; createdAt: number };
+
+export type FixtureRecord = {
+  eventId: string;
+  leagueId: number;
+  teamOneId: number;
+  teamTwoId: number;
+  /** Unix seconds. */
+  gameTime: number;
+  status: number;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** A fixture with the names and ids of what it belongs to. */
+export type FixtureView = FixtureRecord & {
+  teamOneName: string;
+  teamTwoName: string;
+  leagueLabel: string;
+  leagueLiveDelayMs: number | null;
+  sportId: number;
+  sportLabel: string;
+};
+
+export type MarketRecord = {
+  marketHash: `0x${string}`;
+  eventId: string;
+  type: number;
+  /** Canonical decimal text, null for a type without a line. */
+  line: string | null;
+  outcomeOneName: string;
+  outcomeTwoName: string;
+  outcomeVoidName: string;
+  mainLine: boolean;
+  liveEnabled: boolean;
+  /** The market's own live betting delay; null follows league, sport, default. */
+  bettingDelayMs: number | null;
+  minBetSize: bigint;
+  status: 'ACTIVE' | 'INACTIVE';
+  outcome: 0 | 1 | 2 | null;
+  /** Unix seconds. */
+  reportedDate: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type MarketView = MarketRecord & { fixture: FixtureView };
+
+export type LiveScorePeriodRecord = {
+  label: string;
+  isFinished: boolean;
+  teamOneScore: string;
+  teamTwoScore: string;
+};
+
+export type LiveScoreRecord = {
+  eventId: string;
+  teamOneScore: number;
+  teamTwoScore: number;
+  currentPeriod: string;
+  periodTime: string;
+  periods: LiveScorePeriodRecord[];
+  extra: string;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** Keyset position in the `(gameTime, eventId, type, marketHash)` order of market listings. */
+export type MarketCursor = { gameTime: number; eventId: string; type: number; marketHash: string };
+
+export type MarketQuery = {
+  /** Markets count only when their fixture has one of these statuses. */
+  fixtureStatuses: readonly number[];
+  onlyMainLine?: boolean;
+  eventId?: string;
+  leagueId?: number;
+  sportIds?: readonly number[];
+  types?: readonly number[];
+  /** Only live-enabled markets of fixtures with one of these statuses. */
+  liveFixtureStatuses?: readonly number[];
+  /** `gameTime` (default, keyset-paged after `after`) or `liveFirst` (fixtures in `liveStatuses` first, then by game time). */
+  order?: { by: 'gameTime'; after?: MarketCursor } | { by: 'liveFirst'; liveStatuses: readonly number[] };
+  limit: number;
+};
+
+export interface CatalogRepository {
+  listSports(): Promise<SportRecord[]>;
+  getSport(sportId: number): Promise<SportRecord | null>;
+
+  /** Inserts a league; null when the sport already has a league with that label. */
+  insertLeague(league: Omit<LeagueRecord, 'leagueId'>): Promise<LeagueRecord | null>;
+  getLeague(leagueId: number): Promise<LeagueRecord | null>;
+  listLeagues(): Promise<LeagueRecord[]>;
+  /** Per league and market type: how many fixtures with one of `fixtureStatuses` have an active market of it. */
+  countEventsByType(
+    fixtureStatuses: readonly number[],
+  ): Promise<{ leagueId: number; type: number; events: number }[]>;
+  /** Leagues with at least one fixture in one of `fixtureStatuses`. */
+  leaguesWithFixtures(fixtureStatuses: readonly number[]): Promise<number[]>;
+
+  /** Returns the league's team of that name, creating it when new. */
+  ensureTeam(leagueId: number, name: string, now: number): Promise<TeamRecord>;
+  listTeams(filter: { leagueId?: number }): Promise<TeamRecord[]>;
+
+  /** Inserts a fixture and gives it its event id (`L` + number). */
+  insertFixture(fixture: Omit<FixtureRecord, 'eventId'>): Promise<FixtureRecord>;
+  getFixture(eventId: string): Promise<FixtureView | null>;
+  listFixtures(filter: {
+    statuses: readonly number[];
+    leagueId?: number;
+    sportId?: number;
+  }): Promise<FixtureView[]>;
+  /** Fixtures among `eventIds` (unknown ids are left out). */
+  getFixtures(eventIds: readonly string[]): Promise<FixtureView[]>;
+  countFixtures(): Promise<number>;
+  updateFixtureStatus(eventId: string, status: number, now: number): Promise<FixtureView | null>;
+  /** Fixtures with a team whose name contains `text` (compared case-folded), by game time. */
+  searchFixtures(options: {
+    text: string;
+    statuses: readonly number[];
+    limit: number;
+  }): Promise<FixtureView[]>;
+
+  /**
+   * Inserts a market; when it is the main line, the other markets of the same event and type stop
+   * being main lines in the same transaction (their hashes are returned). Null when the hash exists.
+   */
+  insertMarket(market: MarketRecord): Promise<{ demoted: `0x${string}`[] } | null>;
+  getMarket(marketHash: string): Promise<MarketView | null>;
+  findMarkets(marketHashes: readonly string[]): Promise<MarketView[]>;
+  listMarkets(query: MarketQuery): Promise<MarketView[]>;
+  listMarketsOfEvent(eventId: string): Promise<MarketView[]>;
+  /** Active market type ids per event, ascending. */
+  activeMarketTypes(eventIds: readonly string[]): Promise<Map<string, number[]>>;
+  hasMainLine(eventId: string, type: number): Promise<boolean>;
+
+  upsertLiveScore(score: LiveScoreRecord): Promise<void>;
+  getLiveScore(eventId: string): Promise<LiveScoreRecord | null>;
+  getLiveScores(eventIds: readonly string[]): Promise<LiveScoreRecord[]>;
+}

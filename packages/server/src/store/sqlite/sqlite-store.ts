@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
 import type { Store } from '../store.js';
+import { sqliteCatalogRepository } from './sqlite-catalog-repository.js';
 
 type ApiKeyRow = {
   id: string;
@@ -73,6 +74,7 @@ export function createSqliteStore(db: Database): Store {
   return {
     accounts: accountRepository(db),
     apiKeys: apiKeyRepository(db),
+    catalog: sqliteCatalogRepository(db),
     async close() {
       if (db.open) db.close();
     },

@@ -1,0 +1,367 @@
+import { ErrorCode } from '@oddsbook/protocol';
+import { badRequest, conflict, notFound } from '../errors/app-error.js';
+import type { Clock } from '../lib/clock.js';
+import { EXCHANGE_LIMITS } from '../limits.js';
+import type {
+  CatalogRepository,
+  FixtureView,
+  LeagueRecord,
+  LiveScoreRecord,
+  MarketView,
+  SportRecord,
+  TeamRecord,
+} from '../store/repositories.js';
+import { type CatalogEvent, CatalogEvents, type CatalogListener } from './catalog-events.js';
+import { ACTIVE_FIXTURE_STATUSES, FIXTURE_STATUS, isActiveFixtureStatus } from './fixture-status.js';
+import { type LiveScoreInput, nextLiveScore } from './live-score.js';
+import { computeMarketHash } from './market-hash.js';
+import { canonicalLine, LineError } from './market-line.js';
+import { isMarketActive, type MarketTradingState, marketTradingState } from './market-trading.js';
+import { marketTypeInfo } from './market-types.js';
+import { decodePaginationKey, encodePaginationKey } from './pagination-key.js';
+
+export const CATALOG_LIMITS = {
+  marketsPageSize: 50,
+  popularMarkets: 10,
+  liveScoreEventIds: 50,
+  fixtureStatusEventIds: 100,
+  searchResults: EXCHANGE_LIMITS.searchResults,
+  findMarketHashes: EXCHANGE_LIMITS.findMarketHashes,
+} as const;
+
+export type ActiveLeagueView = LeagueRecord & { active: boolean; eventsByType: Record<string, number> };
+export type TeamView = TeamRecord;
+export type SearchHit = { fixture: FixtureView; marketTypes: number[] };
+
+export type ActiveMarketsFilter = {
+  onlyMainLine?: boolean;
+  eventId?: string;
+  leagueId?: number;
+  sportIds?: readonly number[];
+  liveOnly?: boolean;
+  types?: readonly number[];
+  paginationKey?: string;
+  pageSize?: number;
+};
+
+export type CreateLeagueInput = { sportId: number; label: string; liveDelaySeconds?: number };
+export type CreateFixtureInput = {
+  leagueId: number;
+  teamOneName: string;
+  teamTwoName: string;
+  gameTime: number;
+};
+export type CreateMarketInput = {
+  eventId: string;
+  type: number;
+  outcomeOneName: string;
+  outcomeTwoName: string;
+  line?: number | string;
+  minBetSize?: bigint;
+  /** The market's own live betting delay, in seconds. */
+  bettingDelaySeconds?: number;
+  mainLine?: boolean;
+  liveEnabled?: boolean;
+};
+
+const LIVE_STATUSES = [FIXTURE_STATUS.inProgress] as const;
+
+/**
+ * The sports catalog: the public reads, the operator writes (the demo seed uses the same calls), and
+ * what the order path asks about a market. Writes emit a CatalogEvent after they commit.
+ */
+export class CatalogService {
+  readonly #repo: CatalogRepository;
+  readonly #clock: Clock;
+  readonly #events: CatalogEvents;
+
+  constructor(options: {
+    repository: CatalogRepository;
+    clock: Clock;
+    onListenerError?: (e: unknown) => void;
+  }) {
+    this.#repo = options.repository;
+    this.#clock = options.clock;
+    this.#events = new CatalogEvents(options.onListenerError);
+  }
+
+  /** Subscribes to catalog changes; returns the unsubscribe function. */
+  onChange(listener: CatalogListener): () => void {
+    return this.#events.on(listener);
+  }
+
+  // ---- order path ---------------------------------------------------------------------------
+
+  getMarket(marketHash: string): Promise<MarketView | null> {
+    return this.#repo.getMarket(marketHash);
+  }
+
+  /** Open or closed, live or not, effective delay and minimum size; null for an unknown market. */
+  async tradingState(marketHash: string): Promise<MarketTradingState | null> {
+    const market = await this.#repo.getMarket(marketHash);
+    return market ? marketTradingState(market) : null;
+  }
+
+  /** Leagues with their own live delay, for `GET /metadata/obv3` `bettingDelay.leagueIdToMs`. */
+  async leagueLiveDelays(): Promise<{ leagueId: number; delayMs: number }[]> {
+    return (await this.#repo.listLeagues()).flatMap((l) =>
+      l.liveDelayMs === null ? [] : [{ leagueId: l.leagueId, delayMs: l.liveDelayMs }],
+    );
+  }
+
+  /** No league and no fixture yet: a fresh data dir (the demo seed runs only then). */
+  async isEmpty(): Promise<boolean> {
+    return (await this.#repo.countFixtures()) === 0 && (await this.#repo.listLeagues()).length === 0;
+  }
+
+  // ---- public reads -------------------------------------------------------------------------
+
+  sports(): Promise<SportRecord[]> {
+    return this.#repo.listSports();
+  }
+
+  async leagues(): Promise<(LeagueRecord & { active: boolean })[]> {
+    const active = new Set(await this.#repo.leaguesWithFixtures(ACTIVE_FIXTURE_STATUSES));
+    return (await this.#repo.listLeagues()).map((l) => ({ ...l, active: active.has(l.leagueId) }));
+  }
+
+  /** Leagues with at least one active fixture, with how many fixtures offer each market type. */
+  async activeLeagues(): Promise<ActiveLeagueView[]> {
+    const counts = await this.#repo.countEventsByType(ACTIVE_FIXTURE_STATUSES);
+    return (await this.leagues())
+      .filter((l) => l.active)
+      .map((l) => ({
+        ...l,
+        eventsByType: Object.fromEntries(
+          counts.filter((c) => c.leagueId === l.leagueId).map((c) => [String(c.type), c.events]),
+        ),
+      }));
+  }
+
+  teams(filter: { leagueId?: number }): Promise<TeamView[]> {
+    return this.#repo.listTeams(filter);
+  }
+
+  activeFixtures(filter: { leagueId?: number; sportId?: number }): Promise<FixtureView[]> {
+    return this.#repo.listFixtures({ statuses: ACTIVE_FIXTURE_STATUSES, ...filter });
+  }
+
+  async fixtureStatuses(eventIds: readonly string[]): Promise<Record<string, number>> {
+    const fixtures = await this.#repo.getFixtures(eventIds);
+    return Object.fromEntries(fixtures.map((f) => [f.eventId, f.status]));
+  }
+
+  async liveScores(eventIds: readonly string[]): Promise<{ score: LiveScoreRecord; fixture: FixtureView }[]> {
+    const fixtures = new Map((await this.#repo.getFixtures(eventIds)).map((f) => [f.eventId, f]));
+    return (await this.#repo.getLiveScores(eventIds)).flatMap((score) => {
+      const fixture = fixtures.get(score.eventId);
+      return fixture ? [{ score, fixture }] : [];
+    });
+  }
+
+  async activeMarkets(
+    filter: ActiveMarketsFilter,
+  ): Promise<{ markets: MarketView[]; nextKey: string | null }> {
+    const pageSize = filter.pageSize ?? CATALOG_LIMITS.marketsPageSize;
+    const after = filter.paginationKey === undefined ? undefined : decodePaginationKey(filter.paginationKey);
+    if (after === null)
+      throw badRequest('BAD_PAGINATION_KEY', 'paginationKey is not a key this server issued');
+    const rows = await this.#repo.listMarkets({
+      fixtureStatuses: ACTIVE_FIXTURE_STATUSES,
+      ...(filter.onlyMainLine ? { onlyMainLine: true } : {}),
+      ...(filter.eventId !== undefined ? { eventId: filter.eventId } : {}),
+      ...(filter.leagueId !== undefined ? { leagueId: filter.leagueId } : {}),
+      ...(filter.sportIds !== undefined ? { sportIds: filter.sportIds } : {}),
+      ...(filter.types !== undefined ? { types: filter.types } : {}),
+      ...(filter.liveOnly ? { liveFixtureStatuses: LIVE_STATUSES } : {}),
+      order: { by: 'gameTime', ...(after ? { after } : {}) },
+      limit: pageSize + 1,
+    });
+    const markets = rows.slice(0, pageSize);
+    const last = markets.at(-1);
+    const nextKey =
+      rows.length > pageSize && last
+        ? encodePaginationKey({
+            gameTime: last.fixture.gameTime,
+            eventId: last.eventId,
+            type: last.type,
+            marketHash: last.marketHash,
+          })
+        : null;
+    return { markets, nextKey };
+  }
+
+  /** Markets by hash, whatever their status; unknown hashes are left out. */
+  findMarkets(marketHashes: readonly string[]): Promise<MarketView[]> {
+    return this.#repo.findMarkets(marketHashes);
+  }
+
+  /**
+   * "Popular" until trade volume exists: the main-line markets of fixtures in play first, then of the
+   * soonest upcoming fixtures (game time, then event, then market type). Top 10.
+   */
+  popularMarkets(): Promise<MarketView[]> {
+    return this.#repo.listMarkets({
+      fixtureStatuses: ACTIVE_FIXTURE_STATUSES,
+      onlyMainLine: true,
+      order: { by: 'liveFirst', liveStatuses: LIVE_STATUSES },
+      limit: CATALOG_LIMITS.popularMarkets,
+    });
+  }
+
+  /** Active fixtures with a team name containing `query` (case-insensitive), soonest first, at most 8. */
+  async search(query: string): Promise<SearchHit[]> {
+    const fixtures = await this.#repo.searchFixtures({
+      text: query,
+      statuses: ACTIVE_FIXTURE_STATUSES,
+      limit: CATALOG_LIMITS.searchResults,
+    });
+    const types = await this.#repo.activeMarketTypes(fixtures.map((f) => f.eventId));
+    return fixtures.map((fixture) => ({ fixture, marketTypes: types.get(fixture.eventId) ?? [] }));
+  }
+
+  // ---- operator writes ----------------------------------------------------------------------
+
+  async createLeague(input: CreateLeagueInput): Promise<LeagueRecord> {
+    const label = input.label.trim();
+    if (!label) throw badRequest('BAD_LEAGUE_LABEL', 'label must not be blank');
+    if (!(await this.#repo.getSport(input.sportId)))
+      throw notFound(ErrorCode.SPORT_NOT_FOUND, `no sport with id ${input.sportId}`);
+    const league = await this.#repo.insertLeague({
+      sportId: input.sportId,
+      label,
+      liveDelayMs: input.liveDelaySeconds === undefined ? null : Math.round(input.liveDelaySeconds * 1000),
+      createdAt: this.#clock.now(),
+    });
+    if (!league) throw conflict('LEAGUE_EXISTS', `sport ${input.sportId} already has a league "${label}"`);
+    return league;
+  }
+
+  async createFixture(input: CreateFixtureInput): Promise<FixtureView> {
+    const teamOneName = input.teamOneName.trim();
+    const teamTwoName = input.teamTwoName.trim();
+    if (!teamOneName || !teamTwoName) throw badRequest('BAD_TEAM_NAME', 'team names must not be blank');
+    if (teamOneName.toLowerCase() === teamTwoName.toLowerCase())
+      throw badRequest('SAME_TEAMS', 'teamOneName and teamTwoName must differ');
+    if (!(await this.#repo.getLeague(input.leagueId)))
+      throw notFound(ErrorCode.LEAGUE_NOT_FOUND, `no league with id ${input.leagueId}`);
+    const now = this.#clock.now();
+    const teamOne = await this.#repo.ensureTeam(input.leagueId, teamOneName, now);
+    const teamTwo = await this.#repo.ensureTeam(input.leagueId, teamTwoName, now);
+    const created = await this.#repo.insertFixture({
+      leagueId: input.leagueId,
+      teamOneId: teamOne.teamId,
+      teamTwoId: teamTwo.teamId,
+      gameTime: input.gameTime,
+      status: FIXTURE_STATUS.notStarted,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const fixture = (await this.#repo.getFixture(created.eventId))!;
+    this.#emit({ type: 'fixture', fixture });
+    return fixture;
+  }
+
+  async createMarket(input: CreateMarketInput): Promise<MarketView> {
+    const info = marketTypeInfo(input.type);
+    if (!info) throw badRequest('UNKNOWN_MARKET_TYPE', `market type ${input.type} is not supported`);
+    let line: string | null = null;
+    if (info.hasLine) {
+      if (input.line === undefined)
+        throw badRequest('LINE_REQUIRED', `market type ${input.type} needs a line`);
+      try {
+        line = canonicalLine(input.line);
+      } catch (error) {
+        if (error instanceof LineError) throw badRequest('BAD_LINE', error.message);
+        throw error;
+      }
+    } else if (input.line !== undefined) {
+      throw badRequest('LINE_NOT_ALLOWED', `market type ${input.type} has no line`);
+    }
+    const outcomeOneName = input.outcomeOneName.trim();
+    const outcomeTwoName = input.outcomeTwoName.trim();
+    if (!outcomeOneName || !outcomeTwoName)
+      throw badRequest('BAD_OUTCOME_NAME', 'outcome names must not be blank');
+    if (outcomeOneName === outcomeTwoName)
+      throw badRequest('SAME_OUTCOMES', 'outcomeOneName and outcomeTwoName must differ');
+    if (input.minBetSize !== undefined && input.minBetSize <= 0n)
+      throw badRequest('BAD_MIN_BET_SIZE', 'minBetSize must be positive');
+
+    const fixture = await this.#repo.getFixture(input.eventId);
+    if (!fixture) throw notFound(ErrorCode.FIXTURE_NOT_FOUND, `no fixture with eventId ${input.eventId}`);
+    if (!isActiveFixtureStatus(fixture.status))
+      throw conflict('FIXTURE_CLOSED', `fixture ${input.eventId} has status ${fixture.status}`);
+
+    const marketHash = computeMarketHash({
+      eventId: fixture.eventId,
+      type: input.type,
+      line,
+      outcomeOneName,
+      outcomeTwoName,
+    });
+    const mainLine = input.mainLine ?? !(await this.#repo.hasMainLine(fixture.eventId, input.type));
+    const now = this.#clock.now();
+    const inserted = await this.#repo.insertMarket({
+      marketHash,
+      eventId: fixture.eventId,
+      type: input.type,
+      line,
+      outcomeOneName,
+      outcomeTwoName,
+      outcomeVoidName: info.voidName,
+      mainLine,
+      liveEnabled: input.liveEnabled ?? true,
+      bettingDelayMs:
+        input.bettingDelaySeconds === undefined ? null : Math.round(input.bettingDelaySeconds * 1000),
+      minBetSize: input.minBetSize ?? EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
+      status: 'ACTIVE',
+      outcome: null,
+      reportedDate: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (!inserted) throw conflict(ErrorCode.MARKET_EXISTS, `market ${marketHash} already exists`);
+    const market = (await this.#repo.getMarket(marketHash))!;
+    this.#emit({ type: 'market', market });
+    // A new main line of a line type (possibly replacing the previous one, now demoted).
+    if (mainLine && info.hasLine) {
+      this.#emit({ type: 'mainLine', eventId: market.eventId, marketType: market.type, marketHash });
+    }
+    return market;
+  }
+
+  async recordScore(
+    eventId: string,
+    input: LiveScoreInput,
+  ): Promise<{ score: LiveScoreRecord; fixture: FixtureView }> {
+    const fixture = await this.#repo.getFixture(eventId);
+    if (!fixture) throw notFound(ErrorCode.FIXTURE_NOT_FOUND, `no fixture with eventId ${eventId}`);
+    const previous = await this.#repo.getLiveScore(eventId);
+    const score = nextLiveScore({ eventId, previous, input, now: this.#clock.now() });
+    await this.#repo.upsertLiveScore(score);
+    this.#emit({ type: 'liveScore', fixture, liveScore: score });
+    return { score, fixture };
+  }
+
+  /**
+   * Sets a fixture's status. Markets follow: a fixture leaving the active statuses (finished,
+   * cancelled, postponed) takes its markets off the active list; a `market` event is emitted for
+   * every market whose listed status changed.
+   */
+  async setFixtureStatus(eventId: string, status: number): Promise<FixtureView> {
+    const before = await this.#repo.getFixture(eventId);
+    if (!before) throw notFound(ErrorCode.FIXTURE_NOT_FOUND, `no fixture with eventId ${eventId}`);
+    const marketsBefore = await this.#repo.listMarketsOfEvent(eventId);
+    const fixture = (await this.#repo.updateFixtureStatus(eventId, status, this.#clock.now()))!;
+    this.#emit({ type: 'fixture', fixture });
+    for (const market of marketsBefore) {
+      const after: MarketView = { ...market, fixture };
+      if (isMarketActive(after) !== isMarketActive(market)) this.#emit({ type: 'market', market: after });
+    }
+    return fixture;
+  }
+
+  #emit(event: CatalogEvent): void {
+    this.#events.emit(event);
+  }
+}

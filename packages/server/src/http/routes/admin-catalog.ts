@@ -1,0 +1,165 @@
+import { Bytes32, Envelope, Fixture, FixtureStatusValue, LiveScore, UintString } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
+import type { Exchange } from '../../exchange.js';
+import { EventId } from './catalog-query.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+/** Seconds; fractions allowed (millisecond precision). */
+const DelaySeconds = Type.Number({ minimum: 0, maximum: 300 });
+/** Latest game time accepted: 2100-01-01; a millisecond timestamp by mistake is refused. */
+const MAX_GAME_TIME = 4_102_444_800;
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+const tags = ['admin'];
+
+/** Operator routes of the sports catalog (gaps.md "Operator API"). */
+export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { catalog } = exchange;
+
+  app.post(
+    '/admin/leagues',
+    {
+      schema: {
+        tags,
+        body: Type.Object(
+          {
+            sportId: Type.Integer({ minimum: 1 }),
+            label: Name,
+            liveDelaySeconds: Type.Optional(DelaySeconds),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Type.Object({ leagueId: Type.Integer() })) },
+      },
+    },
+    async (request) => {
+      const body = request.body as { sportId: number; label: string; liveDelaySeconds?: number };
+      const league = await catalog.createLeague(body);
+      request.log.info({ leagueId: league.leagueId }, 'league created');
+      return success({ leagueId: league.leagueId });
+    },
+  );
+
+  app.post(
+    '/admin/fixtures',
+    {
+      schema: {
+        tags,
+        body: Type.Object(
+          {
+            leagueId: Type.Integer({ minimum: 1 }),
+            teamOneName: Name,
+            teamTwoName: Name,
+            gameTime: Type.Integer({ minimum: 0, maximum: MAX_GAME_TIME, description: 'unix seconds' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Type.Object({ eventId: Type.String() })) },
+      },
+    },
+    async (request) => {
+      const fixture = await catalog.createFixture(
+        request.body as { leagueId: number; teamOneName: string; teamTwoName: string; gameTime: number },
+      );
+      request.log.info({ eventId: fixture.eventId }, 'fixture created');
+      return success({ eventId: fixture.eventId });
+    },
+  );
+
+  app.post(
+    '/admin/markets',
+    {
+      schema: {
+        tags,
+        body: Type.Object(
+          {
+            eventId: EventId,
+            type: Type.Integer({ minimum: 1 }),
+            outcomeOneName: Name,
+            outcomeTwoName: Name,
+            line: Type.Optional(
+              Type.Union([Type.Number(), Type.String({ pattern: '^-?[0-9]{1,6}(\\.[0-9]{1,4})?$' })]),
+            ),
+            minBetSize: Type.Optional(UintString),
+            bettingDelay: Type.Optional(DelaySeconds),
+            mainLine: Type.Optional(Type.Boolean()),
+            liveEnabled: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Type.Object({ marketHash: Bytes32 })) },
+      },
+    },
+    async (request) => {
+      const body = request.body as {
+        eventId: string;
+        type: number;
+        outcomeOneName: string;
+        outcomeTwoName: string;
+        line?: number | string;
+        minBetSize?: string;
+        bettingDelay?: number;
+        mainLine?: boolean;
+        liveEnabled?: boolean;
+      };
+      const { minBetSize, bettingDelay, ...rest } = body;
+      const market = await catalog.createMarket({
+        ...rest,
+        ...(minBetSize !== undefined ? { minBetSize: BigInt(minBetSize) } : {}),
+        ...(bettingDelay !== undefined ? { bettingDelaySeconds: bettingDelay } : {}),
+      });
+      request.log.info({ marketHash: market.marketHash, eventId: market.eventId }, 'market created');
+      return success({ marketHash: market.marketHash });
+    },
+  );
+
+  app.post(
+    '/admin/fixtures/:eventId/scores',
+    {
+      schema: {
+        tags,
+        params: Type.Object({ eventId: EventId }),
+        body: Type.Object(
+          {
+            teamOneScore: Type.Integer({ minimum: 0, maximum: 100_000 }),
+            teamTwoScore: Type.Integer({ minimum: 0, maximum: 100_000 }),
+            currentPeriod: Type.Optional(Type.String({ maxLength: 50 })),
+            periodTime: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(LiveScore) },
+      },
+    },
+    async (request) => {
+      const { eventId } = request.params as { eventId: string };
+      const body = request.body as {
+        teamOneScore: number;
+        teamTwoScore: number;
+        currentPeriod?: string;
+        periodTime?: string;
+      };
+      const { score, fixture } = await catalog.recordScore(eventId, body);
+      return success(liveScoreToWire(score, fixture));
+    },
+  );
+
+  app.post(
+    '/admin/fixtures/:eventId/status',
+    {
+      schema: {
+        tags,
+        params: Type.Object({ eventId: EventId }),
+        body: Type.Object({ status: FixtureStatusValue }, { additionalProperties: false }),
+        response: { 200: Envelope(Fixture) },
+      },
+    },
+    async (request) => {
+      const { eventId } = request.params as { eventId: string };
+      const fixture = await catalog.setFixtureStatus(eventId, (request.body as { status: number }).status);
+      request.log.info({ eventId, status: fixture.status }, 'fixture status set');
+      return success(fixtureToWire(fixture));
+    },
+  );
+}

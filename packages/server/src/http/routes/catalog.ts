@@ -1,0 +1,156 @@
+import {
+  ActiveLeague,
+  Envelope,
+  Fixture,
+  League,
+  LiveScore,
+  SearchResult,
+  Sport,
+  Team,
+} from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
+import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
+import type { Exchange } from '../../exchange.js';
+import { EventIdList, parseEventIds } from './catalog-query.js';
+
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+
+/** Public sports data in the production API's shapes: sports, leagues, teams, fixtures, live scores, search. */
+export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { catalog } = exchange;
+  const tags = ['market data'];
+
+  app.get('/sports', { schema: { tags, response: { 200: Envelope(Type.Array(Sport)) } } }, async () =>
+    success(await catalog.sports()),
+  );
+
+  app.get('/leagues', { schema: { tags, response: { 200: Envelope(Type.Array(League)) } } }, async () =>
+    success(
+      (await catalog.leagues()).map((l) => ({
+        leagueId: l.leagueId,
+        label: l.label,
+        sportId: l.sportId,
+        active: l.active,
+        liveDelayMs: l.liveDelayMs,
+      })),
+    ),
+  );
+
+  app.get(
+    '/leagues/active',
+    { schema: { tags, response: { 200: Envelope(Type.Array(ActiveLeague)) } } },
+    async () =>
+      success(
+        (await catalog.activeLeagues()).map((l) => ({
+          leagueId: l.leagueId,
+          label: l.label,
+          sportId: l.sportId,
+          active: l.active,
+          liveDelayMs: l.liveDelayMs,
+          eventsByType: l.eventsByType,
+        })),
+      ),
+  );
+
+  app.get(
+    '/teams',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ leagueId: Type.Optional(Type.Integer({ minimum: 1 })) }),
+        response: { 200: Envelope(Type.Array(Team)) },
+      },
+    },
+    async (request) => {
+      const { leagueId } = request.query as { leagueId?: number };
+      const teams = await catalog.teams(leagueId === undefined ? {} : { leagueId });
+      return success(teams.map((t) => ({ teamId: t.teamId, name: t.name, leagueIds: [t.leagueId] })));
+    },
+  );
+
+  app.get(
+    '/fixture/active',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({
+          leagueId: Type.Optional(Type.Integer({ minimum: 1 })),
+          sportId: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+        response: { 200: Envelope(Type.Array(Fixture)) },
+      },
+    },
+    async (request) => {
+      const { leagueId, sportId } = request.query as { leagueId?: number; sportId?: number };
+      const fixtures = await catalog.activeFixtures({
+        ...(leagueId !== undefined ? { leagueId } : {}),
+        ...(sportId !== undefined ? { sportId } : {}),
+      });
+      return success(fixtures.map(fixtureToWire));
+    },
+  );
+
+  app.get(
+    '/fixture/status',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ sportXEventIds: EventIdList }),
+        response: { 200: Envelope(Type.Record(Type.String(), Type.Integer())) },
+      },
+    },
+    async (request) => {
+      const ids = parseEventIds((request.query as { sportXEventIds: string }).sportXEventIds, {
+        field: 'sportXEventIds',
+        max: CATALOG_LIMITS.fixtureStatusEventIds,
+      });
+      return success(await catalog.fixtureStatuses(ids));
+    },
+  );
+
+  app.get(
+    '/live-scores',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ sportXEventIds: EventIdList }),
+        response: { 200: Envelope(Type.Array(LiveScore)) },
+      },
+    },
+    async (request) => {
+      const ids = parseEventIds((request.query as { sportXEventIds: string }).sportXEventIds, {
+        field: 'sportXEventIds',
+        max: CATALOG_LIMITS.liveScoreEventIds,
+      });
+      const scores = await catalog.liveScores(ids);
+      return success(scores.map(({ score, fixture }) => liveScoreToWire(score, fixture)));
+    },
+  );
+
+  app.get(
+    '/search',
+    {
+      schema: {
+        tags,
+        querystring: Type.Object({ query: Type.String({ minLength: 3, maxLength: 100 }) }),
+        response: { 200: Envelope(Type.Array(SearchResult)) },
+      },
+    },
+    async (request) => {
+      const hits = await catalog.search((request.query as { query: string }).query);
+      return success(
+        hits.map(({ fixture, marketTypes }) => ({
+          eventId: fixture.eventId,
+          teamOneName: fixture.teamOneName,
+          teamTwoName: fixture.teamTwoName,
+          gameTime: fixture.gameTime,
+          leagueLabel: fixture.leagueLabel,
+          sportId: fixture.sportId,
+          marketTypes,
+        })),
+      );
+    },
+  );
+}

@@ -1,0 +1,465 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type {
+  CatalogRepository,
+  FixtureRecord,
+  FixtureView,
+  LeagueRecord,
+  LiveScoreRecord,
+  MarketQuery,
+  MarketRecord,
+  MarketView,
+  TeamRecord,
+} from '../repositories.js';
+
+type LeagueRow = {
+  league_id: number;
+  sport_id: number;
+  label: string;
+  live_delay_ms: number | null;
+  created_at: number;
+};
+type TeamRow = { team_id: number; league_id: number; name: string; created_at: number };
+type FixtureRow = {
+  event_id: string;
+  league_id: number;
+  team_one_id: number;
+  team_two_id: number;
+  game_time: number;
+  status: number;
+  created_at: number;
+  updated_at: number;
+  team_one_name: string;
+  team_two_name: string;
+  league_label: string;
+  league_live_delay_ms: number | null;
+  sport_id: number;
+  sport_label: string;
+};
+type MarketRow = {
+  market_hash: `0x${string}`;
+  type: number;
+  line: string | null;
+  outcome_one_name: string;
+  outcome_two_name: string;
+  outcome_void_name: string;
+  main_line: number;
+  live_enabled: number;
+  betting_delay_ms: number | null;
+  min_bet_size: string;
+  market_status: 'ACTIVE' | 'INACTIVE';
+  outcome: 0 | 1 | 2 | null;
+  reported_date: number | null;
+  market_created_at: number;
+  market_updated_at: number;
+} & FixtureRow;
+type LiveScoreRow = {
+  event_id: string;
+  team_one_score: number;
+  team_two_score: number;
+  current_period: string;
+  period_time: string;
+  periods: string;
+  extra: string;
+  created_at: number;
+  updated_at: number;
+};
+
+/** Case folding for search, done in JS so that non-ASCII names fold too (SQLite's lower() is ASCII only). */
+export const foldForSearch = (text: string): string => text.normalize('NFKC').toLowerCase();
+
+const FIXTURE_COLUMNS = `
+  f.event_id, f.league_id, f.team_one_id, f.team_two_id, f.game_time, f.status, f.created_at, f.updated_at,
+  t1.name AS team_one_name, t2.name AS team_two_name, l.label AS league_label,
+  l.live_delay_ms AS league_live_delay_ms, l.sport_id, s.label AS sport_label`;
+const FIXTURE_JOINS = `
+  JOIN leagues l ON l.league_id = f.league_id
+  JOIN sports s ON s.sport_id = l.sport_id
+  JOIN teams t1 ON t1.team_id = f.team_one_id
+  JOIN teams t2 ON t2.team_id = f.team_two_id`;
+const MARKET_SELECT = `
+  SELECT m.market_hash, m.type, m.line, m.outcome_one_name, m.outcome_two_name, m.outcome_void_name,
+    m.main_line, m.live_enabled, m.betting_delay_ms, m.min_bet_size, m.status AS market_status, m.outcome,
+    m.reported_date, m.created_at AS market_created_at, m.updated_at AS market_updated_at, ${FIXTURE_COLUMNS}
+  FROM markets m JOIN fixtures f ON f.event_id = m.event_id ${FIXTURE_JOINS}`;
+const MARKET_ORDER = 'f.game_time, f.event_id, m.type, m.market_hash';
+
+const toLeague = (row: LeagueRow): LeagueRecord => ({
+  leagueId: row.league_id,
+  sportId: row.sport_id,
+  label: row.label,
+  liveDelayMs: row.live_delay_ms,
+  createdAt: row.created_at,
+});
+
+const toTeam = (row: TeamRow): TeamRecord => ({
+  teamId: row.team_id,
+  leagueId: row.league_id,
+  name: row.name,
+  createdAt: row.created_at,
+});
+
+const toFixture = (row: FixtureRow): FixtureView => ({
+  eventId: row.event_id,
+  leagueId: row.league_id,
+  teamOneId: row.team_one_id,
+  teamTwoId: row.team_two_id,
+  gameTime: row.game_time,
+  status: row.status,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  teamOneName: row.team_one_name,
+  teamTwoName: row.team_two_name,
+  leagueLabel: row.league_label,
+  leagueLiveDelayMs: row.league_live_delay_ms,
+  sportId: row.sport_id,
+  sportLabel: row.sport_label,
+});
+
+const toMarket = (row: MarketRow): MarketView => ({
+  marketHash: row.market_hash,
+  eventId: row.event_id,
+  type: row.type,
+  line: row.line,
+  outcomeOneName: row.outcome_one_name,
+  outcomeTwoName: row.outcome_two_name,
+  outcomeVoidName: row.outcome_void_name,
+  mainLine: row.main_line === 1,
+  liveEnabled: row.live_enabled === 1,
+  bettingDelayMs: row.betting_delay_ms,
+  minBetSize: BigInt(row.min_bet_size),
+  status: row.market_status,
+  outcome: row.outcome,
+  reportedDate: row.reported_date,
+  createdAt: row.market_created_at,
+  updatedAt: row.market_updated_at,
+  fixture: toFixture(row),
+});
+
+const toLiveScore = (row: LiveScoreRow): LiveScoreRecord => ({
+  eventId: row.event_id,
+  teamOneScore: row.team_one_score,
+  teamTwoScore: row.team_two_score,
+  currentPeriod: row.current_period,
+  periodTime: row.period_time,
+  periods: JSON.parse(row.periods) as LiveScoreRecord['periods'],
+  extra: row.extra,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const json = (values: readonly unknown[]) => JSON.stringify(values);
+const IN_JSON = 'IN (SELECT value FROM json_each(?))';
+
+/** The sports catalog on SQLite. Lists of ids are passed as one JSON array parameter (`json_each`). */
+export function sqliteCatalogRepository(db: Database): CatalogRepository {
+  const statements = new Map<string, Statement>();
+  const prepared = (sql: string): Statement => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+
+  const selectSports = db.prepare<[], { sport_id: number; label: string }>(
+    'SELECT sport_id, label FROM sports ORDER BY sport_id',
+  );
+  const selectSport = db.prepare<[number], { sport_id: number; label: string }>(
+    'SELECT sport_id, label FROM sports WHERE sport_id = ?',
+  );
+  const insertLeague = db.prepare(
+    'INSERT OR IGNORE INTO leagues (sport_id, label, live_delay_ms, created_at) VALUES (?, ?, ?, ?)',
+  );
+  const selectLeague = db.prepare<[number], LeagueRow>('SELECT * FROM leagues WHERE league_id = ?');
+  const selectLeagues = db.prepare<[], LeagueRow>('SELECT * FROM leagues ORDER BY league_id');
+  const insertTeam = db.prepare(
+    'INSERT OR IGNORE INTO teams (league_id, name, search_name, created_at) VALUES (?, ?, ?, ?)',
+  );
+  const selectTeam = db.prepare<[number, string], TeamRow>(
+    'SELECT team_id, league_id, name, created_at FROM teams WHERE league_id = ? AND name = ?',
+  );
+  const insertFixture = db.prepare(
+    `INSERT INTO fixtures (event_id, league_id, team_one_id, team_two_id, game_time, status, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const nextFixtureId = db
+    .prepare<[], number>('SELECT COALESCE(MAX(fixture_id), 0) + 1 FROM fixtures')
+    .pluck();
+  const selectFixture = db.prepare<[string], FixtureRow>(
+    `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS} WHERE f.event_id = ?`,
+  );
+  const updateFixtureStatus = db.prepare('UPDATE fixtures SET status = ?, updated_at = ? WHERE event_id = ?');
+  const countFixtures = db.prepare<[], number>('SELECT COUNT(*) FROM fixtures').pluck();
+  const insertMarket = db.prepare(
+    `INSERT OR IGNORE INTO markets (market_hash, event_id, type, line, outcome_one_name, outcome_two_name,
+       outcome_void_name, main_line, live_enabled, betting_delay_ms, min_bet_size, status, outcome, reported_date,
+       created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectMainLines = db
+    .prepare<[string, number, string], `0x${string}`>(
+      'SELECT market_hash FROM markets WHERE event_id = ? AND type = ? AND main_line = 1 AND market_hash <> ?',
+    )
+    .pluck();
+  const demoteMainLines = db.prepare(
+    'UPDATE markets SET main_line = 0, updated_at = ? WHERE event_id = ? AND type = ? AND main_line = 1 AND market_hash <> ?',
+  );
+  const hasMainLine = db
+    .prepare<[string, number], number>(
+      'SELECT EXISTS (SELECT 1 FROM markets WHERE event_id = ? AND type = ? AND main_line = 1)',
+    )
+    .pluck();
+  const selectMarket = db.prepare<[string], MarketRow>(`${MARKET_SELECT} WHERE m.market_hash = ?`);
+  const selectMarkets = db.prepare<[string], MarketRow>(
+    `${MARKET_SELECT} WHERE m.market_hash ${IN_JSON} ORDER BY ${MARKET_ORDER}`,
+  );
+  const selectEventMarkets = db.prepare<[string], MarketRow>(
+    `${MARKET_SELECT} WHERE m.event_id = ? ORDER BY ${MARKET_ORDER}`,
+  );
+  const selectActiveTypes = db.prepare<[string], { event_id: string; type: number }>(
+    `SELECT DISTINCT event_id, type FROM markets WHERE status = 'ACTIVE' AND event_id ${IN_JSON} ORDER BY event_id, type`,
+  );
+  const upsertLiveScore = db.prepare(
+    `INSERT INTO live_scores (event_id, team_one_score, team_two_score, current_period, period_time, periods, extra,
+       created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (event_id) DO UPDATE SET team_one_score = excluded.team_one_score,
+       team_two_score = excluded.team_two_score, current_period = excluded.current_period,
+       period_time = excluded.period_time, periods = excluded.periods, extra = excluded.extra,
+       updated_at = excluded.updated_at`,
+  );
+  const selectLiveScore = db.prepare<[string], LiveScoreRow>('SELECT * FROM live_scores WHERE event_id = ?');
+  const selectLiveScores = db.prepare<[string], LiveScoreRow>(
+    `SELECT * FROM live_scores WHERE event_id ${IN_JSON} ORDER BY event_id`,
+  );
+
+  const insertMarketTx = db.transaction((m: MarketRecord): { demoted: `0x${string}`[] } | null => {
+    const inserted = insertMarket.run(
+      m.marketHash,
+      m.eventId,
+      m.type,
+      m.line,
+      m.outcomeOneName,
+      m.outcomeTwoName,
+      m.outcomeVoidName,
+      m.mainLine ? 1 : 0,
+      m.liveEnabled ? 1 : 0,
+      m.bettingDelayMs,
+      m.minBetSize.toString(),
+      m.status,
+      m.outcome,
+      m.reportedDate,
+      m.createdAt,
+      m.updatedAt,
+    );
+    if (inserted.changes === 0) return null;
+    if (!m.mainLine) return { demoted: [] };
+    const demoted = selectMainLines.all(m.eventId, m.type, m.marketHash);
+    demoteMainLines.run(m.updatedAt, m.eventId, m.type, m.marketHash);
+    return { demoted };
+  });
+
+  const insertFixtureTx = db.transaction((f: Omit<FixtureRecord, 'eventId'>): FixtureRecord => {
+    // Production-like event ids: "L" followed by a number; the number is the row id offset so ids look alike.
+    const eventId = `L${1_000_000 + nextFixtureId.get()!}`;
+    insertFixture.run(
+      eventId,
+      f.leagueId,
+      f.teamOneId,
+      f.teamTwoId,
+      f.gameTime,
+      f.status,
+      f.createdAt,
+      f.updatedAt,
+    );
+    return { eventId, ...f };
+  });
+
+  return {
+    async listSports() {
+      return selectSports.all().map((r) => ({ sportId: r.sport_id, label: r.label }));
+    },
+    async getSport(sportId) {
+      const row = selectSport.get(sportId);
+      return row ? { sportId: row.sport_id, label: row.label } : null;
+    },
+
+    async insertLeague(league) {
+      const result = insertLeague.run(league.sportId, league.label, league.liveDelayMs, league.createdAt);
+      if (result.changes === 0) return null;
+      return toLeague(selectLeague.get(Number(result.lastInsertRowid))!);
+    },
+    async getLeague(leagueId) {
+      const row = selectLeague.get(leagueId);
+      return row ? toLeague(row) : null;
+    },
+    async listLeagues() {
+      return selectLeagues.all().map(toLeague);
+    },
+    async countEventsByType(fixtureStatuses) {
+      const rows = prepared(
+        `SELECT f.league_id, m.type, COUNT(DISTINCT f.event_id) AS events
+         FROM markets m JOIN fixtures f ON f.event_id = m.event_id
+         WHERE m.status = 'ACTIVE' AND f.status ${IN_JSON}
+         GROUP BY f.league_id, m.type ORDER BY f.league_id, m.type`,
+      ).all(json(fixtureStatuses)) as { league_id: number; type: number; events: number }[];
+      return rows.map((r) => ({ leagueId: r.league_id, type: r.type, events: r.events }));
+    },
+    async leaguesWithFixtures(fixtureStatuses) {
+      return prepared(`SELECT DISTINCT league_id FROM fixtures WHERE status ${IN_JSON} ORDER BY league_id`)
+        .pluck()
+        .all(json(fixtureStatuses)) as number[];
+    },
+
+    async ensureTeam(leagueId, name, now) {
+      insertTeam.run(leagueId, name, foldForSearch(name), now);
+      return toTeam(selectTeam.get(leagueId, name)!);
+    },
+    async listTeams(filter) {
+      const rows =
+        filter.leagueId === undefined
+          ? (prepared(
+              'SELECT team_id, league_id, name, created_at FROM teams ORDER BY team_id',
+            ).all() as TeamRow[])
+          : (prepared(
+              'SELECT team_id, league_id, name, created_at FROM teams WHERE league_id = ? ORDER BY team_id',
+            ).all(filter.leagueId) as TeamRow[]);
+      return rows.map(toTeam);
+    },
+
+    async insertFixture(fixture) {
+      return insertFixtureTx(fixture);
+    },
+    async getFixture(eventId) {
+      const row = selectFixture.get(eventId);
+      return row ? toFixture(row) : null;
+    },
+    async listFixtures(filter) {
+      const where = [`f.status ${IN_JSON}`];
+      const params: unknown[] = [json(filter.statuses)];
+      if (filter.leagueId !== undefined) {
+        where.push('f.league_id = ?');
+        params.push(filter.leagueId);
+      }
+      if (filter.sportId !== undefined) {
+        where.push('l.sport_id = ?');
+        params.push(filter.sportId);
+      }
+      const rows = prepared(
+        `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS} WHERE ${where.join(' AND ')}
+         ORDER BY f.game_time, f.event_id`,
+      ).all(...params) as FixtureRow[];
+      return rows.map(toFixture);
+    },
+    async getFixtures(eventIds) {
+      const rows = prepared(
+        `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS} WHERE f.event_id ${IN_JSON} ORDER BY f.event_id`,
+      ).all(json(eventIds)) as FixtureRow[];
+      return rows.map(toFixture);
+    },
+    async countFixtures() {
+      return countFixtures.get()!;
+    },
+    async updateFixtureStatus(eventId, status, now) {
+      updateFixtureStatus.run(status, now, eventId);
+      const row = selectFixture.get(eventId);
+      return row ? toFixture(row) : null;
+    },
+    async searchFixtures({ text, statuses, limit }) {
+      const rows = prepared(
+        `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS}
+         WHERE f.status ${IN_JSON} AND (instr(t1.search_name, ?) > 0 OR instr(t2.search_name, ?) > 0)
+         ORDER BY f.game_time, f.event_id LIMIT ?`,
+      ).all(json(statuses), foldForSearch(text), foldForSearch(text), limit) as FixtureRow[];
+      return rows.map(toFixture);
+    },
+
+    async insertMarket(market) {
+      return insertMarketTx(market);
+    },
+    async getMarket(marketHash) {
+      const row = selectMarket.get(marketHash.toLowerCase());
+      return row ? toMarket(row) : null;
+    },
+    async findMarkets(marketHashes) {
+      return selectMarkets.all(json(marketHashes.map((h) => h.toLowerCase()))).map(toMarket);
+    },
+    async listMarkets(query: MarketQuery) {
+      const where = [`f.status ${IN_JSON}`, "m.status = 'ACTIVE'"];
+      const params: unknown[] = [json(query.fixtureStatuses)];
+      if (query.onlyMainLine) where.push('m.main_line = 1');
+      if (query.eventId !== undefined) {
+        where.push('m.event_id = ?');
+        params.push(query.eventId);
+      }
+      if (query.leagueId !== undefined) {
+        where.push('f.league_id = ?');
+        params.push(query.leagueId);
+      }
+      if (query.sportIds !== undefined) {
+        where.push(`l.sport_id ${IN_JSON}`);
+        params.push(json(query.sportIds));
+      }
+      if (query.types !== undefined) {
+        where.push(`m.type ${IN_JSON}`);
+        params.push(json(query.types));
+      }
+      if (query.liveFixtureStatuses !== undefined) {
+        where.push(`m.live_enabled = 1 AND f.status ${IN_JSON}`);
+        params.push(json(query.liveFixtureStatuses));
+      }
+      let orderBy = MARKET_ORDER;
+      const order = query.order ?? { by: 'gameTime' as const };
+      if (order.by === 'gameTime' && order.after) {
+        where.push('(f.game_time, f.event_id, m.type, m.market_hash) > (?, ?, ?, ?)');
+        const a = order.after;
+        params.push(a.gameTime, a.eventId, a.type, a.marketHash);
+      } else if (order.by === 'liveFirst') {
+        orderBy = `(f.status ${IN_JSON}) DESC, ${MARKET_ORDER}`;
+        params.push(json(order.liveStatuses));
+      }
+      params.push(query.limit);
+      const rows = prepared(`${MARKET_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ?`).all(
+        ...params,
+      ) as MarketRow[];
+      return rows.map(toMarket);
+    },
+    async listMarketsOfEvent(eventId) {
+      return selectEventMarkets.all(eventId).map(toMarket);
+    },
+    async activeMarketTypes(eventIds) {
+      const types = new Map<string, number[]>();
+      for (const row of selectActiveTypes.all(json(eventIds))) {
+        const list = types.get(row.event_id) ?? [];
+        list.push(row.type);
+        types.set(row.event_id, list);
+      }
+      return types;
+    },
+    async hasMainLine(eventId, type) {
+      return hasMainLine.get(eventId, type) === 1;
+    },
+
+    async upsertLiveScore(s: LiveScoreRecord) {
+      upsertLiveScore.run(
+        s.eventId,
+        s.teamOneScore,
+        s.teamTwoScore,
+        s.currentPeriod,
+        s.periodTime,
+        JSON.stringify(s.periods),
+        s.extra,
+        s.createdAt,
+        s.updatedAt,
+      );
+    },
+    async getLiveScore(eventId) {
+      const row = selectLiveScore.get(eventId);
+      return row ? toLiveScore(row) : null;
+    },
+    async getLiveScores(eventIds) {
+      return selectLiveScores.all(json(eventIds)).map(toLiveScore);
+    },
+  };
+}
