@@ -25,7 +25,7 @@ export type TestHub = {
   close(): Promise<void>;
 };
 
-export async function startHub(options: Partial<RealtimeHubOptions> = {}): Promise<TestHub> {
+export async function startHub(options: Partial<RealtimeHubOptions> = {}, port = 0): Promise<TestHub> {
   const server = createServer((_req, res) => res.writeHead(404).end());
   const hub = createRealtimeHub({ verifyToken: createRealtimeTokenVerifier(SECRET), ...options });
   const sockets = new Set<Duplex>();
@@ -34,13 +34,13 @@ export async function startHub(options: Partial<RealtimeHubOptions> = {}): Promi
     socket.on('close', () => sockets.delete(socket));
   });
   hub.attach(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
   return {
     hub,
     server,
     sockets,
-    url: `ws://127.0.0.1:${port}/connection/websocket`,
+    url: `ws://127.0.0.1:${address.port}/connection/websocket`,
     async close() {
       hub.close();
       for (const socket of sockets) socket.destroy();

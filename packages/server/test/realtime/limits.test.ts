@@ -1,0 +1,86 @@
+import type { Centrifuge, DisconnectedContext } from 'centrifuge';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ALICE,
+  connectedRawClient,
+  officialClient,
+  sleep,
+  startHub,
+  type TestHub,
+  tokenFor,
+  until,
+} from './helpers.js';
+
+let t: TestHub | undefined;
+const clients: Centrifuge[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.disconnect();
+  await t?.close();
+  t = undefined;
+});
+
+const eventBook = (i: number) => `order_book:event_E${i}`;
+
+describe('limits', () => {
+  it('accepts 512 channels per connection and refuses the 513th with 106', async () => {
+    t = await startHub();
+    const c = officialClient(t.url, { token: tokenFor(ALICE) });
+    clients.push(c);
+    const subs = Array.from({ length: 513 }, (_, i) => c.newSubscription(eventBook(i)));
+    let refusedCode = 0;
+    subs[512]!.on('unsubscribed', (ctx) => {
+      refusedCode = ctx.code;
+    });
+    for (const sub of subs.slice(0, 512)) sub.subscribe();
+    c.connect();
+    await until(() => subs.slice(0, 512).every((s) => s.state === 'subscribed'), 10_000, '512 subscribed');
+    subs[512]!.subscribe();
+    await until(() => refusedCode !== 0, 5000, '513th refused');
+    expect(refusedCode).toBe(106);
+    expect(t.hub.stats().subscriptions).toBe(512);
+    expect(c.state).toBe('connected');
+
+    // A freed slot can be used again.
+    subs[0]!.unsubscribe();
+    const again = c.newSubscription(eventBook(1000));
+    again.subscribe();
+    await until(() => again.state === 'subscribed', 5000, 'subscribed after unsubscribe');
+  });
+
+  it('closes a client sending a message over the size limit with 1009 (the client does not reconnect)', async () => {
+    t = await startHub({ maxMessageBytes: 1024 });
+    const raw = await connectedRawClient(t.url);
+    raw.send({ id: 2, subscribe: { channel: 'markets:global', data: 'x'.repeat(2000) } });
+    expect((await raw.closed).code).toBe(1009);
+
+    const c = officialClient(t.url, { token: tokenFor(ALICE) });
+    clients.push(c);
+    const disconnected: DisconnectedContext[] = [];
+    c.on('disconnected', (ctx) => disconnected.push(ctx));
+    c.connect();
+    await until(() => c.state === 'connected');
+    const sub = c.newSubscription('markets:global', { data: 'x'.repeat(2000) });
+    sub.subscribe();
+    await until(() => disconnected.length === 1, 5000, 'disconnected');
+    expect(disconnected[0]!.code).toBe(3);
+    await sleep(200);
+    expect(c.state).toBe('disconnected');
+  });
+
+  it('closes a client that does not read its output with 3008 once its queue is over the limit', async () => {
+    t = await startHub({ maxQueueBytes: 64 * 1024 });
+    const raw = await connectedRawClient(t.url);
+    raw.send({ id: 2, subscribe: { channel: 'markets:global' } });
+    await raw.reply(2);
+    // Stop reading: the kernel buffers fill up, then the server-side queue.
+    (raw.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = 'y'.repeat(16 * 1024);
+    for (let i = 0; i < 400; i++) {
+      t.hub.publish('markets:global', { big, i });
+      await new Promise((resolve) => setImmediate(resolve));
+      if (t.hub.stats().connections === 0) break;
+    }
+    expect(t.hub.stats().connections).toBe(0);
+  });
+});

@@ -1,0 +1,107 @@
+import type { Centrifuge, PublicationContext, SubscribedContext } from 'centrifuge';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ALICE,
+  BOOK,
+  connectedRawClient,
+  officialClient,
+  pubsOf,
+  startHub,
+  type TestHub,
+  tokenFor,
+  until,
+} from './helpers.js';
+
+let t: TestHub | undefined;
+const clients: Centrifuge[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.disconnect();
+  await t?.close();
+  t = undefined;
+});
+
+/**
+ * Publishes on BOOK once per event-loop turn, or once per millisecond (so that a reconnect misses fewer
+ * than the 1000 publications a recovery may return), and twice in some turns, until stopped.
+ */
+function publishContinuously(hub: TestHub['hub'], pace: 'turn' | 'ms' = 'turn'): { stop(): Promise<number> } {
+  let running = true;
+  let count = 0;
+  const done = new Promise<void>((resolve) => {
+    const step = () => {
+      if (!running) return resolve();
+      hub.publish(BOOK, { n: ++count });
+      if (count % 3 === 0) hub.publish(BOOK, { n: ++count });
+      if (pace === 'turn') setImmediate(step);
+      else setTimeout(step, 1);
+    };
+    step();
+  });
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return count;
+    },
+  };
+}
+
+describe('a publication racing a subscribe', () => {
+  it('is delivered exactly once: either counted in the subscribe position or pushed after the reply', async () => {
+    t = await startHub();
+    for (let round = 0; round < 20; round++) {
+      const raw = await connectedRawClient(t.url);
+      const publisher = publishContinuously(t.hub);
+      await new Promise((resolve) => setImmediate(resolve));
+      raw.send({ id: 2, subscribe: { channel: BOOK, positioned: true, recoverable: true } });
+      const reply = (await raw.reply(2)) as { subscribe: { offset: number } };
+      await until(() => pubsOf(raw, BOOK).length >= 3, 5000, 'live publications');
+      await publisher.stop();
+      const top = t.hub.publish(BOOK, { n: 'last' }).offset;
+      await until(() => pubsOf(raw, BOOK).at(-1)?.offset === top, 5000, 'last publication');
+
+      const replyIndex = raw.lines.findIndex((l) => l.id === 2);
+      const firstPubIndex = raw.lines.findIndex(
+        (l) => (l.push as { pub?: unknown } | undefined)?.pub !== undefined,
+      );
+      expect(firstPubIndex).toBeGreaterThan(replyIndex);
+      const got = pubsOf(raw, BOOK).map((p) => p.offset!);
+      const expected = Array.from(
+        { length: top - reply.subscribe.offset },
+        (_, i) => reply.subscribe.offset + 1 + i,
+      );
+      expect(got).toEqual(expected);
+      raw.ws.close();
+    }
+  });
+
+  it('with recovery: recovered and live publications join without a gap or a duplicate', async () => {
+    t = await startHub();
+    const c = officialClient(t.url, { token: tokenFor(ALICE) });
+    clients.push(c);
+    const sub = c.newSubscription(BOOK, { positioned: true, recoverable: true });
+    const subscribed: SubscribedContext[] = [];
+    const pubs: PublicationContext[] = [];
+    sub.on('subscribed', (ctx) => subscribed.push(ctx));
+    sub.on('publication', (ctx) => pubs.push(ctx));
+    sub.subscribe();
+    c.connect();
+    await until(() => subscribed.length === 1);
+
+    const publisher = publishContinuously(t.hub, 'ms');
+    for (let cut = 0; cut < 5; cut++) {
+      await until(() => pubs.length > 0 && sub.state === 'subscribed');
+      const seen = pubs.length;
+      await until(() => pubs.length >= seen + 5, 5000, 'more publications');
+      for (const socket of t.sockets) socket.destroy();
+      await until(() => subscribed.length === cut + 2, 5000, 'resubscribed');
+    }
+    const top = await publisher.stop();
+    await until(() => pubs.at(-1)?.offset === top, 5000, 'caught up');
+
+    expect(subscribed.slice(1).every((s) => s.wasRecovering && s.recovered)).toBe(true);
+    const first = pubs[0]!.offset!;
+    expect(pubs.map((p) => p.offset)).toEqual(Array.from({ length: top - first + 1 }, (_, i) => first + i));
+  });
+});

@@ -1,0 +1,132 @@
+import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } from 'centrifuge';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChannelPolicy, DEFAULT_STREAM_SETTINGS } from '../../src/realtime/channel-policy.js';
+import { ALICE, BOOK, officialClient, startHub, type TestHub, tokenFor, until } from './helpers.js';
+
+let t: TestHub | undefined;
+const clients: Centrifuge[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.disconnect();
+  await t?.close();
+  t = undefined;
+});
+
+type Watched = { sub: Subscription; subscribed: SubscribedContext[]; pubs: PublicationContext[] };
+
+async function subscribedClient(channel: string): Promise<{ c: Centrifuge } & Watched> {
+  const c = officialClient(t!.url, { token: tokenFor(ALICE) });
+  clients.push(c);
+  const sub = c.newSubscription(channel, { positioned: true, recoverable: true });
+  const subscribed: SubscribedContext[] = [];
+  const pubs: PublicationContext[] = [];
+  sub.on('subscribed', (ctx) => subscribed.push(ctx));
+  sub.on('publication', (ctx) => pubs.push(ctx));
+  sub.subscribe();
+  c.connect();
+  await until(() => subscribed.length === 1, 5000, 'subscribed');
+  return { c, sub, subscribed, pubs };
+}
+
+/** Cuts every connection at the TCP level, as a network failure would (the client sees 1006 and reconnects). */
+function cutConnections(): void {
+  for (const socket of t!.sockets) socket.destroy();
+}
+
+const offsets = (pubs: PublicationContext[]) => pubs.map((p) => p.offset);
+
+describe('recovery after a reconnect', () => {
+  it('recovers the publications missed while disconnected, exactly once and in order', async () => {
+    t = await startHub();
+    const w = await subscribedClient(BOOK);
+    for (let i = 1; i <= 3; i++) t.hub.publish(BOOK, { i });
+    await until(() => w.pubs.length === 3);
+
+    cutConnections();
+    await until(() => w.sub.state === 'subscribing', 5000, 'subscription interrupted');
+    for (let i = 4; i <= 8; i++) t.hub.publish(BOOK, { i });
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    await until(() => w.pubs.length === 8, 5000, 'recovered publications');
+    t.hub.publish(BOOK, { i: 9 });
+    await until(() => w.pubs.length === 9);
+
+    expect(w.subscribed[1]).toMatchObject({
+      wasRecovering: true,
+      recovered: true,
+      hasRecoveredPublications: true,
+    });
+    expect(offsets(w.pubs)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(w.pubs.map((p) => (p.data as { i: number }).i)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const ids = w.pubs.map((p) => (p.data as { messageId: string }).messageId);
+    expect(new Set(ids).size).toBe(9);
+  });
+
+  it('recovers with nothing missed (recovered, no publications)', async () => {
+    t = await startHub();
+    const w = await subscribedClient(BOOK);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+    cutConnections();
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({
+      wasRecovering: true,
+      recovered: true,
+      hasRecoveredPublications: false,
+    });
+    expect(w.pubs).toHaveLength(1);
+  });
+
+  it('fails over cleanly when the history no longer covers the gap: recovered false, no stale publications', async () => {
+    t = await startHub({
+      channelPolicy: createChannelPolicy({
+        streams: { order_book: { ...DEFAULT_STREAM_SETTINGS.order_book, historySize: 5 } },
+      }),
+    });
+    const w = await subscribedClient(BOOK);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+
+    cutConnections();
+    await until(() => w.sub.state === 'subscribing');
+    for (let i = 2; i <= 10; i++) t.hub.publish(BOOK, { i });
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({
+      wasRecovering: true,
+      recovered: false,
+      hasRecoveredPublications: false,
+    });
+    expect(w.subscribed[1]!.streamPosition?.offset).toBe(10);
+    expect(w.pubs).toHaveLength(1);
+
+    // The client reseeds from REST; later publications arrive normally.
+    t.hub.publish(BOOK, { i: 11 });
+    await until(() => w.pubs.length === 2);
+    expect(offsets(w.pubs)).toEqual([1, 11]);
+  });
+
+  it('fails recovery when the stream is a new one (server restart: a new epoch)', async () => {
+    t = await startHub();
+    const w = await subscribedClient(BOOK);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+    const oldEpoch = w.subscribed[0]!.streamPosition!.epoch;
+
+    // A restart: a new hub (new streams) on the same port.
+    const { port } = new URL(t.url);
+    await t.close();
+    t = await startHub({}, Number(port));
+    await until(() => w.subscribed.length === 2, 10_000, 'resubscribed to the new server');
+    expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: false });
+    expect(w.subscribed[1]!.streamPosition!.epoch).not.toBe(oldEpoch);
+  });
+
+  it('does not try to recover a channel without history', async () => {
+    t = await startHub();
+    const w = await subscribedClient('best_odds:global');
+    t.hub.publish('best_odds:global', { i: 1 });
+    await until(() => w.pubs.length === 1);
+    cutConnections();
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({ recoverable: false, wasRecovering: false, recovered: false });
+  });
+});
