@@ -1,0 +1,105 @@
+import type {
+  Address,
+  ChainBlock,
+  ChainReceipt,
+  ChainTx,
+  Hash,
+  ProxyDeployment,
+  SafeState,
+} from './chain-types.js';
+
+/** State that changed; written together with the block or transaction that changed it. */
+export type StateChanges = {
+  balances?: ReadonlyMap<Address, bigint>;
+  safes?: readonly SafeState[];
+  deployments?: readonly ProxyDeployment[];
+  meta?: ReadonlyMap<string, string>;
+};
+
+export type ChainSnapshot = {
+  head: ChainBlock | null;
+  balances: Map<Address, bigint>;
+  safes: SafeState[];
+  deployments: ProxyDeployment[];
+  /** Submitted, not yet mined, in submission order. */
+  mempool: ChainTx[];
+  meta: Map<string, string>;
+};
+
+/**
+ * Durable state of the embedded chain. Each write is atomic: a transaction enters the mempool
+ * together with its side effects (e.g. a deployment turning `pending`), and a block lands together
+ * with its receipts and every state change, and leaves the mempool in the same write.
+ */
+export interface ChainStore {
+  load(): ChainSnapshot;
+  addPending(tx: ChainTx, changes: StateChanges): void;
+  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void;
+  putMeta(changes: ReadonlyMap<string, string>): void;
+  getBlock(number: number): ChainBlock | null;
+  getTransaction(hash: Hash): ChainTx | null;
+  getReceipt(hash: Hash): ChainReceipt | null;
+}
+
+/** Keeps everything in memory (tests, ephemeral runs). Same semantics as the SQLite store. */
+export class MemoryChainStore implements ChainStore {
+  private head: ChainBlock | null = null;
+  private readonly blocks = new Map<number, ChainBlock>();
+  private readonly txs = new Map<Hash, ChainTx>();
+  private readonly receipts = new Map<Hash, ChainReceipt>();
+  private readonly mempool = new Map<Hash, ChainTx>();
+  private readonly balances = new Map<Address, bigint>();
+  private readonly safes = new Map<Address, SafeState>();
+  private readonly deployments = new Map<Address, ProxyDeployment>();
+  private readonly meta = new Map<string, string>();
+
+  load(): ChainSnapshot {
+    return structuredClone({
+      head: this.head,
+      balances: this.balances,
+      safes: [...this.safes.values()],
+      deployments: [...this.deployments.values()],
+      mempool: [...this.mempool.values()],
+      meta: this.meta,
+    });
+  }
+
+  addPending(tx: ChainTx, changes: StateChanges): void {
+    this.txs.set(tx.hash, structuredClone(tx));
+    this.mempool.set(tx.hash, structuredClone(tx));
+    this.apply(changes);
+  }
+
+  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void {
+    this.blocks.set(block.number, structuredClone(block));
+    this.head = structuredClone(block);
+    for (const r of receipts) {
+      this.receipts.set(r.transactionHash, structuredClone(r));
+      this.mempool.delete(r.transactionHash);
+    }
+    this.apply(changes);
+  }
+
+  putMeta(changes: ReadonlyMap<string, string>): void {
+    this.apply({ meta: changes });
+  }
+
+  getBlock(number: number): ChainBlock | null {
+    return structuredClone(this.blocks.get(number) ?? null);
+  }
+
+  getTransaction(hash: Hash): ChainTx | null {
+    return structuredClone(this.txs.get(hash) ?? null);
+  }
+
+  getReceipt(hash: Hash): ChainReceipt | null {
+    return structuredClone(this.receipts.get(hash) ?? null);
+  }
+
+  private apply(changes: StateChanges): void {
+    for (const [k, v] of changes.balances ?? []) this.balances.set(k, v);
+    for (const s of changes.safes ?? []) this.safes.set(s.address, structuredClone(s));
+    for (const d of changes.deployments ?? []) this.deployments.set(d.safe, structuredClone(d));
+    for (const [k, v] of changes.meta ?? []) this.meta.set(k, v);
+  }
+}

@@ -1,0 +1,79 @@
+import type { SafeTransactionData } from '@oddsbook/protocol';
+import type {
+  Address,
+  ChainBlock,
+  ChainReceipt,
+  ChainTx,
+  Hash,
+  ProxyStatus,
+  SafeState,
+} from './chain-types.js';
+
+export type SubmittedTx = { txHash: Hash };
+
+export type DeploySafeResult = {
+  safe: Address;
+  /** The pending or (when already deployed) the original deployment transaction. */
+  txHash: Hash | null;
+  /** False when nothing new was submitted: already deployed, or a deployment is already pending. */
+  submitted: boolean;
+};
+
+/**
+ * The chain as the exchange sees it. The embedded chain implements it; an adapter for a real EVM
+ * (through viem) can implement it later without changing its callers. Every method may be slow on a
+ * real chain, hence promises; writes return once the transaction is accepted, not mined.
+ */
+export interface Chain {
+  readonly chainId: number;
+  readonly baseToken: Address;
+  /** The account holding matched stakes until payout. */
+  readonly escrowAddress: Address;
+
+  /** Starts block production. */
+  start(): void;
+  /** Stops block production; pending transactions stay pending (and persisted). */
+  stop(): Promise<void>;
+
+  blockNumber(): Promise<number>;
+  getBlock(number: number): Promise<ChainBlock | null>;
+  getTransaction(hash: Hash): Promise<ChainTx | null>;
+  getReceipt(hash: Hash): Promise<ChainReceipt | null>;
+  /** Resolves when the transaction lands (whatever its status); rejects after `timeoutMs` if given. */
+  waitForReceipt(hash: Hash, options?: { timeoutMs?: number }): Promise<ChainReceipt>;
+  /** Called once per receipt, in block order, after the block is durably stored. Returns unsubscribe. */
+  onReceipt(listener: (receipt: ChainReceipt) => void): () => void;
+  onBlock(listener: (block: ChainBlock, receipts: readonly ChainReceipt[]) => void): () => void;
+
+  /** The counterfactual Safe address of an EOA's proxy wallet (CREATE2; known before deployment). */
+  proxyAddressFor(owner: Address): Address;
+  getProxy(owner: Address): Promise<ProxyStatus>;
+  /** Submits the deployment; harmless when deployed or pending (returns the existing transaction). */
+  deployProxy(owner: Address): Promise<DeploySafeResult>;
+  /** Owners, threshold and nonce of a deployed Safe; null when not deployed. */
+  getSafe(safe: Address): Promise<SafeState | null>;
+  execSafeTransaction(options: {
+    safe: Address;
+    transaction: SafeTransactionData;
+    signatures: Hash;
+  }): Promise<SubmittedTx>;
+
+  balanceOf(wallet: Address): Promise<bigint>;
+  /** Faucet: creates `amount` base-token units in `to`. */
+  mint(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
+  transfer(from: Address, to: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
+  /** Moves a matched stake from a wallet into escrow. */
+  escrow(from: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
+  /** Pays out (or refunds) from escrow to a wallet. */
+  release(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
+}
+
+/** Fault injection, for tests and the operator's `/admin/faults`. Only the embedded chain has it. */
+export interface ChainFaults {
+  /** The next proxy deployment's transaction lands with status `failed`. */
+  failNextDeployment(): Promise<void>;
+}
+
+export function supportsFaults(chain: Chain): chain is Chain & ChainFaults {
+  return typeof (chain as Partial<ChainFaults>).failNextDeployment === 'function';
+}

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { supportsFaults } from './chain.js';
+import { MemoryChainStore } from './chain-store.js';
+import type { ChainReceipt } from './chain-types.js';
+import { EmbeddedChain } from './embedded-chain.js';
+import { A, B, BASE_TOKEN, C, createTestChain, ESCROW, SAFE_A } from './test-support.js';
+import { canonicalJson, keccakHex } from './tx-codec.js';
+
+describe('embedded chain: blocks and transactions', () => {
+  it('mines submitted transactions in a later block, with keccak content hashes and receipts', async () => {
+    const { chain, timer } = createTestChain(new MemoryChainStore());
+    const seen: ChainReceipt[] = [];
+    chain.onReceipt((r) => seen.push(r));
+    expect(await chain.blockNumber()).toBe(0);
+    const { txHash } = await chain.mint(A, 5_000_000n, 'faucet');
+    expect(txHash).toBe(
+      keccakHex(
+        canonicalJson({ chainId: 4162, seq: 0, kind: 'mint', to: A, amount: 5_000_000n, memo: 'faucet' }),
+      ),
+    );
+    expect(await chain.getReceipt(txHash)).toBeNull();
+    expect(await chain.balanceOf(A)).toBe(0n);
+    const waiting = chain.waitForReceipt(txHash);
+    timer.tick();
+    const receipt = await waiting;
+    expect(receipt).toMatchObject({
+      transactionHash: txHash,
+      blockNumber: 1,
+      status: 'success',
+      error: null,
+    });
+    expect(seen).toEqual([receipt]);
+    expect(await chain.getReceipt(txHash)).toEqual(receipt);
+    expect(await chain.balanceOf(A)).toBe(5_000_000n);
+    const block = await chain.getBlock(1);
+    expect(block?.transactions).toEqual([txHash]);
+    expect(block?.parentHash).toBe(`0x${'0'.repeat(64)}`);
+    // No pending transactions: no empty blocks.
+    timer.tick(3);
+    expect(await chain.blockNumber()).toBe(1);
+    // Two identical mints get different hashes (sequence number).
+    const t1 = await chain.mint(A, 1n);
+    const t2 = await chain.mint(A, 1n);
+    expect(t1.txHash).not.toBe(t2.txHash);
+    timer.tick();
+    const b2 = await chain.getBlock(2);
+    expect(b2?.parentHash).toBe(block?.hash);
+    expect(b2?.transactions).toEqual([t1.txHash, t2.txHash]);
+  });
+
+  it('a stopped chain mines nothing until started again', async () => {
+    const { chain, timer } = createTestChain(new MemoryChainStore());
+    await chain.stop();
+    const { txHash } = await chain.mint(B, 10n);
+    timer.tick();
+    expect(await chain.getReceipt(txHash)).toBeNull();
+    chain.start();
+    timer.tick();
+    expect((await chain.getReceipt(txHash))?.status).toBe('success');
+  });
+
+  it('rejects bad amounts and addresses at submission', async () => {
+    const { chain } = createTestChain(new MemoryChainStore());
+    await expect(chain.mint(A, 0n)).rejects.toMatchObject({ code: 'INVALID_AMOUNT' });
+    await expect(chain.mint(A, -5n)).rejects.toMatchObject({ code: 'INVALID_AMOUNT' });
+    await expect(chain.mint('0x1234' as `0x${string}`, 5n)).rejects.toMatchObject({
+      code: 'INVALID_ADDRESS',
+    });
+  });
+
+  it('waitForReceipt times out', async () => {
+    const { chain } = createTestChain(new MemoryChainStore());
+    const { txHash } = await chain.mint(A, 1n);
+    await expect(chain.waitForReceipt(txHash, { timeoutMs: 10 })).rejects.toThrow(/no receipt/);
+  });
+
+  it('runs on a real interval timer too', async () => {
+    const chain = new EmbeddedChain({
+      chainId: 79479957,
+      store: new MemoryChainStore(),
+      baseToken: BASE_TOKEN,
+      escrowAddress: ESCROW,
+      blockTimeMs: 20,
+    });
+    chain.start();
+    const { txHash } = await chain.mint(C, 7n);
+    const receipt = await chain.waitForReceipt(txHash, { timeoutMs: 2000 });
+    expect(receipt.status).toBe('success');
+    await chain.stop();
+  });
+});
+
+describe('embedded chain: balances and escrow', () => {
+  it('escrow and release conserve the supply; failures change nothing', async () => {
+    const { chain, timer } = createTestChain(new MemoryChainStore());
+    const wa = chain.proxyAddressFor(A);
+    const wb = chain.proxyAddressFor(B);
+    await chain.mint(wa, 100_000_000n);
+    await chain.mint(wb, 50_000_000n);
+    timer.tick();
+    expect(chain.totalSupply()).toBe(150_000_000n);
+
+    // A match: both stakes go to escrow in one block.
+    const e1 = await chain.escrow(wa, 30_000_000n, 'trade-1');
+    const e2 = await chain.escrow(wb, 10_000_000n, 'trade-1');
+    timer.tick();
+    expect((await chain.getReceipt(e1.txHash))?.tx).toMatchObject({ kind: 'escrow', memo: 'trade-1' });
+    expect((await chain.getReceipt(e2.txHash))?.status).toBe('success');
+    expect(await chain.balanceOf(wa)).toBe(70_000_000n);
+    expect(await chain.balanceOf(wb)).toBe(40_000_000n);
+    expect(await chain.balanceOf(ESCROW)).toBe(40_000_000n);
+    expect(chain.totalSupply()).toBe(150_000_000n);
+
+    // Overdraw fails and changes nothing, in the same block as a good transfer.
+    const bad = await chain.escrow(wb, 40_000_001n);
+    const badRelease = await chain.release(wa, 40_000_001n);
+    const ok = await chain.transfer(wa, wb, 1n);
+    timer.tick();
+    expect(await chain.getReceipt(bad.txHash)).toMatchObject({
+      status: 'failed',
+      error: 'INSUFFICIENT_BALANCE',
+    });
+    expect(await chain.getReceipt(badRelease.txHash)).toMatchObject({
+      status: 'failed',
+      error: 'INSUFFICIENT_ESCROW',
+    });
+    expect((await chain.getReceipt(ok.txHash))?.status).toBe('success');
+    expect(await chain.balanceOf(ESCROW)).toBe(40_000_000n);
+
+    // Settlement: the winner takes the pot.
+    await chain.release(wb, 40_000_000n, 'trade-1');
+    timer.tick();
+    expect(await chain.balanceOf(ESCROW)).toBe(0n);
+    expect(await chain.balanceOf(wa)).toBe(69_999_999n);
+    expect(await chain.balanceOf(wb)).toBe(80_000_001n);
+    expect(chain.totalSupply()).toBe(150_000_000n);
+  });
+});
+
+describe('embedded chain: proxy deployment', () => {
+  it('the proxy address is the Safe CREATE2 address, known before deployment', async () => {
+    const { chain } = createTestChain(new MemoryChainStore());
+    expect(chain.proxyAddressFor(A)).toBe(SAFE_A);
+    expect(chain.proxyAddressFor(A.toLowerCase() as `0x${string}`)).toBe(SAFE_A);
+    expect(await chain.getProxy(A)).toEqual({
+      address: SAFE_A,
+      owner: A,
+      state: 'none',
+      pending: false,
+      deployed: false,
+      txHash: null,
+    });
+  });
+
+  it('deploys in a later block: none -> pending -> deployed; deploying twice is harmless', async () => {
+    const { chain, timer } = createTestChain(new MemoryChainStore());
+    const first = await chain.deployProxy(A);
+    expect(first).toMatchObject({ safe: SAFE_A, submitted: true });
+    expect(await chain.getProxy(A)).toMatchObject({
+      state: 'pending',
+      pending: true,
+      deployed: false,
+      txHash: first.txHash,
+    });
+    expect(await chain.getSafe(SAFE_A)).toBeNull();
+    // While pending, a second request returns the same transaction.
+    expect(await chain.deployProxy(A)).toEqual({ safe: SAFE_A, txHash: first.txHash, submitted: false });
+    timer.tick();
+    expect(await chain.getReceipt(first.txHash!)).toMatchObject({ status: 'success', blockNumber: 1 });
+    expect(await chain.getProxy(A)).toMatchObject({ state: 'deployed', pending: false, deployed: true });
+    expect(await chain.getSafe(SAFE_A)).toEqual({
+      address: SAFE_A,
+      owners: [A],
+      threshold: 1,
+      nonce: 0,
+      deployedBlock: 1,
+    });
+    // Deployed: nothing new is submitted.
+    expect(await chain.deployProxy(A)).toEqual({ safe: SAFE_A, txHash: first.txHash, submitted: false });
+    expect(chain.pendingTransactions()).toHaveLength(0);
+  });
+
+  it('failNextDeployment: pending -> failed (pending false, deployed false), then a retry succeeds', async () => {
+    const { chain, timer } = createTestChain(new MemoryChainStore());
+    expect(supportsFaults(chain)).toBe(true);
+    await chain.failNextDeployment();
+    const failed = await chain.deployProxy(B);
+    timer.tick();
+    expect(await chain.getReceipt(failed.txHash!)).toMatchObject({
+      status: 'failed',
+      error: 'DEPLOYMENT_FAILED',
+    });
+    const afterFailure = await chain.getProxy(B);
+    expect(afterFailure).toMatchObject({
+      state: 'failed',
+      pending: false,
+      deployed: false,
+      txHash: failed.txHash,
+    });
+    expect(await chain.getSafe(afterFailure.address)).toBeNull();
+
+    // The fault hits one deployment only.
+    const retry = await chain.deployProxy(B);
+    expect(retry.submitted).toBe(true);
+    expect(retry.txHash).not.toBe(failed.txHash);
+    expect(await chain.getProxy(B)).toMatchObject({ state: 'pending', pending: true });
+    timer.tick();
+    expect(await chain.getReceipt(retry.txHash!)).toMatchObject({ status: 'success' });
+    expect(await chain.getProxy(B)).toMatchObject({ state: 'deployed', pending: false, deployed: true });
+  });
+});

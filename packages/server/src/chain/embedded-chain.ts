@@ -1,0 +1,506 @@
+import {
+  predictSingleOwnerSafe,
+  SAFE_DEPLOYMENTS,
+  type SafeDeployment,
+  type SafeTransactionData,
+  safeDomain,
+  safeTxHash,
+} from '@oddsbook/protocol';
+import { getAddress, isAddress } from 'viem';
+import { AppError } from '../errors/app-error.js';
+import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
+import type { Chain, ChainFaults, DeploySafeResult, SubmittedTx } from './chain.js';
+import type { ChainStore, StateChanges } from './chain-store.js';
+import type {
+  Address,
+  ChainBlock,
+  ChainReceipt,
+  ChainTx,
+  ChainTxPayload,
+  Hash,
+  ProxyDeployment,
+  ProxyStatus,
+  SafeState,
+} from './chain-types.js';
+import { executeSafeTransaction } from './safe-execution.js';
+import { blockHash, transactionHash } from './tx-codec.js';
+
+export type EmbeddedChainOptions = {
+  chainId: number;
+  store: ChainStore;
+  baseToken: Address;
+  escrowAddress: Address;
+  /** Default 500. */
+  blockTimeMs?: number;
+  /** Default: a real interval timer. Tests pass a ManualBlockTimer. */
+  timer?: BlockTimer;
+  clock?: { now(): number };
+  /** Safe contracts used to derive proxy addresses; default v1.4.1 (SafeL2 singleton). */
+  safeDeployment?: SafeDeployment;
+  /** `saltNonce` of every proxy; default 0. */
+  saltNonce?: bigint;
+  maxTransactionsPerBlock?: number;
+  /** A receipt or block listener threw; default: a process warning. */
+  onListenerError?: (error: unknown) => void;
+};
+
+const ZERO_HASH: Hash = `0x${'0'.repeat(64)}`;
+const META_NEXT_SEQ = 'nextSeq';
+const META_FAIL_NEXT_DEPLOYMENT = 'fault.failNextDeployment';
+
+function address(value: string, field: string): Address {
+  if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
+    throw new AppError({ code: 'INVALID_ADDRESS', statusCode: 400, message: `${field} is not an address` });
+  }
+  return getAddress(value);
+}
+
+function positive(amount: bigint): bigint {
+  if (typeof amount !== 'bigint' || amount <= 0n) {
+    throw new AppError({
+      code: 'INVALID_AMOUNT',
+      statusCode: 400,
+      message: 'amount must be a positive bigint',
+    });
+  }
+  return amount;
+}
+
+/** Reads through to the committed state; collects a block's writes until the store has them. */
+class Overlay {
+  readonly balances = new Map<Address, bigint>();
+  readonly safes = new Map<Address, SafeState>();
+  readonly deployments = new Map<Address, ProxyDeployment>();
+
+  constructor(private readonly base: EmbeddedChain['state']) {}
+
+  balance(a: Address): bigint {
+    return this.balances.get(a) ?? this.base.balances.get(a) ?? 0n;
+  }
+
+  safe(a: Address): SafeState | undefined {
+    return this.safes.get(a) ?? this.base.safes.get(a);
+  }
+
+  move(from: Address, to: Address, amount: bigint): boolean {
+    const available = this.balance(from);
+    if (available < amount) return false;
+    this.balances.set(from, available - amount);
+    this.balances.set(to, this.balance(to) + amount);
+    return true;
+  }
+
+  changes(): StateChanges {
+    return {
+      balances: this.balances,
+      safes: [...this.safes.values()],
+      deployments: [...this.deployments.values()],
+    };
+  }
+}
+
+/**
+ * An in-process chain: blocks on a timer, keccak-hashed transactions, receipts, a 6-decimal base token,
+ * Safe proxy wallets (CREATE2 addresses, deployment as a transaction, add-owner multisig transactions
+ * checked like Safe's `execTransaction`). Every change is persisted through the ChainStore before it
+ * becomes visible, and the mempool too, so pending transactions complete after a restart.
+ */
+export class EmbeddedChain implements Chain, ChainFaults {
+  readonly chainId: number;
+  readonly baseToken: Address;
+  readonly escrowAddress: Address;
+  readonly blockTimeMs: number;
+
+  /** Committed state (what the store has). */
+  readonly state = {
+    balances: new Map<Address, bigint>(),
+    safes: new Map<Address, SafeState>(),
+    deployments: new Map<Address, ProxyDeployment>(),
+  };
+
+  private readonly store: ChainStore;
+  private readonly timer: BlockTimer;
+  private readonly clock: { now(): number };
+  private readonly deployment: SafeDeployment;
+  private readonly saltNonce: bigint;
+  private readonly maxTxPerBlock: number;
+  private readonly onListenerError: (error: unknown) => void;
+  private head: ChainBlock | null;
+  private mempool: ChainTx[];
+  private nextSeq: number;
+  private failNextDeploymentFlag: boolean;
+  private running = false;
+  private mining = false;
+  private readonly proxyCache = new Map<Address, Address>();
+  private readonly receiptListeners = new Set<(receipt: ChainReceipt) => void>();
+  private readonly blockListeners = new Set<(block: ChainBlock, receipts: readonly ChainReceipt[]) => void>();
+  private readonly waiters = new Map<Hash, Set<(receipt: ChainReceipt) => void>>();
+
+  constructor(options: EmbeddedChainOptions) {
+    this.chainId = options.chainId;
+    this.baseToken = address(options.baseToken, 'baseToken');
+    this.escrowAddress = address(options.escrowAddress, 'escrowAddress');
+    this.blockTimeMs = options.blockTimeMs ?? 500;
+    this.store = options.store;
+    this.timer = options.timer ?? intervalBlockTimer();
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.deployment = options.safeDeployment ?? SAFE_DEPLOYMENTS['v1.4.1'];
+    this.saltNonce = options.saltNonce ?? 0n;
+    this.maxTxPerBlock = options.maxTransactionsPerBlock ?? 5000;
+    this.onListenerError =
+      options.onListenerError ??
+      ((error) => process.emitWarning(`chain listener failed: ${(error as Error)?.stack ?? String(error)}`));
+
+    const snapshot = this.store.load();
+    this.head = snapshot.head;
+    this.state.balances = snapshot.balances;
+    for (const s of snapshot.safes) this.state.safes.set(s.address, s);
+    for (const d of snapshot.deployments) this.state.deployments.set(d.safe, d);
+    this.mempool = snapshot.mempool;
+    const lastSeq = this.mempool.at(-1)?.seq ?? -1;
+    this.nextSeq = Math.max(Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0), lastSeq + 1);
+    this.failNextDeploymentFlag = snapshot.meta.get(META_FAIL_NEXT_DEPLOYMENT) === '1';
+  }
+
+  // ---- lifecycle and blocks ------------------------------------------------------------------
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer.start(this.blockTimeMs, () => {
+      try {
+        this.mineBlock();
+      } catch (error) {
+        // The store refused the block: nothing changed, the transactions stay pending for the next tick.
+        this.onListenerError(error);
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.timer.stop();
+  }
+
+  /**
+   * Mines one block with the pending transactions (none: no block; empty blocks are not produced).
+   * The timer calls it; tests and tools may call it directly.
+   */
+  mineBlock(): ChainBlock | null {
+    if (this.mining || this.mempool.length === 0) return null;
+    this.mining = true;
+    try {
+      const txs = this.mempool.slice(0, this.maxTxPerBlock);
+      const number = (this.head?.number ?? 0) + 1;
+      const header = {
+        number,
+        parentHash: this.head?.hash ?? ZERO_HASH,
+        timestamp: Math.max(this.clock.now(), this.head?.timestamp ?? 0),
+        transactions: txs.map((t) => t.hash),
+      };
+      const block: ChainBlock = { ...header, hash: blockHash(header, this.chainId) };
+      const overlay = new Overlay(this.state);
+      const receipts = txs.map((tx, index): ChainReceipt => {
+        const error = this.apply(tx, overlay, number);
+        return {
+          transactionHash: tx.hash,
+          blockNumber: number,
+          blockHash: block.hash,
+          transactionIndex: index,
+          status: error === null ? 'success' : 'failed',
+          error,
+          tx,
+        };
+      });
+      this.store.appendBlock(block, receipts, overlay.changes());
+      for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
+      for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
+      for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
+      this.mempool = this.mempool.slice(txs.length);
+      this.head = block;
+      this.emit(block, receipts);
+      return block;
+    } finally {
+      this.mining = false;
+    }
+  }
+
+  /** Transactions submitted and not yet mined, oldest first. */
+  pendingTransactions(): readonly ChainTx[] {
+    return this.mempool;
+  }
+
+  async blockNumber(): Promise<number> {
+    return this.head?.number ?? 0;
+  }
+
+  async getBlock(number: number): Promise<ChainBlock | null> {
+    return this.store.getBlock(number);
+  }
+
+  async getTransaction(hash: Hash): Promise<ChainTx | null> {
+    return this.store.getTransaction(hash);
+  }
+
+  async getReceipt(hash: Hash): Promise<ChainReceipt | null> {
+    return this.store.getReceipt(hash);
+  }
+
+  waitForReceipt(hash: Hash, options: { timeoutMs?: number } = {}): Promise<ChainReceipt> {
+    const done = this.store.getReceipt(hash);
+    if (done) return Promise.resolve(done);
+    return new Promise((resolve, reject) => {
+      const set = this.waiters.get(hash) ?? new Set<(receipt: ChainReceipt) => void>();
+      this.waiters.set(hash, set);
+      let timeout: NodeJS.Timeout | undefined;
+      const waiter = (receipt: ChainReceipt) => {
+        if (timeout) clearTimeout(timeout);
+        resolve(receipt);
+      };
+      set.add(waiter);
+      if (options.timeoutMs !== undefined) {
+        timeout = setTimeout(() => {
+          set.delete(waiter);
+          if (set.size === 0) this.waiters.delete(hash);
+          reject(new Error(`no receipt for ${hash} within ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
+      }
+    });
+  }
+
+  onReceipt(listener: (receipt: ChainReceipt) => void): () => void {
+    this.receiptListeners.add(listener);
+    return () => this.receiptListeners.delete(listener);
+  }
+
+  onBlock(listener: (block: ChainBlock, receipts: readonly ChainReceipt[]) => void): () => void {
+    this.blockListeners.add(listener);
+    return () => this.blockListeners.delete(listener);
+  }
+
+  // ---- proxy wallets ---------------------------------------------------------------------------
+
+  proxyAddressFor(owner: Address): Address {
+    const eoa = address(owner, 'owner');
+    let safe = this.proxyCache.get(eoa);
+    if (!safe) {
+      safe = predictSingleOwnerSafe({ owner: eoa, saltNonce: this.saltNonce, deployment: this.deployment });
+      this.proxyCache.set(eoa, safe);
+    }
+    return safe;
+  }
+
+  async getProxy(owner: Address): Promise<ProxyStatus> {
+    const eoa = address(owner, 'owner');
+    const safe = this.proxyAddressFor(eoa);
+    const d = this.state.deployments.get(safe);
+    const state = d?.state ?? 'none';
+    return {
+      address: safe,
+      owner: eoa,
+      state,
+      pending: state === 'pending',
+      deployed: state === 'deployed',
+      txHash: d?.txHash ?? null,
+    };
+  }
+
+  async deployProxy(owner: Address): Promise<DeploySafeResult> {
+    const eoa = address(owner, 'owner');
+    const safe = this.proxyAddressFor(eoa);
+    const existing = this.state.deployments.get(safe);
+    if (existing && existing.state !== 'failed') return { safe, txHash: existing.txHash, submitted: false };
+    const injectedFailure = this.failNextDeploymentFlag;
+    const payload: ChainTxPayload = {
+      kind: 'deploySafe',
+      safe,
+      owner: eoa,
+      saltNonce: this.saltNonce,
+      injectedFailure,
+    };
+    const tx = this.submit(payload, (hash) => ({
+      deployments: [{ safe, owner: eoa, saltNonce: this.saltNonce, state: 'pending', txHash: hash }],
+      meta: injectedFailure ? new Map([[META_FAIL_NEXT_DEPLOYMENT, '0']]) : undefined,
+    }));
+    this.failNextDeploymentFlag = false;
+    this.state.deployments.set(safe, {
+      safe,
+      owner: eoa,
+      saltNonce: this.saltNonce,
+      state: 'pending',
+      txHash: tx.hash,
+    });
+    return { safe, txHash: tx.hash, submitted: true };
+  }
+
+  async failNextDeployment(): Promise<void> {
+    this.store.putMeta(new Map([[META_FAIL_NEXT_DEPLOYMENT, '1']]));
+    this.failNextDeploymentFlag = true;
+  }
+
+  async getSafe(safe: Address): Promise<SafeState | null> {
+    const s = this.state.safes.get(address(safe, 'safe'));
+    return s ? structuredClone(s) : null;
+  }
+
+  async execSafeTransaction(options: {
+    safe: Address;
+    transaction: SafeTransactionData;
+    signatures: Hash;
+  }): Promise<SubmittedTx> {
+    const safe = address(options.safe, 'safe');
+    const nonce = options.transaction.nonce;
+    const hash = safeTxHash(safeDomain(this.chainId, safe), options.transaction);
+    const tx = this.submit({
+      kind: 'execSafeTx',
+      safe,
+      safeTxHash: hash,
+      transaction: { ...options.transaction, nonce },
+      signatures: options.signatures,
+    });
+    return { txHash: tx.hash };
+  }
+
+  // ---- base token ------------------------------------------------------------------------------
+
+  async balanceOf(wallet: Address): Promise<bigint> {
+    return this.state.balances.get(address(wallet, 'wallet')) ?? 0n;
+  }
+
+  /** Sum of every balance, escrow included: equals everything ever minted. */
+  totalSupply(): bigint {
+    let sum = 0n;
+    for (const v of this.state.balances.values()) sum += v;
+    return sum;
+  }
+
+  async mint(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
+    const tx = this.submit({
+      kind: 'mint',
+      to: address(to, 'to'),
+      amount: positive(amount),
+      memo: memo ?? null,
+    });
+    return { txHash: tx.hash };
+  }
+
+  async transfer(from: Address, to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
+    const tx = this.submit({
+      kind: 'transfer',
+      from: address(from, 'from'),
+      to: address(to, 'to'),
+      amount: positive(amount),
+      memo: memo ?? null,
+    });
+    return { txHash: tx.hash };
+  }
+
+  async escrow(from: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
+    const tx = this.submit({
+      kind: 'escrow',
+      from: address(from, 'from'),
+      amount: positive(amount),
+      memo: memo ?? null,
+    });
+    return { txHash: tx.hash };
+  }
+
+  async release(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
+    const tx = this.submit({
+      kind: 'release',
+      to: address(to, 'to'),
+      amount: positive(amount),
+      memo: memo ?? null,
+    });
+    return { txHash: tx.hash };
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** Persists the transaction (and its side effects) into the mempool, then makes it visible. */
+  private submit(payload: ChainTxPayload, sideEffects?: (hash: Hash) => StateChanges): ChainTx {
+    const seq = this.nextSeq;
+    const hash = transactionHash(this.chainId, seq, payload);
+    const tx: ChainTx = { ...payload, hash, seq, submittedAt: this.clock.now() };
+    const changes = sideEffects?.(hash) ?? {};
+    const meta = new Map(changes.meta ?? []);
+    meta.set(META_NEXT_SEQ, String(seq + 1));
+    this.store.addPending(tx, { ...changes, meta });
+    this.nextSeq = seq + 1;
+    this.mempool.push(tx);
+    return tx;
+  }
+
+  /** Applies one transaction to the block's overlay; returns null on success or the failure reason. */
+  private apply(tx: ChainTx, o: Overlay, blockNumber: number): string | null {
+    switch (tx.kind) {
+      case 'mint':
+        o.balances.set(tx.to, o.balance(tx.to) + tx.amount);
+        return null;
+      case 'transfer':
+        return o.move(tx.from, tx.to, tx.amount) ? null : 'INSUFFICIENT_BALANCE';
+      case 'escrow':
+        return o.move(tx.from, this.escrowAddress, tx.amount) ? null : 'INSUFFICIENT_BALANCE';
+      case 'release':
+        return o.move(this.escrowAddress, tx.to, tx.amount) ? null : 'INSUFFICIENT_ESCROW';
+      case 'deploySafe': {
+        if (o.safe(tx.safe)) return 'ALREADY_DEPLOYED';
+        const record: ProxyDeployment = {
+          safe: tx.safe,
+          owner: tx.owner,
+          saltNonce: tx.saltNonce,
+          state: tx.injectedFailure ? 'failed' : 'deployed',
+          txHash: tx.hash,
+        };
+        o.deployments.set(tx.safe, record);
+        if (tx.injectedFailure) return 'DEPLOYMENT_FAILED';
+        o.safes.set(tx.safe, {
+          address: tx.safe,
+          owners: [tx.owner],
+          threshold: 1,
+          nonce: 0,
+          deployedBlock: blockNumber,
+        });
+        return null;
+      }
+      case 'execSafeTx': {
+        const safe = o.safe(tx.safe);
+        if (!safe) return 'SAFE_NOT_DEPLOYED';
+        if (tx.transaction.nonce !== safe.nonce) return 'GS026';
+        const result = executeSafeTransaction({
+          chainId: this.chainId,
+          safe,
+          transaction: tx.transaction,
+          signatures: tx.signatures,
+        });
+        if (!result.ok) return result.error;
+        o.safes.set(tx.safe, result.safe);
+        return null;
+      }
+    }
+  }
+
+  private emit(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
+    for (const receipt of receipts) {
+      const waiting = this.waiters.get(receipt.transactionHash);
+      if (waiting) {
+        this.waiters.delete(receipt.transactionHash);
+        for (const w of waiting) w(receipt);
+      }
+      for (const listener of this.receiptListeners) {
+        try {
+          listener(receipt);
+        } catch (error) {
+          this.onListenerError(error);
+        }
+      }
+    }
+    for (const listener of this.blockListeners) {
+      try {
+        listener(block, receipts);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+}

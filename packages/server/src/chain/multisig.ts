@@ -1,0 +1,333 @@
+import {
+  addOwnerSafeTransaction,
+  normalizeSafeEip712Signature,
+  packSafeSignatures,
+  parseAddSignerTransaction,
+  type SafeTransactionData,
+  SENTINEL_OWNER,
+  safeDomain,
+  safeTxHash,
+  safeTxTypedData,
+  ZERO_ADDRESS,
+} from '@oddsbook/protocol';
+import { getAddress, isAddress } from 'viem';
+import { AppError } from '../errors/app-error.js';
+import { recoverSigner } from '../signing/recover-signer.js';
+import type { Chain } from './chain.js';
+import type { Address, ChainReceipt, Hash, SafeState } from './chain-types.js';
+import type { MultisigRecord, MultisigStore } from './multisig-store.js';
+
+/**
+ * Error codes of the add-signer flow and the HTTP status each maps to.
+ *
+ * | code | status | when |
+ * |---|---|---|
+ * | INVALID_REQUEST | 400 | an address, hash, threshold or the transaction data is malformed |
+ * | SAFE_NOT_DEPLOYED | 409 | the Safe (proxy wallet) is not deployed yet |
+ * | INVALID_NEW_SIGNER | 400 | new signer is the zero address, the sentinel 0x…01, or the Safe itself |
+ * | SIGNER_ALREADY_OWNER | 400 | new signer is already an owner |
+ * | INVALID_THRESHOLD | 400 | threshold outside 1..owners+1 |
+ * | NONCE_IN_FLIGHT | 409 | a transaction at the Safe's current nonce is already submitted and has not landed |
+ * | NOT_ADD_SIGNER | 400 | the signed transaction is not `addOwnerWithThreshold` from the Safe to itself with zero value, CALL and zero gas fields |
+ * | SAFE_TX_HASH_MISMATCH | 400 | `safeTransactionData` does not hash to `safeTxHash` for this Safe and chain |
+ * | SAFE_TX_NOT_FOUND | 400 | no prepare produced this `safeTxHash` |
+ * | SAFE_TX_REPLACED | 409 | a later prepare at the same nonce replaced it, or another transaction used the nonce |
+ * | SAFE_TX_FAILED | 409 | it landed and reverted (e.g. GS013); the nonce is unused, prepare again |
+ * | SAFE_TX_ALREADY_EXECUTED | 409 | it already executed and this owner had not confirmed it |
+ * | INVALID_SIGNATURE | 400 | not a 65-byte signature with v in {0,1,27,28}, or nothing recovers |
+ * | MALLEABLE_SIGNATURE | 400 | s > n/2 |
+ * | SIGNER_MISMATCH | 400 | the signature recovers to someone other than `signerAddress` |
+ * | SIGNER_NOT_OWNER | 403 | the signature recovers to an address that is not a current owner |
+ *
+ * Checking that `signerAddress` is the authenticated account (400) and that the Safe belongs to the
+ * caller's account (403) is the HTTP layer's job: it knows the account, this module does not.
+ */
+export const MULTISIG_ERRORS = {
+  INVALID_REQUEST: 400,
+  SAFE_NOT_DEPLOYED: 409,
+  INVALID_NEW_SIGNER: 400,
+  SIGNER_ALREADY_OWNER: 400,
+  INVALID_THRESHOLD: 400,
+  NONCE_IN_FLIGHT: 409,
+  NOT_ADD_SIGNER: 400,
+  SAFE_TX_HASH_MISMATCH: 400,
+  SAFE_TX_NOT_FOUND: 400,
+  SAFE_TX_REPLACED: 409,
+  SAFE_TX_FAILED: 409,
+  SAFE_TX_ALREADY_EXECUTED: 409,
+  INVALID_SIGNATURE: 400,
+  MALLEABLE_SIGNATURE: 400,
+  SIGNER_MISMATCH: 400,
+  SIGNER_NOT_OWNER: 403,
+} as const;
+
+export type MultisigErrorCode = keyof typeof MULTISIG_ERRORS;
+
+export class MultisigError extends AppError {
+  override name = 'MultisigError';
+  declare readonly code: MultisigErrorCode;
+
+  constructor(code: MultisigErrorCode, message?: string) {
+    super({ code, statusCode: MULTISIG_ERRORS[code], message: message ?? code });
+  }
+}
+
+/** The spec's SafeTxProgress. */
+export type SafeTxProgress = {
+  safeTxHash: Hash;
+  confirmedBy: Address[];
+  signedCount: number;
+  requiredThreshold: number;
+  isReadyToExecute: boolean;
+  isExecuted: boolean;
+  executionTxHash: Hash | null;
+};
+
+export type PreparedSafeTx = {
+  safeTxHash: Hash;
+  safeTransactionData: SafeTransactionData;
+  typedData: ReturnType<typeof safeTxTypedData>;
+};
+
+export type PrepareInput = { safeAddress: string; newSignerAddress: string; threshold?: number };
+
+export type ConfirmInput = {
+  safeAddress: string;
+  safeTxHash: string;
+  safeTransactionData: SafeTransactionData;
+  signature: string;
+  /** When given, the signature must recover to it. */
+  signerAddress?: string;
+};
+
+function parseAddress(value: unknown, field: string): Address {
+  if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
+    throw new MultisigError('INVALID_REQUEST', `${field} is not an address`);
+  }
+  return getAddress(value);
+}
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Add-signer bookkeeping: prepare a Safe transaction, collect owner confirmations, submit it to the
+ * chain at threshold and follow it until it lands. State lives in a MultisigStore so it survives
+ * restarts; call `start()` once (before the chain starts producing blocks, ideally) to follow receipts
+ * and to finish what a restart interrupted.
+ */
+export class MultisigCoordinator {
+  private readonly chain: Chain;
+  private readonly store: MultisigStore;
+  private readonly clock: { now(): number };
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(options: { chain: Chain; store: MultisigStore; clock?: { now(): number } }) {
+    this.chain = options.chain;
+    this.store = options.store;
+    this.clock = options.clock ?? { now: () => Date.now() };
+  }
+
+  async start(): Promise<void> {
+    if (!this.unsubscribe) this.unsubscribe = this.chain.onReceipt((r) => this.onReceipt(r));
+    for (const record of this.store.listOpen()) {
+      if (record.status === 'submitted') await this.reconcile(record);
+      else await this.maybeSubmit(record);
+    }
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  async prepare(input: PrepareInput): Promise<PreparedSafeTx> {
+    const safeAddress = parseAddress(input.safeAddress, 'safeAddress');
+    const newSigner = parseAddress(input.newSignerAddress, 'newSignerAddress');
+    const safe = await this.chain.getSafe(safeAddress);
+    if (!safe) throw new MultisigError('SAFE_NOT_DEPLOYED', 'the proxy wallet is not deployed yet');
+    if (
+      sameAddress(newSigner, ZERO_ADDRESS) ||
+      sameAddress(newSigner, SENTINEL_OWNER) ||
+      newSigner === safe.address
+    ) {
+      throw new MultisigError('INVALID_NEW_SIGNER');
+    }
+    if (safe.owners.includes(newSigner)) throw new MultisigError('SIGNER_ALREADY_OWNER');
+    const threshold = input.threshold ?? safe.threshold;
+    if (!Number.isSafeInteger(threshold) || threshold < 1 || threshold > safe.owners.length + 1) {
+      throw new MultisigError(
+        'INVALID_THRESHOLD',
+        `threshold must be between 1 and ${safe.owners.length + 1}`,
+      );
+    }
+    for (const open of this.store.listOpen(safe.address)) {
+      if (open.status === 'submitted') await this.reconcile(open);
+      const current = this.store.get(open.safeTxHash)!;
+      if (current.status === 'submitted' && current.nonce === safe.nonce) {
+        throw new MultisigError(
+          'NONCE_IN_FLIGHT',
+          'a transaction at this nonce is already on its way to a block',
+        );
+      }
+    }
+    const transaction = addOwnerSafeTransaction({
+      safe: safe.address,
+      newOwner: newSigner,
+      threshold,
+      nonce: safe.nonce,
+    });
+    const domain = safeDomain(this.chain.chainId, safe.address);
+    const hash = safeTxHash(domain, transaction);
+    const existing = this.store.get(hash);
+    const now = this.clock.now();
+    if (existing?.status !== 'pending') {
+      // New, or the same transaction prepared again after being replaced or reverting: its
+      // confirmations are signatures of the same hash, so they still count.
+      this.store.putReplacingAtNonce({
+        safeTxHash: hash,
+        safe: safe.address,
+        nonce: safe.nonce,
+        requiredThreshold: safe.threshold,
+        transaction,
+        status: 'pending',
+        submissionTxHash: null,
+        executionTxHash: null,
+        failure: null,
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      });
+    } else {
+      this.store.putReplacingAtNonce({ ...existing, updatedAt: now });
+    }
+    return {
+      safeTxHash: hash,
+      safeTransactionData: transaction,
+      typedData: safeTxTypedData(domain, transaction),
+    };
+  }
+
+  /**
+   * Records one owner's signature. Idempotent: the same owner confirming again (same or another valid
+   * signature) changes nothing and returns the current progress, so it doubles as a status read.
+   */
+  async confirm(input: ConfirmInput): Promise<SafeTxProgress> {
+    const safeAddress = parseAddress(input.safeAddress, 'safeAddress');
+    if (typeof input.safeTxHash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(input.safeTxHash)) {
+      throw new MultisigError('INVALID_REQUEST', 'safeTxHash is not a 32-byte hex string');
+    }
+    const claimed = input.safeTxHash.toLowerCase() as Hash;
+    const data = input.safeTransactionData;
+    if (data === null || typeof data !== 'object') {
+      throw new MultisigError('INVALID_REQUEST', 'safeTransactionData is missing');
+    }
+    if (!parseAddSignerTransaction(safeAddress, data)) throw new MultisigError('NOT_ADD_SIGNER');
+    let hash: Hash;
+    try {
+      hash = safeTxHash(safeDomain(this.chain.chainId, safeAddress), data);
+    } catch {
+      throw new MultisigError('INVALID_REQUEST', 'safeTransactionData cannot be encoded');
+    }
+    if (hash !== claimed) throw new MultisigError('SAFE_TX_HASH_MISMATCH');
+
+    let record = this.store.get(hash);
+    if (!record) throw new MultisigError('SAFE_TX_NOT_FOUND', 'no prepare produced this safeTxHash');
+    record = await this.reconcile(record);
+
+    const signature = normalizeSafeEip712Signature(input.signature as Hash);
+    if (!signature) throw new MultisigError('INVALID_SIGNATURE');
+    const recovered = recoverSigner(Buffer.from(hash.slice(2), 'hex'), signature);
+    if (!recovered.ok) throw new MultisigError(recovered.code);
+    const signer = recovered.signer;
+    if (
+      input.signerAddress !== undefined &&
+      !sameAddress(parseAddress(input.signerAddress, 'signerAddress'), signer)
+    ) {
+      throw new MultisigError('SIGNER_MISMATCH', 'the signature was not made by signerAddress');
+    }
+    const confirmations = this.store.confirmations(hash);
+    if (confirmations.some((c) => c.owner === signer)) return this.progressOf(record);
+
+    if (record.status === 'executed') throw new MultisigError('SAFE_TX_ALREADY_EXECUTED');
+    if (record.status === 'replaced') throw new MultisigError('SAFE_TX_REPLACED');
+    if (record.status === 'failed') throw new MultisigError('SAFE_TX_FAILED', `reverted: ${record.failure}`);
+    const safe = await this.chain.getSafe(record.safe);
+    if (!safe) throw new MultisigError('SAFE_NOT_DEPLOYED');
+    if (safe.nonce !== record.nonce) {
+      this.store.update(hash, { status: 'replaced', updatedAt: this.clock.now() });
+      throw new MultisigError('SAFE_TX_REPLACED', 'another transaction used this nonce');
+    }
+    if (!safe.owners.includes(signer)) throw new MultisigError('SIGNER_NOT_OWNER');
+
+    this.store.addConfirmation({ safeTxHash: hash, owner: signer, signature, createdAt: this.clock.now() });
+    record = await this.maybeSubmit(record, safe);
+    return this.progressOf(record);
+  }
+
+  async progress(safeTxHash: Hash): Promise<SafeTxProgress | null> {
+    const record = this.store.get(safeTxHash.toLowerCase() as Hash);
+    return record ? this.progressOf(await this.reconcile(record)) : null;
+  }
+
+  /** Submits the Safe transaction once enough current owners have confirmed. */
+  private async maybeSubmit(record: MultisigRecord, known?: SafeState): Promise<MultisigRecord> {
+    if (record.status !== 'pending') return record;
+    const safe = known ?? (await this.chain.getSafe(record.safe));
+    if (!safe || safe.nonce !== record.nonce) return record;
+    const owners = new Set(safe.owners);
+    const valid = this.store.confirmations(record.safeTxHash).filter((c) => owners.has(c.owner));
+    if (valid.length < safe.threshold) return record;
+    const { txHash } = await this.chain.execSafeTransaction({
+      safe: record.safe,
+      transaction: record.transaction,
+      signatures: packSafeSignatures(valid),
+    });
+    const patch = { status: 'submitted' as const, submissionTxHash: txHash, updatedAt: this.clock.now() };
+    this.store.update(record.safeTxHash, patch);
+    return { ...record, ...patch };
+  }
+
+  /** Catches up with a submitted transaction's receipt (it may have landed while nobody listened). */
+  private async reconcile(record: MultisigRecord): Promise<MultisigRecord> {
+    if (record.status !== 'submitted' || !record.submissionTxHash) return record;
+    const receipt = await this.chain.getReceipt(record.submissionTxHash);
+    if (receipt) this.onReceipt(receipt);
+    return this.store.get(record.safeTxHash) ?? record;
+  }
+
+  private onReceipt(receipt: ChainReceipt): void {
+    const tx = receipt.tx;
+    if (tx.kind !== 'execSafeTx') return;
+    const record = this.store.get(tx.safeTxHash.toLowerCase() as Hash);
+    if (!record || record.status === 'executed') return;
+    const now = this.clock.now();
+    if (receipt.status === 'success') {
+      this.store.update(record.safeTxHash, {
+        status: 'executed',
+        executionTxHash: receipt.transactionHash,
+        failure: null,
+        updatedAt: now,
+      });
+      for (const other of this.store.listOpen(record.safe)) {
+        if (other.nonce === record.nonce && other.safeTxHash !== record.safeTxHash) {
+          this.store.update(other.safeTxHash, { status: 'replaced', updatedAt: now });
+        }
+      }
+    } else if (record.submissionTxHash === receipt.transactionHash) {
+      this.store.update(record.safeTxHash, { status: 'failed', failure: receipt.error, updatedAt: now });
+    }
+  }
+
+  private progressOf(record: MultisigRecord): SafeTxProgress {
+    const confirmedBy = this.store.confirmations(record.safeTxHash).map((c) => c.owner);
+    const isExecuted = record.status === 'executed';
+    return {
+      safeTxHash: record.safeTxHash,
+      confirmedBy,
+      signedCount: confirmedBy.length,
+      requiredThreshold: record.requiredThreshold,
+      isReadyToExecute: isExecuted || confirmedBy.length >= record.requiredThreshold,
+      isExecuted,
+      executionTxHash: isExecuted ? record.executionTxHash : null,
+    };
+  }
+}

@@ -1,0 +1,253 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Hash } from './chain-types.js';
+import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';
+import { CHAIN_SCHEMA_VERSION, migrateChainSchema, SqliteChainStore } from './sqlite-chain-store.js';
+import { SqliteMultisigStore } from './sqlite-multisig-store.js';
+import { A, B, C, createTestChain, ESCROW, KEYS, SAFE_A, tempSqlite } from './test-support.js';
+
+const sign = (key: Hash, prepared: PreparedSafeTx) =>
+  privateKeyToAccount(key).signTypedData(
+    prepared.typedData as unknown as Parameters<ReturnType<typeof privateKeyToAccount>['signTypedData']>[0],
+  );
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function files() {
+  const f = tempSqlite();
+  cleanups.push(f.cleanup);
+  return f;
+}
+
+/** One "process": a database connection, a chain and a multisig coordinator on it. */
+async function boot(f: ReturnType<typeof files>) {
+  const db = f.open();
+  const { chain, timer } = createTestChain(new SqliteChainStore(db));
+  const multisig = new MultisigCoordinator({ chain, store: new SqliteMultisigStore(db) });
+  await multisig.start();
+  return {
+    db,
+    chain,
+    timer,
+    multisig,
+    async close() {
+      multisig.stop();
+      await chain.stop();
+      db.close();
+    },
+  };
+}
+
+describe('migrateChainSchema', () => {
+  it('is idempotent and records its version', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrateChainSchema(db);
+    migrateChainSchema(db);
+    const tables = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'chain_%' ORDER BY name")
+        .all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
+    expect(tables).toEqual([
+      'chain_balances',
+      'chain_blocks',
+      'chain_deployments',
+      'chain_meta',
+      'chain_multisig_confirmations',
+      'chain_multisig_txs',
+      'chain_receipts',
+      'chain_safes',
+      'chain_schema_version',
+      'chain_transactions',
+    ]);
+    expect(db.prepare('SELECT version FROM chain_schema_version').all()).toEqual([
+      { version: CHAIN_SCHEMA_VERSION },
+    ]);
+    db.close();
+  });
+});
+
+describe('SQLite persistence across restarts', () => {
+  it('restores blocks, receipts, balances, safes and deployments', async () => {
+    const f = files();
+    const first = await boot(f);
+    const wa = first.chain.proxyAddressFor(A);
+    await first.chain.deployProxy(A);
+    const mint = await first.chain.mint(wa, 1_000_000n);
+    first.timer.tick();
+    await first.chain.escrow(wa, 400_000n, 'trade-9');
+    first.timer.tick();
+    const receipt = await first.chain.getReceipt(mint.txHash);
+    const block2 = await first.chain.getBlock(2);
+    await first.close();
+
+    const second = await boot(f);
+    expect(await second.chain.blockNumber()).toBe(2);
+    expect(await second.chain.getBlock(2)).toEqual(block2);
+    expect(await second.chain.getReceipt(mint.txHash)).toEqual(receipt);
+    expect(await second.chain.balanceOf(wa)).toBe(600_000n);
+    expect(await second.chain.balanceOf(ESCROW)).toBe(400_000n);
+    expect(await second.chain.getProxy(A)).toMatchObject({ state: 'deployed', deployed: true });
+    expect(await second.chain.getSafe(SAFE_A)).toEqual({
+      address: SAFE_A,
+      owners: [A],
+      threshold: 1,
+      nonce: 0,
+      deployedBlock: 1,
+    });
+    // The sequence continues: a new, identical transaction gets a new hash; blocks chain on.
+    const again = await second.chain.mint(wa, 1_000_000n);
+    expect(again.txHash).not.toBe(mint.txHash);
+    second.timer.tick();
+    expect((await second.chain.getBlock(3))?.parentHash).toBe(block2?.hash);
+    await second.close();
+  });
+
+  it('a pending deployment completes after a restart', async () => {
+    const f = files();
+    const first = await boot(f);
+    const { txHash } = await first.chain.deployProxy(B);
+    expect(await first.chain.getProxy(B)).toMatchObject({ state: 'pending', pending: true });
+    await first.close();
+
+    const second = await boot(f);
+    expect(second.chain.pendingTransactions().map((t) => t.hash)).toEqual([txHash]);
+    expect(await second.chain.getProxy(B)).toMatchObject({ state: 'pending', pending: true, txHash });
+    // Deploying again while pending submits nothing new.
+    expect(await second.chain.deployProxy(B)).toMatchObject({ txHash, submitted: false });
+    second.timer.tick();
+    expect(await second.chain.getReceipt(txHash!)).toMatchObject({ status: 'success', blockNumber: 1 });
+    expect(await second.chain.getProxy(B)).toMatchObject({
+      state: 'deployed',
+      pending: false,
+      deployed: true,
+    });
+    await second.close();
+  });
+
+  it('the fault switch survives a restart and a failed deployment can be retried', async () => {
+    const f = files();
+    const first = await boot(f);
+    await first.chain.failNextDeployment();
+    await first.close();
+
+    const second = await boot(f);
+    const failed = await second.chain.deployProxy(C);
+    second.timer.tick();
+    expect(await second.chain.getReceipt(failed.txHash!)).toMatchObject({
+      status: 'failed',
+      error: 'DEPLOYMENT_FAILED',
+    });
+    await second.close();
+
+    const third = await boot(f);
+    expect(await third.chain.getProxy(C)).toMatchObject({ state: 'failed', pending: false, deployed: false });
+    const retry = await third.chain.deployProxy(C);
+    third.timer.tick();
+    expect(await third.chain.getReceipt(retry.txHash!)).toMatchObject({ status: 'success' });
+    expect(await third.chain.getProxy(C)).toMatchObject({ state: 'deployed' });
+    await third.close();
+  });
+
+  it('a pending multisig transaction completes after a restart (submitted, not yet mined)', async () => {
+    const f = files();
+    const first = await boot(f);
+    await first.chain.deployProxy(A);
+    first.timer.tick();
+    const p = await first.multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: B });
+    const progress = await first.multisig.confirm({
+      safeAddress: SAFE_A,
+      safeTxHash: p.safeTxHash,
+      safeTransactionData: p.safeTransactionData,
+      signature: await sign(KEYS.A, p),
+      signerAddress: A,
+    });
+    expect(progress).toMatchObject({ isReadyToExecute: true, isExecuted: false });
+    expect(first.chain.pendingTransactions()).toHaveLength(1);
+    await first.close();
+
+    const second = await boot(f);
+    expect(await second.multisig.progress(p.safeTxHash)).toMatchObject({ signedCount: 1, isExecuted: false });
+    second.timer.tick();
+    const done = await second.multisig.progress(p.safeTxHash);
+    expect(done).toMatchObject({ confirmedBy: [A], isExecuted: true });
+    expect(done?.executionTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await second.chain.getSafe(SAFE_A)).toMatchObject({ owners: [B, A], threshold: 1, nonce: 1 });
+    await second.close();
+  });
+
+  it('a half-confirmed multisig transaction keeps its confirmations across a restart (threshold 2)', async () => {
+    const f = files();
+    const first = await boot(f);
+    await first.chain.deployProxy(A);
+    first.timer.tick();
+    const p0 = await first.multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: B, threshold: 2 });
+    await first.multisig.confirm({
+      safeAddress: SAFE_A,
+      safeTxHash: p0.safeTxHash,
+      safeTransactionData: p0.safeTransactionData,
+      signature: await sign(KEYS.A, p0),
+    });
+    first.timer.tick();
+    const p1 = await first.multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: C });
+    await first.multisig.confirm({
+      safeAddress: SAFE_A,
+      safeTxHash: p1.safeTxHash,
+      safeTransactionData: p1.safeTransactionData,
+      signature: await sign(KEYS.B, p1),
+    });
+    await first.close();
+
+    const second = await boot(f);
+    expect(await second.multisig.progress(p1.safeTxHash)).toMatchObject({
+      confirmedBy: [B],
+      signedCount: 1,
+      requiredThreshold: 2,
+      isReadyToExecute: false,
+    });
+    const ready = await second.multisig.confirm({
+      safeAddress: SAFE_A,
+      safeTxHash: p1.safeTxHash,
+      safeTransactionData: p1.safeTransactionData,
+      signature: await sign(KEYS.A, p1),
+      signerAddress: A,
+    });
+    expect(ready).toMatchObject({
+      confirmedBy: [B, A],
+      signedCount: 2,
+      isReadyToExecute: true,
+      isExecuted: false,
+    });
+    second.timer.tick();
+    expect(await second.multisig.progress(p1.safeTxHash)).toMatchObject({ isExecuted: true });
+    expect(await second.chain.getSafe(SAFE_A)).toMatchObject({ owners: [C, B, A], threshold: 2, nonce: 2 });
+    await second.close();
+  });
+
+  it('a multisig transaction that was mined while the coordinator was away is reconciled at start', async () => {
+    const f = files();
+    const first = await boot(f);
+    await first.chain.deployProxy(A);
+    first.timer.tick();
+    const p = await first.multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: B });
+    await first.multisig.confirm({
+      safeAddress: SAFE_A,
+      safeTxHash: p.safeTxHash,
+      safeTransactionData: p.safeTransactionData,
+      signature: await sign(KEYS.A, p),
+    });
+    first.multisig.stop();
+    first.timer.tick(); // lands while nobody listens
+    await first.close();
+
+    const second = await boot(f);
+    expect(await second.multisig.progress(p.safeTxHash)).toMatchObject({ isExecuted: true });
+    await second.close();
+  });
+});

@@ -1,0 +1,302 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
+import type {
+  Address,
+  ChainBlock,
+  ChainReceipt,
+  ChainTx,
+  Hash,
+  ProxyDeployment,
+  ReceiptStatus,
+  SafeState,
+} from './chain-types.js';
+import { decodePayload, encodePayload, toChainTx } from './tx-codec.js';
+
+export const CHAIN_SCHEMA_VERSION = 1;
+
+/**
+ * Creates the embedded chain's tables (prefix `chain_`, multisig bookkeeping included). Idempotent:
+ * safe to call at every start, from the server's migration runner or on its own.
+ */
+export function migrateChainSchema(db: Database): void {
+  db.transaction(() => {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS chain_schema_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_blocks (
+        number INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        parent_hash TEXT NOT NULL,
+        timestamp INTEGER NOT NULL,
+        tx_hashes TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_transactions (
+        hash TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        submitted_at INTEGER NOT NULL,
+        block_number INTEGER
+      );
+      CREATE INDEX IF NOT EXISTS chain_transactions_mempool ON chain_transactions (seq) WHERE block_number IS NULL;
+      CREATE TABLE IF NOT EXISTS chain_receipts (
+        tx_hash TEXT PRIMARY KEY REFERENCES chain_transactions (hash),
+        block_number INTEGER NOT NULL REFERENCES chain_blocks (number),
+        block_hash TEXT NOT NULL,
+        tx_index INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('success', 'failed')),
+        error TEXT
+      );
+      CREATE TABLE IF NOT EXISTS chain_balances (
+        address TEXT PRIMARY KEY,
+        amount TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_safes (
+        address TEXT PRIMARY KEY,
+        owners TEXT NOT NULL,
+        threshold INTEGER NOT NULL,
+        nonce INTEGER NOT NULL,
+        deployed_block INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_deployments (
+        safe TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        salt_nonce TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'deployed', 'failed')),
+        tx_hash TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS chain_multisig_txs (
+        safe_tx_hash TEXT PRIMARY KEY,
+        safe TEXT NOT NULL,
+        nonce INTEGER NOT NULL,
+        threshold INTEGER NOT NULL,
+        tx TEXT NOT NULL,
+        status TEXT NOT NULL,
+        submission_tx_hash TEXT,
+        execution_tx_hash TEXT,
+        failure TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS chain_multisig_txs_safe_nonce ON chain_multisig_txs (safe, nonce);
+      CREATE INDEX IF NOT EXISTS chain_multisig_txs_status ON chain_multisig_txs (status);
+      CREATE TABLE IF NOT EXISTS chain_multisig_confirmations (
+        safe_tx_hash TEXT NOT NULL REFERENCES chain_multisig_txs (safe_tx_hash),
+        owner TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (safe_tx_hash, owner)
+      );
+    `);
+    db.prepare('INSERT OR IGNORE INTO chain_schema_version (id, version) VALUES (1, ?)').run(
+      CHAIN_SCHEMA_VERSION,
+    );
+  })();
+}
+
+type BlockRow = { number: number; hash: string; parent_hash: string; timestamp: number; tx_hashes: string };
+type TxRow = { hash: string; seq: number; payload: string; submitted_at: number };
+type ReceiptRow = TxRow & {
+  block_number: number;
+  block_hash: string;
+  tx_index: number;
+  status: ReceiptStatus;
+  error: string | null;
+};
+type SafeRow = { address: string; owners: string; threshold: number; nonce: number; deployed_block: number };
+type DeploymentRow = {
+  safe: string;
+  owner: string;
+  salt_nonce: string;
+  state: ProxyDeployment['state'];
+  tx_hash: string;
+};
+
+const blockFromRow = (r: BlockRow): ChainBlock => ({
+  number: r.number,
+  hash: r.hash as Hash,
+  parentHash: r.parent_hash as Hash,
+  timestamp: r.timestamp,
+  transactions: JSON.parse(r.tx_hashes) as Hash[],
+});
+
+const txFromRow = (r: TxRow): ChainTx =>
+  toChainTx(decodePayload(r.payload), { hash: r.hash as Hash, seq: r.seq, submittedAt: r.submitted_at });
+
+/** ChainStore on better-sqlite3. The database is owned by the caller; `migrateChainSchema` must have run. */
+export class SqliteChainStore implements ChainStore {
+  private readonly s: Record<string, Statement>;
+  private readonly applyChanges: (changes: StateChanges) => void;
+  private readonly addPendingTx: (tx: ChainTx, changes: StateChanges) => void;
+  private readonly appendBlockTx: (
+    block: ChainBlock,
+    receipts: readonly ChainReceipt[],
+    changes: StateChanges,
+  ) => void;
+
+  constructor(private readonly db: Database) {
+    migrateChainSchema(db);
+    this.s = {
+      head: db.prepare('SELECT * FROM chain_blocks ORDER BY number DESC LIMIT 1'),
+      block: db.prepare('SELECT * FROM chain_blocks WHERE number = ?'),
+      balances: db.prepare('SELECT address, amount FROM chain_balances'),
+      safes: db.prepare('SELECT * FROM chain_safes'),
+      deployments: db.prepare('SELECT * FROM chain_deployments'),
+      mempool: db.prepare(
+        'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq',
+      ),
+      meta: db.prepare('SELECT key, value FROM chain_meta'),
+      tx: db.prepare('SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE hash = ?'),
+      receipt: db.prepare(
+        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
+         FROM chain_receipts r JOIN chain_transactions t ON t.hash = r.tx_hash WHERE r.tx_hash = ?`,
+      ),
+      insertTx: db.prepare(
+        'INSERT INTO chain_transactions (hash, seq, kind, payload, submitted_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      insertBlock: db.prepare(
+        'INSERT INTO chain_blocks (number, hash, parent_hash, timestamp, tx_hashes) VALUES (?, ?, ?, ?, ?)',
+      ),
+      insertReceipt: db.prepare(
+        'INSERT INTO chain_receipts (tx_hash, block_number, block_hash, tx_index, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      markMined: db.prepare('UPDATE chain_transactions SET block_number = ? WHERE hash = ?'),
+      putBalance: db.prepare(
+        'INSERT INTO chain_balances (address, amount) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET amount = excluded.amount',
+      ),
+      putSafe: db.prepare(
+        `INSERT INTO chain_safes (address, owners, threshold, nonce, deployed_block) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (address) DO UPDATE SET owners = excluded.owners, threshold = excluded.threshold,
+           nonce = excluded.nonce, deployed_block = excluded.deployed_block`,
+      ),
+      putDeployment: db.prepare(
+        `INSERT INTO chain_deployments (safe, owner, salt_nonce, state, tx_hash) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (safe) DO UPDATE SET owner = excluded.owner, salt_nonce = excluded.salt_nonce,
+           state = excluded.state, tx_hash = excluded.tx_hash`,
+      ),
+      putMeta: db.prepare(
+        'INSERT INTO chain_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
+    };
+    this.applyChanges = (changes) => {
+      for (const [address, amount] of changes.balances ?? [])
+        this.s.putBalance!.run(address, amount.toString());
+      for (const safe of changes.safes ?? []) {
+        this.s.putSafe!.run(
+          safe.address,
+          JSON.stringify(safe.owners),
+          safe.threshold,
+          safe.nonce,
+          safe.deployedBlock,
+        );
+      }
+      for (const d of changes.deployments ?? []) {
+        this.s.putDeployment!.run(d.safe, d.owner, d.saltNonce.toString(), d.state, d.txHash);
+      }
+      for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
+    };
+    this.addPendingTx = db.transaction((tx: ChainTx, changes: StateChanges) => {
+      const { hash, seq, submittedAt, ...payload } = tx;
+      this.s.insertTx!.run(hash, seq, tx.kind, encodePayload(payload), submittedAt);
+      this.applyChanges(changes);
+    });
+    this.appendBlockTx = db.transaction(
+      (block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges) => {
+        this.s.insertBlock!.run(
+          block.number,
+          block.hash,
+          block.parentHash,
+          block.timestamp,
+          JSON.stringify(block.transactions),
+        );
+        for (const r of receipts) {
+          this.s.markMined!.run(block.number, r.transactionHash);
+          this.s.insertReceipt!.run(
+            r.transactionHash,
+            r.blockNumber,
+            r.blockHash,
+            r.transactionIndex,
+            r.status,
+            r.error,
+          );
+        }
+        this.applyChanges(changes);
+      },
+    );
+  }
+
+  load(): ChainSnapshot {
+    const head = this.s.head!.get() as BlockRow | undefined;
+    return {
+      head: head ? blockFromRow(head) : null,
+      balances: new Map(
+        (this.s.balances!.all() as { address: Address; amount: string }[]).map((r) => [
+          r.address,
+          BigInt(r.amount),
+        ]),
+      ),
+      safes: (this.s.safes!.all() as SafeRow[]).map(
+        (r): SafeState => ({
+          address: r.address as Address,
+          owners: JSON.parse(r.owners) as Address[],
+          threshold: r.threshold,
+          nonce: r.nonce,
+          deployedBlock: r.deployed_block,
+        }),
+      ),
+      deployments: (this.s.deployments!.all() as DeploymentRow[]).map(
+        (r): ProxyDeployment => ({
+          safe: r.safe as Address,
+          owner: r.owner as Address,
+          saltNonce: BigInt(r.salt_nonce),
+          state: r.state,
+          txHash: r.tx_hash as Hash,
+        }),
+      ),
+      mempool: (this.s.mempool!.all() as TxRow[]).map(txFromRow),
+      meta: new Map((this.s.meta!.all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
+    };
+  }
+
+  addPending(tx: ChainTx, changes: StateChanges): void {
+    this.addPendingTx(tx, changes);
+  }
+
+  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void {
+    this.appendBlockTx(block, receipts, changes);
+  }
+
+  putMeta(changes: ReadonlyMap<string, string>): void {
+    this.db.transaction(() => this.applyChanges({ meta: changes }))();
+  }
+
+  getBlock(number: number): ChainBlock | null {
+    const row = this.s.block!.get(number) as BlockRow | undefined;
+    return row ? blockFromRow(row) : null;
+  }
+
+  getTransaction(hash: Hash): ChainTx | null {
+    const row = this.s.tx!.get(hash) as TxRow | undefined;
+    return row ? txFromRow(row) : null;
+  }
+
+  getReceipt(hash: Hash): ChainReceipt | null {
+    const row = this.s.receipt!.get(hash) as ReceiptRow | undefined;
+    if (!row) return null;
+    return {
+      transactionHash: row.hash as Hash,
+      blockNumber: row.block_number,
+      blockHash: row.block_hash as Hash,
+      transactionIndex: row.tx_index,
+      status: row.status,
+      error: row.error,
+      tx: txFromRow(row),
+    };
+  }
+}

@@ -1,0 +1,53 @@
+import { keccak256Buffer } from '../signing/native-crypto.js';
+import type { ChainBlock, ChainTx, ChainTxPayload, Hash } from './chain-types.js';
+
+/** JSON with sorted keys and bigints as decimal strings: one byte string per content, so one hash. */
+export function canonicalJson(value: unknown): string {
+  if (typeof value === 'bigint') return JSON.stringify(value.toString());
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function keccakHex(text: string): Hash {
+  return `0x${keccak256Buffer(Buffer.from(text, 'utf8')).toString('hex')}`;
+}
+
+/** keccak256 of the transaction's content: chain id, sequence number (so equal payloads differ) and payload. */
+export function transactionHash(chainId: number, seq: number, payload: ChainTxPayload): Hash {
+  return keccakHex(canonicalJson({ chainId, seq, ...payload }));
+}
+
+export function blockHash(block: Omit<ChainBlock, 'hash'>, chainId: number): Hash {
+  return keccakHex(canonicalJson({ chainId, ...block }));
+}
+
+/** Payload for storage: JSON with bigints as strings. */
+export function encodePayload(tx: ChainTxPayload): string {
+  return JSON.stringify(tx, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+export function decodePayload(json: string): ChainTxPayload {
+  const raw = JSON.parse(json) as Record<string, unknown> & { kind: ChainTxPayload['kind'] };
+  switch (raw.kind) {
+    case 'mint':
+    case 'transfer':
+    case 'escrow':
+    case 'release':
+      return { ...raw, amount: BigInt(raw.amount as string) } as ChainTxPayload;
+    case 'deploySafe':
+      return { ...raw, saltNonce: BigInt(raw.saltNonce as string) } as ChainTxPayload;
+    default:
+      return raw as ChainTxPayload;
+  }
+}
+
+export function toChainTx(
+  payload: ChainTxPayload,
+  meta: { hash: Hash; seq: number; submittedAt: number },
+): ChainTx {
+  return { ...payload, ...meta };
+}
