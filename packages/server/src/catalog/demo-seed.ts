@@ -187,8 +187,7 @@ export async function seedDemoCatalog(
 ): Promise<DemoSeedSummary> {
   const nextHour = Math.ceil(options.now / 1000 / HOUR) * HOUR;
   const summary: DemoSeedSummary = { leagues: 0, fixtures: 0, markets: 0, liveFixtures: 0 };
-  let upcoming = 0;
-  for (const demo of DEMO_LEAGUES) {
+  for (const [leagueIndex, demo] of DEMO_LEAGUES.entries()) {
     const league = await catalog.createLeague({
       sportId: demo.sportId,
       label: demo.label,
@@ -197,7 +196,8 @@ export async function seedDemoCatalog(
     summary.leagues += 1;
     for (const [index, [teamOneName, teamTwoName]] of demo.fixtures.entries()) {
       const live = index === 0 ? demo.live : undefined;
-      const gameTime = live ? nextHour - 2 * HOUR : nextHour + (2 + 5 * upcoming++) * HOUR;
+      // One upcoming fixture per league and day, leagues staggered by three hours: about five days.
+      const gameTime = live ? nextHour - 2 * HOUR : nextHour + (2 + 22 * index + 3 * leagueIndex) * HOUR;
       const fixture = await catalog.createFixture({
         leagueId: league.leagueId,
         teamOneName,

@@ -64,6 +64,13 @@ describe('catalog: demo seed', () => {
     expect(quarter[0]!.line).toBe(-0.75);
   });
 
+  it('finds seeded fixtures ignoring case and accents', async () => {
+    const hits = (await t.app.inject({ method: 'GET', url: '/search?query=ATLETICO' })).json().data;
+    expect(hits).toEqual([
+      expect.objectContaining({ teamOneName: 'Atlético Madrid', marketTypes: [1, 2, 3] }),
+    ]);
+  });
+
   it('publishes the seeded leagues live delays in the metadata', async () => {
     const metadata = (await t.app.inject({ method: 'GET', url: '/metadata/obv3' })).json().data;
     const leagues = (await t.app.inject({ method: 'GET', url: '/leagues' })).json().data as {

@@ -64,8 +64,12 @@ type LiveScoreRow = {
   updated_at: number;
 };
 
-/** Case folding for search, done in JS so that non-ASCII names fold too (SQLite's lower() is ASCII only). */
-export const foldForSearch = (text: string): string => text.normalize('NFKC').toLowerCase();
+/**
+ * Folding for search, done in JS so that non-ASCII names fold too (SQLite's lower() is ASCII only):
+ * case and accents are ignored, so "atletico" finds "Atlético Madrid".
+ */
+export const foldForSearch = (text: string): string =>
+  text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 
 const FIXTURE_COLUMNS = `
   f.event_id, f.league_id, f.team_one_id, f.team_two_id, f.game_time, f.status, f.created_at, f.updated_at,
