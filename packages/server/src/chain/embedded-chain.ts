@@ -349,13 +349,24 @@ export class EmbeddedChain implements Chain, ChainFaults {
     signatures: Hash;
   }): Promise<SubmittedTx> {
     const safe = address(options.safe, 'safe');
-    const nonce = options.transaction.nonce;
-    const hash = safeTxHash(safeDomain(this.chainId, safe), options.transaction);
+    let hash: Hash;
+    try {
+      hash = safeTxHash(safeDomain(this.chainId, safe), options.transaction);
+    } catch (cause) {
+      throw new AppError({ code: 'INVALID_SAFE_TRANSACTION', statusCode: 400, cause });
+    }
+    if (typeof options.signatures !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(options.signatures)) {
+      throw new AppError({
+        code: 'INVALID_SIGNATURE',
+        statusCode: 400,
+        message: 'signatures must be hex bytes',
+      });
+    }
     const tx = this.submit({
       kind: 'execSafeTx',
       safe,
       safeTxHash: hash,
-      transaction: { ...options.transaction, nonce },
+      transaction: { ...options.transaction },
       signatures: options.signatures,
     });
     return { txHash: tx.hash };

@@ -3,9 +3,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Hash } from './chain-types.js';
 import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';
+import { openEmbeddedChain } from './open-embedded-chain.js';
 import { CHAIN_SCHEMA_VERSION, migrateChainSchema, SqliteChainStore } from './sqlite-chain-store.js';
 import { SqliteMultisigStore } from './sqlite-multisig-store.js';
-import { A, B, C, createTestChain, ESCROW, KEYS, SAFE_A, tempSqlite } from './test-support.js';
+import { A, B, BASE_TOKEN, C, createTestChain, ESCROW, KEYS, SAFE_A, tempSqlite } from './test-support.js';
 
 const sign = (key: Hash, prepared: PreparedSafeTx) =>
   privateKeyToAccount(key).signTypedData(
@@ -249,5 +250,39 @@ describe('SQLite persistence across restarts', () => {
     const second = await boot(f);
     expect(await second.multisig.progress(p.safeTxHash)).toMatchObject({ isExecuted: true });
     await second.close();
+  });
+});
+
+describe('openEmbeddedChain', () => {
+  it('wires chain and multisig on one database with real block timing, and resumes after reopening', async () => {
+    const f = files();
+    const options = { chainId: 79479957, baseToken: BASE_TOKEN, escrowAddress: ESCROW, blockTimeMs: 20 };
+    const db = f.open();
+    const first = await openEmbeddedChain({ ...options, db });
+    const { txHash } = await first.chain.deployProxy(A);
+    await first.stop();
+    db.close();
+
+    const db2 = f.open();
+    const second = await openEmbeddedChain({ ...options, db: db2 });
+    const receipt = await second.chain.waitForReceipt(txHash!, { timeoutMs: 2000 });
+    expect(receipt.status).toBe('success');
+    const safe = second.chain.proxyAddressFor(A);
+    const p = await second.multisig.prepare({ safeAddress: safe, newSignerAddress: B });
+    // Chain 79479957 domain: a different hash from the mainnet vector.
+    expect(p.typedData.domain).toEqual({ chainId: 79479957, verifyingContract: safe });
+    const progress = await second.multisig.confirm({
+      safeAddress: safe,
+      safeTxHash: p.safeTxHash,
+      safeTransactionData: p.safeTransactionData,
+      signature: await sign(KEYS.A, p),
+    });
+    expect(progress.isReadyToExecute).toBe(true);
+    for (let i = 0; i < 100 && !(await second.multisig.progress(p.safeTxHash))?.isExecuted; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await second.multisig.progress(p.safeTxHash)).toMatchObject({ isExecuted: true });
+    await second.stop();
+    db2.close();
   });
 });
