@@ -31,7 +31,12 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
   const store = createSqliteStore(db);
   const apiKeys = await ApiKeys.load(store);
   const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
-  const catalog = new CatalogService({ repository: store.catalog, clock });
+  const catalog = new CatalogService({
+    repository: store.catalog,
+    clock,
+    // A listener's failure never fails the catalog write that triggered it; it is reported here.
+    onListenerError: (error) => console.error('catalog change listener failed', error),
+  });
   if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
   let closed = false;
   return {
