@@ -19,6 +19,8 @@ export type MarketTradingState = {
   live: boolean;
   /** The delay a taker order waits before matching, for the current phase. */
   bettingDelayMs: number;
+  /** The delay that applies once the fixture is in play (equal to `bettingDelayMs` when live). */
+  liveDelayMs: number;
   minBetSize: bigint;
 };
 
@@ -31,7 +33,10 @@ export const isMarketActive = (market: MarketView): boolean =>
  * market's own delay, then its league's, then its sport's, then the live default.
  */
 export function effectiveBettingDelayMs(market: MarketView): number {
-  if (!isLiveFixtureStatus(market.fixture.status)) return PREGAME_DELAY_MS_DEFAULT;
+  return isLiveFixtureStatus(market.fixture.status) ? marketLiveDelayMs(market) : PREGAME_DELAY_MS_DEFAULT;
+}
+
+export function marketLiveDelayMs(market: MarketView): number {
   return liveDelayMs({
     marketDelayMs: market.bettingDelayMs,
     leagueDelayMs: market.fixture.leagueLiveDelayMs,
@@ -52,6 +57,7 @@ export function marketTradingState(market: MarketView): MarketTradingState {
     closedReason,
     live,
     bettingDelayMs: effectiveBettingDelayMs(market),
+    liveDelayMs: marketLiveDelayMs(market),
     minBetSize: market.minBetSize,
   };
 }

@@ -388,7 +388,13 @@ describe('catalog: operator API', () => {
       const { catalog } = t.exchange;
       expect(await catalog.tradingState(`0x${'00'.repeat(32)}`)).toBeNull();
       const pregame = (await catalog.tradingState(own))!;
-      expect(pregame).toMatchObject({ open: true, live: false, bettingDelayMs: 0, minBetSize: 5_000_000n });
+      expect(pregame).toMatchObject({
+        open: true,
+        live: false,
+        bettingDelayMs: 0,
+        liveDelayMs: 2500,
+        minBetSize: 5_000_000n,
+      });
       expect(pregame.market.fixture.eventId).toBe(fixture);
 
       await b.status(fixture, 2);
