@@ -120,7 +120,7 @@ export const MIGRATIONS: readonly Migration[] = [
         'Rugby League',
       ];
       const insert = db.prepare('INSERT INTO sports (sport_id, label) VALUES (?, ?)');
-      sports.forEach((label, index) => insert.run(index + 1, label));
+      for (const [index, label] of sports.entries()) insert.run(index + 1, label);
     },
   },
   {
