@@ -160,6 +160,14 @@ describe('SafeTx tx0 (add B, threshold 1, nonce 0)', () => {
     expect(parseAddSignerTransaction(SAFE, { ...tx0, value: '1' })).toBeNull();
     expect(parseAddSignerTransaction(SAFE, { ...tx0, gasPrice: '1' })).toBeNull();
     expect(parseAddSignerTransaction(SAFE, { ...tx0, refundReceiver: A })).toBeNull();
+    expect(parseAddSignerTransaction(SAFE, { ...tx0, nonce: -1 })).toBeNull();
+    expect(parseAddSignerTransaction(SAFE, { ...tx0, nonce: '0' as unknown as number })).toEqual({
+      owner: B,
+      threshold: 1n,
+    });
+    expect(safeTxHash(safeDomain(CHAIN_ID, SAFE), { ...tx0, nonce: '0' as unknown as number })).toBe(
+      V['tx0 safeTxHash'],
+    );
   });
 
   it('domain separator, struct hash, preimage, safeTxHash', () => {

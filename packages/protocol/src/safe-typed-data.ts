@@ -282,7 +282,8 @@ export function parseAddSignerTransaction(
     if (parseUint256(tx.gasPrice) !== 0n) return null;
     if (!isAddressEqual(tx.gasToken, ZERO_ADDRESS) || !isAddressEqual(tx.refundReceiver, ZERO_ADDRESS))
       return null;
-    if (!Number.isSafeInteger(tx.nonce) || tx.nonce < 0) return null;
+    // The nonce is an integer on our wire; the Safe Transaction Service sends it as a decimal string.
+    if (parseUint256(tx.nonce as number | string) > BigInt(Number.MAX_SAFE_INTEGER)) return null;
   } catch {
     return null;
   }

@@ -477,7 +477,7 @@ export class EmbeddedChain implements Chain, ChainFaults {
       case 'execSafeTx': {
         const safe = o.safe(tx.safe);
         if (!safe) return 'SAFE_NOT_DEPLOYED';
-        if (tx.transaction.nonce !== safe.nonce) return 'GS026';
+        if (Number(tx.transaction.nonce) !== safe.nonce) return 'GS026';
         const result = executeSafeTransaction({
           chainId: this.chainId,
           safe,
