@@ -66,13 +66,19 @@ function positive(amount: bigint): bigint {
   return amount;
 }
 
+type CommittedState = {
+  balances: Map<Address, bigint>;
+  safes: Map<Address, SafeState>;
+  deployments: Map<Address, ProxyDeployment>;
+};
+
 /** Reads through to the committed state; collects a block's writes until the store has them. */
 class Overlay {
   readonly balances = new Map<Address, bigint>();
   readonly safes = new Map<Address, SafeState>();
   readonly deployments = new Map<Address, ProxyDeployment>();
 
-  constructor(private readonly base: EmbeddedChain['state']) {}
+  constructor(private readonly base: CommittedState) {}
 
   balance(a: Address): bigint {
     return this.balances.get(a) ?? this.base.balances.get(a) ?? 0n;
@@ -112,11 +118,7 @@ export class EmbeddedChain implements Chain, ChainFaults {
   readonly blockTimeMs: number;
 
   /** Committed state (what the store has). */
-  readonly state = {
-    balances: new Map<Address, bigint>(),
-    safes: new Map<Address, SafeState>(),
-    deployments: new Map<Address, ProxyDeployment>(),
-  };
+  private readonly state: CommittedState = { balances: new Map(), safes: new Map(), deployments: new Map() };
 
   private readonly store: ChainStore;
   private readonly timer: BlockTimer;
