@@ -278,6 +278,40 @@ describe('multisig add-signer', () => {
   });
 });
 
+describe('multisig add-signer: recovery', () => {
+  it('a submission that could not be made is retried when an owner posts again', async () => {
+    const { chain, timer, store } = await setup();
+    let failOnce = true;
+    const flaky = new Proxy(chain, {
+      get(target, prop, receiver) {
+        if (prop === 'execSafeTransaction' && failOnce) {
+          return async () => {
+            failOnce = false;
+            throw new Error('disk full');
+          };
+        }
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const multisig = new MultisigCoordinator({ chain: flaky, store });
+    await multisig.start();
+    const p = await multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: B });
+    const body = confirmBody(p, await sign(signerA, p), A);
+    await expect(multisig.confirm(body)).rejects.toThrow('disk full');
+    expect(await multisig.progress(p.safeTxHash)).toMatchObject({
+      signedCount: 1,
+      isReadyToExecute: true,
+      isExecuted: false,
+    });
+    expect(chain.pendingTransactions()).toHaveLength(0);
+    await multisig.confirm(body);
+    expect(chain.pendingTransactions()).toHaveLength(1);
+    timer.tick();
+    expect(await multisig.progress(p.safeTxHash)).toMatchObject({ isExecuted: true });
+  });
+});
+
 describe('Safe execution on the embedded chain', () => {
   it('checks signatures like checkNSignatures: ascending owners, threshold count', async () => {
     const { chain, timer, multisig } = await setup();

@@ -245,7 +245,10 @@ export class MultisigCoordinator {
       throw new MultisigError('SIGNER_MISMATCH', 'the signature was not made by signerAddress');
     }
     const confirmations = this.store.confirmations(hash);
-    if (confirmations.some((c) => c.owner === signer)) return this.progressOf(record);
+    if (confirmations.some((c) => c.owner === signer)) {
+      // A repeat; also the moment to retry a submission an earlier call could not make.
+      return this.progressOf(await this.maybeSubmit(record));
+    }
 
     if (record.status === 'executed') throw new MultisigError('SAFE_TX_ALREADY_EXECUTED');
     if (record.status === 'replaced') throw new MultisigError('SAFE_TX_REPLACED');
