@@ -6,5 +6,5 @@ export * from './safe-typed-data.js';
 export * from './schemas/catalog.js';
 export * from './schemas/common.js';
 export * from './schemas/metadata.js';
-export * from './units.js';
 export * from './schemas/trading.js';
+export * from './units.js';

@@ -13,7 +13,9 @@ import { catalogRoutes } from './http/routes/catalog.js';
 import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
 import { operationsRoutes } from './http/routes/operations.js';
+import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
+import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */
@@ -38,6 +40,13 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerValidation(app);
   // A JSON API: anything but application/json in a body is 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // Bodyless DELETEs often still say application/json: an empty body is no body, not malformed JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
   await app.register(swagger, {
     openapi: {
       info: {
@@ -60,6 +69,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await metadataRoutes(scope, exchange);
     await catalogRoutes(scope, exchange);
     await marketRoutes(scope, exchange);
+    await publicTradingRoutes(scope, exchange);
   });
   await app.register(async (scope) => {
     requireAdminToken(scope, exchange.config.adminToken);
@@ -69,6 +79,8 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);
     await realtimeTokenRoutes(scope, exchange);
+    await orderRoutes(scope, exchange);
+    await accountTradingRoutes(scope, exchange);
   });
   return app;
 }

@@ -1,13 +1,24 @@
+import { ladderSize } from '@oddsbook/protocol';
 import type { Database } from 'better-sqlite3';
 import { ApiKeys } from './auth/api-keys.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { seedDemoCatalog } from './catalog/demo-seed.js';
+import type { Chain } from './chain/chain.js';
+import type { MultisigCoordinator } from './chain/multisig.js';
+import { openEmbeddedChain } from './chain/open-embedded-chain.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { ChainLink } from './orders/chain-link.js';
+import { openTrading, type Trading } from './orders/trading.js';
+import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { serverSecret } from './store/sqlite/server-secrets.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { Wallets } from './wallets/wallets.js';
+
+/** The EIP-712 domain name of orders. */
+export const EIP712_DOMAIN_NAME = 'oddsbook';
 
 /** Everything the exchange runs on, opened once and shared by the HTTP app, the CLI and the tests. */
 export type Exchange = {
@@ -20,12 +31,35 @@ export type Exchange = {
   readonly catalog: CatalogService;
   /** HMAC key of realtime connection tokens, kept in the data dir. */
   readonly realtimeSecret: string;
+  /** The embedded chain: proxy wallets, base token, escrow, Safe multisig. */
+  readonly chain: Chain;
+  readonly multisig: MultisigCoordinator;
+  readonly wallets: Wallets;
+  /** Order signature checks, off the main thread. */
+  readonly verifier: VerifierPool;
+  /** Engine, sequencer, order path, heartbeats. */
+  readonly trading: Trading;
+  readonly chainLink: ChainLink;
+  /** The EIP-712 domain orders are signed for. */
+  readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
   /** Leagues whose live betting delay differs from their sport's (for `GET /metadata/obv3`). */
   leagueLiveDelays(): Promise<{ leagueId: number; delayMs: number }[]>;
   close(): Promise<void>;
 };
 
-export async function openExchange(config: Config, options: { clock?: Clock } = {}): Promise<Exchange> {
+export type OpenExchangeOptions = {
+  clock?: Clock;
+  /** Signature-check worker threads; 0 checks in-thread. */
+  verifyWorkers?: number;
+  /** Called once when a commit fails and the exchange can no longer accept commands. */
+  onFatal?: (error: unknown) => void;
+  log?: { info(o: object, msg: string): void; error(o: object, msg: string): void };
+  maxQueue?: number;
+};
+
+const silentLog = { info() {}, error() {} };
+
+export async function openExchange(config: Config, options: OpenExchangeOptions = {}): Promise<Exchange> {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const store = createSqliteStore(db);
@@ -38,6 +72,47 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
     onListenerError: (error) => console.error('catalog change listener failed', error),
   });
   if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
+
+  const {
+    chain,
+    multisig,
+    stop: stopChain,
+  } = await openEmbeddedChain({
+    db,
+    chainId: config.chainId,
+    baseToken: config.baseToken,
+    escrowAddress: config.verifyingContract,
+    blockTimeMs: config.blockTimeMs,
+    clock,
+  });
+  const wallets = new Wallets(chain);
+  const orderDomain = {
+    name: EIP712_DOMAIN_NAME,
+    version: '1' as const,
+    chainId: config.chainId,
+    verifyingContract: config.verifyingContract,
+  };
+  const verifier = createVerifierPool({ domain: orderDomain, size: options.verifyWorkers ?? 1 });
+  const log = options.log ?? silentLog;
+  const trading = openTrading({
+    db,
+    catalog,
+    catalogRepository: store.catalog,
+    wallets,
+    verifier,
+    clock,
+    baseToken: config.baseToken,
+    ladderSize: ladderSize(),
+    onFatal: (error) => {
+      log.error({ err: error }, 'a sequencer commit failed: the exchange stops taking commands');
+      options.onFatal?.(error);
+    },
+    log,
+    ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+  });
+  const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
+  trading.store.onCommitTransaction((entries) => chainLink.submitForBatch(entries));
+  const stopChainLink = chainLink.start(() => clock.now());
   let closed = false;
   return {
     config,
@@ -47,12 +122,23 @@ export async function openExchange(config: Config, options: { clock?: Clock } = 
     apiKeys,
     catalog,
     realtimeSecret,
+    chain,
+    multisig,
+    wallets,
+    verifier,
+    trading,
+    chainLink,
+    orderDomain,
     leagueLiveDelays() {
       return catalog.leagueLiveDelays();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await trading.close();
+      stopChainLink();
+      await stopChain();
+      await verifier.close();
       await store.close();
     },
   };

@@ -1,8 +1,11 @@
 import { buildApp } from './app.js';
+import { ApiKeys } from './auth/api-keys.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
+import { openDatabase } from './store/sqlite/open-database.js';
+import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 
 const USAGE = `Usage: oddsbook <command> [options]
 
@@ -55,11 +58,19 @@ function print(text: string): number {
 
 async function serve(argv: readonly string[]): Promise<undefined> {
   const config = loadConfig(argv);
-  const exchange = await openExchange(config);
-  const app = await buildApp(exchange);
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  const exchange = await openExchange(config, {
+    log: {
+      info: (o, msg) => app?.log.info(o, msg),
+      error: (o, msg) => (app ? app.log.error(o, msg) : console.error(msg, o)),
+    },
+    // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
+    onFatal: () => void stop('FATAL').finally(() => process.exit(1)),
+  });
+  app = await buildApp(exchange);
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  async function stop(signal: string): Promise<void> {
+    if (stopping || !app) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining requests');
     const force = setTimeout(() => {
@@ -70,7 +81,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     await app.close();
     await exchange.close();
     app.log.info('stopped cleanly');
-  };
+  }
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
@@ -96,11 +107,14 @@ async function keys(argv: readonly string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const exchange = await openExchange(loadConfig(flags));
+  // Only the key tables: never a second sequencer or chain on a data dir a server may be using.
+  const config = loadConfig(flags);
+  const store = createSqliteStore(openDatabase(config.dataDir));
+  const apiKeys = await ApiKeys.load(store);
   try {
     const now = Date.now();
     if (action === 'create') {
-      const issued = await exchange.apiKeys.create(parseAddress(target), {
+      const issued = await apiKeys.create(parseAddress(target), {
         now,
         ...(label ? { label } : {}),
       });
@@ -108,12 +122,12 @@ async function keys(argv: readonly string[]): Promise<number> {
         `API key for ${issued.record.address} (shown once, store it now):\n${issued.apiKey}\nkey id: ${issued.record.id}`,
       );
     } else if (action === 'list') {
-      for (const key of await exchange.store.apiKeys.listForAccount(parseAddress(target))) {
+      for (const key of await store.apiKeys.listForAccount(parseAddress(target))) {
         const state = key.revokedAt ? `revoked ${new Date(key.revokedAt).toISOString()}` : 'active';
         console.log(`${key.id}  ${new Date(key.createdAt).toISOString()}  ${state}  ${key.label ?? ''}`);
       }
     } else {
-      const record = await exchange.apiKeys.revoke(target, now);
+      const record = await apiKeys.revoke(target, now);
       if (!record) {
         console.error(`No API key with id ${target}.`);
         return 1;
@@ -122,6 +136,6 @@ async function keys(argv: readonly string[]): Promise<number> {
     }
     return 0;
   } finally {
-    await exchange.close();
+    await store.close();
   }
 }

@@ -12,6 +12,12 @@ export const UintString = Type.String({
   description: 'uint256 as a decimal string',
 });
 
+/** A string that is one of `values`; typed as their union. */
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 /** Every successful response: `{status: "success", data}`. */
 export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ status: Type.Literal('success'), data }, { additionalProperties: false });

@@ -717,6 +717,11 @@ export class Engine {
     return this.marketByHash.get(marketHash)?.best[isBettingOutcomeOne ? 0 : 1] ?? 0;
   }
 
+  /** True when some resting order's expiry (unix seconds) is at or before `nowMs`: an `expire` is due. */
+  hasDueExpiries(nowMs: number): boolean {
+    return this.expiries.nextDue((nowMs - (nowMs % 1000)) / 1000) !== -1;
+  }
+
   bookVersion(marketHash: string): number {
     return this.marketByHash.get(marketHash)?.version ?? 0;
   }

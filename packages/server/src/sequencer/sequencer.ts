@@ -72,6 +72,11 @@ export class Sequencer {
     return this.seq;
   }
 
+  /** Nothing queued and no batch between apply and commit: the engine equals the committed state. */
+  get isIdle(): boolean {
+    return !this.running && this.queue.length === 0;
+  }
+
   get queueLength(): number {
     return this.queue.length;
   }

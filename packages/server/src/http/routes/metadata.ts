@@ -8,8 +8,6 @@ import {
 import type { Exchange } from '../../exchange.js';
 import { EXCHANGE_LIMITS } from '../../limits.js';
 
-export const EIP712_DOMAIN_NAME = 'oddsbook';
-
 /** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */
 export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
   const { config } = exchange;
@@ -20,12 +18,7 @@ export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): 
       status: 'success' as const,
       data: {
         chainId: config.chainId,
-        domain: {
-          name: EIP712_DOMAIN_NAME,
-          version: '1' as const,
-          chainId: config.chainId,
-          verifyingContract: config.verifyingContract,
-        },
+        domain: exchange.orderDomain,
         activeAsset: {
           symbol: 'USDC',
           baseToken: config.baseToken,

@@ -49,6 +49,7 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export class SqliteTradingStore {
   private readonly s: Record<string, Statement>;
   private readonly commitTx: (entries: readonly AppliedEntry[], engine: Engine) => void;
+  private readonly inTransaction: ((entries: readonly AppliedEntry[]) => void)[] = [];
 
   constructor(private readonly db: Database) {
     db.function('big_add', { deterministic: true }, (a: unknown, b: unknown) =>
@@ -110,6 +111,11 @@ export class SqliteTradingStore {
     this.commitTx = db.transaction((entries: readonly AppliedEntry[], engine: Engine) =>
       this.writeBatch(entries, engine),
     );
+  }
+
+  /** Runs `write` inside every batch's transaction, after the projections: its writes commit with them. */
+  onCommitTransaction(write: (entries: readonly AppliedEntry[]) => void): void {
+    this.inTransaction.push(write);
   }
 
   async commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void> {
@@ -186,6 +192,7 @@ export class SqliteTradingStore {
       if (market) this.s.market!.run(marketHash, market.eventId, openSeq, market.status, market.version);
     }
     this.s.state!.run(entries[entries.length - 1]!.seq, engine.lastAppliedSeq);
+    for (const write of this.inTransaction) write(entries);
   }
 
   private project(

@@ -1,0 +1,197 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Address, Bytes32, StringEnum, UintString } from './common.js';
+
+export const TIME_IN_FORCE = ['GTC', 'IOC', 'FOK'] as const;
+export const CLIENT_ORDER_ID_PATTERN = '^[A-Za-z0-9_-]+$';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+const ClientOrderId = Type.String({ minLength: 1, maxLength: 64, pattern: CLIENT_ORDER_ID_PATTERN });
+
+/** One element of `orders` in `POST /orders-v3`. */
+export const OrderInput = Type.Object(
+  {
+    marketHash: Bytes32,
+    maker: Address,
+    totalBetSize: UintString,
+    percentageOdds: UintString,
+    salt: Type.String({
+      pattern: '^0x[0-9a-fA-F]{1,64}$',
+      description: 'hex uint256, usually 32 random bytes',
+    }),
+    expiry: Type.Integer({ minimum: 0, description: 'unix seconds' }),
+    baseToken: Address,
+    isMakerBettingOutcomeOne: Type.Boolean(),
+    timeInForce: StringEnum(TIME_IN_FORCE),
+    orderSignature: Type.String({
+      pattern: '^0x[0-9a-fA-F]{130}$',
+      description: '65-byte r||s||v signature',
+    }),
+    clientOrderId: Type.Optional(ClientOrderId),
+  },
+  { additionalProperties: false },
+);
+export type OrderInput = Static<typeof OrderInput>;
+
+export const CreateOrdersBody = Type.Object(
+  {
+    orders: Type.Array(OrderInput, { minItems: 1, maxItems: 10 }),
+    waitForOutcome: Type.Optional(Type.Boolean()),
+    maxWaitTime: Type.Optional(Type.Integer({ minimum: 0, description: 'ms; capped at 15000' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateOrdersBody = Static<typeof CreateOrdersBody>;
+
+export const OUTCOME_STATES = [
+  'RESTED',
+  'PARTIAL_FILL_RESTED',
+  'FULLY_FILLED',
+  'PARTIAL_FILL_DONE',
+  'CANCELLED',
+  'EXPIRED',
+  'TIMEOUT',
+] as const;
+
+export const OrderOutcome = Type.Object({
+  state: StringEnum(OUTCOME_STATES),
+  remainingAmount: UintString,
+  fillAmount: UintString,
+  blendedOdds: UintString,
+  matchIds: Type.Array(Type.String()),
+  tradeId: Nullable(Type.String()),
+  cancelReason: Type.Optional(Type.String()),
+});
+export type OrderOutcome = Static<typeof OrderOutcome>;
+
+export const CreateOrderResult = Type.Object({
+  orderId: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('SUBMITTED'), Type.Literal('FAILED')]),
+  commandId: Type.Optional(Type.String()),
+  clientOrderId: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String()),
+  outcome: Type.Optional(OrderOutcome),
+});
+export type CreateOrderResult = Static<typeof CreateOrderResult>;
+
+export const ORDER_STATUSES = ['PENDING', 'ACTIVE', 'INACTIVE'] as const;
+
+/** An order row of `GET /orders-v3`, `/orders-v3/{orderId}` and `/orders-v3/client/{clientOrderId}`. */
+export const OrderRow = Type.Object({
+  id: Bytes32,
+  clientOrderId: Nullable(Type.String()),
+  marketHash: Bytes32,
+  userAddress: Address,
+  wallet: Address,
+  isBettingOutcomeOne: Type.Boolean(),
+  percentageOdds: UintString,
+  totalBetSize: UintString,
+  remainingSize: UintString,
+  fillAmount: UintString,
+  timeInForce: Type.String(),
+  expiry: DateTime,
+  status: StringEnum(ORDER_STATUSES),
+  inactiveReason: Nullable(Type.String()),
+  eventId: Type.String(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type OrderRow = Static<typeof OrderRow>;
+
+export const CancelOrdersBody = Type.Object(
+  {
+    orders: Type.Array(
+      Type.Object({ orderId: Type.String({ maxLength: 66 }) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CancelledItem = Type.Object({ orderId: Type.String(), commandId: Type.String() });
+export const CancelOrdersResult = Type.Object({
+  cancelled: Type.Array(CancelledItem),
+  notCancelled: Type.Array(Type.Object({ orderId: Type.String(), reason: Type.String() })),
+  unconfirmed: Type.Array(Type.Object({ orderId: Type.String(), reason: Type.String() })),
+});
+export const CancelSubmittedResult = Type.Object({
+  cancelledSubmitted: Type.Array(CancelledItem),
+  hasMore: Type.Boolean(),
+});
+
+export const FILL_STATUSES = ['MATCHED', 'LOCKED', 'SETTLED', 'FAILED'] as const;
+const FillStatus = StringEnum(FILL_STATUSES);
+
+export const FillRow = Type.Object({
+  id: Type.String(),
+  matchId: Type.String(),
+  orderId: Bytes32,
+  tradeId: Type.String(),
+  marketHash: Bytes32,
+  isBettingOutcomeOne: Type.Boolean(),
+  isMaker: Type.Boolean(),
+  fillAmount: UintString,
+  fillOdds: UintString,
+  status: FillStatus,
+  createdAt: DateTime,
+});
+export type FillRow = Static<typeof FillRow>;
+
+export const TradeRow = Type.Object({
+  tradeId: Type.String(),
+  orderId: Bytes32,
+  marketHash: Bytes32,
+  eventId: Type.String(),
+  isBettingOutcomeOne: Type.Boolean(),
+  isMaker: Type.Boolean(),
+  stake: UintString,
+  odds: UintString,
+  potentialPayout: UintString,
+  status: FillStatus,
+  settlement: Nullable(Type.Object({ outcome: Type.Integer(), payout: UintString })),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+export type TradeRow = Static<typeof TradeRow>;
+
+/** A taker bet on the public tape: no identities. */
+export const PublicTradeRow = Type.Object({
+  tradeId: Type.String(),
+  marketHash: Bytes32,
+  eventId: Type.String(),
+  isBettingOutcomeOne: Type.Boolean(),
+  totalStake: UintString,
+  totalReturn: UintString,
+  weightedAverageOdds: UintString,
+  betTime: DateTime,
+});
+
+export const BookLevel = Type.Object({ percentageOdds: UintString, size: UintString });
+export const BookSnapshot = Type.Object({
+  marketHash: Bytes32,
+  eventId: Type.String(),
+  outcomeOne: Type.Array(BookLevel),
+  outcomeTwo: Type.Array(BookLevel),
+  version: Type.String({ description: 'strictly increasing, zero-padded' }),
+});
+export type BookSnapshot = Static<typeof BookSnapshot>;
+
+export const BestOdds = Type.Object({
+  marketHash: Bytes32,
+  outcomeOne: Nullable(BookLevel),
+  outcomeTwo: Nullable(BookLevel),
+});
+
+export const BalanceRow = Type.Object({
+  userAddress: Address,
+  wallet: Address,
+  tokenAddress: Address,
+  escrowAddress: Address,
+  availableAmount: UintString,
+  escrowedAmount: UintString,
+});
+
+export const HeartbeatBody = Type.Object(
+  { timeoutSeconds: Type.Integer({ minimum: 0, maximum: 3600 }) },
+  { additionalProperties: false },
+);
+export const HeartbeatResult = Type.Object({ timeoutSeconds: Type.Integer(), expiresAt: Nullable(DateTime) });

@@ -1,0 +1,26 @@
+import { badRequest } from '../errors/app-error.js';
+
+/** Opaque page keys of the trading listings: base64url of the next row offset. */
+export function encodePageKey(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+export function decodePageKey(key: string | undefined): number {
+  if (key === undefined) return 0;
+  try {
+    const value = JSON.parse(Buffer.from(key, 'base64url').toString('utf8')) as { o?: unknown };
+    if (Number.isSafeInteger(value.o) && (value.o as number) >= 0) return value.o as number;
+  } catch {
+    // fall through
+  }
+  throw badRequest('BAD_NEXT_KEY', 'nextKey is not a key this server issued');
+}
+
+/** Reads one more row than the page to know whether a next page exists. */
+export function paged<T>(rows: T[], perPage: number, offset: number): { rows: T[]; nextKey: string | null } {
+  const more = rows.length > perPage;
+  return {
+    rows: more ? rows.slice(0, perPage) : rows,
+    nextKey: more ? encodePageKey(offset + perPage) : null,
+  };
+}

@@ -1,0 +1,236 @@
+import {
+  BestOdds,
+  CancelOrdersBody,
+  CancelOrdersResult,
+  CancelSubmittedResult,
+  CLIENT_ORDER_ID_PATTERN,
+  CreateOrderResult,
+  CreateOrdersBody,
+  Envelope,
+  OrderRow,
+  StringEnum,
+} from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest, notFound } from '../../errors/app-error.js';
+import type { Exchange } from '../../exchange.js';
+import { EXCHANGE_LIMITS } from '../../limits.js';
+import { levelToWire } from '../../orders/book.js';
+import { orderToWire } from '../../orders/wire.js';
+import type { OrderSort } from '../../store/sqlite/sqlite-trading-queries.js';
+import { decodePageKey, paged } from '../page-key.js';
+
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+const security = [{ apiKey: [] }];
+const tags = ['orders'];
+const MarketHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const OrderId = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const MAX_BEST_ODDS_MARKETS = 100;
+
+/** Orders v3: create (make and take), read, cancel, best odds. */
+export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { trading } = exchange;
+  const walletOf = (account: `0x${string}`) => exchange.wallets.proxyAddress(account);
+
+  app.post(
+    '/orders-v3',
+    {
+      schema: {
+        tags,
+        security,
+        body: CreateOrdersBody,
+        response: { 200: Envelope(Type.Object({ orders: Type.Array(CreateOrderResult) })) },
+      },
+    },
+    async (request) => {
+      const orders = await trading.orders.create(request.account, request.body as CreateOrdersBody);
+      request.log.info(
+        { orders: orders.map((o) => ({ orderId: o.orderId, status: o.status, reason: o.reason })) },
+        'orders submitted',
+      );
+      return success({ orders });
+    },
+  );
+
+  app.get(
+    '/orders-v3',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object({
+          marketHash: Type.Optional(MarketHash),
+          eventId: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
+          sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
+          sortAsc: Type.Optional(Type.Boolean()),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: {
+          200: Envelope(
+            Type.Object({ orders: Type.Array(OrderRow), nextKey: Type.Union([Type.String(), Type.Null()]) }),
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        marketHash?: string;
+        eventId?: string;
+        sortBy?: OrderSort;
+        sortAsc?: boolean;
+        perPage?: number;
+        nextKey?: string;
+      };
+      const perPage = q.perPage ?? 100;
+      const offset = decodePageKey(q.nextKey);
+      const rows = trading.queries.openOrders(
+        request.account,
+        {
+          ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
+          ...(q.eventId ? { eventId: q.eventId } : {}),
+          sortBy: q.sortBy ?? 'createdAt',
+          sortAsc: q.sortAsc ?? true,
+        },
+        { limit: perPage + 1, offset },
+      );
+      const page = paged(rows, perPage, offset);
+      return success({
+        orders: page.rows.map((o) => orderToWire(o, walletOf(o.account))),
+        nextKey: page.nextKey,
+      });
+    },
+  );
+
+  app.get(
+    '/orders-v3/client/:clientOrderId',
+    {
+      schema: {
+        tags,
+        security,
+        params: Type.Object({
+          clientOrderId: Type.String({ minLength: 1, maxLength: 64, pattern: CLIENT_ORDER_ID_PATTERN }),
+        }),
+        response: { 200: Envelope(OrderRow) },
+      },
+    },
+    async (request) => {
+      const { clientOrderId } = request.params as { clientOrderId: string };
+      const order = trading.queries.getOrderByClientId(request.account, clientOrderId);
+      if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
+      return success(orderToWire(order, walletOf(order.account)));
+    },
+  );
+
+  app.get(
+    '/orders-v3/odds/best',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object({
+          marketHashes: Type.String({ minLength: 66, maxLength: 67 * MAX_BEST_ODDS_MARKETS }),
+        }),
+        response: { 200: Envelope(Type.Object({ bestOdds: Type.Array(BestOdds) })) },
+      },
+    },
+    async (request) => {
+      const hashes = [
+        ...new Set(
+          (request.query as { marketHashes: string }).marketHashes
+            .split(',')
+            .map((h) => h.trim().toLowerCase()),
+        ),
+      ];
+      if (hashes.length > MAX_BEST_ODDS_MARKETS || !hashes.every((h) => /^0x[0-9a-f]{64}$/.test(h))) {
+        throw badRequest(
+          'BAD_MARKET_HASHES',
+          `marketHashes must be 1 to ${MAX_BEST_ODDS_MARKETS} comma-separated 32-byte hashes`,
+        );
+      }
+      const bestOdds = hashes.map((marketHash) => {
+        const levels = trading.engine.levels(marketHash, 1);
+        const best = (side: readonly { percentageOdds: bigint; size: bigint }[] | undefined) =>
+          side?.[0] ? levelToWire(side[0]) : null;
+        return { marketHash, outcomeOne: best(levels?.outcomeOne), outcomeTwo: best(levels?.outcomeTwo) };
+      });
+      return success({ bestOdds });
+    },
+  );
+
+  app.get(
+    '/orders-v3/:orderId',
+    {
+      schema: {
+        tags,
+        security,
+        params: Type.Object({ orderId: OrderId }),
+        response: { 200: Envelope(OrderRow) },
+      },
+    },
+    async (request) => {
+      const { orderId } = request.params as { orderId: string };
+      const order = trading.queries.getOrder(request.account, orderId.toLowerCase());
+      if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
+      return success(orderToWire(order, walletOf(order.account)));
+    },
+  );
+
+  app.delete(
+    '/orders-v3',
+    { schema: { tags, security, body: CancelOrdersBody, response: { 200: Envelope(CancelOrdersResult) } } },
+    async (request) => {
+      const ids = (request.body as { orders: { orderId: string }[] }).orders.map((o) =>
+        o.orderId.toLowerCase(),
+      );
+      if (new Set(ids).size > EXCHANGE_LIMITS.maxCancelOrders) {
+        throw badRequest(
+          'TOO_MANY_ORDERS',
+          `at most ${EXCHANGE_LIMITS.maxCancelOrders} unique order ids per request`,
+        );
+      }
+      return success(await trading.orders.cancelByIds(request.account, ids));
+    },
+  );
+
+  app.delete(
+    '/orders-v3/market',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object({ marketHash: MarketHash }),
+        response: { 200: Envelope(CancelSubmittedResult) },
+      },
+    },
+    async (request) =>
+      success(
+        await trading.orders.cancelMarket(
+          request.account,
+          (request.query as { marketHash: string }).marketHash,
+        ),
+      ),
+  );
+
+  app.delete(
+    '/orders-v3/event',
+    {
+      schema: {
+        tags,
+        security,
+        querystring: Type.Object({ eventId: Type.String({ minLength: 2, maxLength: 64 }) }),
+        response: { 200: Envelope(CancelSubmittedResult) },
+      },
+    },
+    async (request) =>
+      success(
+        await trading.orders.cancelEvent(request.account, (request.query as { eventId: string }).eventId),
+      ),
+  );
+
+  app.delete(
+    '/orders-v3/all',
+    { schema: { tags, security, response: { 200: Envelope(CancelSubmittedResult) } } },
+    async (request) => success(await trading.orders.cancelAll(request.account)),
+  );
+}

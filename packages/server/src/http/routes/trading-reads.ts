@@ -1,0 +1,201 @@
+import {
+  BookSnapshot,
+  Envelope,
+  FILL_STATUSES,
+  FillRow,
+  HeartbeatBody,
+  HeartbeatResult,
+  PublicTradeRow,
+  TradeRow,
+} from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest, notFound } from '../../errors/app-error.js';
+import type { Exchange } from '../../exchange.js';
+import { bookToWire } from '../../orders/book.js';
+import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
+import { decodePageKey, paged } from '../page-key.js';
+
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+const security = [{ apiKey: [] }];
+const NextKey = Type.Union([Type.String(), Type.Null()]);
+const MarketHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const IsoDate = Type.String({ format: 'date-time', description: 'ISO-8601' });
+
+/** ISO dates in, ms out; `end` must not be before `start`. */
+function dateRange(q: { startDate?: string; endDate?: string }) {
+  const startDate = q.startDate === undefined ? undefined : Date.parse(q.startDate);
+  const endDate = q.endDate === undefined ? undefined : Date.parse(q.endDate);
+  if (startDate !== undefined && endDate !== undefined && endDate < startDate) {
+    throw badRequest('INVALID_DATE_RANGE', 'endDate must not be earlier than startDate');
+  }
+  return { ...(startDate !== undefined ? { startDate } : {}), ...(endDate !== undefined ? { endDate } : {}) };
+}
+
+/** Fills and trades of the account (API key). */
+export async function accountTradingRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { trading } = exchange;
+
+  app.get(
+    '/fills-v3',
+    {
+      schema: {
+        tags: ['fills'],
+        security,
+        querystring: Type.Object({
+          tradeId: Type.Optional(Type.String({ maxLength: 80 })),
+          orderId: Type.Optional(Type.String({ maxLength: 80 })),
+          startDate: Type.Optional(IsoDate),
+          endDate: Type.Optional(IsoDate),
+          sortAsc: Type.Optional(Type.Boolean()),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: { 200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })) },
+      },
+    },
+    async (request) => {
+      const q = request.query as Record<string, string | number | boolean | undefined>;
+      const perPage = (q.perPage as number | undefined) ?? 50;
+      const offset = decodePageKey(q.nextKey as string | undefined);
+      const rows = trading.queries.fills(
+        request.account,
+        {
+          ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
+          ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
+          ...dateRange(q as { startDate?: string; endDate?: string }),
+          sortAsc: (q.sortAsc as boolean | undefined) ?? true,
+        },
+        { limit: perPage + 1, offset },
+      );
+      const page = paged(rows, perPage, offset);
+      return success({ fills: page.rows.map(fillToWire), nextKey: page.nextKey });
+    },
+  );
+
+  app.get(
+    '/trades-v3',
+    {
+      schema: {
+        tags: ['trades'],
+        security,
+        querystring: Type.Object({
+          marketHash: Type.Optional(MarketHash),
+          status: Type.Optional(
+            Type.String({ maxLength: 60, description: 'comma-separated: MATCHED,LOCKED,SETTLED,FAILED' }),
+          ),
+          startDate: Type.Optional(IsoDate),
+          endDate: Type.Optional(IsoDate),
+          sortAsc: Type.Optional(Type.Boolean()),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: { 200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })) },
+      },
+    },
+    async (request) => {
+      const q = request.query as Record<string, string | number | boolean | undefined>;
+      const statuses = q.status ? (q.status as string).split(',').map((s) => s.trim().toUpperCase()) : [];
+      if (!statuses.every((s) => (FILL_STATUSES as readonly string[]).includes(s))) {
+        throw badRequest('INVALID_STATUS', `status must be among ${FILL_STATUSES.join(', ')}`);
+      }
+      const perPage = (q.perPage as number | undefined) ?? 50;
+      const offset = decodePageKey(q.nextKey as string | undefined);
+      const rows = trading.queries.trades(
+        request.account,
+        {
+          ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
+          status: statuses,
+          ...dateRange(q as { startDate?: string; endDate?: string }),
+          sortAsc: (q.sortAsc as boolean | undefined) ?? true,
+        },
+        { limit: perPage + 1, offset },
+      );
+      const page = paged(rows, perPage, offset);
+      return success({ trades: page.rows.map(tradeToWire), nextKey: page.nextKey });
+    },
+  );
+
+  app.post(
+    '/heartbeat/v3',
+    {
+      schema: {
+        tags: ['heartbeat'],
+        security,
+        body: HeartbeatBody,
+        response: { 200: Envelope(HeartbeatResult) },
+      },
+    },
+    async (request) => {
+      const { timeoutSeconds } = request.body as { timeoutSeconds: number };
+      const state = trading.heartbeats.set(request.account, timeoutSeconds);
+      return success({
+        timeoutSeconds: state.timeoutSeconds,
+        expiresAt: state.expiresAt === null ? null : new Date(state.expiresAt).toISOString(),
+      });
+    },
+  );
+}
+
+/** Public market activity: the order book and the anonymous trade tape. */
+export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { trading } = exchange;
+
+  app.get(
+    '/orderbook-v3/snapshot',
+    {
+      schema: {
+        tags: ['book'],
+        querystring: Type.Object({
+          marketHash: MarketHash,
+          showTakerPerspective: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Envelope(BookSnapshot) },
+      },
+    },
+    async (request) => {
+      const q = request.query as { marketHash: string; showTakerPerspective?: boolean };
+      const marketHash = q.marketHash.toLowerCase();
+      let levels = trading.engine.levels(marketHash);
+      if (!levels) {
+        // A catalog market nobody has traded yet has an empty book.
+        const market = await exchange.catalog.getMarket(marketHash);
+        if (!market) throw notFound('MARKET_NOT_FOUND', 'no market with that hash');
+        levels = { marketHash, eventId: market.eventId, outcomeOne: [], outcomeTwo: [], version: 0 };
+      }
+      return {
+        status: 'success' as const,
+        data: bookToWire(levels, {
+          takerPerspective: q.showTakerPerspective ?? false,
+          ladderSize: trading.engine.ladder.size,
+        }),
+      };
+    },
+  );
+
+  app.get(
+    '/trades-v3/public',
+    {
+      schema: {
+        tags: ['trades'],
+        querystring: Type.Object({
+          marketHash: Type.Optional(MarketHash),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+        response: { 200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })) },
+      },
+    },
+    async (request) => {
+      const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
+      const perPage = q.perPage ?? 50;
+      const offset = decodePageKey(q.nextKey);
+      const rows = trading.queries.publicTrades(
+        q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {},
+        { limit: perPage + 1, offset },
+      );
+      const page = paged(rows, perPage, offset);
+      return success({ trades: page.rows.map(publicTradeToWire), nextKey: page.nextKey });
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import type { FillRow, OrderRow, TradeRow } from '@oddsbook/protocol';
+import { ODDS_SCALE } from '@oddsbook/protocol';
+import type { FillRecord, OrderRecord, TradeRecord } from '../store/sqlite/sqlite-trading-queries.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function orderToWire(o: OrderRecord, wallet: `0x${string}`): OrderRow {
+  return {
+    id: o.id,
+    clientOrderId: o.clientOrderId,
+    marketHash: o.marketHash,
+    userAddress: o.account,
+    wallet,
+    isBettingOutcomeOne: o.isBettingOutcomeOne,
+    percentageOdds: o.percentageOdds,
+    totalBetSize: o.totalBetSize,
+    remainingSize: o.remainingSize,
+    fillAmount: o.filledSize,
+    timeInForce: o.timeInForce,
+    expiry: iso(o.expiry * 1000),
+    status: o.status,
+    inactiveReason: o.inactiveReason,
+    eventId: o.eventId,
+    createdAt: iso(o.createdAt),
+    updatedAt: iso(o.updatedAt),
+  };
+}
+
+export function fillToWire(f: FillRecord): FillRow {
+  return {
+    id: f.id,
+    matchId: f.matchId,
+    orderId: f.orderId,
+    tradeId: f.tradeId,
+    marketHash: f.marketHash,
+    isBettingOutcomeOne: f.isBettingOutcomeOne,
+    isMaker: f.isMaker,
+    fillAmount: f.fillAmount,
+    fillOdds: f.fillOdds,
+    status: f.status as FillRow['status'],
+    createdAt: iso(f.createdAt),
+  };
+}
+
+/** The owner's weighted odds: own stake / pot x 10^20 (its implied probability across fills). */
+export const weightedOdds = (stake: string, pot: string) =>
+  pot === '0' ? '0' : ((BigInt(stake) * ODDS_SCALE) / BigInt(pot)).toString();
+
+export function tradeToWire(t: TradeRecord): TradeRow {
+  return {
+    tradeId: t.id,
+    orderId: t.orderId,
+    marketHash: t.marketHash,
+    eventId: t.eventId,
+    isBettingOutcomeOne: t.isBettingOutcomeOne,
+    isMaker: t.isMaker,
+    stake: t.stake,
+    odds: weightedOdds(t.stake, t.pot),
+    potentialPayout: t.pot,
+    status: t.status as TradeRow['status'],
+    settlement: t.outcome === null ? null : { outcome: t.outcome, payout: t.payout ?? '0' },
+    createdAt: iso(t.createdAt),
+    updatedAt: iso(t.updatedAt),
+  };
+}
+
+export function publicTradeToWire(t: TradeRecord) {
+  return {
+    tradeId: t.id,
+    marketHash: t.marketHash,
+    eventId: t.eventId,
+    isBettingOutcomeOne: t.isBettingOutcomeOne,
+    totalStake: t.stake,
+    totalReturn: t.pot,
+    weightedAverageOdds: weightedOdds(t.stake, t.pot),
+    betTime: iso(t.createdAt),
+  };
+}

@@ -1,0 +1,261 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { TimeInForce } from '../../engine/index.js';
+import type { OrderLookups } from '../../orders/order-service.js';
+import type { OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
+
+export type OrderRecord = {
+  id: string;
+  account: `0x${string}`;
+  marketHash: string;
+  eventId: string;
+  isBettingOutcomeOne: boolean;
+  percentageOdds: string;
+  totalBetSize: string;
+  remainingSize: string;
+  filledSize: string;
+  expiry: number;
+  timeInForce: string;
+  status: 'PENDING' | 'ACTIVE' | 'INACTIVE';
+  inactiveReason: string | null;
+  clientOrderId: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type FillRecord = {
+  id: string;
+  matchId: string;
+  orderId: string;
+  tradeId: string;
+  account: string;
+  marketHash: string;
+  isBettingOutcomeOne: boolean;
+  isMaker: boolean;
+  fillAmount: string;
+  pot: string;
+  fillOdds: string;
+  status: string;
+  createdAt: number;
+};
+
+export type TradeRecord = {
+  id: string;
+  orderId: string;
+  account: string;
+  marketHash: string;
+  eventId: string;
+  isBettingOutcomeOne: boolean;
+  isMaker: boolean;
+  stake: string;
+  pot: string;
+  status: string;
+  outcome: number | null;
+  payout: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type Page = { limit: number; offset: number };
+export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
+
+const ORDER_SORTS: Record<OrderSort, string> = {
+  createdAt: 'created_at {dir}, id {dir}',
+  event: 'event_id {dir}, market_hash {dir}, created_at {dir}, id {dir}',
+  // Canonical decimal strings sort numerically by length first.
+  totalBetSize: 'length(total_bet_size) {dir}, total_bet_size {dir}, created_at {dir}, id {dir}',
+};
+
+const toOrder = (r: Record<string, unknown>): OrderRecord => ({
+  id: r.id as string,
+  account: r.account as `0x${string}`,
+  marketHash: r.market_hash as string,
+  eventId: r.event_id as string,
+  isBettingOutcomeOne: r.is_outcome_one === 1,
+  percentageOdds: r.percentage_odds as string,
+  totalBetSize: r.total_bet_size as string,
+  remainingSize: r.remaining_size as string,
+  filledSize: r.filled_size as string,
+  expiry: r.expiry as number,
+  timeInForce: r.time_in_force as string,
+  status: r.status as OrderRecord['status'],
+  inactiveReason: (r.inactive_reason as string | null) ?? null,
+  clientOrderId: (r.client_order_id as string | null) ?? null,
+  createdAt: r.created_at as number,
+  updatedAt: r.updated_at as number,
+});
+
+const toFill = (r: Record<string, unknown>): FillRecord => ({
+  id: r.id as string,
+  matchId: r.match_id as string,
+  orderId: r.order_id as string,
+  tradeId: r.trade_id as string,
+  account: r.account as string,
+  marketHash: r.market_hash as string,
+  isBettingOutcomeOne: r.is_outcome_one === 1,
+  isMaker: r.is_maker === 1,
+  fillAmount: r.fill_amount as string,
+  pot: r.pot as string,
+  fillOdds: r.fill_odds as string,
+  status: r.status as string,
+  createdAt: r.created_at as number,
+});
+
+const toTrade = (r: Record<string, unknown>): TradeRecord => ({
+  id: r.id as string,
+  orderId: r.order_id as string,
+  account: r.account as string,
+  marketHash: r.market_hash as string,
+  eventId: r.event_id as string,
+  isBettingOutcomeOne: r.is_outcome_one === 1,
+  isMaker: r.is_maker === 1,
+  stake: r.stake as string,
+  pot: r.pot as string,
+  status: r.status as string,
+  outcome: (r.outcome as number | null) ?? null,
+  payout: (r.payout as string | null) ?? null,
+  createdAt: r.created_at as number,
+  updatedAt: r.updated_at as number,
+});
+
+/** Read side of trading: every query the routes and the order path run against the projections. */
+export class SqliteTradingQueries implements OrderLookups {
+  private readonly s: Record<string, Statement>;
+
+  constructor(private readonly db: Database) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      orderExists: p('SELECT 1 FROM orders WHERE id = ?').pluck(),
+      clientIdTaken: p('SELECT 1 FROM orders WHERE account = ? AND client_order_id = ?').pluck(),
+      delayed: p(
+        "SELECT * FROM orders WHERE status = 'PENDING' AND activate_at IS NOT NULL ORDER BY activate_at",
+      ),
+      order: p('SELECT * FROM orders WHERE id = ? AND account = ?'),
+      orderByClientId: p('SELECT * FROM orders WHERE account = ? AND client_order_id = ?'),
+    };
+  }
+
+  orderExists(orderId: string): boolean {
+    return this.s.orderExists!.get(orderId) !== undefined;
+  }
+
+  clientOrderIdTaken(account: string, clientOrderId: string): boolean {
+    return this.s.clientIdTaken!.get(account, clientOrderId) !== undefined;
+  }
+
+  delayedOrders(): { order: PlaceOrderInput; meta: OrderMeta; activateAt: number }[] {
+    return (this.s.delayed!.all() as Record<string, unknown>[]).map((r) => ({
+      order: {
+        type: 'place',
+        orderId: r.id as string,
+        account: r.account as string,
+        marketHash: r.market_hash as string,
+        isBettingOutcomeOne: r.is_outcome_one === 1,
+        percentageOdds: BigInt(r.percentage_odds as string),
+        totalBetSize: BigInt(r.total_bet_size as string),
+        expiry: r.expiry as number,
+        timeInForce: r.time_in_force as TimeInForce,
+      },
+      meta: {
+        commandId: r.command_id as string,
+        eventId: r.event_id as string,
+        clientOrderId: (r.client_order_id as string | null) ?? null,
+        salt: r.salt as string,
+        baseToken: r.base_token as string,
+        signature: r.signature as string,
+      },
+      activateAt: r.activate_at as number,
+    }));
+  }
+
+  getOrder(account: string, orderId: string): OrderRecord | null {
+    const row = this.s.order!.get(orderId, account) as Record<string, unknown> | undefined;
+    return row ? toOrder(row) : null;
+  }
+
+  getOrderByClientId(account: string, clientOrderId: string): OrderRecord | null {
+    const row = this.s.orderByClientId!.get(account, clientOrderId) as Record<string, unknown> | undefined;
+    return row ? toOrder(row) : null;
+  }
+
+  /** The account's open orders (PENDING and ACTIVE), sorted in full before paging. */
+  openOrders(
+    account: string,
+    filter: { marketHash?: string; eventId?: string; sortBy: OrderSort; sortAsc: boolean },
+    page: Page,
+  ): OrderRecord[] {
+    const where = ['account = @account', "status <> 'INACTIVE'"];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.eventId) where.push('event_id = @eventId');
+    const order = ORDER_SORTS[filter.sortBy].replaceAll('{dir}', filter.sortAsc ? 'ASC' : 'DESC');
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+        )
+        .all({ account, ...filter, ...page }) as Record<string, unknown>[]
+    ).map(toOrder);
+  }
+
+  fills(
+    account: string,
+    filter: { tradeId?: string; orderId?: string; startDate?: number; endDate?: number; sortAsc: boolean },
+    page: Page,
+  ): FillRecord[] {
+    const where = ['account = @account'];
+    if (filter.tradeId) where.push('trade_id = @tradeId');
+    if (filter.orderId) where.push('order_id = @orderId');
+    if (filter.startDate !== undefined) where.push('created_at >= @startDate');
+    if (filter.endDate !== undefined) where.push('created_at <= @endDate');
+    const dir = filter.sortAsc ? 'ASC' : 'DESC';
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM fills WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, seq ${dir}, id ${dir}
+           LIMIT @limit OFFSET @offset`,
+        )
+        .all({ account, ...filter, ...page }) as Record<string, unknown>[]
+    ).map(toFill);
+  }
+
+  trades(
+    account: string,
+    filter: {
+      marketHash?: string;
+      status?: readonly string[];
+      startDate?: number;
+      endDate?: number;
+      sortAsc: boolean;
+    },
+    page: Page,
+  ): TradeRecord[] {
+    const where = ['account = @account'];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.startDate !== undefined) where.push('created_at >= @startDate');
+    if (filter.endDate !== undefined) where.push('created_at <= @endDate');
+    if (filter.status?.length) where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(', ')})`);
+    const statuses = Object.fromEntries((filter.status ?? []).map((s, i) => [`s${i}`, s]));
+    const dir = filter.sortAsc ? 'ASC' : 'DESC';
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, id ${dir}
+           LIMIT @limit OFFSET @offset`,
+        )
+        .all({ account, ...filter, ...statuses, status: undefined, ...page }) as Record<string, unknown>[]
+    ).map(toTrade);
+  }
+
+  /** Taker bets, newest first: the public tape. */
+  publicTrades(filter: { marketHash?: string }, page: Page): TradeRecord[] {
+    const where = ['is_maker = 0'];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC
+           LIMIT @limit OFFSET @offset`,
+        )
+        .all({ ...filter, ...page }) as Record<string, unknown>[]
+    ).map(toTrade);
+  }
+}
