@@ -128,19 +128,22 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
 
   function write(conn: Connection): void {
     const lines = conn.pending;
-    if (lines.length === 0) return;
-    conn.pending = [];
-    if (conn.isClosed || conn.ws.readyState !== conn.ws.OPEN) return;
+    const count = lines.length;
+    if (count === 0) return;
     let frame: Buffer;
-    if (memoLines !== undefined && memoLines.length === lines.length && sameLines(memoLines, lines)) {
+    if (memoLines !== undefined && memoLines.length === count && sameLines(memoLines, lines)) {
       frame = memoFrame!;
+      lines.length = 0;
     } else {
-      frame = Buffer.from(lines.length === 1 ? lines[0]! : lines.join('\n'));
+      frame = Buffer.from(count === 1 ? lines[0]! : lines.join('\n'));
+      // The memo keeps this array, so the connection gets a new one.
       memoLines = lines;
       memoFrame = frame;
+      conn.pending = [];
     }
+    if (conn.isClosed || conn.ws.readyState !== conn.ws.OPEN) return;
     counters.frames++;
-    counters.messages += lines.length;
+    counters.messages += count;
     conn.ws.send(frame, TEXT_FRAME);
     if (conn.ws.bufferedAmount > options.maxQueueBytes) conn.close(DISCONNECTS.slow);
   }
