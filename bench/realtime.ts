@@ -100,7 +100,7 @@ function runClients(): void {
       let upgraded = false;
       let ready = false;
       // The end of the previous chunk, so that a marker split across two reads is counted once.
-      let carry = Buffer.alloc(0);
+      let carry: Buffer = Buffer.alloc(0);
       socket.on('data', (chunk: Buffer) => {
         if (!upgraded) {
           const end = chunk.indexOf('\r\n\r\n');

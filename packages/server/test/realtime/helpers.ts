@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Centrifuge, type Options } from 'centrifuge';
 import { WebSocket } from 'ws';
-import { createRealtimeHub, type RealtimeHub, type RealtimeHubOptions } from '../../src/realtime/hub.js';
+import { createRealtimeHub, type RealtimeHub } from '../../src/realtime/hub.js';
+import type { RealtimeHubOptions } from '../../src/realtime/options.js';
 import { createRealtimeToken, createRealtimeTokenVerifier } from '../../src/realtime/token.js';
 
 export const SECRET = 'test-secret-test-secret-test-secret';
