@@ -9,6 +9,8 @@ import { registerMetrics } from './http/plugins/metrics.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
+import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
+import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
@@ -75,12 +77,14 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     requireAdminToken(scope, exchange.config.adminToken);
     await adminApiKeyRoutes(scope, exchange);
     await adminCatalogRoutes(scope, exchange);
+    await adminSettlementRoutes(scope, exchange);
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);
     await realtimeTokenRoutes(scope, exchange);
     await orderRoutes(scope, exchange);
     await accountTradingRoutes(scope, exchange);
+    await balanceRoutes(scope, exchange);
   });
   return app;
 }

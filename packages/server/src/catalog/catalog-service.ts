@@ -361,6 +361,14 @@ export class CatalogService {
     return fixture;
   }
 
+  /** Records a market's result (0 void, 1, 2); the market stops trading. Settlement is the trading side's. */
+  async resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<MarketView> {
+    const market = await this.#repo.resolveMarket(marketHash, outcome, this.#clock.now());
+    if (!market) throw notFound(ErrorCode.MARKET_NOT_FOUND, `no market with hash ${marketHash}`);
+    this.#emit({ type: 'market', market });
+    return market;
+  }
+
   #emit(event: CatalogEvent): void {
     this.#events.emit(event);
   }

@@ -172,6 +172,8 @@ export interface CatalogRepository {
    */
   insertMarket(market: MarketRecord): Promise<{ demoted: `0x${string}`[] } | null>;
   getMarket(marketHash: string): Promise<MarketView | null>;
+  /** Records the outcome and makes the market INACTIVE; null when there is no such market. */
+  resolveMarket(marketHash: string, outcome: 0 | 1 | 2, now: number): Promise<MarketView | null>;
   findMarkets(marketHashes: readonly string[]): Promise<MarketView[]>;
   listMarkets(query: MarketQuery): Promise<MarketView[]>;
   listMarketsOfEvent(eventId: string): Promise<MarketView[]>;

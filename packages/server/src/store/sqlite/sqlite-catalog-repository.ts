@@ -195,6 +195,9 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
   );
   const updateFixtureStatus = db.prepare('UPDATE fixtures SET status = ?, updated_at = ? WHERE event_id = ?');
   const countFixtures = db.prepare<[], number>('SELECT COUNT(*) FROM fixtures').pluck();
+  const resolveMarket = db.prepare(
+    "UPDATE markets SET status = 'INACTIVE', outcome = ?, reported_date = ?, updated_at = ? WHERE market_hash = ?",
+  );
   const insertMarket = db.prepare(
     `INSERT OR IGNORE INTO markets (market_hash, event_id, type, line, outcome_one_name, outcome_two_name,
        outcome_void_name, main_line, live_enabled, betting_delay_ms, min_bet_size, status, outcome, reported_date,
@@ -379,6 +382,10 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
       return rows.map(toFixture);
     },
 
+    async resolveMarket(marketHash, outcome, now) {
+      if (resolveMarket.run(outcome, Math.floor(now / 1000), now, marketHash).changes === 0) return null;
+      return this.getMarket(marketHash);
+    },
     async insertMarket(market) {
       return insertMarketTx(market);
     },

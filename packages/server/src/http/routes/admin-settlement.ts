@@ -1,0 +1,45 @@
+import { Envelope, Market } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { marketToWire } from '../../catalog/wire.js';
+import { conflict, notFound } from '../../errors/app-error.js';
+import type { Exchange } from '../../exchange.js';
+
+/**
+ * `POST /admin/markets/{marketHash}/resolve {outcome}`: the market's result. Open orders are cancelled
+ * (`EVENT_LIFECYCLE`), each pot goes to the winner (0 voids: both stakes back), trades become SETTLED and
+ * the payouts leave escrow on the chain.
+ */
+export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  app.post(
+    '/admin/markets/:marketHash/resolve',
+    {
+      schema: {
+        tags: ['admin'],
+        params: Type.Object({ marketHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+        body: Type.Object(
+          { outcome: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Market) },
+      },
+    },
+    async (request) => {
+      const marketHash = (request.params as { marketHash: string }).marketHash.toLowerCase();
+      const { outcome } = request.body as { outcome: 0 | 1 | 2 };
+      const market = await exchange.catalog.getMarket(marketHash);
+      if (!market) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
+      if (market.outcome !== null)
+        throw conflict('MARKET_ALREADY_RESOLVED', `the market was resolved with outcome ${market.outcome}`);
+      if (exchange.trading.engine.market(marketHash)) {
+        await exchange.trading.sequencer.submit({
+          kind: 'engine',
+          command: { type: 'resolveMarket', marketHash, outcome },
+        });
+      }
+      const resolved = await exchange.catalog.resolveMarket(marketHash, outcome);
+      request.log.info({ marketHash, outcome }, 'market resolved');
+      return { status: 'success' as const, data: marketToWire(resolved) };
+    },
+  );
+}

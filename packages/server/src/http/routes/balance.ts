@@ -1,0 +1,40 @@
+import { BalanceRow, Envelope } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Exchange } from '../../exchange.js';
+
+/**
+ * `GET /user/balance-v3`: the account's capital as the matching engine counts it. `availableAmount` can
+ * be matched; `escrowedAmount` is locked in matched, unsettled bets. Both live in the proxy wallet and
+ * the escrow on the chain.
+ */
+export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  app.get(
+    '/user/balance-v3',
+    {
+      schema: {
+        tags: ['wallets'],
+        security: [{ apiKey: [] }],
+        response: { 200: Envelope(Type.Object({ balances: Type.Array(BalanceRow) })) },
+      },
+    },
+    async (request) => {
+      const { available, escrowed } = exchange.trading.engine.balance(request.account);
+      return {
+        status: 'success' as const,
+        data: {
+          balances: [
+            {
+              userAddress: request.account,
+              wallet: exchange.wallets.proxyAddress(request.account),
+              tokenAddress: exchange.config.baseToken,
+              escrowAddress: exchange.config.verifyingContract,
+              availableAmount: available.toString(),
+              escrowedAmount: escrowed.toString(),
+            },
+          ],
+        },
+      };
+    },
+  );
+}

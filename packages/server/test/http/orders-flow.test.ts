@@ -1,0 +1,285 @@
+import { ODDS_SCALE, tickToOdds } from '@oddsbook/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
+import { createMarket, createTrader, place, postOrders, signOrder, USDC, until } from '../helpers/trading.js';
+
+describe('orders v3: make, take, fills, trades, balances, settlement', () => {
+  let t: TestExchange;
+  beforeAll(async () => {
+    t = await startTestExchange();
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+
+  it('rests a maker, fills it with an IOC taker at the maker price, escrows and locks, then settles', async () => {
+    const { marketHash, eventId } = await createMarket(t);
+    const maker = await createTrader(t, 1_000n * USDC);
+    const taker = await createTrader(t, 1_000n * USDC);
+
+    // Maker bets outcome one at 60 % (tick 480) for 60 USDC: it risks 60 to win 40.
+    const made = await place(t, maker, { marketHash, tick: 480, size: 60n * USDC, clientOrderId: 'mk-1' });
+    expect(made).toMatchObject({ status: 'SUBMITTED', clientOrderId: 'mk-1' });
+    expect(made.orderId).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(made.commandId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(made.outcome).toEqual({
+      state: 'RESTED',
+      remainingAmount: (60n * USDC).toString(),
+      fillAmount: '0',
+      blendedOdds: '0',
+      matchIds: [],
+      tradeId: null,
+    });
+
+    const book = (
+      await t.app.inject({ method: 'GET', url: `/orderbook-v3/snapshot?marketHash=${marketHash}` })
+    ).json().data;
+    expect(book).toMatchObject({
+      marketHash,
+      eventId,
+      outcomeOne: [{ percentageOdds: tickToOdds(480).toString(), size: (60n * USDC).toString() }],
+      outcomeTwo: [],
+    });
+    const takerView = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/orderbook-v3/snapshot?marketHash=${marketHash}&showTakerPerspective=true`,
+      })
+    ).json().data;
+    // A taker on outcome two gets 40 % and can stake up to 40 USDC against it.
+    expect(takerView.outcomeTwo).toEqual([
+      { percentageOdds: tickToOdds(320).toString(), size: (40n * USDC).toString() },
+    ]);
+    expect(BigInt(takerView.version)).toBe(BigInt(book.version));
+
+    // Taker bets outcome two, willing to pay up to 45 %, stakes 20 USDC: it trades at 40 %.
+    const took = await place(t, taker, {
+      marketHash,
+      tick: 360,
+      size: 20n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(took.outcome.state).toBe('FULLY_FILLED');
+    expect(took.outcome.fillAmount).toBe((20n * USDC).toString());
+    expect(took.outcome.remainingAmount).toBe('0');
+    expect(BigInt(took.outcome.blendedOdds)).toBe((ODDS_SCALE * 40n) / 100n);
+    expect(took.outcome.matchIds).toHaveLength(1);
+    expect(took.outcome.tradeId).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const after = (
+      await t.app.inject({ method: 'GET', url: `/orderbook-v3/snapshot?marketHash=${marketHash}` })
+    ).json().data;
+    expect(after.outcomeOne).toEqual([
+      { percentageOdds: tickToOdds(480).toString(), size: (30n * USDC).toString() },
+    ]);
+    expect(BigInt(after.version)).toBeGreaterThan(BigInt(book.version));
+
+    const makerOrder = (
+      await t.app.inject({ method: 'GET', url: `/orders-v3/${made.orderId}`, headers: maker.headers })
+    ).json().data;
+    expect(makerOrder).toMatchObject({
+      id: made.orderId,
+      status: 'ACTIVE',
+      remainingSize: (30n * USDC).toString(),
+      fillAmount: (30n * USDC).toString(),
+      userAddress: maker.address,
+      wallet: t.exchange.wallets.proxyAddress(maker.address),
+      inactiveReason: null,
+      eventId,
+    });
+
+    // Both stakes moved to escrow: the maker's 30, the taker's 20.
+    const balance = async (user: typeof maker) =>
+      (await t.app.inject({ method: 'GET', url: '/user/balance-v3', headers: user.headers })).json().data
+        .balances[0];
+    expect(await balance(maker)).toMatchObject({
+      availableAmount: (970n * USDC).toString(),
+      escrowedAmount: (30n * USDC).toString(),
+    });
+    expect(await balance(taker)).toMatchObject({
+      availableAmount: (980n * USDC).toString(),
+      escrowedAmount: (20n * USDC).toString(),
+    });
+
+    const fills = (await t.app.inject({ method: 'GET', url: '/fills-v3', headers: taker.headers })).json()
+      .data.fills;
+    expect(fills).toHaveLength(1);
+    expect(fills[0]).toMatchObject({
+      orderId: took.orderId,
+      tradeId: took.outcome.tradeId,
+      marketHash,
+      isBettingOutcomeOne: false,
+      isMaker: false,
+      fillAmount: (20n * USDC).toString(),
+      fillOdds: tickToOdds(320).toString(),
+    });
+
+    // The escrow lands in a block: fills and trades become LOCKED.
+    const trades = await until(
+      async () =>
+        (await t.app.inject({ method: 'GET', url: '/trades-v3', headers: taker.headers })).json().data.trades,
+      (rows) => rows[0]?.status === 'LOCKED',
+    );
+    expect(trades[0]).toMatchObject({
+      tradeId: took.outcome.tradeId,
+      stake: (20n * USDC).toString(),
+      potentialPayout: (50n * USDC).toString(),
+    });
+
+    const tape = (
+      await t.app.inject({ method: 'GET', url: `/trades-v3/public?marketHash=${marketHash}` })
+    ).json().data.trades;
+    expect(tape).toEqual([
+      expect.objectContaining({
+        marketHash,
+        totalStake: (20n * USDC).toString(),
+        totalReturn: (50n * USDC).toString(),
+      }),
+    ]);
+    expect(JSON.stringify(tape)).not.toContain(taker.address.slice(2).toLowerCase());
+
+    // Outcome two wins: the taker gets the 50 pot; the maker's open remainder is cancelled.
+    const resolved = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 2 },
+    });
+    expect(resolved.statusCode).toBe(200);
+    expect(resolved.json().data).toMatchObject({ status: 'INACTIVE', outcome: 2 });
+    expect(await balance(taker)).toMatchObject({
+      availableAmount: (1030n * USDC).toString(),
+      escrowedAmount: '0',
+    });
+    expect(await balance(maker)).toMatchObject({
+      availableAmount: (970n * USDC).toString(),
+      escrowedAmount: '0',
+    });
+    const settled = (await t.app.inject({ method: 'GET', url: '/trades-v3', headers: taker.headers })).json()
+      .data.trades[0];
+    expect(settled).toMatchObject({
+      status: 'SETTLED',
+      settlement: { outcome: 2, payout: (50n * USDC).toString() },
+    });
+    const closed = (
+      await t.app.inject({ method: 'GET', url: `/orders-v3/${made.orderId}`, headers: maker.headers })
+    ).json().data;
+    expect(closed).toMatchObject({ status: 'INACTIVE', inactiveReason: 'EVENT_LIFECYCLE' });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 1 },
+    });
+    expect(again.statusCode).toBe(409);
+
+    // The chain agrees: each proxy holds exactly its available balance after the payout lands.
+    await until(
+      () => t.exchange.chain.balanceOf(t.exchange.wallets.proxyAddress(taker.address)),
+      (v) => v === 1030n * USDC,
+    );
+  });
+
+  it('answers IOC and FOK outcomes: partial, no liquidity, all or nothing', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const taker = await createTrader(t);
+    await place(t, maker, { marketHash, tick: 400, size: 10n * USDC });
+
+    // 37.5 % + 50 % < 100 %: nothing crosses.
+    const none = await place(t, taker, {
+      marketHash,
+      tick: 300,
+      size: 5n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(none.outcome).toMatchObject({ state: 'CANCELLED', cancelReason: 'NO_LIQUIDITY', fillAmount: '0' });
+
+    const fok = await place(t, taker, {
+      marketHash,
+      tick: 400,
+      size: 20n * USDC,
+      isOne: false,
+      timeInForce: 'FOK',
+    });
+    expect(fok.outcome).toMatchObject({ state: 'CANCELLED', fillAmount: '0' });
+
+    const partial = await place(t, taker, {
+      marketHash,
+      tick: 400,
+      size: 15n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    // The maker's 10 at 50 % is worth 10 of taker stake: the taker gets 10 of its 15.
+    expect(partial.outcome).toMatchObject({
+      state: 'PARTIAL_FILL_DONE',
+      fillAmount: (10n * USDC).toString(),
+      remainingAmount: (5n * USDC).toString(),
+      cancelReason: 'NO_LIQUIDITY',
+    });
+  });
+
+  it('fills a GTC taker partly and rests the rest', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const taker = await createTrader(t);
+    await place(t, maker, { marketHash, tick: 400, size: 4n * USDC });
+    const result = await place(t, taker, { marketHash, tick: 600, size: 10n * USDC, isOne: false });
+    // The maker's 4 at 50 % takes 4 of the taker's 10; 6 rest at the taker's own 75 %.
+    expect(result.outcome).toMatchObject({
+      state: 'PARTIAL_FILL_RESTED',
+      fillAmount: (4n * USDC).toString(),
+      remainingAmount: (6n * USDC).toString(),
+    });
+    const list = (await t.app.inject({ method: 'GET', url: '/orders-v3', headers: taker.headers })).json()
+      .data.orders;
+    expect(list).toEqual([
+      expect.objectContaining({
+        id: result.orderId,
+        status: 'ACTIVE',
+        remainingSize: (6n * USDC).toString(),
+      }),
+    ]);
+  });
+
+  it('accepts asynchronously without waitForOutcome and reports the order later', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const response = await postOrders(t, maker, [
+      await signOrder(t, maker, { marketHash, tick: 420, size: 5n * USDC }),
+    ]);
+    const [result] = response.json().data.orders;
+    expect(result.status).toBe('SUBMITTED');
+    expect(result.outcome).toBeUndefined();
+    const row = (
+      await t.app.inject({ method: 'GET', url: `/orders-v3/${result.orderId}`, headers: maker.headers })
+    ).json().data;
+    expect(row.status).toBe('ACTIVE');
+  });
+
+  it('removes a maker that cannot pay when it is hit, and matching goes on', async () => {
+    const { marketHash } = await createMarket(t);
+    const poor = await createTrader(t, 1n * USDC);
+    const rich = await createTrader(t);
+    const taker = await createTrader(t);
+    const broke = await place(t, poor, { marketHash, tick: 500, size: 50n * USDC });
+    expect(broke.outcome.state).toBe('RESTED');
+    await place(t, rich, { marketHash, tick: 480, size: 50n * USDC });
+    const take = await place(t, taker, {
+      marketHash,
+      tick: 520,
+      size: 10n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(take.outcome.state).toBe('FULLY_FILLED');
+    const gone = (
+      await t.app.inject({ method: 'GET', url: `/orders-v3/${broke.orderId}`, headers: poor.headers })
+    ).json().data;
+    expect(gone).toMatchObject({ status: 'INACTIVE', inactiveReason: 'INSUFFICIENT_BALANCE' });
+  });
+});
