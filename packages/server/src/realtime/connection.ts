@@ -44,6 +44,7 @@ export type HubContext = {
 type State = 'connecting' | 'connected' | 'closed';
 
 const MAX_CHANNEL_LENGTH = 255;
+const MAX_QUEUED_COMMANDS = 4096;
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
@@ -115,11 +116,14 @@ export class Connection implements Subscriber {
 
   private onMessage(data: Buffer | ArrayBuffer | Buffer[]): void {
     if (this.state === 'closed') return;
-    const text = Array.isArray(data)
-      ? Buffer.concat(data).toString('utf8')
-      : Buffer.from(data as Buffer).toString('utf8');
+    const text = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : Buffer.from(data).toString('utf8');
     const commands = decodeCommands(text);
-    if (commands === undefined) {
+    // Commands queue up only while a token check is pending; bound what a client may pile up meanwhile.
+    if (commands === undefined || (this.busy && this.queue.length + commands.length > MAX_QUEUED_COMMANDS)) {
       this.close(DISCONNECTS.badRequest);
       return;
     }

@@ -62,12 +62,17 @@ const TEXT_FRAME = { binary: false } as const;
 const SWEEP_INTERVAL_MS = 60_000;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
+  const pingIntervalMs = options.pingIntervalMs ?? 30_000;
+  const pongTimeoutMs = options.pongTimeoutMs ?? 8_000;
+  if (pingIntervalMs > 0 && pongTimeoutMs >= pingIntervalMs) {
+    throw new RangeError('pongTimeoutMs must be shorter than pingIntervalMs');
+  }
   return {
     verifyToken: options.verifyToken,
     channelPolicy: options.channelPolicy ?? createChannelPolicy(),
     path: options.path ?? '/connection/websocket',
-    pingIntervalMs: options.pingIntervalMs ?? 25_000,
-    pongTimeoutMs: options.pongTimeoutMs ?? 8_000,
+    pingIntervalMs,
+    pongTimeoutMs,
     maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
     maxMessageBytes: options.maxMessageBytes ?? 65_536,
     maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
@@ -162,10 +167,13 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     memoFrame = undefined;
   }
 
+  /** Frees expired history of quiet streams, and forgets streams nobody used for streamMetaTtlMs. */
   function sweep(): void {
-    const cutoff = clock.now() - options.streamMetaTtlMs;
+    const now = clock.now();
+    const cutoff = now - options.streamMetaTtlMs;
     for (const [key, topic] of topics) {
       if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) topics.delete(key);
+      else topic.stream.expire(now);
     }
   }
   const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);

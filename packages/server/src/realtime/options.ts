@@ -14,9 +14,9 @@ export type RealtimeHubOptions = {
   channelPolicy?: ChannelPolicy;
   /** WebSocket path. Default `/connection/websocket`. */
   path?: string;
-  /** Server ping interval; 0 turns pings off. Default 25 s (Centrifugo's default). */
+  /** Server ping interval; 0 turns pings off. Default 30 s (the production counterpart's setting). */
   pingIntervalMs?: number;
-  /** Close with 3012 when a ping is not answered within this; 0 asks for no pongs. Default 8 s. */
+  /** Close with 3012 when a ping is not answered within this; 0 asks for no pongs. Default 8 s; below the ping interval. */
   pongTimeoutMs?: number;
   /** Default 512: the 513th subscribe gets 106 "limit exceeded". */
   maxChannelsPerConnection?: number;

@@ -157,6 +157,33 @@ describe('connection tokens', () => {
     raw.ws.close();
   });
 
+  it('accepts tokenless connections to public channels only when anonymous access is on', async () => {
+    t = await startHub({ allowAnonymous: true });
+    const raw = await rawClient(t.url);
+    raw.send(
+      { id: 1, connect: {} },
+      { id: 2, subscribe: { channel: 'markets:global' } },
+      { id: 3, subscribe: { channel: 'account:fills_v3' } },
+      { id: 4, subscribe: { channel: `account:orders_v3_#${ALICE}` } },
+    );
+    expect(await raw.reply(2)).toEqual({ id: 2, subscribe: {} });
+    expect(await raw.reply(3)).toMatchObject({ error: { code: 103 } });
+    expect(await raw.reply(4)).toMatchObject({ error: { code: 103 } });
+    expect((raw.lines[0] as { connect: Record<string, unknown> }).connect.expires).toBeUndefined();
+    raw.ws.close();
+  });
+
+  it('refuses a pong timeout that is not below the ping interval', async () => {
+    const { createRealtimeHub } = await import('../../src/realtime/hub.js');
+    expect(() =>
+      createRealtimeHub({
+        verifyToken: createRealtimeTokenVerifier(SECRET),
+        pingIntervalMs: 1000,
+        pongTimeoutMs: 1000,
+      }),
+    ).toThrow(RangeError);
+  });
+
   it('treats a verifier failure other than a token error as an internal error (3004, client reconnects)', async () => {
     t = await startHub({
       verifyToken: () => {

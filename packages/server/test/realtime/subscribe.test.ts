@@ -176,7 +176,7 @@ describe('raw protocol replies', () => {
   it('answers with the result key always present, 105 for a second subscribe, and {} for unsubscribe', async () => {
     const raw = await connectedRawClient(t.url);
     const connect = raw.lines[0] as { connect: Record<string, unknown> };
-    expect(connect.connect).toMatchObject({ version: '0.1.0', ping: 25, pong: true, expires: true });
+    expect(connect.connect).toMatchObject({ version: '0.1.0', ping: 30, pong: true, expires: true });
     expect(typeof connect.connect.client).toBe('string');
     raw.send(
       { id: 2, subscribe: { channel: 'markets:global' } },
@@ -195,6 +195,23 @@ describe('raw protocol replies', () => {
     expect(await raw.reply(7)).toEqual({ id: 7, error: { code: 107, message: 'bad request' } });
     expect(await raw.reply(8)).toEqual({ id: 8, error: { code: 108, message: 'not available' } });
     raw.ws.close();
+  });
+
+  it('upgrades only /connection/websocket (query allowed), JSON only', async () => {
+    const { WebSocket } = await import('ws');
+    const attempt = (url: string, protocols?: string[]) =>
+      new Promise<string>((resolve) => {
+        const ws = new WebSocket(url, protocols);
+        ws.on('open', () => {
+          resolve(`open:${ws.protocol}`);
+          ws.close();
+        });
+        ws.on('error', (err) => resolve(`error:${err.message}`));
+      });
+    expect(await attempt(`${t.url}?cf_ws_frame_ping_pong=false`)).toBe('open:');
+    expect(await attempt(t.url, ['centrifuge-json'])).toBe('open:centrifuge-json');
+    expect(await attempt(t.url, ['centrifuge-protobuf'])).toMatch(/^error:/);
+    expect(await attempt(t.url.replace('/connection/websocket', '/other'))).toMatch(/^error:/);
   });
 
   it('closes with 3501 on a command before connect and on a malformed frame', async () => {
