@@ -9,6 +9,7 @@ import type { ChannelTarget } from './channel-policy.js';
 import { DISCONNECTS, type Disconnect, ERRORS, type ProtocolError } from './codes.js';
 import type { ResolvedOptions } from './options.js';
 import type { StreamPublication } from './stream.js';
+import { publicationsJson, subscribeResult } from './subscribe-result.js';
 import { type RealtimeIdentity, RealtimeTokenError } from './token.js';
 import type { Subscriber, Subscription, Topic } from './topic.js';
 import {
@@ -21,7 +22,6 @@ import {
   encodeResult,
   type HistoryRequest,
   PING,
-  type RawJson,
   type RefreshRequest,
   type SubscribeRequest,
 } from './wire.js';
@@ -394,44 +394,20 @@ export class Connection implements Subscriber {
     // Everything from here to the reply is synchronous: no publication can land between reading the
     // stream's position and registering the subscriber, and the reply is queued before any later push.
     const topic = this.hub.openTopic(decision.target);
-    const stream = topic.stream;
-    const positioned = stream.hasHistory && (req.positioned === true || req.recoverable === true);
-    const recoverable = stream.hasHistory && stream.settings.recoverable && req.recoverable === true;
-    const sub: Subscription = { subscriber: this, topic, offset: stream.top };
+    const outcome = subscribeResult(
+      topic.stream,
+      req,
+      this.options.recoveryMaxPublications,
+      this.options.clock.now(),
+    );
+    if (outcome.type === 'unrecoverable') {
+      this.hub.releaseTopic(topic);
+      return encodeError(id, ERRORS.unrecoverablePosition);
+    }
+    const sub: Subscription = { subscriber: this, topic, offset: topic.stream.top };
     this.subs.set(channel, sub);
     topic.subscribers.add(sub);
-
-    if (!positioned) return encodeResult(id, 'subscribe', '{}');
-    const wasRecovering = recoverable && req.recover === true;
-    let offset = stream.top;
-    let recovered = false;
-    let publications: readonly StreamPublication[] = [];
-    if (wasRecovering) {
-      const since = {
-        offset: Number(req.offset ?? 0),
-        epoch: typeof req.epoch === 'string' ? req.epoch : '',
-      };
-      const result = stream.recover(since, this.options.recoveryMaxPublications, this.options.clock.now());
-      if (result.recovered) {
-        recovered = true;
-        publications = result.publications;
-        // The client's position moves with each recovered publication it processes.
-        offset = since.offset;
-      }
-    }
-    return encodeResult(
-      id,
-      'subscribe',
-      encodeFields({
-        recoverable,
-        epoch: stream.epoch,
-        publications: publicationsJson(publications),
-        recovered,
-        offset,
-        positioned,
-        was_recovering: wasRecovering,
-      }),
-    );
+    return encodeResult(id, 'subscribe', outcome.resultJson);
   }
 
   private leave(sub: Subscription): void {
@@ -492,8 +468,4 @@ export class Connection implements Subscriber {
       encodeFields({ num_clients: topic.subscribers.size, num_users: users.size }),
     );
   }
-}
-
-function publicationsJson(publications: readonly StreamPublication[]): RawJson | undefined {
-  return publications.length > 0 ? { raw: `[${publications.map((p) => p.json).join(',')}]` } : undefined;
 }

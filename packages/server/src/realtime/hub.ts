@@ -53,6 +53,12 @@ export type RealtimeHub = {
   publish(channel: string, data: unknown, options?: { user?: string; messageId?: string }): PublishResult;
   /** Publishes in order; all of them go out in the same frames. */
   publishMany(inputs: readonly PublishInput[]): PublishResult[];
+  /**
+   * The stream position of a channel now, e.g. to send along with a REST snapshot taken in the same
+   * turn: a client subscribing with that position (centrifuge-js `getState` or `since`) gets exactly the
+   * publications after the snapshot. `user` for per-user channels. Offset 0 for channels without history.
+   */
+  position(channel: string, user?: string): { offset: number; epoch: string };
   /** Closes every connection with 3001 "shutdown" (clients reconnect and recover) and detaches. */
   close(): void;
   stats(): RealtimeHubStats;
@@ -266,6 +272,11 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     publishMany(inputs) {
       const now = clock.now();
       return inputs.map((input) => publishOne(input, now));
+    },
+    position(channel, user) {
+      const target = channelPolicy.publishTarget(channel, user);
+      if (target.settings.historySize === 0) return { offset: 0, epoch: '' };
+      return context.openTopic(target).stream.position;
     },
     close(): void {
       if (closed) return;

@@ -120,6 +120,35 @@ describe('recovery after a reconnect', () => {
     expect(w.subscribed[1]!.streamPosition!.epoch).not.toBe(oldEpoch);
   });
 
+  it('answers 112 to a getState client whose position is unrecoverable, which reloads its state and recovers', async () => {
+    t = await startHub();
+    for (let i = 1; i <= 3; i++) t.hub.publish(BOOK, { i });
+    const c = officialClient(t.url, { token: tokenFor(ALICE) });
+    clients.push(c);
+    let calls = 0;
+    const sub = c.newSubscription(BOOK, {
+      positioned: true,
+      recoverable: true,
+      // The first state is stale (another epoch); the second comes with a fresh snapshot.
+      getState: async () => (++calls === 1 ? { offset: 1, epoch: 'stale' } : t!.hub.position(BOOK)),
+    });
+    const subscribed: SubscribedContext[] = [];
+    const errors: number[] = [];
+    const pubs: PublicationContext[] = [];
+    sub.on('subscribed', (ctx) => subscribed.push(ctx));
+    sub.on('error', (ctx) => errors.push(ctx.error.code));
+    sub.on('publication', (ctx) => pubs.push(ctx));
+    sub.subscribe();
+    c.connect();
+    await until(() => subscribed.length === 1, 5000, 'subscribed');
+    expect(calls).toBe(2);
+    expect(subscribed[0]).toMatchObject({ wasRecovering: true, recovered: true });
+    expect(t.hub.position(BOOK).offset).toBe(3);
+    t.hub.publish(BOOK, { i: 4 });
+    await until(() => pubs.length === 1);
+    expect(pubs[0]!.offset).toBe(4);
+  });
+
   it('does not try to recover a channel without history', async () => {
     t = await startHub();
     const w = await subscribedClient('best_odds:global');
