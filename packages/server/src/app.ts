@@ -6,6 +6,7 @@ import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
 import { registerMetrics } from './http/plugins/metrics.js';
+import { registerRateLimits } from './http/plugins/rate-limits.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
@@ -65,6 +66,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     },
   });
   registerMetrics(app);
+  if (exchange.config.rateLimits) await registerRateLimits(app);
 
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange);

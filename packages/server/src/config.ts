@@ -35,6 +35,8 @@ export type Config = {
   demo: boolean;
   logLevel: LogLevel;
   blockTimeMs: number;
+  /** Per-key request limits (429 past them); off only for benchmarks and tests. */
+  rateLimits: boolean;
 };
 
 export class ConfigError extends Error {
@@ -77,6 +79,12 @@ const OPTIONS = {
     flag: 'block-time-ms',
     help: 'embedded chain block interval',
     fallback: '500',
+  },
+  rateLimits: {
+    env: 'RATE_LIMITS',
+    flag: 'rate-limits',
+    help: 'per-key request limits (1/0)',
+    fallback: '1',
   },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -162,5 +170,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     demo: parsed['no-demo'] === true ? false : flag('DEMO', raw('demo')),
     logLevel,
     blockTimeMs: integer('BLOCK_TIME_MS', raw('blockTimeMs'), 10, 60_000),
+    rateLimits: flag('RATE_LIMITS', raw('rateLimits')),
   };
 }

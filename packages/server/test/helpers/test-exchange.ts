@@ -48,6 +48,7 @@ export async function startTestExchange(
     DEMO: '0',
     LOG_LEVEL: 'silent',
     BLOCK_TIME_MS: '20',
+    RATE_LIMITS: '0',
     ...options.env,
   });
   const exchange = await openExchange(config, options.clock ? { clock: options.clock } : {});
