@@ -64,8 +64,12 @@ describe('connection tokens', () => {
       },
     });
     const events = track(c);
+    // Subscriptions made before connect go out in the connect frame, behind the refused connect.
+    const sub = c.newSubscription(BOOK, { positioned: true, recoverable: true });
+    sub.subscribe();
     c.connect();
     await until(() => events.connected.length === 1, 5000, 'connected');
+    await until(() => sub.state === 'subscribed', 5000, 'subscribed');
     expect(calls).toBe(1);
     expect(events.errors.map((e) => e.error.code)).toEqual([109]);
     expect(events.disconnected).toHaveLength(0);
