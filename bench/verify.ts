@@ -91,6 +91,7 @@ async function main() {
       const start = performance.now();
       const end = start + seconds * 1000;
       histogram.enable();
+      const elu = performance.eventLoopUtilization();
       await new Promise<void>((resolve) => {
         let outstanding = 0;
         const pump = () => {
@@ -109,12 +110,14 @@ async function main() {
         pump();
       });
       histogram.disable();
+      const busy = performance.eventLoopUtilization(elu).utilization;
       const rate = (done / (performance.now() - start)) * 1000;
       const stats = pool.stats();
       await pool.close();
       console.log(
         `pool size ${size}, batch ${String(batch).padStart(3)}: ${fmt(rate)}/s` +
-          `  (main event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms; ${fmt(stats.onWorkers)} on workers, ${stats.inThread} in-thread)`,
+          `  (main thread busy ${(busy * 100).toFixed(0)}%, event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms;` +
+          ` ${fmt(stats.onWorkers)} on workers, ${stats.inThread} in-thread)`,
       );
     }
   }

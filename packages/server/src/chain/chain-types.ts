@@ -4,7 +4,6 @@ export type Address = `0x${string}`;
 export type Hash = `0x${string}`;
 
 export const CHAIN_IDS = { mainnet: 4162, testnet: 79479957 } as const;
-export const BASE_TOKEN_DECIMALS = 6;
 
 /** What a transaction does. Amounts are base-token units (6 decimals). `memo` correlates (e.g. a trade id). */
 export type ChainTxPayload =
