@@ -104,6 +104,23 @@ describe('recovery after a reconnect', () => {
     expect(offsets(w.pubs)).toEqual([1, 11]);
   });
 
+  it('fails recovery when the missed publications are older than the history TTL (5 minutes)', async () => {
+    let now = Date.now();
+    t = await startHub({ clock: { now: () => now } });
+    const w = await subscribedClient(BOOK);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+
+    cutConnections();
+    await until(() => w.sub.state === 'subscribing');
+    t.hub.publish(BOOK, { i: 2 });
+    now += 5 * 60_000 + 1;
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: false });
+    expect(w.subscribed[1]!.streamPosition?.offset).toBe(2);
+    expect(w.pubs).toHaveLength(1);
+  });
+
   it('fails recovery when the stream is a new one (server restart: a new epoch)', async () => {
     t = await startHub();
     const w = await subscribedClient(BOOK);
