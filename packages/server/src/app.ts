@@ -19,6 +19,7 @@ import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
+import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */
@@ -80,6 +81,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await adminApiKeyRoutes(scope, exchange);
     await adminCatalogRoutes(scope, exchange);
     await adminSettlementRoutes(scope, exchange);
+    await adminWalletRoutes(scope, exchange);
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);
@@ -87,6 +89,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await orderRoutes(scope, exchange);
     await accountTradingRoutes(scope, exchange);
     await balanceRoutes(scope, exchange);
+    await walletRoutes(scope, exchange);
   });
   return app;
 }

@@ -1,11 +1,15 @@
+import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
+import { Engine } from './engine/index.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
+import { replayJournal } from './sequencer/recovery.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
+import { SqliteTradingStore } from './store/sqlite/sqlite-trading-store.js';
 
 const USAGE = `Usage: oddsbook <command> [options]
 
@@ -15,6 +19,8 @@ Commands:
                                 issue an API key for an account (printed once)
   keys list <address>           list an account's keys
   keys revoke <keyId>           revoke a key
+  replay                        rebuild the engine from the journal alone and compare its state hash
+                                with the projections' (run it while the server is stopped)
   help                          this text
 
 ${configHelp()}`;
@@ -29,6 +35,8 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         return await serve(rest);
       case 'keys':
         return await keys(rest);
+      case 'replay':
+        return replay(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -95,6 +103,33 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     console.log(`\nADMIN_TOKEN was not set; generated for this run: ${config.adminToken}\n`);
   }
   return undefined;
+}
+
+function replay(argv: readonly string[]): number {
+  const config = loadConfig(argv);
+  const db = openDatabase(config.dataDir);
+  try {
+    const store = new SqliteTradingStore(db);
+    const started = Date.now();
+    const fromJournal = new Engine({ ladderSize: ladderSize() });
+    const commands = replayJournal(fromJournal, store, 0);
+    const journalHash = fromJournal.stateHash();
+    const projectionsHash = Engine.restore(store.engineSnapshotFromProjections(ladderSize())).stateHash();
+    const { lastSeq } = store.sequencerState();
+    console.log(
+      `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,
+    );
+    console.log(`state hash from the journal:     ${journalHash}`);
+    console.log(`state hash from the projections: ${projectionsHash}`);
+    if (journalHash !== projectionsHash) {
+      console.error('MISMATCH: the projections do not match the journal.');
+      return 1;
+    }
+    console.log('identical');
+    return 0;
+  } finally {
+    db.close();
+  }
 }
 
 async function keys(argv: readonly string[]): Promise<number> {

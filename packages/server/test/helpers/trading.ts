@@ -55,16 +55,25 @@ export async function createMarket(
   return { marketHash: market.json().data.marketHash, eventId };
 }
 
-/** A user with a deployed proxy wallet funded with `funds` base units. */
+/** A user with a deployed proxy wallet funded with `funds` base units, all through the HTTP API. */
 export async function createTrader(t: TestExchange, funds = 1_000n * USDC): Promise<TestUser> {
   const user = await t.createUser();
-  const { txHash } = await t.exchange.chain.deployProxy(user.address);
-  if (txHash) await t.exchange.chain.waitForReceipt(txHash, { timeoutMs: 10_000 });
+  const deploy = await t.app.inject({ method: 'POST', url: '/user/deploy-proxy', headers: user.headers });
+  if (deploy.statusCode !== 200) throw new Error(`deploy-proxy: ${deploy.body}`);
+  await until(
+    async () =>
+      (await t.app.inject({ method: 'GET', url: '/user/proxy', headers: user.headers })).json().data.deployed,
+    (deployed) => deployed === true,
+    10_000,
+  );
   if (funds > 0n) {
-    await t.exchange.trading.sequencer.submit({
-      kind: 'engine',
-      command: { type: 'credit', account: user.address, amount: funds },
+    const faucet = await t.app.inject({
+      method: 'POST',
+      url: '/admin/faucet',
+      headers: t.admin,
+      payload: { address: user.address, amount: funds.toString() },
     });
+    if (faucet.statusCode !== 200) throw new Error(`faucet: ${faucet.body}`);
   }
   return user;
 }

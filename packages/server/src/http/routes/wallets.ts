@@ -1,0 +1,101 @@
+import { Address, Envelope, UintString } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { supportsFaults } from '../../chain/chain.js';
+import { badRequest, conflict } from '../../errors/app-error.js';
+import type { Exchange } from '../../exchange.js';
+import { parseAddress } from '../../lib/address.js';
+
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+const security = [{ apiKey: [] }];
+const tags = ['wallets'];
+const Hash = Type.Union([Type.String(), Type.Null()]);
+/** A faucet credit above this is almost certainly a units mistake (10^12 USDC). */
+const MAX_FAUCET_AMOUNT = 10n ** 18n;
+
+const ProxyState = Type.Object({
+  proxy: Address,
+  deployed: Type.Boolean(),
+  pending: Type.Boolean(),
+  state: Type.String({ description: 'none | pending | deployed | failed' }),
+  txHash: Hash,
+});
+
+/** Proxy wallets: deployment and its state (spec: proxy deployment state table). */
+export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { chain } = exchange;
+  const status = async (account: `0x${string}`) => {
+    const p = await chain.getProxy(account);
+    return { proxy: p.address, deployed: p.deployed, pending: p.pending, state: p.state, txHash: p.txHash };
+  };
+
+  app.post(
+    '/user/deploy-proxy',
+    { schema: { tags, security, response: { 200: Envelope(ProxyState) } } },
+    async (request) => {
+      const result = await chain.deployProxy(request.account);
+      if (result.submitted)
+        request.log.info({ proxy: result.safe, txHash: result.txHash }, 'proxy deployment submitted');
+      return success(await status(request.account));
+    },
+  );
+  app.get(
+    '/user/pending-deploy-proxy',
+    { schema: { tags, security, response: { 200: Envelope(Type.Object({ pending: Type.Boolean() })) } } },
+    async (request) => success({ pending: (await chain.getProxy(request.account)).pending }),
+  );
+  app.get(
+    '/user/proxy',
+    { schema: { tags, security, response: { 200: Envelope(ProxyState) } } },
+    async (request) => success(await status(request.account)),
+  );
+}
+
+/** Operator: the faucet (credits a deployed proxy) and fault injection. */
+export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  app.post(
+    '/admin/faucet',
+    {
+      schema: {
+        tags: ['admin'],
+        body: Type.Object({ address: Address, amount: UintString }, { additionalProperties: false }),
+        response: { 200: Envelope(Type.Object({ availableAmount: UintString })) },
+      },
+    },
+    async (request) => {
+      const body = request.body as { address: string; amount: string };
+      const account = parseAddress(body.address);
+      const amount = BigInt(body.amount);
+      if (amount <= 0n || amount > MAX_FAUCET_AMOUNT) {
+        throw badRequest('INVALID_AMOUNT', `amount must be between 1 and ${MAX_FAUCET_AMOUNT} base units`);
+      }
+      if (!(await exchange.wallets.isDeployed(account))) {
+        throw conflict('PROXY_NOT_DEPLOYED', 'the account has no deployed proxy wallet');
+      }
+      // A credit is an engine command, so matching sees the funds in order; the mint rides in its batch.
+      await exchange.trading.sequencer.submit({
+        kind: 'engine',
+        command: { type: 'credit', account, amount },
+      });
+      request.log.info({ account, amount: body.amount }, 'faucet credit');
+      return success({ availableAmount: exchange.trading.engine.balance(account).available.toString() });
+    },
+  );
+
+  app.post(
+    '/admin/faults',
+    {
+      schema: {
+        tags: ['admin'],
+        body: Type.Object({ deployProxy: Type.Literal('fail-next') }, { additionalProperties: false }),
+        response: { 200: Envelope(Type.Object({})) },
+      },
+    },
+    async () => {
+      if (!supportsFaults(exchange.chain))
+        throw conflict('FAULTS_UNSUPPORTED', 'this chain has no fault injection');
+      await exchange.chain.failNextDeployment();
+      return success({});
+    },
+  );
+}
