@@ -214,6 +214,13 @@ describe('raw protocol replies', () => {
     expect(await attempt(t.url.replace('/connection/websocket', '/other'))).toMatch(/^error:/);
   });
 
+  it('closes every connection with 3001 "shutdown" on close, so clients reconnect', async () => {
+    const raw = await connectedRawClient(t.url);
+    t.hub.close();
+    expect(await raw.closed).toEqual({ code: 3001, reason: 'shutdown' });
+    expect(t.hub.stats().connections).toBe(0);
+  });
+
   it('closes with 3501 on a command before connect and on a malformed frame', async () => {
     const before = await (await import('./helpers.js')).rawClient(t.url);
     before.send({ id: 1, subscribe: { channel: 'markets:global' } });
