@@ -80,7 +80,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     pingIntervalMs,
     pongTimeoutMs,
     maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
-    maxMessageBytes: options.maxMessageBytes ?? 65_536,
+    maxMessageBytes: options.maxMessageBytes ?? 262_144,
     maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
     staleCloseDelayMs: options.staleCloseDelayMs ?? 10_000,
     expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,

@@ -20,7 +20,11 @@ export type RealtimeHubOptions = {
   pongTimeoutMs?: number;
   /** Default 512: the 513th subscribe gets 106 "limit exceeded". */
   maxChannelsPerConnection?: number;
-  /** Largest inbound WebSocket message; a bigger one closes with 1009. Default 64 KiB. */
+  /**
+   * Largest inbound WebSocket message; a bigger one closes with 1009. Default 256 KiB, not Centrifugo's
+   * 64 KiB: centrifuge-js sends connect and every subscribe in one message, and 512 book subscribes
+   * with recovery positions take about 110 KB.
+   */
   maxMessageBytes?: number;
   /** Outbound bytes a slow client may have buffered before it is closed with 3008. Default 1 MiB. */
   maxQueueBytes?: number;

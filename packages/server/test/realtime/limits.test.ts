@@ -20,14 +20,16 @@ afterEach(async () => {
   t = undefined;
 });
 
-const eventBook = (i: number) => `order_book:event_E${i}`;
+const marketBook = (i: number) => `order_book:market_0x${i.toString(16).padStart(64, '0')}`;
 
 describe('limits', () => {
   it('accepts 512 channels per connection and refuses the 513th with 106', async () => {
     t = await startHub();
     const c = officialClient(t.url, { token: tokenFor(ALICE) });
     clients.push(c);
-    const subs = Array.from({ length: 513 }, (_, i) => c.newSubscription(eventBook(i)));
+    const subs = Array.from({ length: 513 }, (_, i) =>
+      c.newSubscription(marketBook(i), { positioned: true, recoverable: true }),
+    );
     let refusedCode = 0;
     subs[512]!.on('unsubscribed', (ctx) => {
       refusedCode = ctx.code;
@@ -41,9 +43,18 @@ describe('limits', () => {
     expect(t.hub.stats().subscriptions).toBe(512);
     expect(c.state).toBe('connected');
 
+    // After a reconnect all 512 resubscribe with recovery positions, in one message of about 110 KB.
+    for (let i = 0; i < 512; i++) t.hub.publish(marketBook(i), { i });
+    await until(() => t!.hub.stats().messages >= 512 + 513, 5000, 'publications delivered');
+    let resubscribed = 0;
+    for (const sub of subs.slice(0, 512))
+      sub.on('subscribed', (ctx) => (resubscribed += ctx.recovered ? 1 : 0));
+    for (const socket of t.sockets) socket.destroy();
+    await until(() => resubscribed === 512, 10_000, '512 recovered');
+
     // A freed slot can be used again.
     subs[0]!.unsubscribe();
-    const again = c.newSubscription(eventBook(1000));
+    const again = c.newSubscription(marketBook(1000));
     again.subscribe();
     await until(() => again.state === 'subscribed', 5000, 'subscribed after unsubscribe');
   });
