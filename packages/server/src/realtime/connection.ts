@@ -56,6 +56,8 @@ export class Connection implements Subscriber {
   /** Output queued this turn: encoded replies and pushes, one JSON object each. */
   pending: string[] = [];
   user = '';
+  /** When the unsent output went over maxQueueBytes (performance.now()), 0 while under it. */
+  overQueueSince = 0;
   private state: State = 'connecting';
   private exp = 0;
   private readonly subs = new Map<string, Subscription>();

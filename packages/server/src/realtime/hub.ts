@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
@@ -82,6 +83,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
     maxMessageBytes: options.maxMessageBytes ?? 262_144,
     maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
+    slowGraceMs: options.slowGraceMs ?? 3000,
     staleCloseDelayMs: options.staleCloseDelayMs ?? 10_000,
     expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,
     recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
@@ -156,7 +158,9 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     counters.frames++;
     counters.messages += count;
     conn.ws.send(frame, TEXT_FRAME);
-    if (conn.ws.bufferedAmount > options.maxQueueBytes) conn.close(DISCONNECTS.slow);
+    if (conn.ws.bufferedAmount <= options.maxQueueBytes) conn.overQueueSince = 0;
+    else if (conn.overQueueSince === 0) conn.overQueueSince = performance.now();
+    else if (performance.now() - conn.overQueueSince > options.slowGraceMs) conn.close(DISCONNECTS.slow);
   }
 
   function sameLines(a: string[], b: string[]): boolean {

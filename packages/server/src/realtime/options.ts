@@ -26,8 +26,16 @@ export type RealtimeHubOptions = {
    * with recovery positions take about 110 KB.
    */
   maxMessageBytes?: number;
-  /** Outbound bytes a slow client may have buffered before it is closed with 3008. Default 1 MiB. */
+  /**
+   * A client whose unsent output stays above this for slowGraceMs (it does not read) is closed with 3008.
+   * Default 1 MiB.
+   */
   maxQueueBytes?: number;
+  /**
+   * Default 3 s. The grace lets a healthy client take a burst bigger than maxQueueBytes (a reconnect
+   * recovering hundreds of channels at once) without being taken for a slow one.
+   */
+  slowGraceMs?: number;
   /** A socket that sends no connect within this is closed with 3502. Default 10 s. */
   staleCloseDelayMs?: number;
   /** Grace after the token's exp before an unrefreshed connection is closed with 3005. Default 25 s. */

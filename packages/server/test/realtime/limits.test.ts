@@ -4,6 +4,7 @@ import {
   ALICE,
   connectedRawClient,
   officialClient,
+  pubsOf,
   sleep,
   startHub,
   type TestHub,
@@ -80,18 +81,35 @@ describe('limits', () => {
   });
 
   it('closes a client that does not read its output with 3008 once its queue is over the limit', async () => {
-    t = await startHub({ maxQueueBytes: 64 * 1024 });
+    t = await startHub({ maxQueueBytes: 64 * 1024, slowGraceMs: 100 });
     const raw = await connectedRawClient(t.url);
     raw.send({ id: 2, subscribe: { channel: 'markets:global' } });
     await raw.reply(2);
     // Stop reading: the kernel buffers fill up, then the server-side queue.
     (raw.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     const big = 'y'.repeat(16 * 1024);
-    for (let i = 0; i < 400; i++) {
+    const started = Date.now();
+    for (let i = 0; i < 1000 && t.hub.stats().connections > 0; i++) {
       t.hub.publish('markets:global', { big, i });
-      await new Promise((resolve) => setImmediate(resolve));
-      if (t.hub.stats().connections === 0) break;
+      await sleep(2);
     }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
     expect(t.hub.stats().connections).toBe(0);
+  });
+
+  it('lets a client that reads take a burst bigger than the queue limit', async () => {
+    t = await startHub({ maxQueueBytes: 64 * 1024, slowGraceMs: 1000 });
+    const raw = await connectedRawClient(t.url);
+    raw.send({ id: 2, subscribe: { channel: 'markets:global' } });
+    await raw.reply(2);
+    const big = 'z'.repeat(16 * 1024);
+    for (let i = 0; i < 200; i++) t.hub.publish('markets:global', { big, i });
+    for (let i = 0; i < 20; i++) {
+      await sleep(5);
+      t.hub.publish('markets:global', { i });
+    }
+    await until(() => pubsOf(raw, 'markets:global').length === 220, 5000, 'all publications');
+    expect(t.hub.stats().connections).toBe(1);
+    raw.ws.close();
   });
 });
