@@ -20,6 +20,9 @@ import { Wallets } from './wallets/wallets.js';
 /** The EIP-712 domain name of orders. */
 export const EIP712_DOMAIN_NAME = 'oddsbook';
 
+/** Signature-check worker threads unless `verifyWorkers` says otherwise. */
+export const DEFAULT_VERIFY_WORKERS = 1;
+
 /** Everything the exchange runs on, opened once and shared by the HTTP app, the CLI and the tests. */
 export type Exchange = {
   readonly config: Config;
@@ -92,7 +95,10 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
     chainId: config.chainId,
     verifyingContract: config.verifyingContract,
   };
-  const verifier = createVerifierPool({ domain: orderDomain, size: options.verifyWorkers ?? 1 });
+  const verifier = createVerifierPool({
+    domain: orderDomain,
+    size: options.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
+  });
   const log = options.log ?? silentLog;
   const trading = openTrading({
     db,

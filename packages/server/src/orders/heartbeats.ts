@@ -18,7 +18,7 @@ export class Heartbeats {
   private readonly removeFired;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly clock: Clock,
     private readonly onExpired: (account: `0x${string}`) => Promise<unknown>,
   ) {

@@ -13,7 +13,7 @@ import { removeDataDir } from '../helpers/test-exchange.js';
 
 const LADDER = 800;
 const STEP = 10n ** 20n / 800n;
-const MARKETS = ['0x' + 'a'.repeat(64), '0x' + 'b'.repeat(64)];
+const MARKETS = [`0x${'a'.repeat(64)}`, `0x${'b'.repeat(64)}`];
 const ACCOUNTS = ['0xA1', '0xB2', '0xC3'];
 const meta = (orderId: string) => ({
   commandId: `cmd-${orderId}`,
