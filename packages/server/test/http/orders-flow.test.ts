@@ -282,4 +282,49 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
     ).json().data;
     expect(gone).toMatchObject({ status: 'INACTIVE', inactiveReason: 'INSUFFICIENT_BALANCE' });
   });
+
+  it('voids a market: both stakes go back and nothing else moves', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t, 100n * USDC);
+    const taker = await createTrader(t, 100n * USDC);
+    await place(t, maker, { marketHash, tick: 600, size: 30n * USDC });
+    const took = await place(t, taker, {
+      marketHash,
+      tick: 200,
+      size: 10n * USDC,
+      isOne: false,
+      timeInForce: 'FOK',
+    });
+    expect(took.outcome.state).toBe('FULLY_FILLED');
+    const resolved = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 0 },
+    });
+    expect(resolved.json().data.outcome).toBe(0);
+    for (const user of [maker, taker]) {
+      const [balance] = (
+        await t.app.inject({ method: 'GET', url: '/user/balance-v3', headers: user.headers })
+      ).json().data.balances;
+      expect(balance).toMatchObject({ availableAmount: (100n * USDC).toString(), escrowedAmount: '0' });
+      const [trade] = (await t.app.inject({ method: 'GET', url: '/trades-v3', headers: user.headers })).json()
+        .data.trades;
+      expect(trade.settlement).toEqual({ outcome: 0, payout: trade.stake });
+    }
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 3 },
+    });
+    expect(bad.statusCode).toBe(400);
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/0x${'cd'.repeat(32)}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 1 },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
 });
