@@ -5,7 +5,7 @@
  * positioned+recoverable subscribe, history, per-turn coalescing) is compared in the same run with a bare
  * `ws` broadcast of the same frames (the same push lines, encoded once per round, one send per client).
  * Server in this process, clients in child processes (plain TCP sockets that count push lines), loopback.
- * Phases alternate between hub and bare ws and run twice; the better run of each is reported, and
+ * Phases alternate between hub and bare ws and run three times; the best run of each is reported, and
  * messages per server CPU-second are printed as well, since the machine may be shared.
  *
  * - saturate: rounds of K publications, as fast as the clients take them (at most WINDOW rounds in flight);
@@ -36,7 +36,7 @@ const SIZES = [1000, 5000];
 const SATURATE_MS = 2500;
 const PACED_MS = 2000;
 const WARMUP_MS = 700;
-const REPEATS = 2;
+const REPEATS = 3;
 const WINDOW_ROUNDS = 8;
 const SAMPLE_EVERY = 50;
 
@@ -236,8 +236,10 @@ async function bareTarget(): Promise<Target> {
     publishRound(k) {
       const lines: string[] = [];
       for (let i = 0; i < k; i++) {
-        const data = JSON.stringify({ messageId: `m${++offset}`, ...bookUpdate() });
-        lines.push(`${prefix}{"data":${data},"offset":${offset},"tags":{"messageId":"m${offset}"}}}}`);
+        // Byte for byte what the hub writes: a random messageId in the data and in the tags.
+        const messageId = randomUUID();
+        const data = JSON.stringify({ messageId, ...bookUpdate() });
+        lines.push(`${prefix}{"data":${data},"offset":${++offset},"tags":{"messageId":"${messageId}"}}}}`);
       }
       const frame = Buffer.from(lines.join('\n'));
       for (const ws of clients) ws.send(frame, options);
