@@ -21,8 +21,6 @@ export type ChainSnapshot = {
   balances: Map<Address, bigint>;
   safes: SafeState[];
   deployments: ProxyDeployment[];
-  /** Submitted, not yet mined, in submission order. */
-  mempool: ChainTx[];
   meta: Map<string, string>;
 };
 
@@ -30,9 +28,15 @@ export type ChainSnapshot = {
  * Durable state of the embedded chain. Each write is atomic: a transaction enters the mempool
  * together with its side effects (e.g. a deployment turning `pending`), and a block lands together
  * with its receipts and every state change, and leaves the mempool in the same write.
+ *
+ * The store, not memory, is the truth about the mempool: a submission made inside a caller's
+ * transaction on the same database (the sequencer escrows stakes inside its batch transaction) commits
+ * or rolls back with it, and a rolled-back submission is never mined.
  */
 export interface ChainStore {
   load(): ChainSnapshot;
+  /** Submitted, not yet mined, oldest first. */
+  pendingTransactions(limit?: number): ChainTx[];
   addPending(tx: ChainTx, changes: StateChanges): void;
   appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void;
   putMeta(changes: ReadonlyMap<string, string>): void;
@@ -59,9 +63,12 @@ export class MemoryChainStore implements ChainStore {
       balances: this.balances,
       safes: [...this.safes.values()],
       deployments: [...this.deployments.values()],
-      mempool: [...this.mempool.values()],
       meta: this.meta,
     });
+  }
+
+  pendingTransactions(limit = Number.POSITIVE_INFINITY): ChainTx[] {
+    return structuredClone([...this.mempool.values()].slice(0, limit));
   }
 
   addPending(tx: ChainTx, changes: StateChanges): void {

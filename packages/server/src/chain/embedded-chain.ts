@@ -128,7 +128,6 @@ export class EmbeddedChain implements Chain, ChainFaults {
   private readonly maxTxPerBlock: number;
   private readonly onListenerError: (error: unknown) => void;
   private head: ChainBlock | null;
-  private mempool: ChainTx[];
   private nextSeq: number;
   private failNextDeploymentFlag: boolean;
   private running = false;
@@ -158,9 +157,8 @@ export class EmbeddedChain implements Chain, ChainFaults {
     this.state.balances = snapshot.balances;
     for (const s of snapshot.safes) this.state.safes.set(s.address, s);
     for (const d of snapshot.deployments) this.state.deployments.set(d.safe, d);
-    this.mempool = snapshot.mempool;
-    const lastSeq = this.mempool.at(-1)?.seq ?? -1;
-    this.nextSeq = Math.max(Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0), lastSeq + 1);
+    // Written with every submission, in the same write: never behind a stored sequence number.
+    this.nextSeq = Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0);
     this.failNextDeploymentFlag = snapshot.meta.get(META_FAIL_NEXT_DEPLOYMENT) === '1';
   }
 
@@ -189,10 +187,11 @@ export class EmbeddedChain implements Chain, ChainFaults {
    * The timer calls it; tests and tools may call it directly.
    */
   mineBlock(): ChainBlock | null {
-    if (this.mining || this.mempool.length === 0) return null;
+    if (this.mining) return null;
     this.mining = true;
     try {
-      const txs = this.mempool.slice(0, this.maxTxPerBlock);
+      const txs = this.store.pendingTransactions(this.maxTxPerBlock);
+      if (txs.length === 0) return null;
       const number = (this.head?.number ?? 0) + 1;
       const header = {
         number,
@@ -218,7 +217,6 @@ export class EmbeddedChain implements Chain, ChainFaults {
       for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
       for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
       for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
-      this.mempool = this.mempool.slice(txs.length);
       this.head = block;
       this.emit(block, receipts);
       return block;
@@ -229,7 +227,7 @@ export class EmbeddedChain implements Chain, ChainFaults {
 
   /** Transactions submitted and not yet mined, oldest first. */
   pendingTransactions(): readonly ChainTx[] {
-    return this.mempool;
+    return this.store.pendingTransactions();
   }
 
   async blockNumber(): Promise<number> {
@@ -430,7 +428,10 @@ export class EmbeddedChain implements Chain, ChainFaults {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  /** Persists the transaction (and its side effects) into the mempool, then makes it visible. */
+  /**
+   * Persists the transaction (and its side effects) into the mempool. Synchronous on purpose: called
+   * inside a caller's database transaction, the write joins it (as a savepoint).
+   */
   private submit(payload: ChainTxPayload, sideEffects?: (hash: Hash) => StateChanges): ChainTx {
     const seq = this.nextSeq;
     const hash = transactionHash(this.chainId, seq, payload);
@@ -440,7 +441,6 @@ export class EmbeddedChain implements Chain, ChainFaults {
     meta.set(META_NEXT_SEQ, String(seq + 1));
     this.store.addPending(tx, { ...changes, meta });
     this.nextSeq = seq + 1;
-    this.mempool.push(tx);
     return tx;
   }
 

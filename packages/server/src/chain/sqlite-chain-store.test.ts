@@ -110,6 +110,39 @@ describe('SQLite persistence across restarts', () => {
     await second.close();
   });
 
+  it('submissions inside a caller transaction commit or roll back with it', async () => {
+    const f = files();
+    const node = await boot(f);
+    const wa = node.chain.proxyAddressFor(A);
+    let kept = '' as Hash;
+    let dropped = '' as Hash;
+    node.db.transaction(() => {
+      void node.chain.mint(wa, 500n, 'deposit:1').then((r) => {
+        kept = r.txHash;
+      });
+    })();
+    expect(() =>
+      node.db.transaction(() => {
+        void node.chain.mint(wa, 700n, 'deposit:2').then((r) => {
+          dropped = r.txHash;
+        });
+        throw new Error('batch failed');
+      })(),
+    ).toThrow('batch failed');
+    await Promise.resolve();
+    expect(node.chain.pendingTransactions().map((t) => t.hash)).toEqual([kept]);
+    node.timer.tick();
+    expect(await node.chain.getReceipt(kept)).toMatchObject({ status: 'success' });
+    expect(await node.chain.getReceipt(dropped)).toBeNull();
+    expect(await node.chain.getTransaction(dropped)).toBeNull();
+    expect(await node.chain.balanceOf(wa)).toBe(500n);
+    // The chain goes on normally afterwards.
+    const next = await node.chain.mint(wa, 1n);
+    node.timer.tick();
+    expect(await node.chain.getReceipt(next.txHash)).toMatchObject({ status: 'success', blockNumber: 2 });
+    await node.close();
+  });
+
   it('a pending deployment completes after a restart', async () => {
     const f = files();
     const first = await boot(f);

@@ -149,7 +149,7 @@ export class SqliteChainStore implements ChainStore {
       safes: db.prepare('SELECT * FROM chain_safes'),
       deployments: db.prepare('SELECT * FROM chain_deployments'),
       mempool: db.prepare(
-        'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq',
+        'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq LIMIT ?',
       ),
       meta: db.prepare('SELECT key, value FROM chain_meta'),
       tx: db.prepare('SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE hash = ?'),
@@ -259,9 +259,12 @@ export class SqliteChainStore implements ChainStore {
           txHash: r.tx_hash as Hash,
         }),
       ),
-      mempool: (this.s.mempool!.all() as TxRow[]).map(txFromRow),
       meta: new Map((this.s.meta!.all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
     };
+  }
+
+  pendingTransactions(limit?: number): ChainTx[] {
+    return (this.s.mempool!.all(limit ?? -1) as TxRow[]).map(txFromRow);
   }
 
   addPending(tx: ChainTx, changes: StateChanges): void {
