@@ -45,6 +45,7 @@ type State = 'connecting' | 'connected' | 'closed';
 
 const MAX_CHANNEL_LENGTH = 255;
 const MAX_QUEUED_COMMANDS = 4096;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
@@ -289,8 +290,12 @@ export class Connection implements Subscriber {
   private armExpiry(): void {
     clearTimeout(this.lifeTimer);
     if (this.exp === 0) return;
-    const delay = this.exp * 1000 - this.options.clock.now() + this.options.expiredCloseDelayMs;
-    this.lifeTimer = setTimeout(() => this.close(DISCONNECTS.expired), Math.max(0, delay));
+    const delay = Math.max(0, this.exp * 1000 - this.options.clock.now() + this.options.expiredCloseDelayMs);
+    // Node fires a longer timeout at once, so a far expiry is reached in steps.
+    this.lifeTimer = setTimeout(
+      () => (delay > MAX_TIMER_MS ? this.armExpiry() : this.close(DISCONNECTS.expired)),
+      Math.min(delay, MAX_TIMER_MS),
+    );
   }
 
   private handleRefresh(id: number, req: RefreshRequest): Promise<void> | undefined {

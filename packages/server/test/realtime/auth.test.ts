@@ -127,6 +127,19 @@ describe('connection tokens', () => {
     expect(await silent.closed).toEqual({ code: 3502, reason: 'stale' });
   });
 
+  it('keeps a connection whose token expires beyond the longest timer (25 days)', async () => {
+    t = await startHub({
+      verifyToken: (token) => ({
+        ...createRealtimeTokenVerifier(SECRET)(token),
+        exp: Math.floor(Date.now() / 1000) + 40 * 86_400,
+      }),
+    });
+    const raw = await connectedRawClient(t.url);
+    await sleep(100);
+    expect(raw.ws.readyState).toBe(raw.ws.OPEN);
+    raw.ws.close();
+  });
+
   it('closes a connection whose token expired without a refresh with 3005', async () => {
     t = await startHub({ expiredCloseDelayMs: 50 });
     const raw = await rawClient(t.url);
