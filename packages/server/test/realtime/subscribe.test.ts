@@ -163,6 +163,11 @@ describe('official client: connect, subscribe, receive', () => {
     expect(history.publications.map((p) => p.offset)).toEqual([3, 2]);
     expect(history.offset).toBe(3);
     expect((await sub.history({ limit: 0 })).publications).toEqual([]);
+    const since = await sub.history({ limit: -1, since: { offset: 1, epoch: history.epoch } });
+    expect(since.publications.map((p) => p.offset)).toEqual([2, 3]);
+    await expect(sub.history({ limit: 10, since: { offset: 1, epoch: 'other' } })).rejects.toMatchObject({
+      code: 112,
+    });
     expect(await sub.presenceStats()).toEqual({ numClients: 1, numUsers: 1 });
     await expect(sub.publish({ x: 1 })).rejects.toMatchObject({ code: 103 });
     await expect(c.rpc('anything', {})).rejects.toMatchObject({ code: 108 });
