@@ -1,0 +1,386 @@
+/**
+ * The order path, end to end: `npm run bench:orders` (node --import tsx bench/orders.ts).
+ *
+ * Starts the real exchange as a child process on a loopback port (RATE_LIMITS=0 DEMO=0 LOG_LEVEL=warn, a
+ * fresh data dir on the machine's disk, SQLite WAL with synchronous=FULL as in production), creates a market
+ * and traders through the HTTP API (API keys, deploy-proxy, faucet), pre-signs unique orders natively, and
+ * drives `POST /orders-v3` with autocannon from this process. In the same run, a bare Fastify server that
+ * only verifies the same signatures (bench/lib/verify-only-server.ts, also a child process, same verifier
+ * pool) gives the ceiling.
+ *
+ * Phases: (a) peak orders/s with 1-order requests; (b) peak with 10-order requests; (c) latency of 1-order
+ * requests at half of (a)'s rate; (d) `waitForOutcome: true` latency at 1,000 orders/s; (e) the ceiling's
+ * peak with 1-order requests. Every phase checks that no request failed (non-2xx 0, no FAILED order) and
+ * counts the fills the exchange committed (read from its database).
+ *
+ * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
+ * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs: BENCH_CONNECTIONS
+ * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
+ * writes a CPU profile there: node --cpu-prof).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { OrderDomain } from '@oddsbook/protocol';
+import Database from 'better-sqlite3';
+import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
+import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
+import {
+  type BenchRequest,
+  type BenchTrader,
+  createOrderSigner,
+  crossCheckWithViem,
+  newTrader,
+} from './lib/order-fixtures.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ADMIN = 'bench-orders-admin-token-0123456789';
+const TRADERS = 32;
+const MARKETS = 4;
+const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const SCALE = Number(process.env.BENCH_SECONDS ?? 1);
+const USE_DIST = process.env.BENCH_SERVER === 'dist';
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const log = (line: string) => console.log(line);
+
+// ------------------------------------------------------------------ child processes
+
+type Child = { child: ChildProcess; base: string; output: () => string; cpuSeconds: () => number };
+
+function procCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, clock ticks
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function startChild(args: string[], env: Record<string, string>, port: number): Promise<Child> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const r = await fetch(`${base}/health`);
+      if (r.status < 500) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`child did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, base, output: () => output, cpuSeconds: () => procCpuSeconds(child.pid!) };
+}
+
+async function stopChild(c: Child): Promise<void> {
+  if (c.child.exitCode !== null) return;
+  const exited = new Promise((r) => c.child.once('exit', r));
+  c.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  if (c.child.exitCode === null) c.child.kill('SIGKILL');
+}
+
+const randomPort = () => 20_000 + Math.floor(Math.random() * 30_000);
+
+// ------------------------------------------------------------------ HTTP set-up
+
+async function call(base: string, method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as { data: Record<string, unknown> };
+  if (response.status !== 200)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+async function setUpExchange(base: string, traders: BenchTrader[]) {
+  const admin = { 'x-admin-token': ADMIN };
+  const { leagueId } = await call(
+    base,
+    'POST',
+    '/admin/leagues',
+    { sportId: 5, label: 'Bench League' },
+    admin,
+  );
+  const marketHashes: string[] = [];
+  for (let m = 0; m < MARKETS; m++) {
+    const { eventId } = await call(
+      base,
+      'POST',
+      '/admin/fixtures',
+      {
+        leagueId,
+        teamOneName: `Alpha ${m}`,
+        teamTwoName: `Beta ${m}`,
+        gameTime: Math.floor(Date.now() / 1000) + 86_400,
+      },
+      admin,
+    );
+    const market = await call(
+      base,
+      'POST',
+      '/admin/markets',
+      { eventId, type: 52, outcomeOneName: `Alpha ${m}`, outcomeTwoName: `Beta ${m}` },
+      admin,
+    );
+    marketHashes.push(market.marketHash as string);
+  }
+  const metadata = await call(base, 'GET', '/metadata/obv3');
+  const domain = metadata.domain as OrderDomain;
+  const baseToken = (metadata.activeAsset as { baseToken: string }).baseToken;
+  for (const t of traders) {
+    const key = await call(base, 'POST', '/admin/api-keys', { address: t.address }, admin);
+    t.apiKey = key.apiKey as string;
+    await call(base, 'POST', '/user/deploy-proxy', undefined, { 'x-svc-api-key': t.apiKey });
+  }
+  for (const t of traders) {
+    for (;;) {
+      const proxy = await call(base, 'GET', '/user/proxy', undefined, { 'x-svc-api-key': t.apiKey });
+      if (proxy.deployed) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await call(base, 'POST', '/admin/faucet', { address: t.address, amount: FUNDS.toString() }, admin);
+  }
+  return { marketHashes, domain, baseToken };
+}
+
+// ------------------------------------------------------------------ phases
+
+type Row = {
+  phase: string;
+  result: LoadResult;
+  perRequest: number;
+  fills: number | null;
+  serverCpu: number;
+  note?: string;
+};
+
+function dbCounter(dataDir: string) {
+  const db = new Database(join(dataDir, 'oddsbook.sqlite'), { readonly: true, fileMustExist: true });
+  const fills = db.prepare('SELECT count(*) FROM fills').pluck();
+  const orders = db.prepare('SELECT count(*) FROM orders').pluck();
+  return {
+    fills: () => fills.get() as number,
+    orders: () => orders.get() as number,
+    close: () => db.close(),
+  };
+}
+
+async function measured(
+  server: Child,
+  counter: ReturnType<typeof dbCounter> | null,
+  run: () => Promise<LoadResult>,
+) {
+  const fillsBefore = counter?.fills() ?? 0;
+  const cpuBefore = server.cpuSeconds();
+  const result = await run();
+  const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
+  return { result, serverCpu, fills: counter ? counter.fills() - fillsBefore : null };
+}
+
+async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: number }> {
+  // The disk's part of every acknowledgement: one SQLite WAL commit with synchronous=FULL, measured on
+  // the same file system as the exchange's data dir, once the WAL is being reused (as in steady state).
+  const db = new Database(join(dir, 'fsync-probe.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const commit = db.transaction(() => {
+    for (let i = 0; i < 3; i++) insert.run('x'.repeat(600));
+  });
+  for (let i = 0; i < 600; i++) commit();
+  const t = new Float64Array(400);
+  for (let i = 0; i < t.length; i++) {
+    const s = performance.now();
+    commit();
+    t[i] = performance.now() - s;
+  }
+  db.close();
+  t.sort();
+  return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+}
+
+// ------------------------------------------------------------------ main
+
+async function main() {
+  const started = performance.now();
+  const load0 = loadavg();
+  log(
+    `oddsbook bench:orders - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-orders-'));
+  const floor = await sqliteCommitFloor(dataDir);
+  log(
+    `disk: SQLite WAL commit, synchronous=FULL, in ${tmpdir()}: p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms`,
+  );
+
+  const exchangePort = randomPort();
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const serverArgs = USE_DIST
+    ? [...profile, 'packages/server/bin/oddsbook.js', 'serve']
+    : [...profile, '--import', 'tsx', 'packages/server/src/cli.ts', 'serve'];
+  const exchange = await startChild(
+    serverArgs,
+    {
+      DATA_DIR: dataDir,
+      PORT: String(exchangePort),
+      ADMIN_TOKEN: ADMIN,
+      RATE_LIMITS: '0',
+      DEMO: '0',
+      LOG_LEVEL: 'warn',
+    },
+    exchangePort,
+  );
+  log(
+    `exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, ${DEFAULT_VERIFY_WORKERS} verifier worker(s), pid ${exchange.child.pid}`,
+  );
+  const rows: Row[] = [];
+  let counter: ReturnType<typeof dbCounter> | null = null;
+  try {
+    const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
+    const { marketHashes, domain, baseToken } = await setUpExchange(exchange.base, traders);
+    counter = dbCounter(dataDir);
+    const signer = createOrderSigner({
+      domain,
+      marketHashes,
+      baseToken,
+      expiry: Math.floor(Date.now() / 1000) + 3600,
+    });
+    const checked = await crossCheckWithViem(
+      domain,
+      traders.slice(0, 4).map((t) => signer.sign(t)),
+    );
+
+    const s = (n: number) => Math.round(n * SCALE);
+    const signStart = performance.now();
+    const warmup = signer.requests(traders, s(6_000), 1);
+    const single = signer.requests(traders, s(70_000), 1);
+    const multi = signer.requests(traders, s(14_000), 10);
+    const signSeconds = (performance.now() - signStart) / 1000;
+    const signed = warmup.length + single.length + multi.length * 10;
+    log(
+      `set-up: ${TRADERS} traders (API key, proxy, faucet), ${MARKETS} markets; ${fmt(signed)} orders signed natively in ${signSeconds.toFixed(1)} s (${fmt(signed / signSeconds)}/s), ${checked} cross-checked with viem recoverTypedDataAddress`,
+    );
+
+    const peak = (requests: BenchRequest[], perRequest: number, url = exchange.base) =>
+      runPeak({ url, requests, perRequest, connections: CONNECTIONS });
+
+    await peak(warmup, 1);
+    const a = await measured(exchange, counter, () => peak(single, 1));
+    rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
+    const b = await measured(exchange, counter, () => peak(multi, 10));
+    rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
+
+    const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
+    const pacedSeconds = Math.max(3, s(6));
+    const half = signer.requests(traders, pacedRequestCount(halfRate, pacedSeconds), 1);
+    const c = await measured(exchange, counter, () =>
+      runPaced({ url: exchange.base, requests: half, perRequest: 1, rate: halfRate, seconds: pacedSeconds }),
+    );
+    rows.push({ phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`, perRequest: 1, ...c });
+
+    const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, { waitForOutcome: true });
+    const d = await measured(exchange, counter, () =>
+      runPaced({ url: exchange.base, requests: wait, perRequest: 1, rate: 1000, seconds: pacedSeconds }),
+    );
+    rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d });
+
+    const committedOrders = counter.orders();
+    counter.close();
+    counter = null;
+    await stopChild(exchange);
+
+    // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
+    const ceilingPort = randomPort();
+    const ceiling = await startChild(
+      ['--import', 'tsx', 'bench/lib/verify-only-server.ts'],
+      { PORT: String(ceilingPort), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
+      ceilingPort,
+    );
+    try {
+      await peak(warmup, 1, ceiling.base);
+      const e = await measured(ceiling, null, () => peak(single, 1, ceiling.base));
+      rows.push({ phase: '(e) ceiling: verify-only Fastify, 1-order', perRequest: 1, ...e });
+    } finally {
+      await stopChild(ceiling);
+    }
+
+    // ---------------------------------------------------------------- report
+    log('');
+    const header = [
+      'phase'.padEnd(44),
+      'orders/s'.padStart(9),
+      'req/s'.padStart(8),
+      'p50 ms'.padStart(7),
+      'p99 ms'.padStart(7),
+      'max ms'.padStart(8),
+      'requests'.padStart(9),
+      'non-2xx'.padStart(8),
+      'FAILED'.padStart(7),
+      'fills'.padStart(7),
+      'srv CPU'.padStart(8),
+    ].join(' ');
+    log(header);
+    log('-'.repeat(header.length));
+    for (const r of rows) {
+      const l = r.result.latencies;
+      log(
+        [
+          r.phase.padEnd(44),
+          fmt(r.result.ordersPerSecond).padStart(9),
+          fmt(r.result.requestsPerSecond).padStart(8),
+          ms(percentile(l, 0.5)).padStart(7),
+          ms(percentile(l, 0.99)).padStart(7),
+          ms(l[l.length - 1] ?? Number.NaN).padStart(8),
+          fmt(r.result.requests).padStart(9),
+          String(r.result.non2xx).padStart(8),
+          String(r.result.failedOrders).padStart(7),
+          (r.fills === null ? '-' : fmt(r.fills)).padStart(7),
+          `${Math.round(r.serverCpu * 100)}%`.padStart(8),
+        ].join(' '),
+      );
+      if (r.result.firstError) log(`    first error: ${r.result.firstError}`);
+    }
+    log('');
+    log(
+      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: one-connection autocannon instances started evenly over a second (${c.result.requests ? 'even arrivals' : ''}). srv CPU = server process CPU time / wall time (200% = both cores).`,
+    );
+    log(
+      `orders committed by the exchange: ${fmt(committedOrders)}; load avg now ${loadavg()[0]!.toFixed(2)}`,
+    );
+
+    const ratio = a.result.ordersPerSecond / rows[4]!.result.ordersPerSecond;
+    const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
+    const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
+    log(
+      `checks: ${failed.length === 0 ? 'no request failed in any phase' : `FAILURES in ${failed.map((r) => r.phase).join(', ')}`}; ${matched ? 'the exchange matched in every phase (fills > 0)' : 'NO FILLS in some phase'}`,
+    );
+    log(`run took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    log('');
+    log(
+      `orders: 1-order ${fmt(a.result.ordersPerSecond)}/s (${(ratio * 100).toFixed(0)}% of verify-only ceiling ${fmt(rows[4]!.result.ordersPerSecond)}/s), 10-order ${fmt(b.result.ordersPerSecond)} orders/s, waitForOutcome p50 ${ms(percentile(d.result.latencies, 0.5))} ms p99 ${ms(percentile(d.result.latencies, 0.99))} ms at 1000/s`,
+    );
+    if (failed.length > 0 || !matched) process.exitCode = 1;
+  } finally {
+    counter?.close();
+    await stopChild(exchange);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
