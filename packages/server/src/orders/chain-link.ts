@@ -97,7 +97,8 @@ export class ChainLink {
 
   /** Subscribes to receipts and applies those that landed while the exchange was down. */
   start(now: () => number): () => void {
-    const unsubscribe = this.chain.onReceipt((receipt) => this.applyReceipts([receipt], now()));
+    // Once per block, not per receipt: one transaction (one fsync) for all of a block's fills.
+    const unsubscribe = this.chain.onBlock((_block, receipts) => this.applyReceipts(receipts, now()));
     // Escrows whose receipts arrived before a crash but after the last fill update.
     const landed = this.db
       .prepare(
