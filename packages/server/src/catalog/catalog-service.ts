@@ -65,6 +65,8 @@ export type CreateMarketInput = {
 };
 
 const LIVE_STATUSES = [FIXTURE_STATUS.inProgress] as const;
+/** Markets whose trading state is kept in memory at most (unknown hashes are never cached). */
+const TRADING_STATE_CACHE_LIMIT = 10_000;
 
 /**
  * The sports catalog: the public reads, the operator writes (the demo seed uses the same calls), and
@@ -74,6 +76,13 @@ export class CatalogService {
   readonly #repo: CatalogRepository;
   readonly #clock: Clock;
   readonly #events: CatalogEvents;
+  /**
+   * Trading states of known markets for the order path, so that admitting an order reads no SQL. Every
+   * catalog write that can change one emits an event after it commits, and any such event empties the
+   * cache; `#generation` keeps a read that straddles a write from storing a stale state.
+   */
+  readonly #tradingStates = new Map<string, MarketTradingState>();
+  #generation = 0;
 
   constructor(options: {
     repository: CatalogRepository;
@@ -98,8 +107,22 @@ export class CatalogService {
 
   /** Open or closed, live or not, effective delay and minimum size; null for an unknown market. */
   async tradingState(marketHash: string): Promise<MarketTradingState | null> {
+    const cached = this.#tradingStates.get(marketHash);
+    if (cached) return cached;
+    const generation = this.#generation;
     const market = await this.#repo.getMarket(marketHash);
-    return market ? marketTradingState(market) : null;
+    if (!market) return null;
+    const state = marketTradingState(market);
+    if (generation === this.#generation) {
+      if (this.#tradingStates.size >= TRADING_STATE_CACHE_LIMIT) this.#tradingStates.clear();
+      this.#tradingStates.set(marketHash, state);
+    }
+    return state;
+  }
+
+  /** The cached trading state of a known market, or undefined (then ask `tradingState`). */
+  cachedTradingState(marketHash: string): MarketTradingState | undefined {
+    return this.#tradingStates.get(marketHash);
   }
 
   /** Leagues with their own live delay, for `GET /metadata/obv3` `bettingDelay.leagueIdToMs`. */
@@ -370,6 +393,11 @@ export class CatalogService {
   }
 
   #emit(event: CatalogEvent): void {
+    // Scores change no trading state; anything else may (status, delays, resolution), so start afresh.
+    if (event.type !== 'liveScore') {
+      this.#generation += 1;
+      this.#tradingStates.clear();
+    }
     this.#events.emit(event);
   }
 }

@@ -123,10 +123,12 @@ export class OrderService {
     }));
     const candidates: Candidate[] = [];
     for (const [index, input] of body.orders.entries()) {
+      const marketHash = input.marketHash.toLowerCase();
       candidates.push({
         index,
         input,
-        state: await this.o.catalog.tradingState(input.marketHash.toLowerCase()),
+        state:
+          this.o.catalog.cachedTradingState(marketHash) ?? (await this.o.catalog.tradingState(marketHash)),
         tick: oddsToTick(BigInt(input.percentageOdds), 100_000 / this.o.ladderSize),
       });
     }
