@@ -9,7 +9,7 @@ export type VerifierPoolOptions = {
   domain: OrderDomain;
   /** Worker threads; 0 verifies in-thread (synchronously, still behind the same async API). */
   size: number;
-  /** Single `verify` calls are gathered until the end of the current I/O phase, up to this many. */
+  /** Calls are gathered until the end of the current I/O phase, up to this many items per message. */
   maxBatch?: number;
   /** Called when a worker dies; its in-flight batches are re-run in-thread and it is not replaced. */
   onWorkerError?: (error: unknown) => void;
@@ -106,15 +106,40 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     });
   }
 
-  let gathering: { items: VerifyItem[]; resolvers: ((r: VerifyResult) => void)[] } | null = null;
-
+  /**
+   * Work asked for during one event-loop turn goes out together at the end of the turn's I/O phase
+   * (setImmediate), or as soon as `maxBatch` items wait: one message per turn instead of one per request,
+   * spread over the workers.
+   */
+  type Part = { start: number; count: number; resolve: (results: VerifyResult[]) => void };
+  let gathering: { items: VerifyItem[]; parts: Part[] } | null = null;
   function flush(): void {
     const batch = gathering;
     gathering = null;
     if (!batch) return;
-    void dispatch(batch.items).then((results) => {
-      for (let i = 0; i < results.length; i++) batch.resolvers[i]!(results[i]!);
+    void dispatchSpread(batch.items).then((results) => {
+      for (const part of batch.parts) {
+        part.resolve(
+          part.count === results.length ? results : results.slice(part.start, part.start + part.count),
+        );
+      }
     });
+  }
+  function dispatchSpread(items: readonly VerifyItem[]): Promise<VerifyResult[]> {
+    if (slots.length <= 1 || items.length < 2) return dispatch(items);
+    const parts: Promise<VerifyResult[]>[] = [];
+    const step = Math.ceil(items.length / slots.length);
+    for (let i = 0; i < items.length; i += step) parts.push(dispatch(items.slice(i, i + step)));
+    return Promise.all(parts).then((chunks) => chunks.flat());
+  }
+  function enqueue(items: readonly VerifyItem[], resolve: (results: VerifyResult[]) => void): void {
+    if (!gathering) {
+      gathering = { items: [], parts: [] };
+      setImmediate(flush);
+    }
+    gathering.parts.push({ start: gathering.items.length, count: items.length, resolve });
+    for (const item of items) gathering.items.push(item);
+    if (gathering.items.length >= maxBatch) flush();
   }
 
   return {
@@ -123,23 +148,12 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     },
     verify(item) {
       if (slots.length === 0) return Promise.resolve(runLocal([item])[0]!);
-      return new Promise((resolve) => {
-        if (!gathering) {
-          gathering = { items: [], resolvers: [] };
-          setImmediate(flush);
-        }
-        gathering.items.push(item);
-        gathering.resolvers.push(resolve);
-        if (gathering.items.length >= maxBatch) flush();
-      });
+      return new Promise((resolve) => enqueue([item], (results) => resolve(results[0]!)));
     },
     verifyBatch(items) {
-      if (items.length <= maxBatch || slots.length <= 1) return dispatch(items);
-      // Split a large batch across the workers.
-      const parts: Promise<VerifyResult[]>[] = [];
-      const step = Math.max(maxBatch, Math.ceil(items.length / slots.length));
-      for (let i = 0; i < items.length; i += step) parts.push(dispatch(items.slice(i, i + step)));
-      return Promise.all(parts).then((chunks) => chunks.flat());
+      if (items.length === 0) return Promise.resolve([]);
+      if (slots.length === 0) return Promise.resolve(runLocal(items));
+      return new Promise((resolve) => enqueue(items, resolve));
     },
     verifySync(item) {
       return runLocal([item])[0]!;

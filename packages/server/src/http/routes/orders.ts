@@ -26,6 +26,7 @@ const tags = ['orders'];
 const MarketHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const OrderId = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const MAX_BEST_ODDS_MARKETS = 100;
+const INFO_LEVELS = new Set(['info', 'debug', 'trace']);
 
 /** Orders v3: create (make and take), read, cancel, best odds. */
 export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
@@ -44,10 +45,13 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     },
     async (request) => {
       const orders = await trading.orders.create(request.account, request.body as CreateOrdersBody);
-      request.log.info(
-        { orders: orders.map((o) => ({ orderId: o.orderId, status: o.status, reason: o.reason })) },
-        'orders submitted',
-      );
+      // Built only when it will be written: at the default level it would be thrown away on the hot path.
+      if (INFO_LEVELS.has(request.log.level)) {
+        request.log.info(
+          { orders: orders.map((o) => ({ orderId: o.orderId, status: o.status, reason: o.reason })) },
+          'orders submitted',
+        );
+      }
       return success({ orders });
     },
   );
