@@ -6,5 +6,6 @@ export * from './safe-typed-data.js';
 export * from './schemas/catalog.js';
 export * from './schemas/common.js';
 export * from './schemas/metadata.js';
+export * from './schemas/realtime.js';
 export * from './schemas/trading.js';
 export * from './units.js';
