@@ -20,10 +20,13 @@ import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
+import { type ExchangeRealtimeOptions, startExchangeRealtime } from './realtime/exchange-realtime.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */
   logger?: boolean | { level: string };
+  /** Hub settings of the realtime WebSocket (`/connection/websocket` on the same port). */
+  realtime?: ExchangeRealtimeOptions['hub'];
 };
 
 /** Builds the HTTP application on an opened exchange. It never listens: main.ts and tests decide that. */
@@ -67,6 +70,14 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     },
   });
   registerMetrics(app);
+
+  const realtime = startExchangeRealtime(exchange, {
+    logger: app.log,
+    ...(options.realtime ? { hub: options.realtime } : {}),
+  });
+  realtime.hub.attach(app.server);
+  // Before the server closes: open WebSockets would otherwise keep it from closing.
+  app.addHook('preClose', async () => realtime.close());
   if (exchange.config.rateLimits) await registerRateLimits(app);
 
   await app.register(async (scope) => {

@@ -1,0 +1,539 @@
+import {
+  ACCOUNT_FILLS_CHANNEL,
+  AccountOrderUpdate,
+  ActiveOrderUpdate,
+  accountOrdersChannel,
+  accountTradesChannel,
+  activeOrdersChannel,
+  BestOddsUpdate,
+  BookUpdate,
+  ConsolidatedTrade,
+  FillUpdate,
+  FixtureUpdate,
+  GLOBAL_CHANNELS,
+  LiveScoreUpdate,
+  MarketUpdate,
+  orderBookEventChannel,
+  orderBookMarketChannel,
+  RecentTrade,
+  TradeUpdate,
+} from '@oddsbook/protocol';
+import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } from 'centrifuge';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  removeDataDir,
+  startTestExchange,
+  type TestExchange,
+  type TestUser,
+} from '../helpers/test-exchange.js';
+import { createMarket, createTrader, postOrders, signOrder, USDC } from '../helpers/trading.js';
+import { officialClient, until as waitFor } from './helpers.js';
+
+let t: TestExchange;
+let api: string;
+let wsUrl: string;
+const clients: Centrifuge[] = [];
+
+beforeAll(async () => {
+  t = await startTestExchange();
+  api = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  wsUrl = `${api.replace('http://', 'ws://')}/connection/websocket`;
+});
+
+afterEach(() => {
+  for (const c of clients.splice(0)) c.disconnect();
+});
+
+afterAll(async () => {
+  await t.close();
+  removeDataDir(t.dataDir);
+});
+
+/** The official client, with its token from the REST route (as docs/realtime.md shows). */
+function clientOf(user: TestUser): Centrifuge {
+  const c = officialClient(wsUrl, {
+    getToken: async () => {
+      const res = await fetch(`${api}/user/realtime-token-v3/api-key`, { headers: user.headers });
+      return ((await res.json()) as { data: { token: string } }).data.token;
+    },
+  });
+  clients.push(c);
+  return c;
+}
+
+type Feed = {
+  sub: Subscription;
+  pubs: PublicationContext[];
+  subscribed: SubscribedContext[];
+  unsubscribedCode: number;
+  data<T = Record<string, unknown>>(): T[];
+};
+
+function follow(c: Centrifuge, channel: string): Feed {
+  const sub = c.newSubscription(channel, { positioned: true, recoverable: true });
+  const feed: Feed = {
+    sub,
+    pubs: [],
+    subscribed: [],
+    unsubscribedCode: 0,
+    data: <T>() => feed.pubs.map((p) => p.data as T),
+  };
+  sub.on('publication', (ctx) => feed.pubs.push(ctx));
+  sub.on('subscribed', (ctx) => feed.subscribed.push(ctx));
+  sub.on('unsubscribed', (ctx) => {
+    feed.unsubscribedCode = ctx.code;
+  });
+  sub.subscribe();
+  return feed;
+}
+
+async function connected(c: Centrifuge, ...feeds: Feed[]): Promise<void> {
+  c.connect();
+  await waitFor(() => feeds.every((f) => f.subscribed.length > 0), 5000, 'subscribed');
+}
+
+function expectShape(schema: TSchema, data: unknown): void {
+  const errors = [...Value.Errors(schema, data)];
+  expect(errors, JSON.stringify(errors.slice(0, 3))).toEqual([]);
+}
+
+const get = async (path: string, user?: TestUser) => {
+  const res = await t.app.inject({ method: 'GET', url: path, ...(user ? { headers: user.headers } : {}) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data;
+};
+
+const withoutMessageId = ({ messageId: _, ...rest }: Record<string, unknown>) => rest;
+
+type Book = { version: string; outcomeOne: unknown[]; outcomeTwo: unknown[]; marketHash: string };
+
+describe('exchange channels with the official client', () => {
+  it('publishes the outcome of an order posted without waitForOutcome on the account channel', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const c = clientOf(maker);
+    const orders = follow(c, accountOrdersChannel(maker.address));
+    const active = follow(c, activeOrdersChannel(maker.address));
+    await connected(c, orders, active);
+
+    const res = await postOrders(t, maker, [
+      await signOrder(t, maker, { marketHash, tick: 400, size: 50n * USDC }),
+    ]);
+    expect(res.statusCode).toBe(200);
+    const created = res.json().data.orders[0];
+    expect(created.outcome).toBeUndefined();
+
+    await waitFor(() => orders.pubs.length >= 1, 5000, 'order update');
+    const update = orders.data<AccountOrderUpdate>()[0]!;
+    expectShape(AccountOrderUpdate, update);
+    expect(update).toMatchObject({
+      id: created.orderId,
+      commandId: created.commandId,
+      status: 'ACTIVE',
+      inactiveReason: null,
+      outcome: { state: 'RESTED', fillAmount: '0', remainingAmount: (50n * USDC).toString() },
+    });
+    expect(orders.pubs[0]!.tags?.messageId).toBe(update.messageId);
+    // The row is the REST row.
+    const rest = await get(`/orders-v3/${created.orderId}`, maker);
+    const { commandId: _c, outcome: _o, ...row } = withoutMessageId(update);
+    expect(row).toEqual(rest);
+    await waitFor(() => active.pubs.length >= 1, 5000, 'active order');
+    expectShape(ActiveOrderUpdate, active.pubs[0]!.data);
+    expect(withoutMessageId(active.pubs[0]!.data)).toEqual(rest);
+
+    // A taker fills half: the maker's row follows, the taker's outcome is on its own channel.
+    const taker = await createTrader(t);
+    const tc = clientOf(taker);
+    const takerOrders = follow(tc, accountOrdersChannel(taker.address));
+    await connected(tc, takerOrders);
+    const take = await postOrders(t, taker, [
+      await signOrder(t, taker, {
+        marketHash,
+        tick: 400,
+        isOne: false,
+        size: 25n * USDC,
+        timeInForce: 'IOC',
+      }),
+    ]);
+    const takerOrder = take.json().data.orders[0];
+    await waitFor(() => takerOrders.pubs.length >= 1, 5000, 'taker outcome');
+    expect(takerOrders.data<AccountOrderUpdate>()[0]).toMatchObject({
+      id: takerOrder.orderId,
+      commandId: takerOrder.commandId,
+      status: 'INACTIVE',
+      inactiveReason: 'FILLED',
+      outcome: { state: 'FULLY_FILLED', fillAmount: (25n * USDC).toString() },
+    });
+    await waitFor(() => orders.pubs.length >= 2, 5000, 'maker fill');
+    const fill = orders.data<AccountOrderUpdate>()[1]!;
+    expect(fill).toMatchObject({
+      id: created.orderId,
+      status: 'ACTIVE',
+      remainingSize: (25n * USDC).toString(),
+    });
+    expect(fill.commandId).toBeUndefined();
+    expect(withoutMessageId(fill)).toEqual(await get(`/orders-v3/${created.orderId}`, maker));
+  });
+
+  it("denies another user's account channels (103) and treats legacy names as unknown (102)", async () => {
+    const alice = await t.createUser();
+    const bob = await t.createUser();
+    const c = clientOf(alice);
+    const own = follow(c, accountOrdersChannel(alice.address));
+    const others = [
+      accountOrdersChannel(bob.address),
+      accountTradesChannel(bob.address),
+      activeOrdersChannel(bob.address),
+    ].map((name) => follow(c, name));
+    const legacy = [
+      'markets',
+      'recent_trades',
+      'main_line',
+      `live_scores:L1`,
+      `active_orders_v2:${t.config.baseToken}:${alice.address}`,
+      `order_book_v2:${t.config.baseToken}:0x${'ab'.repeat(32)}`,
+      `best_odds:${t.config.baseToken}`,
+      'markets:parlay',
+      `ce_refunds:${alice.address.toLowerCase()}`,
+    ].map((name) => follow(c, name));
+    await connected(c, own);
+    await waitFor(() => [...others, ...legacy].every((f) => f.unsubscribedCode !== 0), 5000, 'refusals');
+    expect(others.map((f) => f.unsubscribedCode)).toEqual([103, 103, 103]);
+    expect(legacy.map((f) => f.unsubscribedCode)).toEqual(legacy.map(() => 102));
+  });
+
+  it('delivers cancels with inactiveReason HEARTBEAT_TIMEOUT when the heartbeat lapses', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const c = clientOf(maker);
+    const orders = follow(c, accountOrdersChannel(maker.address));
+    const active = follow(c, activeOrdersChannel(maker.address));
+    await connected(c, orders, active);
+    await postOrders(t, maker, [
+      await signOrder(t, maker, { marketHash, tick: 300, size: 20n * USDC }),
+      await signOrder(t, maker, { marketHash, tick: 310, size: 20n * USDC }),
+    ]);
+    const hb = await t.app.inject({
+      method: 'POST',
+      url: '/heartbeat/v3',
+      headers: maker.headers,
+      payload: { timeoutSeconds: 1 },
+    });
+    expect(hb.statusCode).toBe(200);
+    const cancelled = await waitFor(
+      () => {
+        const done = orders.data<AccountOrderUpdate>().filter((o) => o.status === 'INACTIVE');
+        return done.length === 2 && done;
+      },
+      6000,
+      'heartbeat cancels',
+    );
+    for (const o of cancelled) expect(o.inactiveReason).toBe('HEARTBEAT_TIMEOUT');
+    await waitFor(
+      () =>
+        active.data<ActiveOrderUpdate>().filter((o) => o.inactiveReason === 'HEARTBEAT_TIMEOUT').length === 2,
+      5000,
+      'active orders removed',
+    );
+    await t.app.inject({
+      method: 'POST',
+      url: '/heartbeat/v3',
+      headers: maker.headers,
+      payload: { timeoutSeconds: 0 },
+    });
+  });
+
+  it('follows a trade MATCHED, LOCKED when its escrow lands, SETTLED at resolution; fills only to their user', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const taker = await createTrader(t);
+    const mc = clientOf(maker);
+    const tc = clientOf(taker);
+    const makerTrades = follow(mc, accountTradesChannel(maker.address));
+    const makerFills = follow(mc, ACCOUNT_FILLS_CHANNEL);
+    const takerTrades = follow(tc, accountTradesChannel(taker.address));
+    const takerFills = follow(tc, ACCOUNT_FILLS_CHANNEL);
+    await connected(mc, makerTrades, makerFills);
+    await connected(tc, takerTrades, takerFills);
+
+    await postOrders(t, maker, [await signOrder(t, maker, { marketHash, tick: 400, size: 40n * USDC })], {
+      waitForOutcome: true,
+    });
+    await postOrders(
+      t,
+      taker,
+      [
+        await signOrder(t, taker, {
+          marketHash,
+          tick: 400,
+          isOne: false,
+          size: 40n * USDC,
+          timeInForce: 'IOC',
+        }),
+      ],
+      { waitForOutcome: true },
+    );
+
+    const statuses = (f: Feed) => f.data<TradeUpdate>().map((tr) => tr.status);
+    await waitFor(() => statuses(makerTrades).includes('LOCKED'), 5000, 'maker trade LOCKED');
+    await waitFor(() => statuses(takerTrades).includes('LOCKED'), 5000, 'taker trade LOCKED');
+    expect(statuses(makerTrades)).toEqual(['MATCHED', 'LOCKED']);
+    for (const tr of [...makerTrades.data(), ...takerTrades.data()]) expectShape(TradeUpdate, tr);
+    const [restTrade] = (await get('/trades-v3', maker)).trades;
+    expect(withoutMessageId(makerTrades.data().at(-1)!)).toEqual(restTrade);
+
+    // Fills: MATCHED then LOCKED, each user only its own.
+    await waitFor(
+      () => makerFills.data<FillUpdate>().some((f) => f.status === 'LOCKED'),
+      5000,
+      'fill LOCKED',
+    );
+    await waitFor(
+      () => takerFills.data<FillUpdate>().some((f) => f.status === 'LOCKED'),
+      5000,
+      'fill LOCKED',
+    );
+    for (const f of makerFills.data<FillUpdate>()) {
+      expectShape(FillUpdate, f);
+      expect(f.isMaker).toBe(true);
+    }
+    for (const f of takerFills.data<FillUpdate>()) expect(f.isMaker).toBe(false);
+    const [restFill] = (await get('/fills-v3', maker)).fills;
+    expect(withoutMessageId(makerFills.data().at(-1)!)).toEqual(restFill);
+
+    const resolve = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: 1 },
+    });
+    expect(resolve.statusCode, resolve.body).toBe(200);
+    await waitFor(() => statuses(makerTrades).includes('SETTLED'), 5000, 'maker trade SETTLED');
+    const settled = makerTrades.data<TradeUpdate>().at(-1)!;
+    expect(settled.settlement).toEqual({ outcome: 1, payout: (80n * USDC).toString() });
+    expect(withoutMessageId(settled)).toEqual((await get('/trades-v3', maker)).trades[0]);
+    await waitFor(
+      () => takerFills.data<FillUpdate>().some((f) => f.status === 'SETTLED'),
+      5000,
+      'fill SETTLED',
+    );
+  });
+
+  it('reconstructs the REST book exactly from a snapshot plus later publications after a random burst', async () => {
+    const { marketHash, eventId } = await createMarket(t);
+    const traders = await Promise.all([createTrader(t), createTrader(t), createTrader(t)]);
+    const watcher = await t.createUser();
+    const c = clientOf(watcher);
+    const book = follow(c, orderBookMarketChannel(marketHash));
+    const eventBook = follow(c, orderBookEventChannel(eventId));
+    const best = follow(c, GLOBAL_CHANNELS.best_odds);
+    const recent = follow(c, GLOBAL_CHANNELS.recent_trades);
+    const consolidated = follow(c, GLOBAL_CHANNELS.recent_trades_consolidated);
+    await connected(c, book, eventBook, best, recent, consolidated);
+
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const open = new Map<string, TestUser>();
+    let snapshot: Book | undefined;
+    for (let round = 0; round < 8; round++) {
+      const ops: Promise<unknown>[] = [];
+      for (let i = 0; i < 8; i++) {
+        const user = traders[Math.floor(random() * traders.length)]!;
+        const roll = random();
+        if (roll < 0.25 && open.size > 0) {
+          const [orderId, owner] = [...open][Math.floor(random() * open.size)]!;
+          open.delete(orderId);
+          ops.push(
+            t.app.inject({
+              method: 'DELETE',
+              url: '/orders-v3',
+              headers: owner.headers,
+              payload: { orders: [{ orderId }] },
+            }),
+          );
+        } else {
+          const isOne = random() < 0.5;
+          const tick = 390 + Math.floor(random() * 20);
+          const size = BigInt(1 + Math.floor(random() * 20)) * USDC;
+          const timeInForce = roll > 0.85 ? ('IOC' as const) : ('GTC' as const);
+          ops.push(
+            signOrder(t, user, { marketHash, tick, isOne, size, timeInForce })
+              .then((o) => postOrders(t, user, [o]))
+              .then((res) => {
+                const id = res.json().data.orders[0].orderId as string;
+                if (timeInForce === 'GTC') open.set(id, user);
+              }),
+          );
+        }
+      }
+      await Promise.all(ops);
+      if (round === 3) snapshot = await get(`/orderbook-v3/snapshot?marketHash=${marketHash}`);
+    }
+    await t.exchange.trading.sequencer.idle();
+    const final: Book = await get(`/orderbook-v3/snapshot?marketHash=${marketHash}`);
+    expect(Number(final.version)).toBeGreaterThan(Number(snapshot!.version));
+    await waitFor(() => book.data<Book>().at(-1)?.version === final.version, 5000, 'last book');
+
+    // One publication per market per batch: versions strictly increase.
+    const versions = book.data<Book>().map((b) => b.version);
+    expect([...versions].sort()).toEqual(versions);
+    expect(new Set(versions).size).toBe(versions.length);
+    for (const b of book.data()) expectShape(BookUpdate, b);
+
+    let state: Book = snapshot!;
+    for (const update of book.data<Book>()) if (update.version > state.version) state = update;
+    expect(withoutMessageId(state)).toEqual(final);
+
+    await waitFor(() => eventBook.data<Book>().at(-1)?.version === final.version, 5000, 'event book');
+    expect(withoutMessageId(eventBook.data().at(-1)!)).toEqual(final);
+
+    const lastBest = best
+      .data<BestOddsUpdate>()
+      .filter((b) => b.marketHash === marketHash)
+      .at(-1)!;
+    expectShape(BestOddsUpdate, lastBest);
+    expect(lastBest).toMatchObject({
+      eventId,
+      sportId: 1,
+      outcomeOne: (final.outcomeOne[0] as object | undefined) ?? null,
+      outcomeTwo: (final.outcomeTwo[0] as object | undefined) ?? null,
+    });
+
+    // The public tape: the newest publication of each taker bet is the REST row (plus the flags).
+    const tape = (await get(`/trades-v3/public?marketHash=${marketHash}&perPage=100`)).trades as {
+      tradeId: string;
+    }[];
+    expect(tape.length).toBeGreaterThan(0);
+    await waitFor(
+      () => tape.every((row) => recent.data<RecentTrade>().some((r) => r.tradeId === row.tradeId)),
+      5000,
+      'tape',
+    );
+    for (const row of tape) {
+      const last = recent
+        .data<RecentTrade>()
+        .filter((r) => r.tradeId === row.tradeId)
+        .at(-1)!;
+      expectShape(RecentTrade, last);
+      expect(withoutMessageId(last)).toEqual({ ...row, isQuarterLineLeg: false });
+      const cons = consolidated
+        .data<ConsolidatedTrade>()
+        .filter((r) => r.tradeId === row.tradeId)
+        .at(-1)!;
+      expectShape(ConsolidatedTrade, cons);
+      expect(cons).toMatchObject({
+        ...row,
+        isQuarterLineParent: false,
+        isQuarterLineLeg: false,
+        quarterLineFillHash: null,
+      });
+    }
+  });
+
+  it('recovers the book and order publications missed while disconnected', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t);
+    const c = clientOf(maker);
+    const book = follow(c, orderBookMarketChannel(marketHash));
+    const orders = follow(c, accountOrdersChannel(maker.address));
+    await connected(c, book, orders);
+    await postOrders(t, maker, [await signOrder(t, maker, { marketHash, tick: 380, size: 10n * USDC })], {
+      waitForOutcome: true,
+    });
+    await waitFor(() => book.pubs.length === 1 && orders.pubs.length === 1, 5000, 'first publications');
+
+    c.disconnect();
+    const missed: string[] = [];
+    for (const tick of [381, 382, 383]) {
+      const res = await postOrders(
+        t,
+        maker,
+        [await signOrder(t, maker, { marketHash, tick, size: 10n * USDC })],
+        {
+          waitForOutcome: true,
+        },
+      );
+      missed.push(res.json().data.orders[0].orderId);
+    }
+    c.connect();
+    await waitFor(() => book.subscribed.length === 2 && orders.subscribed.length === 2, 5000, 'resubscribed');
+    expect(book.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: true });
+    expect(orders.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: true });
+    await waitFor(() => book.pubs.length === 4 && orders.pubs.length === 4, 5000, 'recovered publications');
+    expect(
+      orders
+        .data<AccountOrderUpdate>()
+        .slice(1)
+        .map((o) => o.id),
+    ).toEqual(missed);
+    const offsets = book.pubs.map((p) => p.offset);
+    expect(offsets).toEqual([...offsets].sort((a, b) => Number(a) - Number(b)));
+    const final = await get(`/orderbook-v3/snapshot?marketHash=${marketHash}`);
+    expect(withoutMessageId(book.pubs.at(-1)!.data)).toEqual(final);
+  });
+
+  it('publishes catalog changes: markets, fixtures, live scores and main lines', async () => {
+    const watcher = await t.createUser();
+    const c = clientOf(watcher);
+    const markets = follow(c, GLOBAL_CHANNELS.markets);
+    const fixtures = follow(c, GLOBAL_CHANNELS.fixtures);
+    const scores = follow(c, GLOBAL_CHANNELS.live_scores);
+    const mainLine = follow(c, GLOBAL_CHANNELS.main_line);
+    await connected(c, markets, fixtures, scores, mainLine);
+
+    const { marketHash, eventId } = await createMarket(t);
+    await waitFor(
+      () => markets.data<MarketUpdate>().some((m) => m.marketHash === marketHash),
+      5000,
+      'market',
+    );
+    const market = markets.data<MarketUpdate>().find((m) => m.marketHash === marketHash)!;
+    expectShape(MarketUpdate, market);
+    const [restMarket] = await get(`/markets/find?marketHashes=${marketHash}`);
+    expect(withoutMessageId(market)).toEqual(restMarket);
+    await waitFor(() => fixtures.data<FixtureUpdate>().some((f) => f.eventId === eventId), 5000, 'fixture');
+    expectShape(FixtureUpdate, fixtures.data().at(-1));
+
+    const score = await t.app.inject({
+      method: 'POST',
+      url: `/admin/fixtures/${eventId}/scores`,
+      headers: t.admin,
+      payload: { teamOneScore: 2, teamTwoScore: 1, currentPeriod: '2H', periodTime: '63:00' },
+    });
+    expect(score.statusCode, score.body).toBe(200);
+    const live = await waitFor(
+      () => scores.data<LiveScoreUpdate>().find((s) => s.sportXEventId === eventId),
+      5000,
+      'live score',
+    );
+    expectShape(LiveScoreUpdate, live);
+    expect(live).toMatchObject({ teamOneScore: 2, teamTwoScore: 1, currentPeriod: '2H' });
+
+    const alt = await t.app.inject({
+      method: 'POST',
+      url: '/admin/markets',
+      headers: t.admin,
+      payload: {
+        eventId,
+        type: 3,
+        outcomeOneName: 'Home -1.5',
+        outcomeTwoName: 'Away +1.5',
+        line: -1.5,
+        mainLine: true,
+      },
+    });
+    expect(alt.statusCode, alt.body).toBe(200);
+    const line = await waitFor(
+      () => mainLine.data().find((m) => m.marketHash === alt.json().data.marketHash),
+      5000,
+      'main line',
+    );
+    expect(line).toMatchObject({ marketType: 3, sportXEventId: eventId });
+  });
+});
