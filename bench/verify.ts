@@ -10,7 +10,7 @@ import { createOrderVerifier } from '../packages/server/src/signing/order-verifi
 import { makeSignedOrders } from '../packages/server/src/signing/test-orders.js';
 import { createVerifierPool, type VerifyItem } from '../packages/server/src/signing/verifier-pool.js';
 
-const count = Number(process.argv[2] ?? 2000);
+const count = Math.max(512, Number(process.argv[2] ?? 2000));
 const seconds = Number(process.argv[3] ?? 2);
 // A literal domain, so the bench runs from sources without a built @oddsbook/protocol.
 const domain: OrderDomain = {
