@@ -1,0 +1,315 @@
+import {
+  ACCOUNT_FILLS_CHANNEL,
+  accountOrdersChannel,
+  accountTradesChannel,
+  activeOrdersChannel,
+  GLOBAL_CHANNELS,
+  ladderSize,
+  orderBookEventChannel,
+  orderBookMarketChannel,
+  tickToOdds,
+} from '@oddsbook/protocol';
+import type { Database } from 'better-sqlite3';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../engine/index.js';
+import { bookToWire } from '../../orders/book.js';
+import { fillToWire, orderToWire, tradeToWire } from '../../orders/wire.js';
+import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
+import { openDatabase } from '../../store/sqlite/open-database.js';
+import { SqliteTradingQueries } from '../../store/sqlite/sqlite-trading-queries.js';
+import { SqliteTradingStore, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
+import type { Publication } from './publication.js';
+import { TradingPublisher } from './trading-publications.js';
+import { sqliteTradingRows } from './trading-rows.js';
+
+const MAKER = '0x52908400098527886E0F7030069857D2E4169EE7';
+const TAKER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
+const WALLET = '0x00000000000000000000000000000000000000aa';
+const MARKET = `0x${'ab'.repeat(32)}`;
+const EVENT = 'L1-E1';
+const USDC = 1_000_000n;
+const LADDER = ladderSize();
+
+/** Real engine and real projections (in-memory SQLite): the publisher sees what it sees in production. */
+let db: Database;
+let store: SqliteTradingStore;
+let queries: SqliteTradingQueries;
+let engine: Engine;
+let publisher: TradingPublisher;
+let seq = 0;
+let orderCounter = 0;
+
+beforeEach(() => {
+  db = openDatabase(':memory:');
+  store = new SqliteTradingStore(db);
+  queries = new SqliteTradingQueries(db);
+  engine = new Engine({ ladderSize: LADDER });
+  seq = 0;
+  publisher = new TradingPublisher({
+    rows: sqliteTradingRows(db, queries),
+    walletOf: () => WALLET,
+    levels: (hash) => engine.levels(hash),
+    marketInfo: () => ({ sportId: 1, leagueId: 7 }),
+    ladderSize: LADDER,
+  });
+  commit([
+    { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
+    { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
+    { kind: 'engine', command: { type: 'credit', account: TAKER, amount: 1_000n * USDC } },
+  ]);
+});
+
+function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): AppliedEntry[] {
+  const entries = inputs.map((input) => {
+    seq += 1;
+    const events = input.kind === 'engine' ? engine.apply({ ...input.command, seq, ts }) : [];
+    return { seq, ts, input, events };
+  });
+  void store.commitBatch(entries, engine);
+  return entries;
+}
+
+function order(
+  account: string,
+  tick: number,
+  size: bigint,
+  options: { isOne?: boolean; tif?: 'GTC' | 'IOC' | 'FOK'; orderId?: string } = {},
+): { order: PlaceOrderInput; meta: OrderMeta } {
+  orderCounter += 1;
+  const orderId = options.orderId ?? `0x${orderCounter.toString(16).padStart(64, '0')}`;
+  return {
+    order: {
+      type: 'place',
+      orderId,
+      account,
+      marketHash: MARKET,
+      isBettingOutcomeOne: options.isOne ?? true,
+      percentageOdds: tickToOdds(tick),
+      totalBetSize: size,
+      expiry: 2_000_000_000,
+      timeInForce: options.tif ?? 'GTC',
+    },
+    meta: {
+      commandId: `cmd-${orderId.slice(-4)}`,
+      eventId: EVENT,
+      clientOrderId: null,
+      salt: '0x1',
+      baseToken: WALLET,
+      signature: '0x',
+    },
+  };
+}
+
+const place = (o: ReturnType<typeof order>): SequencerInput => ({
+  kind: 'engine',
+  command: o.order,
+  meta: o.meta,
+});
+const on = (pubs: Publication[], channel: string, user?: string) =>
+  pubs.filter((p) => p.channel === channel && (user === undefined || p.user === user));
+const data = <T = Record<string, unknown>>(pubs: Publication[]) => pubs.map((p) => p.data as T);
+const restOrder = (account: string, id: string) => orderToWire(queries.getOrder(account, id)!, WALLET);
+
+describe('TradingPublisher', () => {
+  it('publishes a rested order with its create outcome, then the book and best odds once per batch', () => {
+    const maker = order(MAKER, 400, 50n * USDC);
+    const entries = commit([place(maker)]);
+    const pubs = publisher.batch(entries);
+    const s = entries[0]!.seq;
+    expect(pubs.map((p) => [p.channel, p.messageId])).toEqual([
+      [accountOrdersChannel(MAKER), `${s}:0`],
+      [activeOrdersChannel(MAKER), `${s}:1`],
+      [orderBookMarketChannel(MARKET), `${s}:2`],
+      [orderBookEventChannel(EVENT), `${s}:3`],
+      [GLOBAL_CHANNELS.best_odds, `${s}:4`],
+    ]);
+    const rest = restOrder(MAKER, maker.order.orderId);
+    expect(pubs[0]!.data).toEqual({
+      ...rest,
+      commandId: maker.meta.commandId,
+      outcome: {
+        state: 'RESTED',
+        remainingAmount: (50n * USDC).toString(),
+        fillAmount: '0',
+        blendedOdds: '0',
+        matchIds: [],
+        tradeId: null,
+      },
+    });
+    expect(pubs[1]!.data).toEqual(rest);
+    const book = bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER });
+    expect(pubs[2]!.data).toEqual(book);
+    expect(pubs[3]!.data).toEqual(book);
+    expect(pubs[4]!.data).toEqual({
+      marketHash: MARKET,
+      eventId: EVENT,
+      outcomeOne: book.outcomeOne[0],
+      outcomeTwo: null,
+      sportId: 1,
+      leagueId: 7,
+    });
+
+    // A worse level changes the book, not the best odds.
+    const worse = publisher.batch(commit([place(order(MAKER, 390, 10n * USDC))]));
+    expect(on(worse, orderBookMarketChannel(MARKET))).toHaveLength(1);
+    expect(on(worse, GLOBAL_CHANNELS.best_odds)).toHaveLength(0);
+  });
+
+  it('shows each entry of a batch in turn: fills, cumulative trades, public tape, one book', () => {
+    const maker = order(MAKER, 400, 50n * USDC);
+    publisher.batch(commit([place(maker)]));
+    const t1 = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
+    const t2 = order(TAKER, 400, 15n * USDC, { isOne: false, tif: 'IOC' });
+    const entries = commit([place(t1), place(t2)]);
+    const pubs = publisher.batch(entries);
+
+    // The maker's row after each fill; the last one is the REST row.
+    const makerRows = data(on(pubs, accountOrdersChannel(MAKER)));
+    expect(makerRows.map((r) => [r.status, r.remainingSize, r.fillAmount])).toEqual([
+      ['ACTIVE', (40n * USDC).toString(), (10n * USDC).toString()],
+      ['ACTIVE', (25n * USDC).toString(), (25n * USDC).toString()],
+    ]);
+    expect(makerRows[1]).toEqual(restOrder(MAKER, maker.order.orderId));
+    for (const r of makerRows) expect(r.commandId).toBeUndefined();
+
+    // Each taker's outcome on its own create.
+    const takerRows = data(on(pubs, accountOrdersChannel(TAKER)));
+    expect(takerRows.map((r) => [r.id, r.status, r.inactiveReason, r.commandId])).toEqual([
+      [t1.order.orderId, 'INACTIVE', 'FILLED', t1.meta.commandId],
+      [t2.order.orderId, 'INACTIVE', 'FILLED', t2.meta.commandId],
+    ]);
+    expect(takerRows[0]!.outcome).toMatchObject({
+      state: 'FULLY_FILLED',
+      tradeId: tradeIdOf(t1.order.orderId),
+    });
+
+    // Fills go to their user only, as the REST rows.
+    const makerFills = on(pubs, ACCOUNT_FILLS_CHANNEL, MAKER);
+    const takerFills = on(pubs, ACCOUNT_FILLS_CHANNEL, TAKER);
+    expect(makerFills).toHaveLength(2);
+    expect(takerFills).toHaveLength(2);
+    const restFills = queries.fills(MAKER, { sortAsc: true }, { limit: 10, offset: 0 }).map(fillToWire);
+    expect(data(makerFills)).toEqual(restFills);
+
+    // The maker's trade grows fill by fill; the last publication is the REST row.
+    const makerTrades = data(on(pubs, accountTradesChannel(MAKER)));
+    expect(makerTrades.map((tr) => [tr.stake, tr.status])).toEqual([
+      [(10n * USDC).toString(), 'MATCHED'],
+      [(25n * USDC).toString(), 'MATCHED'],
+    ]);
+    const restTrade = queries.trades(MAKER, { sortAsc: true }, { limit: 10, offset: 0 }).map(tradeToWire)[0];
+    expect(makerTrades[1]).toEqual(restTrade);
+
+    // Only taker bets go on the public tape, with the quarter-line flags.
+    const tape = data(on(pubs, GLOBAL_CHANNELS.recent_trades));
+    expect(tape.map((tr) => tr.tradeId)).toEqual([tradeIdOf(t1.order.orderId), tradeIdOf(t2.order.orderId)]);
+    expect(tape[0]).toMatchObject({ totalStake: (10n * USDC).toString(), isQuarterLineLeg: false });
+    const consolidated = data(on(pubs, GLOBAL_CHANNELS.recent_trades_consolidated));
+    expect(consolidated[0]).toMatchObject({
+      isQuarterLineParent: false,
+      isQuarterLineLeg: false,
+      quarterLineFillHash: null,
+      totalStake: (10n * USDC).toString(),
+      totalReturn: (20n * USDC).toString(),
+      netReturn: (10n * USDC).toString(),
+    });
+
+    // One book per market per batch, after the last entry, numbered on from it.
+    const books = on(pubs, orderBookMarketChannel(MARKET));
+    expect(books).toHaveLength(1);
+    expect(books[0]!.messageId!.startsWith(`${entries[1]!.seq}:`)).toBe(true);
+    expect((books[0]!.data as { version: string }).version).toBe(
+      bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER }).version,
+    );
+    expect(new Set(pubs.map((p) => `${p.channel}|${p.user}|${p.messageId}`)).size).toBe(pubs.length);
+  });
+
+  it('publishes an admitted order as PENDING, and its withdrawal with the create commandId and outcome', () => {
+    const delayed = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
+    const entries = commit([
+      { kind: 'admit', order: delayed.order, meta: delayed.meta, activateAt: 1 },
+      { kind: 'withdraw', orderIds: [delayed.order.orderId], reason: 'USER_REQUESTED' },
+    ]);
+    const rows = data(on(publisher.batch(entries), accountOrdersChannel(TAKER)));
+    expect(rows.map((r) => [r.status, r.inactiveReason, r.commandId])).toEqual([
+      ['PENDING', null, delayed.meta.commandId],
+      ['INACTIVE', 'USER_REQUESTED', delayed.meta.commandId],
+    ]);
+    expect(rows[0]!.outcome).toBeUndefined();
+    expect(rows[1]!.outcome).toMatchObject({ state: 'CANCELLED', cancelReason: 'USER_REQUESTED' });
+    const { commandId: _c, outcome: _o, ...row } = rows[1]!;
+    expect(row).toEqual(restOrder(TAKER, delayed.order.orderId));
+  });
+
+  it('publishes nothing for a replayed order id', () => {
+    const first = order(MAKER, 400, 10n * USDC);
+    publisher.batch(commit([place(first)]));
+    const replay = order(MAKER, 401, 10n * USDC, { orderId: first.order.orderId });
+    expect(publisher.batch(commit([place(replay)]))).toEqual([]);
+  });
+
+  it('publishes cancels with their reason and settles trades and fills at resolution', () => {
+    const maker = order(MAKER, 400, 50n * USDC);
+    publisher.batch(
+      commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
+    );
+    const cancel = publisher.batch(
+      commit([
+        {
+          kind: 'engine',
+          command: {
+            type: 'cancel',
+            orderIds: [maker.order.orderId],
+            account: MAKER,
+            reason: 'HEARTBEAT_TIMEOUT',
+          },
+        },
+      ]),
+    );
+    expect(data(on(cancel, activeOrdersChannel(MAKER)))).toEqual([restOrder(MAKER, maker.order.orderId)]);
+    expect(data(on(cancel, accountOrdersChannel(MAKER)))[0]).toMatchObject({
+      status: 'INACTIVE',
+      inactiveReason: 'HEARTBEAT_TIMEOUT',
+    });
+    expect(on(cancel, GLOBAL_CHANNELS.best_odds)).toHaveLength(1);
+
+    const resolve = publisher.batch(
+      commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
+    );
+    const trades = data(on(resolve, accountTradesChannel(MAKER)));
+    expect(trades).toHaveLength(1);
+    expect(trades[0]).toMatchObject({
+      status: 'SETTLED',
+      settlement: { outcome: 1, payout: (40n * USDC).toString() },
+    });
+    expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
+  });
+
+  it('publishes escrow locks: the fill, and the trade once all its fills are locked', () => {
+    publisher.batch(
+      commit([
+        place(order(MAKER, 400, 50n * USDC)),
+        place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
+      ]),
+    );
+    const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    db.prepare("UPDATE fills SET status = 'LOCKED' WHERE id = ?").run(fill!.id);
+    db.prepare("UPDATE trades SET status = 'LOCKED', updated_at = 5 WHERE id = ?").run(fill!.tradeId);
+    const pubs = publisher.lockUpdates([
+      { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' },
+    ]);
+    expect(pubs.map((p) => [p.channel, p.user, p.messageId])).toEqual([
+      [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${fill!.id}:LOCKED`],
+      [accountTradesChannel(MAKER), undefined, `trade:${fill!.tradeId}:LOCKED:5`],
+    ]);
+    expect(pubs[0]!.data).toMatchObject({ id: fill!.id, status: 'LOCKED' });
+    expect(pubs[1]!.data).toMatchObject({ tradeId: fill!.tradeId, status: 'LOCKED' });
+
+    // A trade with a fill still MATCHED is not published.
+    db.prepare("UPDATE trades SET status = 'MATCHED' WHERE id = ?").run(fill!.tradeId);
+    const partial = publisher.lockUpdates([
+      { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' },
+    ]);
+    expect(partial.map((p) => p.channel)).toEqual([ACCOUNT_FILLS_CHANNEL]);
+  });
+});
