@@ -1,4 +1,5 @@
 import type { Exchange } from '../exchange.js';
+import type { FillLockUpdate } from '../orders/chain-link.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
@@ -69,8 +70,26 @@ export function startExchangeRealtime(
       logger?.error({ err: error, source }, 'realtime publications failed; clients reseed from REST');
     }
   };
-  trading.sequencer.onCommitted((entries) => publish('sequencer', () => publisher.batch(entries)));
-  chainLink.onLockUpdates((updates) => publish('chain', () => publisher.lockUpdates(updates)));
+  // A batch is written before it is durable and published (the commit may wait for a flush off the event
+  // loop). Escrow locks of its fills can land in between: they wait, so LOCKED never precedes MATCHED.
+  let unpublishedBatches = 0;
+  let heldLocks: FillLockUpdate[] = [];
+  trading.store.onCommitTransaction(() => {
+    unpublishedBatches += 1;
+  });
+  trading.sequencer.onCommitted((entries) => {
+    unpublishedBatches = Math.max(0, unpublishedBatches - 1);
+    publish('sequencer', () => publisher.batch(entries));
+    if (unpublishedBatches === 0 && heldLocks.length > 0) {
+      const updates = heldLocks;
+      heldLocks = [];
+      publish('chain', () => publisher.lockUpdates(updates));
+    }
+  });
+  chainLink.onLockUpdates((updates) => {
+    if (unpublishedBatches > 0) heldLocks.push(...updates);
+    else publish('chain', () => publisher.lockUpdates(updates));
+  });
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
     publish('catalog', () => catalogPublications(event));

@@ -478,6 +478,39 @@ describe('exchange channels with the official client', () => {
     expect(withoutMessageId(book.pubs.at(-1)!.data)).toEqual(final);
   });
 
+  it('publishes an in-play taker as PENDING, then its outcome once the betting delay has run', async () => {
+    const { marketHash } = await createMarket(t, { live: true, bettingDelay: 1 });
+    const maker = await createTrader(t);
+    const taker = await createTrader(t);
+    await postOrders(t, maker, [await signOrder(t, maker, { marketHash, tick: 400, size: 30n * USDC })], {
+      waitForOutcome: true,
+    });
+    const c = clientOf(taker);
+    const orders = follow(c, accountOrdersChannel(taker.address));
+    await connected(c, orders);
+    const res = await postOrders(t, taker, [
+      await signOrder(t, taker, {
+        marketHash,
+        tick: 400,
+        isOne: false,
+        size: 10n * USDC,
+        timeInForce: 'IOC',
+      }),
+    ]);
+    const created = res.json().data.orders[0];
+    await waitFor(() => orders.pubs.length >= 2, 5000, 'pending then outcome');
+    const [pending, done] = orders.data<AccountOrderUpdate>();
+    expect(pending).toMatchObject({ id: created.orderId, commandId: created.commandId, status: 'PENDING' });
+    expect(pending!.outcome).toBeUndefined();
+    expect(done).toMatchObject({
+      id: created.orderId,
+      commandId: created.commandId,
+      status: 'INACTIVE',
+      inactiveReason: 'FILLED',
+      outcome: { state: 'FULLY_FILLED' },
+    });
+  });
+
   it('publishes catalog changes: markets, fixtures, live scores and main lines', async () => {
     const watcher = await t.createUser();
     const c = clientOf(watcher);
@@ -535,5 +568,37 @@ describe('exchange channels with the official client', () => {
       'main line',
     );
     expect(line).toMatchObject({ marketType: 3, sportXEventId: eventId });
+  });
+});
+
+describe('shutdown', () => {
+  it('closing the app closes the hub: clients are told to reconnect and the server stops', async () => {
+    const own = await startTestExchange();
+    try {
+      const url = await own.app.listen({ port: 0, host: '127.0.0.1' });
+      const user = await own.createUser();
+      const c = officialClient(`${url.replace('http://', 'ws://')}/connection/websocket`, {
+        getToken: async () =>
+          (
+            (await (
+              await fetch(`${url}/user/realtime-token-v3/api-key`, { headers: user.headers })
+            ).json()) as {
+              data: { token: string };
+            }
+          ).data.token,
+      });
+      clients.push(c);
+      const codes: number[] = [];
+      c.on('connecting', (ctx) => codes.push(ctx.code));
+      c.connect();
+      await waitFor(() => c.state === 'connected', 5000, 'connected');
+      await own.app.close();
+      await waitFor(() => codes.length > 1, 5000, 'disconnect');
+      expect(codes.at(-1)).toBe(3001);
+      c.disconnect();
+    } finally {
+      await own.exchange.close();
+      removeDataDir(own.dataDir);
+    }
   });
 });
