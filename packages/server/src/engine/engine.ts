@@ -10,6 +10,7 @@ import { type DoneReason, type EngineEvent, RejectCode } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
 import { MarketBook, MarketStatus } from './market-book.js';
+import { OrderIndex } from './order-index.js';
 import { MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 import { hashString } from './state-hash.js';
@@ -30,6 +31,8 @@ type Stop = (typeof Stop)[keyof typeof Stop];
  */
 export class Engine {
   readonly ladder: Ladder;
+  /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
+  readonly minOrderSize: bigint;
   /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
   netDeposits = 0n;
   private readonly store = new OrderStore();
@@ -38,7 +41,7 @@ export class Engine {
   private readonly markets: MarketBook[] = [];
   private readonly marketByHash = new Map<string, MarketBook>();
   private readonly marketsByEvent = new Map<string, MarketBook[]>();
-  private readonly orderIndex = new Map<string, number>();
+  private readonly orderIndex = new OrderIndex(this.store);
   private lastSeq = -1;
 
   // Per-command scratch state.
@@ -48,13 +51,17 @@ export class Engine {
   private events: EngineEvent[] = [];
   private readonly touchedMarkets: MarketBook[] = [];
   private readonly touchedLevels: number[] = [];
+  private touchedLevelCount = 0;
   private readonly touchedAccounts: number[] = [];
+  private touchedAccountCount = 0;
   private readonly bumped: MarketBook[] = [];
+  private bumpedCount = 0;
   private readonly spent = new Map<number, bigint>();
   private walkRemaining = 0n;
 
   constructor(options: EngineOptions = {}) {
     this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
+    this.minOrderSize = BigInt(this.ladder.size);
   }
 
   get lastAppliedSeq(): number {
@@ -122,6 +129,7 @@ export class Engine {
 
   private place(c: PlaceOrderCommand): void {
     const market = this.marketByHash.get(c.marketHash);
+    const tick = tickOfOdds(this.ladder, c.percentageOdds);
     const code =
       market === undefined
         ? RejectCode.MARKET_NOT_FOUND
@@ -129,7 +137,7 @@ export class Engine {
           ? RejectCode.MARKET_CLOSED
           : this.orderIndex.has(c.orderId)
             ? RejectCode.DUPLICATE_ORDER_ID
-            : this.validateOrder(c);
+            : this.validateOrder(c, tick);
     if (code !== undefined || market === undefined) {
       this.events.push({
         type: 'orderRejected',
@@ -141,7 +149,6 @@ export class Engine {
       return;
     }
     const ladder = this.ladder;
-    const tick = tickOfOdds(ladder, c.percentageOdds);
     const size = c.totalBetSize;
     const side = c.isBettingOutcomeOne ? 0 : 1;
     this.events.push({
@@ -175,10 +182,10 @@ export class Engine {
     else this.rest(c, market, taker, side, tick, remaining);
   }
 
-  private validateOrder(c: PlaceOrderCommand): RejectCode | undefined {
-    if (tickOfOdds(this.ladder, c.percentageOdds) === 0) return RejectCode.INVALID_TICK;
+  private validateOrder(c: PlaceOrderCommand, tick: number): RejectCode | undefined {
+    if (tick === 0) return RejectCode.INVALID_TICK;
     // At least N units, so that a fresh order can always trade one whole lot at any price.
-    if (c.totalBetSize < BigInt(this.ladder.size) || c.totalBetSize > MAX_ORDER_SIZE) {
+    if (c.totalBetSize < this.minOrderSize || c.totalBetSize > MAX_ORDER_SIZE) {
       return RejectCode.INVALID_SIZE;
     }
     if (!Number.isSafeInteger(c.expiry) || c.expiry <= 0) return RejectCode.INVALID_EXPIRY;
@@ -364,7 +371,7 @@ export class Engine {
     market.append(store, h, remaining);
     this.accounts.append(store, h);
     this.expiries.add(store, h);
-    this.orderIndex.set(c.orderId, h);
+    this.orderIndex.add(c.orderId, h);
     this.touchLevel(market, side * this.ladder.size + tick);
     this.events.push({
       type: 'orderRested',
@@ -432,7 +439,7 @@ export class Engine {
     const owner = account === undefined ? NIL : this.accounts.find(account);
     for (const orderId of orderIds) {
       const h = this.orderIndex.get(orderId);
-      if (h === undefined || (account !== undefined && this.store.account[h] !== owner)) {
+      if (h === NIL || (account !== undefined && this.store.account[h] !== owner)) {
         this.events.push({ type: 'cancelRejected', orderId, code: 'NOT_FOUND' });
       } else {
         this.removeResting(h, reason);
@@ -605,15 +612,15 @@ export class Engine {
   private touchLevel(market: MarketBook, level: number): void {
     if (market.touched[level] === 0) {
       market.touched[level] = 1;
-      this.touchedMarkets.push(market);
-      this.touchedLevels.push(level);
+      this.touchedMarkets[this.touchedLevelCount] = market;
+      this.touchedLevels[this.touchedLevelCount++] = level;
     }
   }
 
   private touchAccount(a: number): void {
     if (this.accounts.touched[a] === 0) {
       this.accounts.touched[a] = 1;
-      this.touchedAccounts.push(a);
+      this.touchedAccounts[this.touchedAccountCount++] = a;
     }
   }
 
@@ -623,14 +630,14 @@ export class Engine {
     const n = this.ladder.size;
     const touchedMarkets = this.touchedMarkets;
     const touchedLevels = this.touchedLevels;
-    for (let i = 0; i < touchedLevels.length; i++) {
+    for (let i = 0; i < this.touchedLevelCount; i++) {
       const market = touchedMarkets[i]!;
       const level = touchedLevels[i]!;
       market.touched[level] = 0;
       if (market.stamp === 0) {
         market.stamp = 1;
         market.version++;
-        this.bumped.push(market);
+        this.bumped[this.bumpedCount++] = market;
       }
       const side = level >= n ? 1 : 0;
       const tick = level - side * n;
@@ -645,14 +652,12 @@ export class Engine {
         version: market.version,
       });
     }
-    if (touchedLevels.length > 0) {
-      touchedLevels.length = 0;
-      touchedMarkets.length = 0;
-      for (const market of this.bumped) market.stamp = 0;
-      this.bumped.length = 0;
-    }
+    this.touchedLevelCount = 0;
+    for (let i = 0; i < this.bumpedCount; i++) this.bumped[i]!.stamp = 0;
+    this.bumpedCount = 0;
     const accounts = this.accounts;
-    for (const a of this.touchedAccounts) {
+    for (let i = 0; i < this.touchedAccountCount; i++) {
+      const a = this.touchedAccounts[i]!;
       accounts.touched[a] = 0;
       events.push({
         type: 'balanceChanged',
@@ -661,7 +666,7 @@ export class Engine {
         escrowed: accounts.escrowed[a]!,
       });
     }
-    this.touchedAccounts.length = 0;
+    this.touchedAccountCount = 0;
   }
 
   // ---------------------------------------------------------------- reads
@@ -669,7 +674,7 @@ export class Engine {
   /** A resting order, or undefined once it has left the book (or never rested). */
   order(orderId: string): OrderView | undefined {
     const h = this.orderIndex.get(orderId);
-    return h === undefined ? undefined : this.orderView(h);
+    return h === NIL ? undefined : this.orderView(h);
   }
 
   /** An account's resting orders in placement order. */
@@ -812,8 +817,10 @@ export class Engine {
       };
     });
     const handles: number[] = [];
-    for (const h of this.orderIndex.values()) handles.push(h);
     const store = this.store;
+    for (const m of this.markets) {
+      for (let h = m.orderHead; h !== NIL; h = store.marketNext[h]!) handles.push(h);
+    }
     handles.sort((x, y) => store.placedSeq[x]! - store.placedSeq[y]!);
     const orders: OrderSnapshot[] = handles.map((h) => [
       store.ids[h]!,
@@ -889,7 +896,7 @@ export class Engine {
       market.append(store, h, rem);
       accounts.append(store, h);
       engine.expiries.add(store, h);
-      engine.orderIndex.set(orderId, h);
+      engine.orderIndex.add(orderId, h);
     }
     return engine;
   }

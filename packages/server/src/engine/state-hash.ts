@@ -1,5 +1,5 @@
 // 32-bit multiply without Math.imul (the engine avoids Math): low 32 bits of a * b.
-function mul32(a: number, b: number): number {
+export function mul32(a: number, b: number): number {
   const ah = (a >>> 16) & 0xffff;
   const al = a & 0xffff;
   const bh = (b >>> 16) & 0xffff;

@@ -1,0 +1,306 @@
+/**
+ * Matching engine benchmark: `npm run bench:engine` (node --expose-gc --import tsx bench/engine.ts).
+ * Throughput and per-op latency of resting inserts, cancels, IOC sweeps and a realistic mix, heap per
+ * resting order at 1 M orders, and the same mix through nodejs-order-book as the peer.
+ *
+ * Commands are built in batches of 1,024 right before they are applied, with fresh id strings (as the
+ * sequencer receives them from the parser); only the apply calls are timed.
+ */
+import { OrderBook, Side } from 'nodejs-order-book';
+import { Engine, type EngineCommand } from '../packages/server/src/engine/index.js';
+import { mixedWorkload, type Op, orderIdOf, percentile, prng } from './lib/workload.js';
+
+const N = 800;
+const MARKET = `0x${'ab'.repeat(32)}`;
+const ACCOUNTS = 1000;
+// Account strings come from the API-key cache in the server, one string object per account.
+const ACCOUNT_NAMES = Array.from({ length: ACCOUNTS }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+const EXPIRY = 4_000_000_000;
+const BATCH = 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function fullGc(): void {
+  if (gc === undefined) throw new Error('run with node --expose-gc');
+  for (let i = 0; i < 3; i++) gc();
+}
+
+let seq = 0;
+function freshEngine(): Engine {
+  const engine = new Engine({ ladderSize: N });
+  engine.apply({ type: 'openMarket', seq: ++seq, ts: 1, marketHash: MARKET, eventId: '1' });
+  for (let i = 0; i < ACCOUNTS; i++) {
+    engine.apply({ type: 'credit', seq: ++seq, ts: 1, account: ACCOUNT_NAMES[i]!, amount: 10n ** 18n });
+  }
+  return engine;
+}
+
+function toCommand(engine: Engine, op: Op): EngineCommand {
+  const s = ++seq;
+  if (op.kind === 'cancel') {
+    return {
+      type: 'cancel',
+      seq: s,
+      ts: 2000,
+      orderIds: [orderIdOf(op.id)],
+      account: ACCOUNT_NAMES[op.account]!,
+    };
+  }
+  return {
+    type: 'place',
+    seq: s,
+    ts: 2000,
+    orderId: orderIdOf(op.id),
+    account: ACCOUNT_NAMES[op.account]!,
+    marketHash: MARKET,
+    isBettingOutcomeOne: op.side === 0,
+    percentageOdds: engine.ladder.odds[op.tick]!,
+    totalBetSize: op.size,
+    expiry: EXPIRY,
+    timeInForce: op.tif,
+  };
+}
+
+interface RunResult {
+  opsPerSec: number;
+  /** Sorted per-op latencies in ns, when asked for. */
+  latency: Float64Array;
+  fills: number;
+}
+
+/** Applies the ops batch by batch; times either whole batches (throughput) or every op (latency). */
+function run(engine: Engine, ops: readonly Op[], perOp: boolean): RunResult {
+  const latency = new Float64Array(perOp ? ops.length : 0);
+  const batch: EngineCommand[] = new Array(BATCH);
+  let ns = 0;
+  let fills = 0;
+  for (let start = 0; start < ops.length; start += BATCH) {
+    const end = Math.min(ops.length, start + BATCH);
+    for (let i = start; i < end; i++) batch[i - start] = toCommand(engine, ops[i]!);
+    if (perOp) {
+      for (let i = start; i < end; i++) {
+        const t0 = performance.now();
+        const events = engine.apply(batch[i - start]!);
+        latency[i] = (performance.now() - t0) * 1e6;
+        for (const e of events) if (e.type === 'orderMatched') fills++;
+      }
+    } else {
+      const t0 = process.hrtime.bigint();
+      for (let i = start; i < end; i++) {
+        const events = engine.apply(batch[i - start]!);
+        for (let k = 0; k < events.length; k++) if (events[k]!.type === 'orderMatched') fills++;
+      }
+      ns += Number(process.hrtime.bigint() - t0);
+    }
+  }
+  if (perOp) for (const x of latency) ns += x;
+  return { opsPerSec: (ops.length * 1e9) / ns, latency: latency.sort(), fills };
+}
+
+function runPeer(ops: readonly Op[]): number {
+  const book = new OrderBook();
+  const batch: Op[] = [];
+  const ids: string[] = new Array(BATCH);
+  let ns = 0;
+  for (let start = 0; start < ops.length; start += BATCH) {
+    const end = Math.min(ops.length, start + BATCH);
+    batch.length = 0;
+    for (let i = start; i < end; i++) {
+      batch.push(ops[i]!);
+      ids[i - start] = orderIdOf(ops[i]!.id);
+    }
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch.length; i++) {
+      const op = batch[i]!;
+      if (op.kind === 'cancel') {
+        book.cancel(ids[i]!);
+      } else {
+        book.limit({
+          id: ids[i]!,
+          side: op.side === 0 ? Side.BUY : Side.SELL,
+          price: op.side === 0 ? op.tick : N - op.tick,
+          size: Number(op.size),
+          // biome-ignore lint/suspicious/noExplicitAny: the peer does not export its TimeInForce enum
+          timeInForce: op.tif as any,
+        });
+      }
+    }
+    ns += Number(process.hrtime.bigint() - t0);
+  }
+  return (ops.length * 1e9) / ns;
+}
+
+const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+const us = (ns: number) => `${(ns / 1000).toFixed(2)} µs`;
+
+function report(name: string, opsPerSec: number, lat: Float64Array, extra = ''): void {
+  const p50 = us(percentile(lat, 0.5));
+  const p99 = us(percentile(lat, 0.99));
+  console.log(`${name.padEnd(30)} ${fmt(opsPerSec).padStart(11)} ops/s   p50 ${p50}   p99 ${p99}${extra}`);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1]!;
+}
+
+let idCounter = 0;
+
+function restingOps(count: number, seed: number, side?: 0 | 1): Op[] {
+  const rnd = prng(seed);
+  const ops: Op[] = [];
+  for (let i = 0; i < count; i++) {
+    const off = ((rnd() * 50) | 0) + ((rnd() * 50) | 0);
+    ops.push({
+      kind: 'limit',
+      id: idCounter++,
+      account: 1 + ((rnd() * (ACCOUNTS - 1)) | 0),
+      side: side ?? (rnd() < 0.5 ? 0 : 1),
+      tick: N / 2 - 1 - off,
+      size: BigInt(1_000_000 + ((rnd() * 200) | 0) * 100_000),
+      tif: 'GTC',
+    });
+  }
+  return ops;
+}
+
+function shuffledCancels(ops: readonly Op[], seed: number): Op[] {
+  const rnd = prng(seed);
+  const out: Op[] = ops.map((o) => ({ ...o, kind: 'cancel' }));
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = (rnd() * (i + 1)) | 0;
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+function benchInsertsAndCancels(count: number): void {
+  const warm = freshEngine();
+  const warmOps = restingOps(200_000, 99);
+  run(warm, warmOps, false);
+  run(warm, shuffledCancels(warmOps, 98), false);
+  const inserts = restingOps(count, 11);
+  const cancels = shuffledCancels(inserts, 12);
+  const a = freshEngine();
+  const insertRate = run(a, inserts, false).opsPerSec;
+  const cancelRate = run(a, cancels, false).opsPerSec;
+  const b = freshEngine();
+  const insertLat = run(b, inserts, true).latency;
+  const cancelLat = run(b, cancels, true).latency;
+  report(`resting insert (${count / 1e6} M)`, insertRate, insertLat);
+  report(`cancel (${count / 1e6} M, random)`, cancelRate, cancelLat);
+}
+
+function benchSweeps(): void {
+  const depth = 200_000;
+  const sweeps = 5_000;
+  const once = (perOp: boolean): RunResult => {
+    const engine = freshEngine();
+    run(engine, restingOps(depth, 21, 1), false);
+    const takers: Op[] = [];
+    for (let i = 0; i < sweeps; i++) {
+      // About 20 resting orders' worth of stake, limit deep enough to cross every level.
+      takers.push({
+        kind: 'limit',
+        id: idCounter++,
+        account: 0,
+        side: 0,
+        tick: 460,
+        size: 230_000_000n,
+        tif: 'IOC',
+      });
+    }
+    return run(engine, takers, perOp);
+  };
+  once(false);
+  const { opsPerSec, fills } = once(false);
+  const { latency } = once(true);
+  const perSweep = fills / sweeps;
+  report(
+    'IOC sweep (200 k deep)',
+    opsPerSec,
+    latency,
+    `   ${perSweep.toFixed(1)} fills/sweep, ${fmt(opsPerSec * perSweep)} fills/s`,
+  );
+}
+
+function benchMixed(): { engine: number; peer: number } {
+  const ops = mixedWorkload({
+    ops: 1_000_000,
+    accounts: ACCOUNTS,
+    seed: 1,
+    ladderSize: N,
+    firstId: 50_000_000,
+  });
+  const warm = mixedWorkload({
+    ops: 200_000,
+    accounts: ACCOUNTS,
+    seed: 2,
+    ladderSize: N,
+    firstId: 60_000_000,
+  });
+  run(freshEngine(), warm, false);
+  const runs = [0, 1, 2].map(() => run(freshEngine(), ops, false));
+  const latEngine = freshEngine();
+  const lat = run(latEngine, ops, true);
+  const engineRate = median(runs.map((r) => r.opsPerSec));
+  report(
+    'mixed (1 M ops)',
+    engineRate,
+    lat.latency,
+    `   ${fmt(lat.fills)} fills, ${fmt(latEngine.restingOrderCount)} resting at end`,
+  );
+  runPeer(warm);
+  const peerRate = median([runPeer(ops), runPeer(ops), runPeer(ops)]);
+  console.log(`${'peer nodejs-order-book mixed'.padEnd(30)} ${fmt(peerRate).padStart(11)} ops/s`);
+  return { engine: engineRate, peer: peerRate };
+}
+
+function benchMemory(count: number): void {
+  const engine = freshEngine();
+  const rnd = prng(32);
+  const odds = engine.ladder.odds;
+  fullGc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) {
+    const off = ((rnd() * 50) | 0) + ((rnd() * 50) | 0);
+    engine.apply({
+      type: 'place',
+      seq: ++seq,
+      ts: 2000,
+      orderId: orderIdOf(idCounter++),
+      account: ACCOUNT_NAMES[(rnd() * ACCOUNTS) | 0]!,
+      marketHash: MARKET,
+      isBettingOutcomeOne: rnd() < 0.5,
+      percentageOdds: odds[N / 2 - 1 - off]!,
+      totalBetSize: BigInt(1_000_000 + ((rnd() * 200) | 0) * 100_000),
+      expiry: EXPIRY + ((rnd() * 3600) | 0),
+      timeInForce: 'GTC',
+    });
+  }
+  fullGc();
+  const after = process.memoryUsage().heapUsed;
+  if (engine.restingOrderCount !== count) throw new Error('orders did not all rest');
+  const perOrder = ((after - before) / count).toFixed(0);
+  console.log(
+    `${'heap per resting order'.padEnd(30)} ${perOrder.padStart(11)} bytes   (${count / 1e6} M resting, 66-char ids, heap +${fmt((after - before) / 2 ** 20)} MiB)`,
+  );
+}
+
+console.log(
+  `oddsbook engine benchmark: node ${process.version}, ladder N = ${N}, ${ACCOUNTS} accounts, bigint money, batches of ${BATCH}`,
+);
+// Optional argument: run one part only (inserts, sweeps, memory, mixed), e.g. while profiling.
+const only = process.argv[2];
+if (only === undefined || only === 'inserts') benchInsertsAndCancels(1_000_000);
+fullGc();
+if (only === undefined || only === 'sweeps') benchSweeps();
+fullGc();
+if (only === undefined || only === 'memory') benchMemory(1_000_000);
+fullGc();
+if (only === undefined || only === 'mixed') {
+  const mixed = benchMixed();
+  const ratio = (mixed.engine / mixed.peer).toFixed(1);
+  console.log(
+    `engine: ${Math.round(mixed.engine)} ops/s mixed, peer nodejs-order-book ${Math.round(mixed.peer)} ops/s, ratio ${ratio}`,
+  );
+}
