@@ -285,6 +285,25 @@ describe('TradingPublisher', () => {
     expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
   });
 
+  it('publishes expiries with inactiveReason EXPIRED and the book without the order', () => {
+    const maker = order(MAKER, 400, 10n * USDC);
+    const short = { ...maker, order: { ...maker.order, expiry: 1_700_000_100 } };
+    publisher.batch(commit([place(short)]));
+    const pubs = publisher.batch(
+      commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000),
+    );
+    expect(data(on(pubs, activeOrdersChannel(MAKER)))).toEqual([restOrder(MAKER, maker.order.orderId)]);
+    expect(data(on(pubs, accountOrdersChannel(MAKER)))[0]).toMatchObject({
+      status: 'INACTIVE',
+      inactiveReason: 'EXPIRED',
+    });
+    expect(data(on(pubs, orderBookMarketChannel(MARKET)))[0]).toMatchObject({
+      outcomeOne: [],
+      outcomeTwo: [],
+    });
+    expect(data(on(pubs, GLOBAL_CHANNELS.best_odds))).toMatchObject([{ outcomeOne: null, outcomeTwo: null }]);
+  });
+
   it('publishes escrow locks: the fill, and the trade once all its fills are locked', () => {
     publisher.batch(
       commit([
