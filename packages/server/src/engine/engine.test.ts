@@ -13,7 +13,7 @@ interface Scenario {
   readonly given?: readonly Step[];
   readonly when: Step;
   /** Expected event lines (see summarize); filtered to `kinds` when given. */
-  readonly then: readonly string[];
+  readonly expected: readonly string[];
   readonly kinds?: readonly string[];
   readonly after?: (h: Harness) => void;
 }
@@ -30,7 +30,7 @@ function scenarios(title: string, table: readonly Scenario[]): void {
       const h = Harness.standard(s.balances ?? { A: RICH, B: RICH, C: RICH });
       for (const step of s.given ?? []) run(h, step);
       const events = run(h, s.when);
-      expect(s.kinds === undefined ? summarize(events) : only(events, ...s.kinds)).toEqual(s.then);
+      expect(s.kinds === undefined ? summarize(events) : only(events, ...s.kinds)).toEqual(s.expected);
       h.engine.assertInvariants();
       s.after?.(h);
     });
@@ -42,14 +42,14 @@ scenarios('crossing and price', [
     name: 'a GTC that crosses nothing rests; posting locks nothing',
     balances: { A: 0n },
     when: { id: 'o1', account: 'A', tick: 400, size: 1000n },
-    then: ['accepted o1', 'rested o1 1000/1000', 'level M one@400=1000/1 v1'],
+    expected: ['accepted o1', 'rested o1 1000/1000', 'level M one@400=1000/1 v1'],
     after: (h) => expect(h.engine.balance('A')).toEqual({ available: 0n, escrowed: 0n }),
   },
   {
     name: 'ticks summing to N cross; the taker trades at the maker price in whole lots',
     given: [{ id: 'o1', account: 'A', tick: 500, size: 5000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 300, size: 3000n, tif: 'IOC' },
-    then: [
+    expected: [
       'accepted o2',
       'match o1<o2 @500 5000+3000',
       'done o1 FILLED filled=5000 left=0',
@@ -63,14 +63,14 @@ scenarios('crossing and price', [
     name: 'ticks summing to N - 1 do not cross',
     given: [{ id: 'o1', account: 'A', tick: 500, size: 5000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 299, size: 3000n },
-    then: ['accepted o2', 'rested o2 3000/3000', 'level M two@299=3000/1 v2'],
+    expected: ['accepted o2', 'rested o2 3000/3000', 'level M two@299=3000/1 v2'],
   },
   {
     name: 'a better taker limit still trades at the maker price',
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 700, size: 1000n, tif: 'IOC' },
     kinds: ['match'],
-    then: ['match o1<o2 @400 1000+1000'],
+    expected: ['match o1<o2 @400 1000+1000'],
   },
   {
     name: 'better price first, then oldest first; maker dust leaves the book',
@@ -80,7 +80,7 @@ scenarios('crossing and price', [
       { id: 'o3', account: 'C', tick: 410, size: 1000n },
     ],
     when: { id: 'o4', account: 'B', one: false, tick: 400, size: 2372n, tif: 'IOC' },
-    then: [
+    expected: [
       'accepted o4',
       'match o2<o4 @410 984+936',
       'done o2 FILLED filled=984 left=16',
@@ -102,7 +102,7 @@ scenarios('time in force', [
     name: 'GTC fills what it can and rests the rest (PARTIAL_FILL_RESTED)',
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1500n },
-    then: [
+    expected: [
       'accepted o2',
       'match o1<o2 @400 1000+1000',
       'done o1 FILLED filled=1000 left=0',
@@ -118,12 +118,16 @@ scenarios('time in force', [
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1500n, tif: 'IOC' },
     kinds: ['match', 'done', 'rested'],
-    then: ['match o1<o2 @400 1000+1000', 'done o1 FILLED filled=1000 left=0', 'done o2 NO_LIQUIDITY filled=1000 left=500'],
+    expected: [
+      'match o1<o2 @400 1000+1000',
+      'done o1 FILLED filled=1000 left=0',
+      'done o2 NO_LIQUIDITY filled=1000 left=500',
+    ],
   },
   {
     name: 'IOC with nothing to take is cancelled NO_LIQUIDITY',
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1500n, tif: 'IOC' },
-    then: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=1500'],
+    expected: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=1500'],
   },
   {
     name: 'FOK that can fill completely fills',
@@ -133,7 +137,7 @@ scenarios('time in force', [
     ],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1500n, tif: 'FOK' },
     kinds: ['match', 'done'],
-    then: [
+    expected: [
       'match o1<o2 @400 1000+1000',
       'done o1 FILLED filled=1000 left=0',
       'match o3<o2 @400 500+500',
@@ -144,7 +148,7 @@ scenarios('time in force', [
     name: 'FOK that cannot fill completely is cancelled whole and the book is untouched',
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1500n, tif: 'FOK' },
-    then: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=1500'],
+    expected: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=1500'],
     after: (h) => expect(h.engine.order('o1')?.remainingSize).toBe(1000n),
   },
   {
@@ -155,7 +159,7 @@ scenarios('time in force', [
       { id: 'o3', account: 'C', tick: 400, size: 1000n },
     ],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 2000n, tif: 'FOK' },
-    then: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=2000'],
+    expected: ['accepted o2', 'done o2 NO_LIQUIDITY filled=0 left=2000'],
     after: (h) => expect(h.engine.order('o1')?.remainingSize).toBe(1000n),
   },
   {
@@ -166,14 +170,14 @@ scenarios('time in force', [
       { id: 'o3', account: 'C', tick: 400, size: 1000n },
     ],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 2000n, tif: 'FOK' },
-    then: ['accepted o2', 'done o2 INSUFFICIENT_BALANCE filled=0 left=2000'],
+    expected: ['accepted o2', 'done o2 INSUFFICIENT_BALANCE filled=0 left=2000'],
   },
   {
     name: 'FOK whose remainder is dust counts as complete',
     given: [{ id: 'o1', account: 'A', tick: 500, size: 10000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 300, size: 3001n, tif: 'FOK' },
     kinds: ['match', 'done'],
-    then: ['match o1<o2 @500 5000+3000', 'done o2 FILLED filled=3000 left=1'],
+    expected: ['match o1<o2 @500 5000+3000', 'done o2 FILLED filled=3000 left=1'],
   },
 ]);
 
@@ -182,7 +186,7 @@ scenarios('lots and dust', [
     name: 'at tick 500 (lot 5:3) a taker remainder below one lot is dust: the order ends FILLED',
     given: [{ id: 'o1', account: 'A', tick: 500, size: 10000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 300, size: 3001n },
-    then: [
+    expected: [
       'accepted o2',
       'match o1<o2 @500 5000+3000',
       'done o2 FILLED filled=3000 left=1',
@@ -196,14 +200,18 @@ scenarios('lots and dust', [
     given: [{ id: 'o1', account: 'A', tick: 500, size: 5004n }],
     when: { id: 'o2', account: 'B', one: false, tick: 300, size: 3000n, tif: 'IOC' },
     kinds: ['match', 'done'],
-    then: ['match o1<o2 @500 5000+3000', 'done o1 FILLED filled=5000 left=4', 'done o2 FILLED filled=3000 left=0'],
+    expected: [
+      'match o1<o2 @500 5000+3000',
+      'done o1 FILLED filled=5000 left=4',
+      'done o2 FILLED filled=3000 left=0',
+    ],
   },
   {
     name: 'at tick 1 one lot is 1 maker unit against 799 taker units',
     given: [{ id: 'o1', account: 'A', tick: 1, size: 800n }],
     when: { id: 'o2', account: 'B', one: false, tick: 799, size: 1600n, tif: 'IOC' },
     kinds: ['match', 'done', 'level'],
-    then: ['match o1<o2 @1 2+1598', 'done o2 FILLED filled=1598 left=2', 'level M one@1=798/1 v2'],
+    expected: ['match o1<o2 @1 2+1598', 'done o2 FILLED filled=1598 left=2', 'level M one@1=798/1 v2'],
   },
   {
     name: 'a GTC remainder below its own maker lot does not rest',
@@ -211,7 +219,11 @@ scenarios('lots and dust', [
     // Taker tick 399 (lot 399 taker units at maker tick 401): 1500 = 3 lots of 399 + 303.
     when: { id: 'o2', account: 'B', one: false, tick: 399, size: 1500n },
     kinds: ['match', 'done', 'rested'],
-    then: ['match o1<o2 @401 1203+1197', 'done o1 FILLED filled=1203 left=0', 'done o2 FILLED filled=1197 left=303'],
+    expected: [
+      'match o1<o2 @401 1203+1197',
+      'done o1 FILLED filled=1203 left=0',
+      'done o2 FILLED filled=1197 left=303',
+    ],
   },
 ]);
 
@@ -224,14 +236,18 @@ scenarios('self-trade prevention', [
     ],
     when: { id: 'o3', account: 'A', one: false, tick: 400, size: 1000n, tif: 'IOC' },
     kinds: ['match', 'done'],
-    then: ['match o2<o3 @400 1000+1000', 'done o2 FILLED filled=1000 left=0', 'done o3 FILLED filled=1000 left=0'],
+    expected: [
+      'match o2<o3 @400 1000+1000',
+      'done o2 FILLED filled=1000 left=0',
+      'done o3 FILLED filled=1000 left=0',
+    ],
     after: (h) => expect(h.engine.bestTick('M', true)).toBe(410),
   },
   {
     name: 'a GTC may rest crossing its own orders only',
     given: [{ id: 'o1', account: 'A', tick: 410, size: 1000n }],
     when: { id: 'o2', account: 'A', one: false, tick: 400, size: 1000n },
-    then: ['accepted o2', 'rested o2 1000/1000', 'level M two@400=1000/1 v2'],
+    expected: ['accepted o2', 'rested o2 1000/1000', 'level M two@400=1000/1 v2'],
   },
 ]);
 
@@ -245,7 +261,7 @@ scenarios('funds at match', [
     ],
     when: { id: 'o3', account: 'B', one: false, tick: 400, size: 1000n, tif: 'IOC' },
     kinds: ['match', 'done'],
-    then: [
+    expected: [
       'done o1 INSUFFICIENT_BALANCE filled=0 left=1000',
       'match o2<o3 @400 1000+1000',
       'done o2 FILLED filled=1000 left=0',
@@ -261,7 +277,7 @@ scenarios('funds at match', [
     ],
     when: { id: 'o3', account: 'B', one: false, tick: 400, size: 1000n, tif: 'IOC' },
     kinds: ['match', 'done', 'balance'],
-    then: [
+    expected: [
       'match o1<o3 @400 300+300',
       'done o1 INSUFFICIENT_BALANCE filled=300 left=700',
       'match o2<o3 @400 700+700',
@@ -277,7 +293,7 @@ scenarios('funds at match', [
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o2', account: 'B', one: false, tick: 400, size: 1000n },
     kinds: ['match', 'done', 'rested'],
-    then: ['match o1<o2 @400 600+600', 'done o2 INSUFFICIENT_BALANCE filled=600 left=400'],
+    expected: ['match o1<o2 @400 600+600', 'done o2 INSUFFICIENT_BALANCE filled=600 left=400'],
     after: (h) => expect(h.engine.order('o1')?.remainingSize).toBe(400n),
   },
 ]);
@@ -303,19 +319,19 @@ scenarios('rejections', [
   {
     name: 'unknown market',
     when: { id: 'o1', account: 'A', market: 'nope', tick: 400, size: 1000n },
-    then: ['rejected o1 MARKET_NOT_FOUND'],
+    expected: ['rejected o1 MARKET_NOT_FOUND'],
   },
   {
     name: 'closed market',
     given: [{ type: 'closeMarket', marketHash: 'M2' }],
     when: { id: 'o1', account: 'A', market: 'M2', tick: 400, size: 1000n },
-    then: ['rejected o1 MARKET_CLOSED'],
+    expected: ['rejected o1 MARKET_CLOSED'],
   },
   {
     name: 'id of a resting order',
     given: [{ id: 'o1', account: 'A', tick: 400, size: 1000n }],
     when: { id: 'o1', account: 'B', tick: 300, size: 1000n },
-    then: ['rejected o1 DUPLICATE_ORDER_ID'],
+    expected: ['rejected o1 DUPLICATE_ORDER_ID'],
   },
   ...[odds400 + 1n, 0n, 10n ** 20n, -odds400, 10n ** 21n].map(
     (percentageOdds): Scenario => ({
@@ -331,76 +347,76 @@ scenarios('rejections', [
         expiry: 2_000_000_000,
         timeInForce: 'GTC',
       },
-      then: ['rejected o1 INVALID_TICK'],
+      expected: ['rejected o1 INVALID_TICK'],
     }),
   ),
   ...[799n, 0n, -5n, 2n ** 64n].map(
     (size): Scenario => ({
       name: `size ${size} (below N units or above 64 bits)`,
       when: { id: 'o1', account: 'A', tick: 400, size },
-      then: ['rejected o1 INVALID_SIZE'],
+      expected: ['rejected o1 INVALID_SIZE'],
     }),
   ),
   ...[0, -1, 1.5, Number.NaN].map(
     (expiry): Scenario => ({
       name: `expiry ${expiry}`,
       when: { id: 'o1', account: 'A', tick: 400, size: 1000n, expiry },
-      then: ['rejected o1 INVALID_EXPIRY'],
+      expected: ['rejected o1 INVALID_EXPIRY'],
     }),
   ),
   {
     name: 'expiry at or before now',
     when: { id: 'o1', account: 'A', tick: 400, size: 1000n, expiry: 1000 },
-    then: ['rejected o1 ORDER_EXPIRED'],
+    expected: ['rejected o1 ORDER_EXPIRED'],
   },
   {
     name: 'a market opened twice',
     when: { type: 'openMarket', marketHash: 'M', eventId: 'E' },
-    then: ['commandRejected openMarket MARKET_EXISTS'],
+    expected: ['commandRejected openMarket MARKET_EXISTS'],
   },
   {
     name: 'credit of zero',
     when: { type: 'credit', account: 'A', amount: 0n },
-    then: ['commandRejected credit INVALID_AMOUNT'],
+    expected: ['commandRejected credit INVALID_AMOUNT'],
   },
   {
     name: 'debit above the available balance',
     balances: { A: 100n },
     when: { type: 'debit', account: 'A', amount: 101n },
-    then: ['commandRejected debit INSUFFICIENT_BALANCE'],
+    expected: ['commandRejected debit INSUFFICIENT_BALANCE'],
   },
   {
     name: 'debit of an unknown account',
     when: { type: 'debit', account: 'Z', amount: 1n },
-    then: ['commandRejected debit INSUFFICIENT_BALANCE'],
+    expected: ['commandRejected debit INSUFFICIENT_BALANCE'],
   },
   {
     name: 'cancel in an unknown market',
     when: { type: 'cancelMarket', marketHash: 'nope', reason: 'USER_REQUESTED' },
-    then: ['commandRejected cancelMarket MARKET_NOT_FOUND'],
+    expected: ['commandRejected cancelMarket MARKET_NOT_FOUND'],
   },
   {
     name: 'closing a closed market',
     given: [{ type: 'closeMarket', marketHash: 'M' }],
     when: { type: 'closeMarket', marketHash: 'M' },
-    then: ['commandRejected closeMarket MARKET_CLOSED'],
+    expected: ['commandRejected closeMarket MARKET_CLOSED'],
   },
   {
     name: 'resolving a resolved market',
     given: [{ type: 'resolveMarket', marketHash: 'M', outcome: 1 }],
     when: { type: 'resolveMarket', marketHash: 'M', outcome: 2 },
-    then: ['commandRejected resolveMarket MARKET_RESOLVED'],
+    expected: ['commandRejected resolveMarket MARKET_RESOLVED'],
   },
   {
     name: 'closing a resolved market',
     given: [{ type: 'resolveMarket', marketHash: 'M', outcome: 1 }],
     when: { type: 'closeMarket', marketHash: 'M' },
-    then: ['commandRejected closeMarket MARKET_RESOLVED'],
+    expected: ['commandRejected closeMarket MARKET_RESOLVED'],
   },
   {
     name: 'resolving with an unknown outcome',
     when: { type: 'resolveMarket', marketHash: 'M', outcome: 3 as 1 },
-    then: ['commandRejected resolveMarket INVALID_OUTCOME'],
+    expected: ['commandRejected resolveMarket INVALID_OUTCOME'],
   },
 ]);
 
@@ -419,7 +435,7 @@ scenarios('cancels, expiry and market lifecycle', [
     given: book,
     when: { type: 'cancel', orderIds: ['o1', 'o2', 'zz', 'o1'], account: 'A' },
     kinds: ['done', 'cancelRejected'],
-    then: [
+    expected: [
       'done o1 USER_REQUESTED filled=0 left=1000',
       'cancelRejected o2 NOT_FOUND',
       'cancelRejected zz NOT_FOUND',
@@ -430,7 +446,7 @@ scenarios('cancels, expiry and market lifecycle', [
     name: "cancel one account's orders in a market, in placement order",
     given: book,
     when: { type: 'cancelMarket', marketHash: 'M', account: 'A', reason: 'USER_REQUESTED' },
-    then: [
+    expected: [
       'done o1 USER_REQUESTED filled=0 left=1000',
       'done o4 USER_REQUESTED filled=0 left=1000',
       'level M one@300=1000/1 v4',
@@ -442,7 +458,7 @@ scenarios('cancels, expiry and market lifecycle', [
     given: book,
     when: { type: 'cancelEvent', eventId: 'E', reason: 'SYSTEM' },
     kinds: ['done'],
-    then: [
+    expected: [
       'done o1 SYSTEM filled=0 left=1000',
       'done o2 SYSTEM filled=0 left=1000',
       'done o4 SYSTEM filled=0 left=1000',
@@ -455,7 +471,7 @@ scenarios('cancels, expiry and market lifecycle', [
     given: book,
     when: { type: 'cancelAccount', account: 'A', reason: 'HEARTBEAT_TIMEOUT' },
     kinds: ['done'],
-    then: [
+    expected: [
       'done o1 HEARTBEAT_TIMEOUT filled=0 left=1000',
       'done o3 HEARTBEAT_TIMEOUT filled=0 left=1000',
       'done o4 HEARTBEAT_TIMEOUT filled=0 left=1000',
@@ -472,7 +488,11 @@ scenarios('cancels, expiry and market lifecycle', [
     ],
     when: { type: 'expire', ts: 1_005_999 },
     kinds: ['done'],
-    then: ['done o2 EXPIRED filled=0 left=1000', 'done o3 EXPIRED filled=0 left=1000', 'done o1 EXPIRED filled=0 left=1000'],
+    expected: [
+      'done o2 EXPIRED filled=0 left=1000',
+      'done o3 EXPIRED filled=0 left=1000',
+      'done o1 EXPIRED filled=0 left=1000',
+    ],
     after: (h) => expect(h.engine.order('o4')).toBeDefined(),
   },
   {
@@ -480,7 +500,11 @@ scenarios('cancels, expiry and market lifecycle', [
     given: book,
     when: { type: 'closeMarket', marketHash: 'M2' },
     kinds: ['closed', 'done'],
-    then: ['closed M2', 'done o3 EVENT_LIFECYCLE filled=0 left=1000', 'done o6 EVENT_LIFECYCLE filled=0 left=1000'],
+    expected: [
+      'closed M2',
+      'done o3 EVENT_LIFECYCLE filled=0 left=1000',
+      'done o6 EVENT_LIFECYCLE filled=0 left=1000',
+    ],
   },
 ]);
 
@@ -493,7 +517,7 @@ scenarios('resolution', [
     name: 'outcome 1 pays each pot to the outcome-one side and cancels the open orders',
     given: matched,
     when: { type: 'resolveMarket', marketHash: 'M', outcome: 1 },
-    then: [
+    expected: [
       'resolved M 1',
       'done o1 EVENT_LIFECYCLE filled=5000 left=5000',
       'payout A stake=5000 payout=8000',
@@ -508,7 +532,7 @@ scenarios('resolution', [
     given: matched,
     when: { type: 'resolveMarket', marketHash: 'M', outcome: 2 },
     kinds: ['payout', 'balance'],
-    then: [
+    expected: [
       'payout A stake=5000 payout=0',
       'payout B stake=3000 payout=8000',
       'balance A 999999995000/0',
@@ -520,13 +544,18 @@ scenarios('resolution', [
     given: matched,
     when: { type: 'resolveMarket', marketHash: 'M', outcome: 0 },
     kinds: ['payout', 'balance'],
-    then: ['payout A stake=5000 payout=5000', 'payout B stake=3000 payout=3000', 'balance A 1000000000000/0', 'balance B 1000000000000/0'],
+    expected: [
+      'payout A stake=5000 payout=5000',
+      'payout B stake=3000 payout=3000',
+      'balance A 1000000000000/0',
+      'balance B 1000000000000/0',
+    ],
   },
   {
     name: 'a resolved market refuses orders',
     given: [{ type: 'resolveMarket', marketHash: 'M', outcome: 1 }],
     when: { id: 'o1', account: 'A', tick: 400, size: 1000n },
-    then: ['rejected o1 MARKET_CLOSED'],
+    expected: ['rejected o1 MARKET_CLOSED'],
   },
 ]);
 
@@ -580,7 +609,13 @@ describe('read helpers', () => {
       payoutIfOutcomeOne: 0n,
       payoutIfOutcomeTwo: 2000n,
     });
-    expect(e.market('M')).toEqual({ marketHash: 'M', eventId: 'E', status: 'open', version: 5, restingOrders: 4 });
+    expect(e.market('M')).toEqual({
+      marketHash: 'M',
+      eventId: 'E',
+      status: 'open',
+      version: 5,
+      restingOrders: 4,
+    });
     expect(e.restingOrderCount).toBe(4);
     expect(e.lastAppliedSeq).toBe(h.seq);
   });
@@ -610,7 +645,10 @@ describe('outcome state', () => {
     if (resting > 0n) h.place({ id: 'm', account: 'A', tick: 400, size: resting });
     const final = h
       .place(taker)
-      .find((e): e is OrderRestedEvent | OrderDoneEvent => (e.type === 'orderRested' || e.type === 'orderDone') && e.orderId === 't')!;
+      .find(
+        (e): e is OrderRestedEvent | OrderDoneEvent =>
+          (e.type === 'orderRested' || e.type === 'orderDone') && e.orderId === 't',
+      )!;
     expect(outcomeState(final)).toBe(state);
   });
 });

@@ -52,7 +52,9 @@ export class Harness {
   }
 
   /** Opens markets M and M2 (event E) and M3 (event F) and credits the accounts. */
-  static standard(accounts: Record<string, bigint> = { A: 10n ** 12n, B: 10n ** 12n, C: 10n ** 12n }): Harness {
+  static standard(
+    accounts: Record<string, bigint> = { A: 10n ** 12n, B: 10n ** 12n, C: 10n ** 12n },
+  ): Harness {
     const h = new Harness();
     h.apply({ type: 'openMarket', marketHash: 'M', eventId: 'E' });
     h.apply({ type: 'openMarket', marketHash: 'M2', eventId: 'E' });
@@ -66,7 +68,7 @@ export class Harness {
 
 /** One readable line per event, for table-driven expectations. */
 export function summarize(events: readonly EngineEvent[]): string[] {
-  return events.map((e) => {
+  return events.map((e): string => {
     switch (e.type) {
       case 'orderAccepted':
         return `accepted ${e.orderId}`;
@@ -94,6 +96,8 @@ export function summarize(events: readonly EngineEvent[]): string[] {
         return `closed ${e.marketHash}`;
       case 'marketResolved':
         return `resolved ${e.marketHash} ${e.outcome}`;
+      default:
+        return `unknown ${(e as { type: string }).type}`;
     }
   });
 }

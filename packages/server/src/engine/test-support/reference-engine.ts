@@ -47,7 +47,7 @@ function gcd(a: bigint, b: bigint): bigint {
   return b === 0n ? a : gcd(b, a % b);
 }
 
-const min = (...xs: bigint[]) => xs.reduce((a, b) => (b < a ? b : a));
+const min = (...xs: bigint[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0]!;
 
 export class ReferenceEngine {
   private state: RefState = {
@@ -93,12 +93,19 @@ export class ReferenceEngine {
       case 'cancelMarket': {
         const m = s.markets.find((x) => x.hash === c.marketHash);
         if (m === undefined) this.reject(c.type, 'MARKET_NOT_FOUND');
-        else this.cancelWhere((o) => o.market === m.hash && (c.account === undefined || o.account === c.account), c.reason);
+        else
+          this.cancelWhere(
+            (o) => o.market === m.hash && (c.account === undefined || o.account === c.account),
+            c.reason,
+          );
         break;
       }
       case 'cancelEvent':
         for (const m of s.markets.filter((x) => x.eventId === c.eventId)) {
-          this.cancelWhere((o) => o.market === m.hash && (c.account === undefined || o.account === c.account), c.reason);
+          this.cancelWhere(
+            (o) => o.market === m.hash && (c.account === undefined || o.account === c.account),
+            c.reason,
+          );
         }
         break;
       case 'cancelAccount':
@@ -113,7 +120,13 @@ export class ReferenceEngine {
       case 'openMarket':
         if (s.markets.some((m) => m.hash === c.marketHash)) this.reject(c.type, 'MARKET_EXISTS');
         else {
-          s.markets.push({ hash: c.marketHash, eventId: c.eventId, status: 'open', version: 0, positions: new Map() });
+          s.markets.push({
+            hash: c.marketHash,
+            eventId: c.eventId,
+            status: 'open',
+            version: 0,
+            positions: new Map(),
+          });
           s.events.push({ type: 'marketOpened', marketHash: c.marketHash, eventId: c.eventId });
         }
         break;
@@ -424,8 +437,10 @@ export class ReferenceEngine {
   private resolve(hash: string, outcome: MarketOutcome): void {
     const s = this.state;
     const m = s.markets.find((x) => x.hash === hash);
-    if (m === undefined) return this.reject('resolveMarket', 'MARKET_NOT_FOUND');
-    if (m.status === 'resolved') return this.reject('resolveMarket', 'MARKET_RESOLVED');
+    if (m === undefined || m.status === 'resolved') {
+      this.reject('resolveMarket', m === undefined ? 'MARKET_NOT_FOUND' : 'MARKET_RESOLVED');
+      return;
+    }
     m.status = 'resolved';
     s.events.push({ type: 'marketResolved', marketHash: hash, eventId: m.eventId, outcome });
     this.cancelWhere((o) => o.market === hash, 'EVENT_LIFECYCLE');
@@ -437,7 +452,15 @@ export class ReferenceEngine {
       b.escrowed -= stake;
       b.available += payout;
       this.touchAccount(s, account);
-      s.events.push({ type: 'payout', account, marketHash: hash, eventId: m.eventId, outcome, stake, payout });
+      s.events.push({
+        type: 'payout',
+        account,
+        marketHash: hash,
+        eventId: m.eventId,
+        outcome,
+        stake,
+        payout,
+      });
     }
     m.positions.clear();
   }

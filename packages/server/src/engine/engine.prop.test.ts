@@ -1,0 +1,351 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { EngineCommand, TimeInForce } from './commands.js';
+import { Engine } from './engine.js';
+import type { EngineEvent } from './events.js';
+import type { EngineSnapshot } from './snapshot.js';
+import { ReferenceEngine } from './test-support/reference-engine.js';
+
+const ACCOUNTS = ['A', 'B', 'C', 'D'];
+const MARKETS = ['M0', 'M1', 'M2', 'M3', 'MX'];
+const EVENT_OF: Record<string, string> = { M0: 'E0', M1: 'E0', M2: 'E1', M3: 'E1', MX: 'E9' };
+
+interface Ladder {
+  readonly size: number;
+  /** Ticks drawn for orders: crossing pairs and lot sizes from 1:1 to 1:N-1. */
+  readonly ticks: readonly number[];
+}
+
+const LADDERS: readonly Ladder[] = [
+  { size: 800, ticks: [1, 2, 160, 300, 399, 400, 401, 402, 410, 500, 600, 640, 798, 799] },
+  { size: 8, ticks: [1, 2, 3, 4, 5, 6, 7] },
+];
+
+type Op =
+  | {
+      k: 'place';
+      dt: number;
+      account: number;
+      market: number;
+      one: boolean;
+      tick: number;
+      lots: number;
+      extra: number;
+      expiry: number;
+      tif: TimeInForce;
+      reuse: number | null;
+    }
+  | { k: 'cancel'; dt: number; pick: number; who: number }
+  | { k: 'cancelMarket'; dt: number; market: number; account: number | null }
+  | { k: 'cancelEvent'; dt: number; event: number; account: number | null }
+  | { k: 'cancelAccount'; dt: number; account: number }
+  | { k: 'expire'; dt: number }
+  | { k: 'credit' | 'debit'; dt: number; account: number; amount: number }
+  | { k: 'open' | 'close'; dt: number; market: number }
+  | { k: 'resolve'; dt: number; market: number; outcome: 0 | 1 | 2 };
+
+const dt = fc.integer({ min: 0, max: 2500 });
+const account = fc.integer({ min: 0, max: ACCOUNTS.length - 1 });
+const opArb = (ladder: Ladder): fc.Arbitrary<Op> =>
+  fc.oneof(
+    {
+      weight: 40,
+      arbitrary: fc.record({
+        k: fc.constant('place' as const),
+        dt,
+        account,
+        market: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(0) },
+          { weight: 3, arbitrary: fc.constant(1) },
+          { weight: 1, arbitrary: fc.integer({ min: 2, max: 4 }) },
+        ),
+        one: fc.boolean(),
+        tick: fc.constantFrom(...ladder.ticks),
+        lots: fc.integer({ min: 1, max: 12 }),
+        extra: fc.integer({ min: 0, max: ladder.size }),
+        expiry: fc.oneof(
+          fc.integer({ min: -1, max: 4 }),
+          fc.integer({ min: 5, max: 400 }),
+          fc.integer({ min: 5, max: 400 }),
+        ),
+        tif: fc.constantFrom<TimeInForce>('GTC', 'GTC', 'GTC', 'IOC', 'FOK'),
+        // One place in twelve reuses an earlier id (DUPLICATE_ORDER_ID while that order rests).
+        reuse: fc.integer({ min: 0, max: 11 }).chain((r) => (r === 0 ? fc.nat() : fc.constant(null))),
+      }),
+    },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        k: fc.constant('cancel' as const),
+        dt,
+        pick: fc.nat(),
+        who: fc.integer({ min: 0, max: 2 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        k: fc.constant('cancelMarket' as const),
+        dt,
+        market: fc.integer({ min: 0, max: 4 }),
+        account: fc.option(account),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        k: fc.constant('cancelEvent' as const),
+        dt,
+        event: fc.integer({ min: 0, max: 2 }),
+        account: fc.option(account),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ k: fc.constant('cancelAccount' as const), dt, account }) },
+    { weight: 2, arbitrary: fc.record({ k: fc.constant('expire' as const), dt }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        k: fc.constantFrom('credit' as const, 'credit' as const, 'debit' as const),
+        dt,
+        account,
+        amount: fc.integer({ min: 0, max: ladder.size * 60 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        k: fc.constantFrom('open' as const, 'close' as const),
+        dt,
+        market: fc.integer({ min: 0, max: 4 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        k: fc.constant('resolve' as const),
+        dt,
+        market: fc.integer({ min: 0, max: 4 }),
+        outcome: fc.constantFrom<0 | 1 | 2>(0, 1, 2),
+      }),
+    },
+  );
+
+/** Starting balances: from nothing to enough for a few dozen orders, so funds bind now and then. */
+const fundsArb = (ladder: Ladder) =>
+  fc.array(fc.integer({ min: 0, max: ladder.size * 400 }), {
+    minLength: ACCOUNTS.length,
+    maxLength: ACCOUNTS.length,
+  });
+const opsArb = (ladder: Ladder) => fc.array(opArb(ladder), { minLength: 10, maxLength: 80 });
+
+/** Turns abstract ops into stamped commands; cancels pick among the ids placed so far. */
+function toCommands(ladder: Ladder, funds: readonly number[], ops: readonly Op[]): EngineCommand[] {
+  const ids: { id: string; account: string }[] = [];
+  const step = 10n ** 20n / BigInt(ladder.size);
+  let ts = 1_000_000;
+  const opened = ['M0', 'M1', 'M2'];
+  const out: EngineCommand[] = opened.map((m, i) => ({
+    type: 'openMarket',
+    seq: i + 1,
+    ts,
+    marketHash: m,
+    eventId: EVENT_OF[m]!,
+  }));
+  let seq = out.length;
+  funds.forEach((amount, i) => {
+    out.push({ type: 'credit', seq: ++seq, ts, account: ACCOUNTS[i]!, amount: BigInt(amount) });
+  });
+  for (const op of ops) {
+    ts += op.dt;
+    const base = { seq: ++seq, ts };
+    switch (op.k) {
+      case 'place': {
+        const reused = op.reuse !== null && ids.length > 0 ? ids[op.reuse % ids.length]!.id : undefined;
+        const id = reused ?? `o${seq}`;
+        const acct = ACCOUNTS[op.account]!;
+        if (reused === undefined) ids.push({ id, account: acct });
+        out.push({
+          ...base,
+          type: 'place',
+          orderId: id,
+          account: acct,
+          marketHash: MARKETS[op.market]!,
+          isBettingOutcomeOne: op.one,
+          percentageOdds: BigInt(op.tick) * step,
+          totalBetSize: BigInt(op.lots * ladder.size + op.extra),
+          expiry: (ts - (ts % 1000)) / 1000 + op.expiry,
+          timeInForce: op.tif,
+        });
+        break;
+      }
+      case 'cancel': {
+        const target = ids.length > 0 ? ids[op.pick % ids.length]! : { id: 'none', account: 'A' };
+        const who =
+          op.who === 0 ? undefined : op.who === 1 ? target.account : ACCOUNTS[op.pick % ACCOUNTS.length]!;
+        out.push({
+          ...base,
+          type: 'cancel',
+          orderIds: [target.id],
+          ...(who === undefined ? {} : { account: who }),
+        });
+        break;
+      }
+      case 'cancelMarket':
+        out.push({
+          ...base,
+          type: 'cancelMarket',
+          marketHash: MARKETS[op.market]!,
+          reason: 'USER_REQUESTED',
+          ...(op.account === null ? {} : { account: ACCOUNTS[op.account]! }),
+        });
+        break;
+      case 'cancelEvent':
+        out.push({
+          ...base,
+          type: 'cancelEvent',
+          eventId: `E${op.event}`,
+          reason: 'SYSTEM',
+          ...(op.account === null ? {} : { account: ACCOUNTS[op.account]! }),
+        });
+        break;
+      case 'cancelAccount':
+        out.push({
+          ...base,
+          type: 'cancelAccount',
+          account: ACCOUNTS[op.account]!,
+          reason: 'HEARTBEAT_TIMEOUT',
+        });
+        break;
+      case 'expire':
+        out.push({ ...base, type: 'expire' });
+        break;
+      case 'credit':
+      case 'debit':
+        out.push({ ...base, type: op.k, account: ACCOUNTS[op.account]!, amount: BigInt(op.amount) });
+        break;
+      case 'open':
+        out.push({
+          ...base,
+          type: 'openMarket',
+          marketHash: MARKETS[op.market]!,
+          eventId: EVENT_OF[MARKETS[op.market]!]!,
+        });
+        break;
+      case 'close':
+        out.push({ ...base, type: 'closeMarket', marketHash: MARKETS[op.market]! });
+        break;
+      case 'resolve':
+        out.push({ ...base, type: 'resolveMarket', marketHash: MARKETS[op.market]!, outcome: op.outcome });
+        break;
+    }
+  }
+  return out;
+}
+
+/** Checks that need only the command and its events: exact prices, no overfill, conserved pots. */
+class Auditor {
+  deposits = 0n;
+  private readonly takerTick = new Map<string, number>();
+  private readonly filled = new Map<string, bigint>();
+  private readonly size = new Map<string, bigint>();
+
+  constructor(private readonly n: number) {}
+
+  check(c: EngineCommand, events: readonly EngineEvent[]): void {
+    const rejected = events.some((e) => e.type === 'commandRejected');
+    if (c.type === 'credit' && !rejected) this.deposits += c.amount;
+    if (c.type === 'debit' && !rejected) this.deposits -= c.amount;
+    for (const e of events) {
+      if (e.type === 'orderAccepted') {
+        this.takerTick.set(e.orderId, e.tick);
+        this.filled.set(e.orderId, 0n);
+        this.size.set(e.orderId, e.totalBetSize);
+      } else if (e.type === 'orderMatched') {
+        // Exact price: m : t = k : (N - k); never worse than the taker's limit.
+        expect(e.makerStake * BigInt(this.n - e.tick)).toBe(e.takerStake * BigInt(e.tick));
+        expect(e.makerStake > 0n && e.takerStake > 0n).toBe(true);
+        expect(e.tick + this.takerTick.get(e.takerOrderId)!).toBeGreaterThanOrEqual(this.n);
+        expect(e.makerAccount).not.toBe(e.takerAccount);
+        for (const [id, stake] of [
+          [e.makerOrderId, e.makerStake],
+          [e.takerOrderId, e.takerStake],
+        ] as const) {
+          const f = this.filled.get(id)! + stake;
+          expect(f).toBeLessThanOrEqual(this.size.get(id)!);
+          this.filled.set(id, f);
+        }
+      } else if (e.type === 'orderDone' || e.type === 'orderRested') {
+        expect(e.filledSize + e.remainingSize).toBe(e.totalBetSize);
+        expect(e.filledSize).toBe(this.filled.get(e.orderId));
+      }
+    }
+  }
+}
+
+const runs = (n: number) => ({ numRuns: n, endOnFailure: true });
+
+describe.each(LADDERS)('engine against the reference book (N = $size)', (ladder) => {
+  it('gives the same events and the same book, with every invariant after every command', () => {
+    fc.assert(
+      fc.property(fundsArb(ladder), opsArb(ladder), (funds, ops) => {
+        const commands = toCommands(ladder, funds, ops);
+        const engine = new Engine({ ladderSize: ladder.size });
+        const reference = new ReferenceEngine(ladder.size);
+        const audit = new Auditor(ladder.size);
+        for (const c of commands) {
+          const events = engine.apply(c);
+          expect(events).toEqual(reference.apply(c));
+          audit.check(c, events);
+          engine.assertInvariants();
+          let money = 0n;
+          for (const a of ACCOUNTS) {
+            const b = engine.balance(a);
+            expect(b).toEqual(reference.balanceOf(a));
+            money += b.available + b.escrowed;
+            expect(engine.openOrders(a).map((o) => o.orderId)).toEqual(reference.openOrderIds(a));
+          }
+          expect(money).toBe(audit.deposits);
+          for (const m of MARKETS) {
+            const levels = engine.levels(m);
+            if (levels === undefined) continue;
+            const strip = (ls: readonly { tick: number; size: bigint; orders: number }[]) =>
+              ls.map(({ tick, size, orders }) => ({ tick, size, orders }));
+            expect(strip(levels.outcomeOne)).toEqual(reference.levels(m, 0));
+            expect(strip(levels.outcomeTwo)).toEqual(reference.levels(m, 1));
+          }
+        }
+      }),
+      runs(ladder.size === 8 ? 250 : 300),
+    );
+  });
+
+  it('replays deterministically, and a snapshot restored mid-way ends in the same state', () => {
+    fc.assert(
+      fc.property(fundsArb(ladder), opsArb(ladder), fc.nat(), (funds, ops, cut) => {
+        const commands = toCommands(ladder, funds, ops);
+        const k = cut % (commands.length + 1);
+        const a = new Engine({ ladderSize: ladder.size });
+        const b = new Engine({ ladderSize: ladder.size });
+        let snapshot: EngineSnapshot | undefined;
+        const tail: EngineEvent[][] = [];
+        commands.forEach((c, i) => {
+          if (i === k) snapshot = JSON.parse(JSON.stringify(a.snapshot())) as EngineSnapshot;
+          const ea = a.apply(c);
+          expect(b.apply(c)).toEqual(ea);
+          if (i >= k) tail.push([...ea]);
+        });
+        snapshot ??= a.snapshot();
+        expect(b.stateHash()).toBe(a.stateHash());
+        const restored = Engine.restore(snapshot);
+        expect(restored.stateHash()).toBe(Engine.restore(snapshot).stateHash());
+        commands.slice(k).forEach((c, i) => {
+          expect(restored.apply(c)).toEqual(tail[i]);
+        });
+        restored.assertInvariants();
+        expect(restored.stateHash()).toBe(a.stateHash());
+        expect(restored.snapshot()).toEqual(a.snapshot());
+      }),
+      runs(150),
+    );
+  });
+});
