@@ -15,7 +15,7 @@ import { outcomeOf, withdrawnOutcome } from '../../orders/outcome.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import type { FillRecord, OrderRecord, TradeRecord } from '../../store/sqlite/sqlite-trading-queries.js';
-import { fillIdOf, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
+import { fillIdOf, tradeIdOf as hashTradeId } from '../../store/sqlite/sqlite-trading-store.js';
 import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
 import type { TradingRows } from './trading-rows.js';
 
@@ -317,6 +317,20 @@ export class TradingPublisher {
     }
     return pubs;
   }
+}
+
+const TRADE_ID_CACHE_LIMIT = 100_000;
+const tradeIds = new Map<string, string>();
+
+/** Trade ids are a hash of the order id, needed several times per fill: remembered for busy orders. */
+function tradeIdOf(orderId: string): string {
+  let id = tradeIds.get(orderId);
+  if (id === undefined) {
+    if (tradeIds.size >= TRADE_ID_CACHE_LIMIT) tradeIds.clear();
+    id = hashTradeId(orderId);
+    tradeIds.set(orderId, id);
+  }
+  return id;
 }
 
 function cached<K, V>(map: Map<K, V>, key: K, read: () => V): V {
