@@ -182,6 +182,8 @@ describe('TradingPublisher', () => {
       state: 'FULLY_FILLED',
       tradeId: tradeIdOf(t1.order.orderId),
     });
+    // Never open: not on the taker's active orders.
+    expect(on(pubs, activeOrdersChannel(TAKER))).toEqual([]);
 
     // Fills go to their user only, as the REST rows.
     const makerFills = on(pubs, ACCOUNT_FILLS_CHANNEL, MAKER);
@@ -230,13 +232,16 @@ describe('TradingPublisher', () => {
       { kind: 'admit', order: delayed.order, meta: delayed.meta, activateAt: 1 },
       { kind: 'withdraw', orderIds: [delayed.order.orderId], reason: 'USER_REQUESTED' },
     ]);
-    const rows = data(on(publisher.batch(entries), accountOrdersChannel(TAKER)));
+    const pubs = publisher.batch(entries);
+    const rows = data(on(pubs, accountOrdersChannel(TAKER)));
     expect(rows.map((r) => [r.status, r.inactiveReason, r.commandId])).toEqual([
       ['PENDING', null, delayed.meta.commandId],
       ['INACTIVE', 'USER_REQUESTED', delayed.meta.commandId],
     ]);
     expect(rows[0]!.outcome).toBeUndefined();
     expect(rows[1]!.outcome).toMatchObject({ state: 'CANCELLED', cancelReason: 'USER_REQUESTED' });
+    // It was open (PENDING) in between: both changes are on the active orders.
+    expect(data(on(pubs, activeOrdersChannel(TAKER))).map((r) => r.status)).toEqual(['PENDING', 'INACTIVE']);
     const { commandId: _c, outcome: _o, ...row } = rows[1]!;
     expect(row).toEqual(restOrder(TAKER, delayed.order.orderId));
   });

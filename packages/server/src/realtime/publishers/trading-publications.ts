@@ -152,9 +152,11 @@ export class TradingPublisher {
         const row = cached(batch.orderRows, orderId, () => this.#ctx.rows.order(ref.account, orderId));
         if (!row) continue;
         orders.set(orderId, { account: ref.account, state: { final: true } });
+        // Only an order still waiting its delay is withdrawn; the projection leaves any other untouched.
+        const withdrawn = row.status === 'INACTIVE' && row.inactiveReason === input.reason;
         creates.set(orderId, {
           commandId: ref.commandId,
-          outcome: withdrawnOutcome(BigInt(row.totalBetSize), input.reason),
+          ...(withdrawn ? { outcome: withdrawnOutcome(BigInt(row.totalBetSize), input.reason) } : {}),
         });
       }
     } else if (input.command.type === 'place' && input.meta) {
@@ -229,7 +231,9 @@ export class TradingPublisher {
       const create = creates.get(orderId);
       const update: Omit<AccountOrderUpdate, 'messageId'> = create ? { ...wire, ...create } : wire;
       pubs.push({ channel: names.orders, data: update });
-      pubs.push({ channel: names.active, data: wire });
+      // An order placed and gone in the same command (an IOC, a refused order) was never open.
+      const neverOpen = row.status === 'INACTIVE' && row.createdAt === ts && input.kind === 'engine';
+      if (!neverOpen) pubs.push({ channel: names.active, data: wire });
     }
 
     for (const fill of fills) {
