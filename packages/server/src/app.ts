@@ -19,6 +19,7 @@ import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
+import { multisigRoutes } from './http/routes/multisig.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './realtime/exchange-realtime.js';
 
@@ -101,6 +102,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await accountTradingRoutes(scope, exchange);
     await balanceRoutes(scope, exchange);
     await walletRoutes(scope, exchange);
+    await multisigRoutes(scope, exchange);
   });
   return app;
 }

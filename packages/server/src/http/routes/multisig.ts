@@ -1,0 +1,135 @@
+import type { SafeTransactionData } from '@oddsbook/protocol';
+import { Address, Bytes32, Envelope } from '@oddsbook/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest, conflict, forbidden } from '../../errors/app-error.js';
+import type { Exchange } from '../../exchange.js';
+import { parseAddress } from '../../lib/address.js';
+
+const success = <T>(data: T) => ({ status: 'success' as const, data });
+const security = [{ apiKey: [] }];
+const tags = ['multisig'];
+const Uint = Type.String({ pattern: '^[0-9]{1,78}$' });
+
+/** SafeTransactionData: accepts additional properties (spec); the known ones are checked. */
+const SafeTransactionDataSchema = Type.Object(
+  {
+    to: Address,
+    value: Uint,
+    data: Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 10_000 }),
+    operation: Type.Integer({ minimum: 0, maximum: 1 }),
+    nonce: Type.Integer({ minimum: 0 }),
+    safeTxGas: Type.Optional(Uint),
+    baseGas: Type.Optional(Uint),
+    gasPrice: Type.Optional(Uint),
+    gasToken: Type.Optional(Address),
+    refundReceiver: Type.Optional(Address),
+  },
+  { additionalProperties: true },
+);
+
+const SafeTxProgress = Type.Object({
+  safeTxHash: Bytes32,
+  confirmedBy: Type.Array(Address),
+  signedCount: Type.Integer(),
+  requiredThreshold: Type.Integer(),
+  isReadyToExecute: Type.Boolean(),
+  isExecuted: Type.Boolean(),
+  executionTxHash: Type.Union([Bytes32, Type.Null()]),
+});
+
+const Prepared = Type.Object({
+  safeTxHash: Bytes32,
+  safeTransactionData: Type.Object({}, { additionalProperties: true }),
+  typedData: Type.Object({}, { additionalProperties: true, description: 'what eth_signTypedData_v4 takes' }),
+});
+
+/**
+ * Safe-style multisig: add a signer to the caller's proxy wallet. A Safe belongs to the caller's account
+ * when it is the account's own proxy or the caller is one of its current owners (so a second owner can
+ * confirm). Checks run in the spec's order: signer (400), ownership (403), deployment (409), then the
+ * transaction and the signature (400).
+ */
+export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  const { chain, multisig, wallets } = exchange;
+
+  async function ownedSafe(request: FastifyRequest, safeAddress: string): Promise<`0x${string}`> {
+    const safe = parseAddress(safeAddress, 'safeAddress');
+    const ownProxy = wallets.proxyAddress(request.account) === safe;
+    const state = await chain.getSafe(safe);
+    if (!ownProxy && !state?.owners.includes(request.account)) {
+      throw forbidden('SAFE_NOT_ON_ACCOUNT', 'the multisig wallet does not belong to this account');
+    }
+    if (!state) throw conflict('PROXY_NOT_DEPLOYED', 'the proxy wallet is not deployed yet');
+    return safe;
+  }
+
+  app.post(
+    '/user/multisig/add-signer/prepare',
+    {
+      schema: {
+        tags,
+        security,
+        body: Type.Object(
+          {
+            safeAddress: Address,
+            newSignerAddress: Address,
+            threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(Prepared) },
+      },
+    },
+    async (request) => {
+      const body = request.body as { safeAddress: string; newSignerAddress: string; threshold?: number };
+      const safeAddress = await ownedSafe(request, body.safeAddress);
+      const prepared = await multisig.prepare({ ...body, safeAddress });
+      request.log.info({ safe: safeAddress, safeTxHash: prepared.safeTxHash }, 'add-signer prepared');
+      return success(prepared);
+    },
+  );
+
+  app.post(
+    '/user/multisig/add-signer/execute',
+    {
+      schema: {
+        tags,
+        security,
+        body: Type.Object(
+          {
+            safeAddress: Address,
+            safeTxHash: Bytes32,
+            safeTransactionData: SafeTransactionDataSchema,
+            signature: Type.String({ pattern: '^0x[0-9a-fA-F]{130}$' }),
+            signerAddress: Address,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(SafeTxProgress) },
+      },
+    },
+    async (request) => {
+      const body = request.body as {
+        safeAddress: string;
+        safeTxHash: string;
+        safeTransactionData: SafeTransactionData;
+        signature: string;
+        signerAddress: string;
+      };
+      if (parseAddress(body.signerAddress, 'signerAddress') !== request.account) {
+        throw badRequest(
+          'SIGNER_NOT_AUTHENTICATED',
+          'signerAddress must be the address of the API key’s account',
+        );
+      }
+      const safeAddress = await ownedSafe(request, body.safeAddress);
+      const progress = await multisig.confirm({ ...body, safeAddress });
+      request.log.info(
+        { safe: safeAddress, safeTxHash: body.safeTxHash, signedCount: progress.signedCount },
+        'add-signer confirmed',
+      );
+      return success(progress);
+    },
+  );
+}
