@@ -10,7 +10,9 @@
  *
  * Phases: (a) peak orders/s with 1-order requests; (b) peak with 10-order requests; (c) latency of 1-order
  * requests at half of (a)'s rate; (d) `waitForOutcome: true` latency at 1,000 orders/s; (e) the ceiling's
- * peak with 1-order requests. Every phase checks that no request failed (non-2xx 0, no FAILED order) and
+ * peak with 1-order requests. They run in the order a, c, d, b, e; between two, the bench waits until the
+ * embedded chain has mined the escrows of the last phase, so that a phase does not pay for the previous
+ * one's backlog (the settle times are printed). Every phase checks that no request failed (non-2xx 0, no FAILED order) and
  * counts the fills the exchange committed (read from its database).
  *
  * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
@@ -50,7 +52,22 @@ const log = (line: string) => console.log(line);
 
 // ------------------------------------------------------------------ child processes
 
-type Child = { child: ChildProcess; base: string; output: () => string; cpuSeconds: () => number };
+type Child = {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  cpuSeconds: () => number;
+  writeBytes: () => number;
+};
+
+/** Bytes the process caused to be written to storage (/proc/<pid>/io `write_bytes`). */
+function procWriteBytes(pid: number): number {
+  try {
+    return Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function procCpuSeconds(pid: number): number {
   try {
@@ -78,7 +95,13 @@ async function startChild(args: string[], env: Record<string, string>, port: num
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`child did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, base, output: () => output, cpuSeconds: () => procCpuSeconds(child.pid!) };
+  return {
+    child,
+    base,
+    output: () => output,
+    cpuSeconds: () => procCpuSeconds(child.pid!),
+    writeBytes: () => procWriteBytes(child.pid!),
+  };
 }
 
 async function stopChild(c: Child): Promise<void> {
@@ -164,18 +187,34 @@ type Row = {
   perRequest: number;
   fills: number | null;
   serverCpu: number;
-  note?: string;
+  /** Bytes written to storage by the server per order (SQLite WAL and checkpoints). */
+  bytesPerOrder: number;
 };
 
 function dbCounter(dataDir: string) {
   const db = new Database(join(dataDir, 'oddsbook.sqlite'), { readonly: true, fileMustExist: true });
   const fills = db.prepare('SELECT count(*) FROM fills').pluck();
   const orders = db.prepare('SELECT count(*) FROM orders').pluck();
+  const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
   return {
     fills: () => fills.get() as number,
     orders: () => orders.get() as number,
+    mempool: () => mempool.get() as number,
     close: () => db.close(),
   };
+}
+
+/**
+ * Waits until the embedded chain has mined every escrow of the previous phase (and the exchange has applied
+ * the receipts), so that each phase starts from a steady state instead of a backlog. Returns the seconds.
+ */
+async function settle(counter: ReturnType<typeof dbCounter>): Promise<number> {
+  const started = performance.now();
+  while (counter.mempool() > 0 && performance.now() - started < 60_000) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, 700)); // the block after the last one applies its receipts
+  return (performance.now() - started) / 1000;
 }
 
 async function measured(
@@ -185,9 +224,11 @@ async function measured(
 ) {
   const fillsBefore = counter?.fills() ?? 0;
   const cpuBefore = server.cpuSeconds();
+  const bytesBefore = server.writeBytes();
   const result = await run();
   const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
-  return { result, serverCpu, fills: counter ? counter.fills() - fillsBefore : null };
+  const bytesPerOrder = (server.writeBytes() - bytesBefore) / Math.max(1, result.orders);
+  return { result, serverCpu, bytesPerOrder, fills: counter ? counter.fills() - fillsBefore : null };
 }
 
 async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: number }> {
@@ -280,11 +321,12 @@ async function main() {
     const peak = (requests: BenchRequest[], perRequest: number, url = exchange.base) =>
       runPeak({ url, requests, perRequest, connections: CONNECTIONS });
 
+    const settled: number[] = [];
     await peak(warmup, 1);
+    settled.push(await settle(counter));
     const a = await measured(exchange, counter, () => peak(single, 1));
     rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
-    const b = await measured(exchange, counter, () => peak(multi, 10));
-    rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
+    settled.push(await settle(counter));
 
     const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
     const pacedSeconds = Math.max(3, s(6));
@@ -293,12 +335,18 @@ async function main() {
       runPaced({ url: exchange.base, requests: half, perRequest: 1, rate: halfRate, seconds: pacedSeconds }),
     );
     rows.push({ phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`, perRequest: 1, ...c });
+    settled.push(await settle(counter));
 
     const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, { waitForOutcome: true });
     const d = await measured(exchange, counter, () =>
       runPaced({ url: exchange.base, requests: wait, perRequest: 1, rate: 1000, seconds: pacedSeconds }),
     );
     rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d });
+    settled.push(await settle(counter));
+
+    const b = await measured(exchange, counter, () => peak(multi, 10));
+    rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
+    settled.push(await settle(counter));
 
     const committedOrders = counter.orders();
     counter.close();
@@ -334,10 +382,12 @@ async function main() {
       'FAILED'.padStart(7),
       'fills'.padStart(7),
       'srv CPU'.padStart(8),
+      'CPU µs/order'.padStart(13),
+      'disk KB/order'.padStart(14),
     ].join(' ');
     log(header);
     log('-'.repeat(header.length));
-    for (const r of rows) {
+    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
       const l = r.result.latencies;
       log(
         [
@@ -352,19 +402,22 @@ async function main() {
           String(r.result.failedOrders).padStart(7),
           (r.fills === null ? '-' : fmt(r.fills)).padStart(7),
           `${Math.round(r.serverCpu * 100)}%`.padStart(8),
+          fmt((r.serverCpu * 1e6) / r.result.ordersPerSecond).padStart(13),
+          (r.bytesPerOrder / 1024).toFixed(1).padStart(14),
         ].join(' '),
       );
       if (r.result.firstError) log(`    first error: ${r.result.firstError}`);
     }
     log('');
     log(
-      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: one-connection autocannon instances started evenly over a second (${c.result.requests ? 'even arrivals' : ''}). srv CPU = server process CPU time / wall time (200% = both cores).`,
+      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: one-connection autocannon instances started evenly over a second, for even arrivals. srv CPU = server process CPU time / wall time (200% = both cores); CPU µs/order = server CPU time per order (all its threads), the figure least disturbed by other load on the machine; disk KB/order = bytes the server wrote to storage per order.`,
     );
     log(
-      `orders committed by the exchange: ${fmt(committedOrders)}; load avg now ${loadavg()[0]!.toFixed(2)}`,
+      `orders committed by the exchange: ${fmt(committedOrders)}; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
     );
 
-    const ratio = a.result.ordersPerSecond / rows[4]!.result.ordersPerSecond;
+    const ceilingRate = rows[4]!.result.ordersPerSecond;
+    const ratio = a.result.ordersPerSecond / ceilingRate;
     const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
     const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
     log(
@@ -373,9 +426,12 @@ async function main() {
     log(`run took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     log('');
     log(
-      `orders: 1-order ${fmt(a.result.ordersPerSecond)}/s (${(ratio * 100).toFixed(0)}% of verify-only ceiling ${fmt(rows[4]!.result.ordersPerSecond)}/s), 10-order ${fmt(b.result.ordersPerSecond)} orders/s, waitForOutcome p50 ${ms(percentile(d.result.latencies, 0.5))} ms p99 ${ms(percentile(d.result.latencies, 0.99))} ms at 1000/s`,
+      `orders: 1-order ${fmt(a.result.ordersPerSecond)}/s (${(ratio * 100).toFixed(0)}% of verify-only ceiling ${fmt(ceilingRate)}/s), 10-order ${fmt(b.result.ordersPerSecond)} orders/s, waitForOutcome p50 ${ms(percentile(d.result.latencies, 0.5))} ms p99 ${ms(percentile(d.result.latencies, 0.99))} ms at 1000/s`,
     );
-    if (failed.length > 0 || !matched) process.exitCode = 1;
+    if (failed.length > 0 || !matched) {
+      process.exitCode = 1;
+      log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
+    }
   } finally {
     counter?.close();
     await stopChild(exchange);
