@@ -357,7 +357,7 @@ scenarios('rejections', [
       expected: ['rejected o1 INVALID_SIZE'],
     }),
   ),
-  ...[0, -1, 1.5, Number.NaN].map(
+  ...[0, -1, 1.5, Number.NaN, 2 ** 32].map(
     (expiry): Scenario => ({
       name: `expiry ${expiry}`,
       when: { id: 'o1', account: 'A', tick: 400, size: 1000n, expiry },

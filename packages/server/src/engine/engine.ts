@@ -11,7 +11,7 @@ import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
 import { MarketBook, MarketStatus } from './market-book.js';
 import { OrderIndex } from './order-index.js';
-import { MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
+import { F, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 import { hashString } from './state-hash.js';
 import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
@@ -188,7 +188,8 @@ export class Engine {
     if (c.totalBetSize < this.minOrderSize || c.totalBetSize > MAX_ORDER_SIZE) {
       return RejectCode.INVALID_SIZE;
     }
-    if (!Number.isSafeInteger(c.expiry) || c.expiry <= 0) return RejectCode.INVALID_EXPIRY;
+    if (!Number.isSafeInteger(c.expiry) || c.expiry <= 0 || c.expiry > MAX_EXPIRY)
+      return RejectCode.INVALID_EXPIRY;
     if (c.expiry * 1000 <= this.ts) return RejectCode.ORDER_EXPIRED;
     return undefined;
   }
@@ -231,13 +232,13 @@ export class Engine {
           stop = Stop.FILLED;
           break outer;
         }
-        const next = store.levelNext[h]!;
-        const maker = store.account[h]!;
+        const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
+        const maker = store.i32[(h << 4) + F.ACCOUNT]!;
         if (maker === taker) {
           h = next;
           continue;
         }
-        if (store.expiry[h]! * 1000 <= this.ts) {
+        if (store.u32[(h << 4) + F.EXPIRY]! * 1000 <= this.ts) {
           if (!dry) this.removeResting(h, 'EXPIRED');
           h = next;
           continue;
@@ -257,7 +258,7 @@ export class Engine {
           h = next;
           continue;
         }
-        const makerRemaining = store.remaining[h]!;
+        const makerRemaining = store.u64[(h << 3) + F.REMAINING]!;
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
@@ -302,8 +303,8 @@ export class Engine {
   ): void {
     const store = this.store;
     const accounts = this.accounts;
-    const maker = store.account[h]!;
-    const makerSide = store.side[h]!;
+    const maker = store.i32[(h << 4) + F.ACCOUNT]!;
+    const makerSide = store.u16[(h << 5) + F.SIDE]!;
     accounts.available[maker] -= makerStake;
     accounts.escrowed[maker] += makerStake;
     accounts.available[taker] -= takerStake;
@@ -324,7 +325,7 @@ export class Engine {
       tp.stakeOne += takerStake;
       tp.potOne += pot;
     }
-    store.remaining[h] = makerLeft;
+    store.u64[(h << 3) + F.REMAINING] = makerLeft;
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
     this.touchLevel(market, level);
@@ -360,14 +361,14 @@ export class Engine {
     const store = this.store;
     const h = store.allocate();
     store.ids[h] = c.orderId;
-    store.size[h] = c.totalBetSize;
-    store.remaining[h] = remaining;
-    store.tick[h] = tick;
-    store.side[h] = side;
-    store.market[h] = market.index;
-    store.account[h] = account;
-    store.expiry[h] = c.expiry;
-    store.placedSeq[h] = this.seq;
+    store.u64[(h << 3) + F.SIZE] = c.totalBetSize;
+    store.u64[(h << 3) + F.REMAINING] = remaining;
+    store.u16[(h << 5) + F.TICK] = tick;
+    store.u16[(h << 5) + F.SIDE] = side;
+    store.i32[(h << 4) + F.MARKET] = market.index;
+    store.i32[(h << 4) + F.ACCOUNT] = account;
+    store.u32[(h << 4) + F.EXPIRY] = c.expiry;
+    store.f64[(h << 3) + F.PLACED_SEQ] = this.seq;
     market.append(store, h, remaining);
     this.accounts.append(store, h);
     this.expiries.add(store, h);
@@ -406,11 +407,11 @@ export class Engine {
   /** Takes a resting order off the book and every index, and reports it done. */
   private removeResting(h: number, reason: DoneReason): void {
     const store = this.store;
-    const market = this.markets[store.market[h]!]!;
-    const remaining = store.remaining[h]!;
-    const size = store.size[h]!;
-    const side = store.side[h]!;
-    const tick = store.tick[h]!;
+    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
+    const remaining = store.u64[(h << 3) + F.REMAINING]!;
+    const size = store.u64[(h << 3) + F.SIZE]!;
+    const side = store.u16[(h << 5) + F.SIDE]!;
+    const tick = store.u16[(h << 5) + F.TICK]!;
     const orderId = store.ids[h]!;
     market.unlink(store, h, remaining);
     this.accounts.unlink(store, h);
@@ -420,7 +421,7 @@ export class Engine {
     this.events.push({
       type: 'orderDone',
       orderId,
-      account: this.accounts.names[store.account[h]!]!,
+      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       isBettingOutcomeOne: side === 0,
       tick,
@@ -439,7 +440,7 @@ export class Engine {
     const owner = account === undefined ? NIL : this.accounts.find(account);
     for (const orderId of orderIds) {
       const h = this.orderIndex.get(orderId);
-      if (h === NIL || (account !== undefined && this.store.account[h] !== owner)) {
+      if (h === NIL || (account !== undefined && this.store.i32[(h << 4) + F.ACCOUNT] !== owner)) {
         this.events.push({ type: 'cancelRejected', orderId, code: 'NOT_FOUND' });
       } else {
         this.removeResting(h, reason);
@@ -450,20 +451,15 @@ export class Engine {
   private cancelInMarket(market: MarketBook, account: string | undefined, reason: DoneReason): void {
     const store = this.store;
     if (account === undefined) {
-      let h = market.orderHead;
-      while (h !== NIL) {
-        const next = store.marketNext[h]!;
-        this.removeResting(h, reason);
-        h = next;
-      }
+      for (const h of market.handlesInPlacementOrder(store)) this.removeResting(h, reason);
       return;
     }
     const a = this.accounts.find(account);
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = store.accountNext[h]!;
-      if (store.market[h] === market.index) this.removeResting(h, reason);
+      const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
+      if (store.i32[(h << 4) + F.MARKET] === market.index) this.removeResting(h, reason);
       h = next;
     }
   }
@@ -473,7 +469,7 @@ export class Engine {
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = this.store.accountNext[h]!;
+      const next = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
       this.removeResting(h, reason);
       h = next;
     }
@@ -484,7 +480,7 @@ export class Engine {
     for (let key = this.expiries.nextDue(now); key !== -1; key = this.expiries.nextDue(now)) {
       let h = this.expiries.first(key);
       while (h !== NIL) {
-        const next = this.store.expiryNext[h]!;
+        const next = this.store.i32[(h << 4) + F.EXPIRY_NEXT]!;
         this.removeResting(h, 'EXPIRED');
         h = next;
       }
@@ -682,7 +678,7 @@ export class Engine {
     const a = this.accounts.find(account);
     const out: OrderView[] = [];
     if (a === NIL) return out;
-    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.accountNext[h]!) {
+    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
       out.push(this.orderView(h));
     }
     return out;
@@ -734,9 +730,7 @@ export class Engine {
   market(marketHash: string): MarketView | undefined {
     const m = this.marketByHash.get(marketHash);
     if (m === undefined) return undefined;
-    let restingOrders = 0;
-    for (let i = 0; i < m.count.length; i++) restingOrders += m.count[i]!;
-    return { marketHash, eventId: m.eventId, status: m.status, version: m.version, restingOrders };
+    return { marketHash, eventId: m.eventId, status: m.status, version: m.version, restingOrders: m.orders };
   }
 
   balance(account: string): AccountBalance {
@@ -764,23 +758,23 @@ export class Engine {
 
   private orderView(h: number): OrderView {
     const store = this.store;
-    const market = this.markets[store.market[h]!]!;
-    const size = store.size[h]!;
-    const remaining = store.remaining[h]!;
-    const tick = store.tick[h]!;
+    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
+    const size = store.u64[(h << 3) + F.SIZE]!;
+    const remaining = store.u64[(h << 3) + F.REMAINING]!;
+    const tick = store.u16[(h << 5) + F.TICK]!;
     return {
       orderId: store.ids[h]!,
-      account: this.accounts.names[store.account[h]!]!,
+      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       eventId: market.eventId,
-      isBettingOutcomeOne: store.side[h] === 0,
+      isBettingOutcomeOne: store.u16[(h << 5) + F.SIDE] === 0,
       tick,
       percentageOdds: this.ladder.odds[tick]!,
       totalBetSize: size,
       filledSize: size - remaining,
       remainingSize: remaining,
-      expiry: store.expiry[h]!,
-      placedSeq: store.placedSeq[h]!,
+      expiry: store.u32[(h << 4) + F.EXPIRY]!,
+      placedSeq: store.f64[(h << 3) + F.PLACED_SEQ]!,
     };
   }
 
@@ -819,19 +813,19 @@ export class Engine {
     const handles: number[] = [];
     const store = this.store;
     for (const m of this.markets) {
-      for (let h = m.orderHead; h !== NIL; h = store.marketNext[h]!) handles.push(h);
+      handles.push(...m.handlesInPlacementOrder(store));
     }
-    handles.sort((x, y) => store.placedSeq[x]! - store.placedSeq[y]!);
+    handles.sort((x, y) => store.f64[(x << 3) + F.PLACED_SEQ]! - store.f64[(y << 3) + F.PLACED_SEQ]!);
     const orders: OrderSnapshot[] = handles.map((h) => [
       store.ids[h]!,
-      names[store.account[h]!]!,
-      this.markets[store.market[h]!]!.marketHash,
-      store.side[h] === 0,
-      store.tick[h]!,
-      store.size[h]!.toString(),
-      store.remaining[h]!.toString(),
-      store.expiry[h]!,
-      store.placedSeq[h]!,
+      names[store.i32[(h << 4) + F.ACCOUNT]!]!,
+      this.markets[store.i32[(h << 4) + F.MARKET]!]!.marketHash,
+      store.u16[(h << 5) + F.SIDE] === 0,
+      store.u16[(h << 5) + F.TICK]!,
+      store.u64[(h << 3) + F.SIZE]!.toString(),
+      store.u64[(h << 3) + F.REMAINING]!.toString(),
+      store.u32[(h << 4) + F.EXPIRY]!,
+      store.f64[(h << 3) + F.PLACED_SEQ]!,
     ]);
     return {
       format: 1,
@@ -885,14 +879,14 @@ export class Engine {
       const h = store.allocate();
       const rem = BigInt(remaining);
       store.ids[h] = orderId;
-      store.size[h] = BigInt(size);
-      store.remaining[h] = rem;
-      store.tick[h] = tick;
-      store.side[h] = isOne ? 0 : 1;
-      store.market[h] = market.index;
-      store.account[h] = accounts.indexOf(account);
-      store.expiry[h] = expiry;
-      store.placedSeq[h] = placedSeq;
+      store.u64[(h << 3) + F.SIZE] = BigInt(size);
+      store.u64[(h << 3) + F.REMAINING] = rem;
+      store.u16[(h << 5) + F.TICK] = tick;
+      store.u16[(h << 5) + F.SIDE] = isOne ? 0 : 1;
+      store.i32[(h << 4) + F.MARKET] = market.index;
+      store.i32[(h << 4) + F.ACCOUNT] = accounts.indexOf(account);
+      store.u32[(h << 4) + F.EXPIRY] = expiry;
+      store.f64[(h << 3) + F.PLACED_SEQ] = placedSeq;
       market.append(store, h, rem);
       accounts.append(store, h);
       engine.expiries.add(store, h);
@@ -926,15 +920,21 @@ export class Engine {
           let total = 0n;
           let prev = NIL;
           let lastSeq = -1;
-          for (let h = market.head[level]!; h !== NIL; h = store.levelNext[h]!) {
-            if (store.levelPrev[h] !== prev) fail(`level prev link at ${market.marketHash} ${level}`);
-            if (store.market[h] !== market.index || store.side[h] !== side || store.tick[h] !== k) {
+          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
+            if (store.i32[(h << 4) + F.LEVEL_PREV] !== prev)
+              fail(`level prev link at ${market.marketHash} ${level}`);
+            if (
+              store.i32[(h << 4) + F.MARKET] !== market.index ||
+              store.u16[(h << 5) + F.SIDE] !== side ||
+              store.u16[(h << 5) + F.TICK] !== k
+            ) {
               fail(`order ${store.ids[h]} filed at the wrong level`);
             }
-            if (store.placedSeq[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
-            lastSeq = store.placedSeq[h]!;
-            const rem = store.remaining[h]!;
-            if (rem < this.ladder.makerLot[k]! || rem > store.size[h]!) {
+            if (store.f64[(h << 3) + F.PLACED_SEQ]! <= lastSeq)
+              fail(`FIFO order at ${market.marketHash} ${level}`);
+            lastSeq = store.f64[(h << 3) + F.PLACED_SEQ]!;
+            const rem = store.u64[(h << 3) + F.REMAINING]!;
+            if (rem < this.ladder.makerLot[k]! || rem > store.u64[(h << 3) + F.SIZE]!) {
               fail(`order ${store.ids[h]} remaining ${rem} out of range`);
             }
             if (this.orderIndex.get(store.ids[h]!) !== h) fail(`order ${store.ids[h]} not indexed`);
@@ -950,18 +950,16 @@ export class Engine {
         }
         if (market.best[side] !== best) fail(`best tick of ${market.marketHash} side ${side}`);
       }
-      let listed = 0;
-      for (let h = market.orderHead; h !== NIL; h = store.marketNext[h]!) listed++;
-      if (listed !== inMarket) fail(`market list of ${market.marketHash}`);
+      if (market.orders !== inMarket) fail(`order count of ${market.marketHash}`);
       if (market.status !== MarketStatus.OPEN && inMarket > 0)
         fail(`orders rest in closed ${market.marketHash}`);
       resting += inMarket;
       // Orders of different accounts never stay crossed.
       for (let j = 1; j < n; j++) {
-        for (let h = market.head[j]!; h !== NIL; h = store.levelNext[h]!) {
+        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
           for (let k = n - j; k < n; k++) {
-            for (let g = market.head[n + k]!; g !== NIL; g = store.levelNext[g]!) {
-              if (store.account[g] !== store.account[h]) {
+            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 4) + F.LEVEL_NEXT]!) {
+              if (store.i32[(g << 4) + F.ACCOUNT] !== store.i32[(h << 4) + F.ACCOUNT]) {
                 fail(`orders ${store.ids[h]} and ${store.ids[g]} of different accounts cross`);
               }
             }
@@ -972,8 +970,8 @@ export class Engine {
     if (resting !== this.orderIndex.size || resting !== store.live) fail('order index size');
     let listed = 0;
     for (let a = 0; a < this.accounts.names.length; a++) {
-      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.accountNext[h]!) {
-        if (store.account[h] !== a) fail(`account list of ${this.accounts.names[a]}`);
+      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
+        if (store.i32[(h << 4) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
         listed++;
       }
     }

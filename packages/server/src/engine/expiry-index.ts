@@ -1,4 +1,4 @@
-import { NIL, type OrderStore } from './order-store.js';
+import { F, NIL, type OrderStore } from './order-store.js';
 
 interface Bucket {
   head: number;
@@ -16,7 +16,7 @@ export class ExpiryIndex {
   private readonly inHeap = new Set<number>();
 
   add(store: OrderStore, h: number): void {
-    const key = store.expiry[h]!;
+    const key = store.u32[(h << 4) + F.EXPIRY]!;
     let b = this.buckets.get(key);
     if (b === undefined) {
       b = { head: NIL, tail: NIL };
@@ -26,20 +26,20 @@ export class ExpiryIndex {
         this.push(key);
       }
     }
-    store.expiryPrev[h] = b.tail;
-    store.expiryNext[h] = NIL;
+    store.i32[(h << 4) + F.EXPIRY_PREV] = b.tail;
+    store.i32[(h << 4) + F.EXPIRY_NEXT] = NIL;
     if (b.tail === NIL) b.head = h;
-    else store.expiryNext[b.tail] = h;
+    else store.i32[(b.tail << 4) + F.EXPIRY_NEXT] = h;
     b.tail = h;
   }
 
   remove(store: OrderStore, h: number): void {
-    const prev = store.expiryPrev[h]!;
-    const next = store.expiryNext[h]!;
-    if (prev !== NIL) store.expiryNext[prev] = next;
-    if (next !== NIL) store.expiryPrev[next] = prev;
+    const prev = store.i32[(h << 4) + F.EXPIRY_PREV]!;
+    const next = store.i32[(h << 4) + F.EXPIRY_NEXT]!;
+    if (prev !== NIL) store.i32[(prev << 4) + F.EXPIRY_NEXT] = next;
+    if (next !== NIL) store.i32[(next << 4) + F.EXPIRY_PREV] = prev;
     if (prev === NIL || next === NIL) {
-      const key = store.expiry[h]!;
+      const key = store.u32[(h << 4) + F.EXPIRY]!;
       const b = this.buckets.get(key)!;
       if (prev === NIL) b.head = next;
       if (next === NIL) b.tail = prev;

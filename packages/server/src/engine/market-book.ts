@@ -1,4 +1,4 @@
-import { NIL, type OrderStore } from './order-store.js';
+import { F, NIL, type OrderStore } from './order-store.js';
 
 export const MarketStatus = { OPEN: 'open', CLOSED: 'closed', RESOLVED: 'resolved' } as const;
 export type MarketStatus = (typeof MarketStatus)[keyof typeof MarketStatus];
@@ -28,9 +28,8 @@ export class MarketBook {
   /** Command stamp of the last change per level, to report each changed level once per command. */
   readonly touched: Int32Array;
   stamp = 0;
-  /** All resting orders of the market in placement order. */
-  orderHead = NIL;
-  orderTail = NIL;
+  /** Resting orders in the market. */
+  orders = 0;
   /** Keyed by account index. */
   readonly positions = new Map<number, Position>();
 
@@ -48,40 +47,35 @@ export class MarketBook {
     this.touched = new Int32Array(n);
   }
 
-  /** Appends the order at the back of its level and of the market list. */
+  /** Appends the order at the back of its level. */
   append(store: OrderStore, h: number, size: bigint): void {
-    const side = store.side[h]!;
-    const tick = store.tick[h]!;
+    const side = store.u16[(h << 5) + F.SIDE]!;
+    const tick = store.u16[(h << 5) + F.TICK]!;
     const level = side * this.ladderSize + tick;
     const tail = this.tail[level]!;
-    store.levelPrev[h] = tail;
-    store.levelNext[h] = NIL;
+    store.i32[(h << 4) + F.LEVEL_PREV] = tail;
+    store.i32[(h << 4) + F.LEVEL_NEXT] = NIL;
     if (tail === NIL) this.head[level] = h;
-    else store.levelNext[tail] = h;
+    else store.i32[(tail << 4) + F.LEVEL_NEXT] = h;
     this.tail[level] = h;
     this.count[level]++;
     this.total[level] += size;
     if (tick > this.best[side]!) this.best[side] = tick;
 
-    const mt = this.orderTail;
-    store.marketPrev[h] = mt;
-    store.marketNext[h] = NIL;
-    if (mt === NIL) this.orderHead = h;
-    else store.marketNext[mt] = h;
-    this.orderTail = h;
+    this.orders++;
   }
 
-  /** Unlinks the order from its level and the market list; `remaining` is its current remaining size. */
+  /** Unlinks the order from its level; `remaining` is its current remaining size. */
   unlink(store: OrderStore, h: number, remaining: bigint): void {
-    const side = store.side[h]!;
-    const tick = store.tick[h]!;
+    const side = store.u16[(h << 5) + F.SIDE]!;
+    const tick = store.u16[(h << 5) + F.TICK]!;
     const level = side * this.ladderSize + tick;
-    const prev = store.levelPrev[h]!;
-    const next = store.levelNext[h]!;
+    const prev = store.i32[(h << 4) + F.LEVEL_PREV]!;
+    const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
     if (prev === NIL) this.head[level] = next;
-    else store.levelNext[prev] = next;
+    else store.i32[(prev << 4) + F.LEVEL_NEXT] = next;
     if (next === NIL) this.tail[level] = prev;
-    else store.levelPrev[next] = prev;
+    else store.i32[(next << 4) + F.LEVEL_PREV] = prev;
     this.total[level] -= remaining;
     if (--this.count[level] === 0 && tick === this.best[side]) {
       let k = tick - 1;
@@ -90,12 +84,16 @@ export class MarketBook {
       this.best[side] = k;
     }
 
-    const mp = store.marketPrev[h]!;
-    const mn = store.marketNext[h]!;
-    if (mp === NIL) this.orderHead = mn;
-    else store.marketNext[mp] = mn;
-    if (mn === NIL) this.orderTail = mp;
-    else store.marketPrev[mn] = mp;
+    this.orders--;
+  }
+
+  /** Handles of all resting orders in placement order (for bulk cancels, snapshots and checks). */
+  handlesInPlacementOrder(store: OrderStore): number[] {
+    const out: number[] = [];
+    for (let level = 0; level < this.head.length; level++) {
+      for (let h = this.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) out.push(h);
+    }
+    return out.sort((x, y) => store.f64[(x << 3) + F.PLACED_SEQ]! - store.f64[(y << 3) + F.PLACED_SEQ]!);
   }
 
   position(account: number): Position {

@@ -4,34 +4,49 @@ export const NIL = -1;
 /** Sizes are stored in 64 bits; larger stakes are refused (`INVALID_SIZE`). */
 export const MAX_ORDER_SIZE = (1n << 64n) - 1n;
 
+/** Expiries are stored as unsigned 32-bit seconds (until 2106). */
+export const MAX_EXPIRY = 0xffff_ffff;
+
 const INITIAL_CAPACITY = 1024;
 
+/** Bytes per order record: one 64-byte cache line. */
+const RECORD_BYTES = 64;
+
 /**
- * Resting orders as a struct of arrays addressed by integer handles, with a free list. An order is
- * linked into four intrusive doubly linked lists at once (its price level, its account, its market and
- * its expiry second), so every removal is O(1) and costs no allocation.
+ * Field offsets inside a record, in units of the view that reads them: the record of handle h starts at
+ * u64/f64 index h*8, u32/i32 index h*16 and u16 index h*32.
+ */
+export const F = {
+  SIZE: 0, // u64
+  REMAINING: 1, // u64
+  PLACED_SEQ: 2, // f64
+  EXPIRY: 6, // u32
+  TICK: 14, // u16
+  SIDE: 15, // u16: 0 betting outcome one, 1 outcome two
+  MARKET: 8, // i32
+  ACCOUNT: 9,
+  LEVEL_PREV: 10,
+  LEVEL_NEXT: 11,
+  ACCOUNT_PREV: 12,
+  ACCOUNT_NEXT: 13,
+  EXPIRY_PREV: 14,
+  EXPIRY_NEXT: 15,
+} as const;
+
+/**
+ * Resting orders as fixed 64-byte records in one growable buffer, addressed by integer handles with a
+ * free list. A record holds the order's numbers and its links in three intrusive doubly linked lists
+ * (price level, account, expiry second), so reading or unlinking an order touches one cache line of its
+ * own; the id string is the only per-order object.
  */
 export class OrderStore {
   capacity = 0;
   ids: string[] = [];
-  size = new BigUint64Array(0);
-  remaining = new BigUint64Array(0);
-  tick = new Uint16Array(0);
-  /** 0: betting outcome one, 1: betting outcome two. */
-  side = new Uint8Array(0);
-  market = new Int32Array(0);
-  account = new Int32Array(0);
-  /** Unix seconds. */
-  expiry = new Float64Array(0);
-  placedSeq = new Float64Array(0);
-  levelPrev = new Int32Array(0);
-  levelNext = new Int32Array(0);
-  accountPrev = new Int32Array(0);
-  accountNext = new Int32Array(0);
-  marketPrev = new Int32Array(0);
-  marketNext = new Int32Array(0);
-  expiryPrev = new Int32Array(0);
-  expiryNext = new Int32Array(0);
+  u64 = new BigUint64Array(0);
+  f64 = new Float64Array(0);
+  i32 = new Int32Array(0);
+  u32 = new Uint32Array(0);
+  u16 = new Uint16Array(0);
   /** Handles in use. */
   live = 0;
   private top = 0;
@@ -44,7 +59,7 @@ export class OrderStore {
   allocate(): number {
     let h = this.freeHead;
     if (h !== NIL) {
-      this.freeHead = this.levelNext[h]!;
+      this.freeHead = this.i32[(h << 4) + F.LEVEL_NEXT]!;
     } else {
       if (this.top === this.capacity) this.grow(this.capacity * 2);
       h = this.top++;
@@ -55,33 +70,19 @@ export class OrderStore {
 
   release(h: number): void {
     this.ids[h] = '';
-    this.levelNext[h] = this.freeHead;
+    this.i32[(h << 4) + F.LEVEL_NEXT] = this.freeHead;
     this.freeHead = h;
     this.live--;
   }
 
   private grow(capacity: number): void {
-    const g = <T extends { set(a: T): void }>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.size = g(this.size, (n) => new BigUint64Array(n));
-    this.remaining = g(this.remaining, (n) => new BigUint64Array(n));
-    this.tick = g(this.tick, (n) => new Uint16Array(n));
-    this.side = g(this.side, (n) => new Uint8Array(n));
-    this.market = g(this.market, (n) => new Int32Array(n));
-    this.account = g(this.account, (n) => new Int32Array(n));
-    this.expiry = g(this.expiry, (n) => new Float64Array(n));
-    this.placedSeq = g(this.placedSeq, (n) => new Float64Array(n));
-    this.levelPrev = g(this.levelPrev, (n) => new Int32Array(n));
-    this.levelNext = g(this.levelNext, (n) => new Int32Array(n));
-    this.accountPrev = g(this.accountPrev, (n) => new Int32Array(n));
-    this.accountNext = g(this.accountNext, (n) => new Int32Array(n));
-    this.marketPrev = g(this.marketPrev, (n) => new Int32Array(n));
-    this.marketNext = g(this.marketNext, (n) => new Int32Array(n));
-    this.expiryPrev = g(this.expiryPrev, (n) => new Int32Array(n));
-    this.expiryNext = g(this.expiryNext, (n) => new Int32Array(n));
+    const buffer = new ArrayBuffer(capacity * RECORD_BYTES);
+    new Uint8Array(buffer).set(new Uint8Array(this.i32.buffer));
+    this.u64 = new BigUint64Array(buffer);
+    this.f64 = new Float64Array(buffer);
+    this.i32 = new Int32Array(buffer);
+    this.u32 = new Uint32Array(buffer);
+    this.u16 = new Uint16Array(buffer);
     this.capacity = capacity;
   }
 }

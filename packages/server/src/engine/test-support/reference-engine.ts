@@ -251,7 +251,7 @@ export class ReferenceEngine {
               ? 'INVALID_TICK'
               : c.totalBetSize < this.n || c.totalBetSize >= 2n ** 64n
                 ? 'INVALID_SIZE'
-                : !Number.isSafeInteger(c.expiry) || c.expiry <= 0
+                : !Number.isSafeInteger(c.expiry) || c.expiry <= 0 || c.expiry > 0xffff_ffff
                   ? 'INVALID_EXPIRY'
                   : c.expiry * 1000 <= this.ts
                     ? 'ORDER_EXPIRED'
