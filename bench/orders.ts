@@ -9,8 +9,9 @@
  * pool) gives the ceiling.
  *
  * Phases: (a) peak orders/s with 1-order requests; (b) peak with 10-order requests; (c) latency of 1-order
- * requests at half of (a)'s rate; (d) `waitForOutcome: true` latency at 1,000 orders/s; (e) the ceiling's
- * peak with 1-order requests. They run in the order a, c, d, b, e; between two, the bench waits until the
+ * requests at half of (a)'s rate; (d) `waitForOutcome: true` latency at 1,000 orders/s (and, as (d0), at
+ * 100/s, where nothing queues: the floor of one acknowledgement); (e) the ceiling's
+ * peak with 1-order requests. They run in the order a, c, d0, d, b, e; between two, the bench waits until the
  * embedded chain has mined the escrows of the last phase, so that a phase does not pay for the previous
  * one's backlog (the settle times are printed). Every phase checks that no request failed (non-2xx 0, no FAILED order) and
  * counts the fills the exchange committed (read from its database).
@@ -222,12 +223,15 @@ async function measured(
   counter: ReturnType<typeof dbCounter> | null,
   run: () => Promise<LoadResult>,
 ) {
+  const t0 = Date.now();
   const fillsBefore = counter?.fills() ?? 0;
   const cpuBefore = server.cpuSeconds();
   const bytesBefore = server.writeBytes();
   const result = await run();
   const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
   const bytesPerOrder = (server.writeBytes() - bytesBefore) / Math.max(1, result.orders);
+  // With BENCH_PROFILE, the phase's wall-clock window, to cut the server's CPU profile by phase.
+  if (process.env.BENCH_PROFILE) console.log(`phase window ${t0} ${Date.now()}`);
   return { result, serverCpu, bytesPerOrder, fills: counter ? counter.fills() - fillsBefore : null };
 }
 
@@ -309,20 +313,29 @@ async function main() {
 
     const s = (n: number) => Math.round(n * SCALE);
     const signStart = performance.now();
-    const warmup = signer.requests(traders, s(6_000), 1);
-    const single = signer.requests(traders, s(70_000), 1);
-    const multi = signer.requests(traders, s(14_000), 10);
+    // Enough for the rates seen on this machine; a faster server gets more, signed on the fly.
+    const warmup = signer.requests(traders, s(8_000), 1);
+    const single = signer.requests(traders, s(40_000), 1);
+    const multi = signer.requests(traders, s(4_000), 10);
     const signSeconds = (performance.now() - signStart) / 1000;
     const signed = warmup.length + single.length + multi.length * 10;
     log(
       `set-up: ${TRADERS} traders (API key, proxy, faucet), ${MARKETS} markets; ${fmt(signed)} orders signed natively in ${signSeconds.toFixed(1)} s (${fmt(signed / signSeconds)}/s), ${checked} cross-checked with viem recoverTypedDataAddress`,
     );
 
-    const peak = (requests: BenchRequest[], perRequest: number, url = exchange.base) =>
-      runPeak({ url, requests, perRequest, connections: CONNECTIONS });
+    const peakSeconds = Math.max(2, s(8));
+    const peak = (requests: BenchRequest[], perRequest: number, seconds = peakSeconds) =>
+      runPeak({
+        url: exchange.base,
+        requests,
+        more: () => signer.requests(traders, 1, perRequest)[0]!,
+        perRequest,
+        connections: CONNECTIONS,
+        seconds,
+      });
 
     const settled: number[] = [];
-    await peak(warmup, 1);
+    await peak(warmup, 1, Math.max(1, s(3)));
     settled.push(await settle(counter));
     const a = await measured(exchange, counter, () => peak(single, 1));
     rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
@@ -332,14 +345,36 @@ async function main() {
     const pacedSeconds = Math.max(3, s(6));
     const half = signer.requests(traders, pacedRequestCount(halfRate, pacedSeconds), 1);
     const c = await measured(exchange, counter, () =>
-      runPaced({ url: exchange.base, requests: half, perRequest: 1, rate: halfRate, seconds: pacedSeconds }),
+      runPaced({
+        url: exchange.base,
+        requests: half,
+        more: () => signer.requests(traders, 1, 1)[0]!,
+        perRequest: 1,
+        rate: halfRate,
+        seconds: pacedSeconds,
+      }),
     );
     rows.push({ phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`, perRequest: 1, ...c });
     settled.push(await settle(counter));
 
+    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
+    const slow = signer.requests(traders, pacedRequestCount(100, pacedSeconds), 1, { waitForOutcome: true });
+    const d0 = await measured(exchange, counter, () =>
+      runPaced({ url: exchange.base, requests: slow, perRequest: 1, rate: 100, seconds: pacedSeconds }),
+    );
+    rows.push({ phase: '(d0) waitForOutcome at 100/s (floor)', perRequest: 1, ...d0 });
+    settled.push(await settle(counter));
+
     const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, { waitForOutcome: true });
     const d = await measured(exchange, counter, () =>
-      runPaced({ url: exchange.base, requests: wait, perRequest: 1, rate: 1000, seconds: pacedSeconds }),
+      runPaced({
+        url: exchange.base,
+        requests: wait,
+        more: () => signer.requests(traders, 1, 1, { waitForOutcome: true })[0]!,
+        perRequest: 1,
+        rate: 1000,
+        seconds: pacedSeconds,
+      }),
     );
     rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d });
     settled.push(await settle(counter));
@@ -351,6 +386,7 @@ async function main() {
     const committedOrders = counter.orders();
     counter.close();
     counter = null;
+    if (process.env.BENCH_PROFILE) console.log(`exchange stop ${Date.now()}`);
     await stopChild(exchange);
 
     // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
@@ -361,8 +397,17 @@ async function main() {
       ceilingPort,
     );
     try {
-      await peak(warmup, 1, ceiling.base);
-      const e = await measured(ceiling, null, () => peak(single, 1, ceiling.base));
+      const ceilingPeak = (seconds: number) =>
+        runPeak({
+          url: ceiling.base,
+          requests: single,
+          wrap: true,
+          perRequest: 1,
+          connections: CONNECTIONS,
+          seconds,
+        });
+      await ceilingPeak(Math.max(1, s(3)));
+      const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
       rows.push({ phase: '(e) ceiling: verify-only Fastify, 1-order', perRequest: 1, ...e });
     } finally {
       await stopChild(ceiling);
@@ -416,7 +461,7 @@ async function main() {
       `orders committed by the exchange: ${fmt(committedOrders)}; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
     );
 
-    const ceilingRate = rows[4]!.result.ordersPerSecond;
+    const ceilingRate = rows.at(-1)!.result.ordersPerSecond;
     const ratio = a.result.ordersPerSecond / ceilingRate;
     const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
     const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);

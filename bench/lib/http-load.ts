@@ -11,7 +11,8 @@ type AutocannonOptions = {
   url: string;
   method: 'POST';
   connections: number;
-  amount: number;
+  amount?: number;
+  duration?: number;
   overallRate?: number;
   timeout?: number;
   headers: Record<string, string>;
@@ -42,14 +43,21 @@ export type LoadResult = {
 export const percentile = (sorted: Float64Array, q: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
-/** Hands out the pre-built requests once each, in order, across every connection of every instance. */
-function cursor(requests: readonly BenchRequest[]) {
+/**
+ * Hands out the pre-built requests once each, in order, across every connection of every instance. When
+ * they run out, `more` makes another (signing on the fly), or with `wrap` the list starts over.
+ */
+function cursor(requests: readonly BenchRequest[], more?: () => BenchRequest, wrap = false) {
   let next = 0;
   return {
     take(): BenchRequest {
-      const r = requests[next++];
-      if (!r) throw new Error(`out of pre-signed requests after ${requests.length}`);
-      return r;
+      if (next < requests.length) return requests[next++]!;
+      if (wrap && requests.length > 0) {
+        next = 1;
+        return requests[0]!;
+      }
+      if (more) return more();
+      throw new Error(`out of pre-signed requests after ${requests.length}`);
     },
   };
 }
@@ -65,7 +73,8 @@ function startInstance(options: {
   url: string;
   take: () => BenchRequest;
   connections: number;
-  amount: number;
+  amount?: number;
+  duration?: number;
   overallRate?: number;
   rec: Recorder;
 }): Instance {
@@ -74,7 +83,8 @@ function startInstance(options: {
     url: `${options.url}/orders-v3`,
     method: 'POST',
     connections: options.connections,
-    amount: options.amount,
+    ...(options.amount ? { amount: options.amount } : {}),
+    ...(options.duration ? { duration: options.duration } : {}),
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     timeout: 30,
     headers: { 'content-type': 'application/json' },
@@ -135,23 +145,25 @@ const newRecorder = (): Recorder => ({
   firstError: null,
 });
 
-/** Closed loop: `amount` requests as fast as `connections` keep-alive connections get answers. */
+/** Closed loop for `seconds`: as fast as `connections` keep-alive connections get answers. */
 export async function runPeak(options: {
   url: string;
   requests: readonly BenchRequest[];
+  more?: () => BenchRequest;
+  /** Reuse the requests (for a server that keeps no state). */
+  wrap?: boolean;
   perRequest: number;
   connections: number;
+  seconds: number;
 }): Promise<LoadResult> {
   const rec = newRecorder();
-  const { take } = cursor(options.requests);
-  // Each connection builds one request ahead that it may never send: keep that many in reserve.
-  const amount = options.requests.length - 2 * options.connections;
+  const { take } = cursor(options.requests, options.more, options.wrap);
   const started = performance.now();
   const totals = await startInstance({
     url: options.url,
     take,
     connections: options.connections,
-    amount,
+    duration: options.seconds,
     rec,
   });
   return summarize(rec, options.perRequest, (performance.now() - started) / 1000, [totals]);
@@ -161,41 +173,48 @@ export async function runPeak(options: {
  * Open loop at `rate` requests/s for `seconds`. autocannon paces by resetting a per-connection budget once a
  * second, so one instance sends its whole second's budget in a burst. To get an even arrival rate, the load
  * is split over `instances` one-connection autocannon instances whose seconds start `1000 / instances` ms
- * apart: each sends `rate / instances` requests back to back once a second, and together they interleave.
+ * apart: each sends `rate / instances` (about 2) requests back to back once a second, and together they interleave.
  */
 export async function runPaced(options: {
   url: string;
   requests: readonly BenchRequest[];
   perRequest: number;
+  more?: () => BenchRequest;
   rate: number;
   seconds: number;
-}): Promise<LoadResult & { instances: number }> {
+}): Promise<LoadResult & { instances: number; wallSeconds: number }> {
   const rec = newRecorder();
-  const { take } = cursor(options.requests);
-  const instances = Math.max(1, Math.min(200, Math.round(options.rate / 5)));
-  const perInstance = Math.floor(options.rate / instances);
+  const { take } = cursor(options.requests, options.more);
+  const instances = pacedInstances(options.rate);
   const started = performance.now();
-  const running: Instance[] = [];
+  const running: Promise<{ errors: number; timeouts: number; non2xx: number }>[] = [];
   for (let i = 0; i < instances; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 1000 / instances));
+    // Integer rates per instance that add up to `rate` exactly.
+    const rate = Math.floor(options.rate / instances) + (i < options.rate % instances ? 1 : 0);
+    const startAt = started + (i * 1000) / instances;
     running.push(
-      startInstance({
-        url: options.url,
-        take,
-        connections: 1,
-        amount: perInstance * options.seconds,
-        overallRate: perInstance,
-        rec,
-      }),
+      new Promise<void>((r) => setTimeout(r, Math.max(0, startAt - performance.now()))).then(() =>
+        startInstance({
+          url: options.url,
+          take,
+          connections: 1,
+          amount: rate * options.seconds,
+          overallRate: rate,
+          rec,
+        }),
+      ),
     );
   }
   const totals = await Promise.all(running);
-  const result = summarize(rec, options.perRequest, (performance.now() - started) / 1000, totals);
-  return { ...result, instances };
+  const wallSeconds = (performance.now() - started) / 1000;
+  // Offered load is exactly `rate` for `seconds`; the wall time also holds the start-up spread and the tail.
+  const result = summarize(rec, options.perRequest, options.seconds, totals);
+  return { ...result, instances, wallSeconds };
 }
+
+const pacedInstances = (rate: number) => Math.max(1, Math.min(500, Math.ceil(rate / 2)));
 
 /** How many requests a paced run takes (with slack for requests built ahead and never sent). */
 export function pacedRequestCount(rate: number, seconds: number): number {
-  const instances = Math.max(1, Math.min(200, Math.round(rate / 5)));
-  return Math.floor(rate / instances) * instances * seconds + 4 * instances;
+  return rate * seconds + 2 * pacedInstances(rate);
 }

@@ -27,6 +27,26 @@ export type VerifierPool = {
   close(): Promise<void>;
 };
 
+/**
+ * What a worker needs of an item: the eight signed fields and the signature. Request bodies carry more
+ * (time in force, the signature again, client ids), and structured clone pays for every property.
+ */
+function signedFieldsOnly({ order, signature }: VerifyItem): VerifyItem {
+  return {
+    order: {
+      marketHash: order.marketHash,
+      baseToken: order.baseToken,
+      totalBetSize: order.totalBetSize,
+      percentageOdds: order.percentageOdds,
+      salt: order.salt,
+      expiry: order.expiry,
+      maker: order.maker,
+      isMakerBettingOutcomeOne: order.isMakerBettingOutcomeOne,
+    },
+    signature,
+  };
+}
+
 type Job = { id: number; items: readonly VerifyItem[]; resolve: (results: VerifyResult[]) => void };
 type Slot = { worker: Worker; inFlight: Map<number, Job>; load: number };
 
@@ -99,7 +119,7 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
       slot.load += items.length;
       // A busy pool keeps the process alive only while it has work.
       if (slot.inFlight.size === 1) slot.worker.ref();
-      slot.worker.postMessage({ id, items });
+      slot.worker.postMessage({ id, items: items.map(signedFieldsOnly) });
     }).then((results) => {
       if (slot.inFlight.size === 0) slot.worker.unref();
       return results as VerifyResult[];
