@@ -1,3 +1,8 @@
+/**
+ * The matching engine: a pure, deterministic library. `new Engine({ ladderSize })`, then
+ * `engine.apply(command)` returns the events of that command; read helpers describe the current state.
+ * Rules: docs/matching.md.
+ */
 export {
   type CancelAccountCommand,
   type CancelEventCommand,
@@ -46,7 +51,7 @@ export {
 } from './ladder.js';
 export { MarketStatus } from './market-book.js';
 export { MAX_ORDER_SIZE } from './order-store.js';
-export { type OrderOutcomeState, outcomeState } from './outcome.js';
+export { OrderOutcomeState, outcomeState } from './outcome.js';
 export type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 export { hashString } from './state-hash.js';
 export type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
