@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { close, fdatasync, openSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   type DoneReason,
@@ -124,7 +125,8 @@ export class SqliteTradingStore {
     this.walSync =
       wal && synchronous >= 2
         ? {
-            path: `${db.name}-wal`,
+            // Absolute now, as SQLite made it at open: a later chdir must not point us at another file.
+            path: resolvePath(`${db.name}-wal`),
             normal: db.prepare('PRAGMA synchronous = NORMAL'),
             restore: db.prepare(`PRAGMA synchronous = ${synchronous}`),
           }
