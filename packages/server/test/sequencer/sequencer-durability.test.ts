@@ -134,6 +134,15 @@ describe('sequencer durability', () => {
                 })),
               ),
             );
+            // Funded accounts, so crossing orders really trade (the generated credits add more).
+            await Promise.all(
+              sequencer.submitAll(
+                ACCOUNTS.map((account) => ({
+                  kind: 'engine' as const,
+                  command: { type: 'credit' as const, account, amount: 1_000_000_000n },
+                })),
+              ),
+            );
             const placed: string[] = [];
             let n = 0;
             for (const [i, batch] of batches.entries()) {
@@ -146,6 +155,20 @@ describe('sequencer durability', () => {
                 expect(sequencer.engine.stateHash()).toBe(liveHash);
               }
             }
+            seen.resting += sequencer.engine.snapshot().orders.length;
+            // Settle whatever the flow traded, so every run exercises payouts and their projections.
+            await Promise.all(
+              sequencer.submitAll(
+                MARKETS.map((marketHash, i) => ({
+                  kind: 'engine' as const,
+                  command: {
+                    type: 'resolveMarket' as const,
+                    marketHash,
+                    outcome: ((batches.length + i) % 3) as 0 | 1 | 2,
+                  },
+                })),
+              ),
+            );
             const liveHash = sequencer.engine.stateHash();
             sequencer.engine.assertInvariants();
             db.close();
@@ -159,7 +182,6 @@ describe('sequencer durability', () => {
               .prepare("SELECT count(*) FROM trades WHERE status = 'SETTLED'")
               .pluck()
               .get() as number;
-            seen.resting += reopened.recovered.orders;
             reopened.db.close();
           } finally {
             removeDataDir(dataDir);
