@@ -39,6 +39,9 @@ export class ChainLink {
     private readonly db: Database,
     private readonly chain: Chain,
     private readonly walletOf: (account: `0x${string}`) => `0x${string}`,
+    /** A submission the chain refused: a broken invariant (stakes are always positive), reported loudly. */
+    private readonly onSubmitError: (error: unknown) => void = (error) =>
+      console.error('chain submission refused', error),
   ) {
     this.lockFill = db.prepare(
       "UPDATE fills SET status = 'LOCKED', updated_at = ? WHERE id = ? AND status = 'MATCHED'",
@@ -62,37 +65,45 @@ export class ChainLink {
 
   /** Called inside the batch's database transaction, after its projections. */
   submitForBatch(entries: readonly AppliedEntry[]): void {
+    const wallet = (account: string) => this.walletOf(account as `0x${string}`);
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type === 'orderMatched') {
-          void this.chain.escrow(
-            this.walletOf(event.makerAccount as `0x${string}`),
-            event.makerStake,
-            chainMemo.escrow(fillIdOf(event.matchId, 'maker')),
+          const { matchId } = event;
+          this.track(
+            this.chain.escrow(
+              wallet(event.makerAccount),
+              event.makerStake,
+              chainMemo.escrow(fillIdOf(matchId, 'maker')),
+            ),
           );
-          void this.chain.escrow(
-            this.walletOf(event.takerAccount as `0x${string}`),
-            event.takerStake,
-            chainMemo.escrow(fillIdOf(event.matchId, 'taker')),
+          this.track(
+            this.chain.escrow(
+              wallet(event.takerAccount),
+              event.takerStake,
+              chainMemo.escrow(fillIdOf(matchId, 'taker')),
+            ),
           );
         } else if (event.type === 'payout' && event.payout > 0n) {
-          void this.chain.release(
-            this.walletOf(event.account as `0x${string}`),
-            event.payout,
-            chainMemo.payout(event.marketHash, event.account),
+          this.track(
+            this.chain.release(
+              wallet(event.account),
+              event.payout,
+              chainMemo.payout(event.marketHash, event.account),
+            ),
           );
         } else if (event.type === 'balanceChanged' && entry.input.kind === 'engine') {
           const command = entry.input.command;
           if (command.type === 'credit' && command.account === event.account) {
-            void this.chain.mint(
-              this.walletOf(event.account as `0x${string}`),
-              command.amount,
-              chainMemo.deposit(entry.seq),
-            );
+            this.track(this.chain.mint(wallet(event.account), command.amount, chainMemo.deposit(entry.seq)));
           }
         }
       }
     }
+  }
+
+  private track(submission: Promise<unknown>): void {
+    submission.catch(this.onSubmitError);
   }
 
   /** Subscribes to receipts and applies those that landed while the exchange was down. */

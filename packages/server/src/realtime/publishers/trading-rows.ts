@@ -1,9 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type {
-  FillRecord,
-  OrderRecord,
-  SqliteTradingQueries,
-  TradeRecord,
+import {
+  type FillRecord,
+  type OrderRecord,
+  type SqliteTradingQueries,
+  type TradeRecord,
+  toFill,
+  toTrade,
 } from '../../store/sqlite/sqlite-trading-queries.js';
 
 /** The projection rows the trading publications need, read after the batch committed. */
@@ -18,42 +20,8 @@ export type TradingRows = {
   settledFills(marketHash: string): FillRecord[];
 };
 
-const toTrade = (r: Record<string, unknown>): TradeRecord => ({
-  id: r.id as string,
-  orderId: r.order_id as string,
-  account: r.account as string,
-  marketHash: r.market_hash as string,
-  eventId: r.event_id as string,
-  isBettingOutcomeOne: r.is_outcome_one === 1,
-  isMaker: r.is_maker === 1,
-  stake: r.stake as string,
-  pot: r.pot as string,
-  status: r.status as string,
-  outcome: (r.outcome as number | null) ?? null,
-  payout: (r.payout as string | null) ?? null,
-  createdAt: r.created_at as number,
-  updatedAt: r.updated_at as number,
-});
-
-const toFill = (r: Record<string, unknown>): FillRecord => ({
-  id: r.id as string,
-  matchId: r.match_id as string,
-  orderId: r.order_id as string,
-  tradeId: r.trade_id as string,
-  account: r.account as string,
-  marketHash: r.market_hash as string,
-  isBettingOutcomeOne: r.is_outcome_one === 1,
-  isMaker: r.is_maker === 1,
-  fillAmount: r.fill_amount as string,
-  pot: r.pot as string,
-  fillOdds: r.fill_odds as string,
-  status: r.status as string,
-  createdAt: r.created_at as number,
-});
-
 /**
- * Reads by id on the trading projections. Orders go through the REST reader; trades and fills by id are
- * not offered there, so they are read here with the same column mapping as `sqlite-trading-queries.ts`.
+ * Reads by id on the trading projections, with the column mappings of `sqlite-trading-queries.ts`.
  */
 export function sqliteTradingRows(db: Database, queries: SqliteTradingQueries): TradingRows {
   const s: Record<string, Statement> = {

@@ -65,7 +65,8 @@ const ORDER_SORTS: Record<OrderSort, string> = {
   totalBetSize: 'length(total_bet_size) {dir}, total_bet_size {dir}, created_at {dir}, id {dir}',
 };
 
-const toOrder = (r: Record<string, unknown>): OrderRecord => ({
+/** Column mapping of an `orders` row. */
+export const toOrder = (r: Record<string, unknown>): OrderRecord => ({
   id: r.id as string,
   account: r.account as `0x${string}`,
   marketHash: r.market_hash as string,
@@ -84,7 +85,8 @@ const toOrder = (r: Record<string, unknown>): OrderRecord => ({
   updatedAt: r.updated_at as number,
 });
 
-const toFill = (r: Record<string, unknown>): FillRecord => ({
+/** Column mapping of a `fills` row. */
+export const toFill = (r: Record<string, unknown>): FillRecord => ({
   id: r.id as string,
   matchId: r.match_id as string,
   orderId: r.order_id as string,
@@ -100,7 +102,8 @@ const toFill = (r: Record<string, unknown>): FillRecord => ({
   createdAt: r.created_at as number,
 });
 
-const toTrade = (r: Record<string, unknown>): TradeRecord => ({
+/** Column mapping of a `trades` row. */
+export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
   id: r.id as string,
   orderId: r.order_id as string,
   account: r.account as string,
