@@ -10,7 +10,7 @@ import {
 import { until } from '../helpers/trading.js';
 
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../../../shared/research/safe-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../protocol/src/test-vectors/safe-vectors.json', import.meta.url), 'utf8'),
 );
 /** Hardhat's well-known test keys #0..#3: the vectors' owners A, B, C, and one more. */
 const KEYS = {
