@@ -105,8 +105,16 @@ function run(engine: Engine, ops: readonly Op[], perOp: boolean): RunResult {
   return { opsPerSec: (ops.length * 1e9) / ns, latency: latency.sort(), fills };
 }
 
-function runPeer(ops: readonly Op[]): number {
+function runPeer(setup: readonly Op[], ops: readonly Op[]): number {
   const book = new OrderBook();
+  for (const op of setup) {
+    book.limit({
+      id: orderIdOf(op.id),
+      side: op.side === 0 ? Side.BUY : Side.SELL,
+      price: op.side === 0 ? op.tick : N - op.tick,
+      size: Number(op.size),
+    });
+  }
   const batch: Op[] = [];
   const ids: string[] = new Array(BATCH);
   let ns = 0;
@@ -233,34 +241,27 @@ function benchSweeps(): void {
 }
 
 function benchMixed(): { engine: number; peer: number } {
-  const ops = mixedWorkload({
-    ops: 1_000_000,
-    accounts: ACCOUNTS,
-    seed: 1,
-    ladderSize: N,
-    firstId: 50_000_000,
-  });
-  const warm = mixedWorkload({
-    ops: 200_000,
-    accounts: ACCOUNTS,
-    seed: 2,
-    ladderSize: N,
-    firstId: 60_000_000,
-  });
-  run(freshEngine(), warm, false);
-  const runs = [0, 1, 2].map(() => run(freshEngine(), ops, false));
-  const latEngine = freshEngine();
+  const common = { accounts: ACCOUNTS, ladderSize: N, restingAtStart: 20_000 };
+  const { setup, ops } = mixedWorkload({ ...common, ops: 1_000_000, seed: 1, firstId: 50_000_000 });
+  const warm = mixedWorkload({ ...common, ops: 200_000, seed: 2, firstId: 60_000_000 });
+  const prepared = (w: { setup: Op[] }) => {
+    const engine = freshEngine();
+    run(engine, w.setup, false);
+    return engine;
+  };
+  run(prepared(warm), warm.ops, false);
+  const runs = [0, 1, 2].map(() => run(prepared({ setup }), ops, false));
+  const latEngine = prepared({ setup });
   const lat = run(latEngine, ops, true);
   const engineRate = median(runs.map((r) => r.opsPerSec));
   report(
-    'mixed (1 M ops)',
+    'mixed (1 M ops, 20 k deep)',
     engineRate,
     lat.latency,
     `   ${fmt(lat.fills)} fills, ${fmt(latEngine.restingOrderCount)} resting at end`,
   );
-  // One measured run: the peer is slow on a deep book (its cancels scan long price queues).
-  runPeer(warm.slice(0, 100_000));
-  const peerRate = runPeer(ops);
+  runPeer(warm.setup, warm.ops);
+  const peerRate = median([runPeer(setup, ops), runPeer(setup, ops), runPeer(setup, ops)]);
   console.log(`${'peer nodejs-order-book mixed'.padEnd(30)} ${fmt(peerRate).padStart(11)} ops/s`);
   return { engine: engineRate, peer: peerRate };
 }

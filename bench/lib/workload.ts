@@ -52,25 +52,33 @@ export interface MixOptions {
   readonly ladderSize: number;
   /** First order id number, so that streams for one engine never reuse ids. */
   readonly firstId: number;
+  readonly restingAtStart: number;
+}
+
+export interface Workload {
+  /** Builds the starting book; applied before timing starts. */
+  readonly setup: Op[];
+  readonly ops: Op[];
 }
 
 /**
- * A realistic exchange mix around an even-money market (mid tick N/2): 55 % resting inserts within a
- * few ticks of the top, 35 % cancels of an earlier resting order (some already filled: a no-op), 10 %
- * crossing orders (IOC mostly, some GTC) that take one or several orders.
+ * A realistic exchange mix around an even-money market (mid tick N/2): a book of `restingAtStart`
+ * orders within a few ticks of the top is built first (not timed), then 45 % resting inserts near the
+ * top, 45 % cancels of an earlier resting order (some already filled: a no-op) and 10 % crossing orders
+ * (IOC mostly, some GTC) that take one or several orders, so the book stays about that deep.
  */
-export function mixedWorkload(o: MixOptions): Op[] {
+export function mixedWorkload(o: MixOptions): Workload {
   const rnd = prng(o.seed);
   const half = o.ladderSize / 2;
   const ops: Op[] = [];
   const live: { id: number; account: number }[] = [];
   let nextId = o.firstId;
-  for (let i = 0; i < o.ops; i++) {
-    const r = rnd();
+  for (let i = 0; i < o.restingAtStart + o.ops; i++) {
+    const r = i < o.restingAtStart ? 0 : rnd();
     const account = (rnd() * o.accounts) | 0;
     const side = rnd() < 0.5 ? 0 : 1;
     const size = BigInt(1_000_000 + ((rnd() * 200) | 0) * 100_000);
-    if (r < 0.55 || live.length === 0) {
+    if (r < 0.45 || live.length === 0) {
       // Depth concentrates near the top: offsets 0..14 ticks from mid, triangular.
       const off = ((rnd() * 8) | 0) + ((rnd() * 8) | 0);
       const id = nextId++;
@@ -98,7 +106,7 @@ export function mixedWorkload(o: MixOptions): Op[] {
       if (tif === 'GTC') live.push({ id, account });
     }
   }
-  return ops;
+  return { setup: ops.slice(0, o.restingAtStart), ops: ops.slice(o.restingAtStart) };
 }
 
 export function percentile(sorted: Float64Array, p: number): number {
