@@ -15,11 +15,11 @@ import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
+import { multisigRoutes } from './http/routes/multisig.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
-import { multisigRoutes } from './http/routes/multisig.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './realtime/exchange-realtime.js';
 
