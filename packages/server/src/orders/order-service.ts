@@ -10,7 +10,7 @@ import {
 import type { CatalogService } from '../catalog/catalog-service.js';
 import type { MarketTradingState } from '../catalog/market-trading.js';
 import { type EngineEvent, MAX_ORDER_SIZE, type TimeInForce } from '../engine/index.js';
-import { AppError, badRequest } from '../errors/app-error.js';
+import { AppError, badRequest, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
@@ -157,12 +157,7 @@ export class OrderService {
     for (const c of new Map(signed.map((c) => [c.state!.market.marketHash, c])).values()) {
       await this.o.openMarket(c.state!.market.marketHash, c.state!.market.eventId);
     }
-    if (this.closed)
-      throw new AppError({
-        code: 'SERVICE_UNAVAILABLE',
-        statusCode: 503,
-        body: { message: 'Shutting down', statusCode: 503 },
-      });
+    if (this.closed) throw unavailable('The exchange is shutting down; retry later');
 
     // From here to submitAll nothing awaits, so the uniqueness checks and the queueing are atomic.
     const accepted: { c: Candidate; input: SequencerInput; order: PlaceOrderInput; meta: OrderMeta }[] = [];
