@@ -45,8 +45,6 @@ export type Exchange = {
   readonly chainLink: ChainLink;
   /** The EIP-712 domain orders are signed for. */
   readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
-  /** Leagues whose live betting delay differs from their sport's (for `GET /metadata/obv3`). */
-  leagueLiveDelays(): Promise<{ leagueId: number; delayMs: number }[]>;
   close(): Promise<void>;
 };
 
@@ -135,9 +133,6 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
     trading,
     chainLink,
     orderDomain,
-    leagueLiveDelays() {
-      return catalog.leagueLiveDelays();
-    },
     async close() {
       if (closed) return;
       closed = true;

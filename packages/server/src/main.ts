@@ -2,11 +2,10 @@ import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
-import { Engine } from './engine/index.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
-import { replayJournal } from './sequencer/recovery.js';
+import { compareWithJournal } from './sequencer/recovery.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import { SqliteTradingStore } from './store/sqlite/sqlite-trading-store.js';
@@ -111,10 +110,13 @@ function replay(argv: readonly string[]): number {
   try {
     const store = new SqliteTradingStore(db);
     const started = Date.now();
-    const fromJournal = new Engine({ ladderSize: ladderSize() });
-    const commands = replayJournal(fromJournal, store, 0);
-    const journalHash = fromJournal.stateHash();
-    const projectionsHash = Engine.restore(store.engineSnapshotFromProjections(ladderSize())).stateHash();
+    const {
+      journalHash,
+      projectionsHash,
+      replayedCommands: commands,
+    } = compareWithJournal(store, ladderSize(), {
+      fromCheckpoint: false,
+    });
     const { lastSeq } = store.sequencerState();
     console.log(
       `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,

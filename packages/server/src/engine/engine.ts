@@ -13,7 +13,7 @@ import { MarketBook, MarketStatus } from './market-book.js';
 import { OrderIndex } from './order-index.js';
 import { F, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
-import { hashString } from './state-hash.js';
+import { snapshotHash } from './state-hash.js';
 import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
 
 export interface EngineOptions {
@@ -897,7 +897,7 @@ export class Engine {
 
   /** Hash of the canonical snapshot: equal for equal states. */
   stateHash(): string {
-    return hashString(JSON.stringify(this.snapshot()));
+    return snapshotHash(this.snapshot());
   }
 
   // ---------------------------------------------------------------- invariants

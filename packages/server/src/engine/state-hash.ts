@@ -37,3 +37,8 @@ export function hashString(text: string): string {
   h4 ^= h1;
   return hex32(h1) + hex32(h2) + hex32(h3) + hex32(h4);
 }
+
+/** The state hash of a canonical snapshot: what `Engine.stateHash()` returns for the engine that took it. */
+export function snapshotHash(snapshot: unknown): string {
+  return hashString(JSON.stringify(snapshot));
+}

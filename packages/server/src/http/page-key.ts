@@ -1,11 +1,11 @@
 import { badRequest } from '../errors/app-error.js';
 
 /** Opaque page keys of the trading listings: base64url of the next row offset. */
-export function encodePageKey(offset: number): string {
+function encodePageKey(offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 }
 
-export function decodePageKey(key: string | undefined): number {
+function decodePageKey(key: string | undefined): number {
   if (key === undefined) return 0;
   try {
     const value = JSON.parse(Buffer.from(key, 'base64url').toString('utf8')) as { o?: unknown };
@@ -16,8 +16,17 @@ export function decodePageKey(key: string | undefined): number {
   throw badRequest('BAD_NEXT_KEY', 'nextKey is not a key this server issued');
 }
 
-/** Reads one more row than the page to know whether a next page exists. */
-export function paged<T>(rows: T[], perPage: number, offset: number): { rows: T[]; nextKey: string | null } {
+/**
+ * One page of a listing from the page key a client sent: `read` is asked for one row more than the page,
+ * which tells whether a next page exists.
+ */
+export function readPage<T>(
+  nextKey: string | undefined,
+  perPage: number,
+  read: (range: { limit: number; offset: number }) => T[],
+): { rows: T[]; nextKey: string | null } {
+  const offset = decodePageKey(nextKey);
+  const rows = read({ limit: perPage + 1, offset });
   const more = rows.length > perPage;
   return {
     rows: more ? rows.slice(0, perPage) : rows,

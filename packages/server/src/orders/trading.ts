@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import type { Engine } from '../engine/index.js';
+import { type Engine, snapshotHash } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
 import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
@@ -141,7 +141,8 @@ export function openTrading(o: TradingOptions): Trading {
   let lastCheckpointSeq = store.latestCheckpoint()?.seq ?? 0;
   const checkpoint = () => {
     if (sequencer.lastSeq === lastCheckpointSeq) return;
-    store.saveCheckpoint(sequencer.lastSeq, engine.stateHash(), engine.snapshot(), o.clock.now());
+    const snapshot = engine.snapshot();
+    store.saveCheckpoint(sequencer.lastSeq, snapshotHash(snapshot), snapshot, o.clock.now());
     lastCheckpointSeq = sequencer.lastSeq;
   };
 

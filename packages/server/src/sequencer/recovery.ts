@@ -18,6 +18,42 @@ export function replayJournal(engine: Engine, store: SqliteTradingStore, fromSeq
   return applied;
 }
 
+export type JournalComparison = {
+  /** The engine rebuilt from the projections. */
+  engine: Engine;
+  projectionsHash: string;
+  journalHash: string;
+  /** Journal seq the replay started after (0: the whole journal). */
+  fromSeq: number;
+  replayedCommands: number;
+};
+
+/**
+ * Rebuilds the engine from the projections (the open orders, balances and positions) and, separately,
+ * from the journal: after the latest checkpoint when `fromCheckpoint`, else from nothing.
+ */
+export function compareWithJournal(
+  store: SqliteTradingStore,
+  ladderSize: number,
+  options: { fromCheckpoint: boolean },
+): JournalComparison {
+  const engine = Engine.restore(store.engineSnapshotFromProjections(ladderSize));
+  const checkpoint = options.fromCheckpoint ? store.latestCheckpoint() : null;
+  const replayed = checkpoint ? Engine.restore(checkpoint.snapshot) : new Engine({ ladderSize });
+  if (checkpoint && replayed.stateHash() !== checkpoint.stateHash) {
+    throw new RecoveryError(`checkpoint at seq ${checkpoint.seq} does not match its recorded state hash`);
+  }
+  const fromSeq = checkpoint?.seq ?? 0;
+  const replayedCommands = replayJournal(replayed, store, fromSeq);
+  return {
+    engine,
+    projectionsHash: engine.stateHash(),
+    journalHash: replayed.stateHash(),
+    fromSeq,
+    replayedCommands,
+  };
+}
+
 export type RecoveryReport = {
   engine: Engine;
   stateHash: string;
@@ -28,32 +64,23 @@ export type RecoveryReport = {
 };
 
 /**
- * Start-up: rebuilds the engine from the projections (fast: the open orders, balances and positions),
- * then proves it against the journal: the latest checkpoint plus the journal after it, replayed, must
- * give the same state hash. A mismatch stops the start with an explanation instead of trading on a
- * state nobody can vouch for.
+ * Start-up: the engine rebuilt from the projections (fast), proven against the latest checkpoint plus the
+ * journal after it. A mismatch stops the start with an explanation instead of trading on a state nobody
+ * can vouch for.
  */
 export function recoverEngine(store: SqliteTradingStore, ladderSize: number): RecoveryReport {
-  const engine = Engine.restore(store.engineSnapshotFromProjections(ladderSize));
-  const stateHash = engine.stateHash();
-  const checkpoint = store.latestCheckpoint();
-  const replayed = checkpoint ? Engine.restore(checkpoint.snapshot) : new Engine({ ladderSize });
-  if (checkpoint && replayed.stateHash() !== checkpoint.stateHash) {
-    throw new RecoveryError(`checkpoint at seq ${checkpoint.seq} does not match its recorded state hash`);
-  }
-  const replayedCommands = replayJournal(replayed, store, checkpoint?.seq ?? 0);
-  const replayedHash = replayed.stateHash();
-  if (replayedHash !== stateHash) {
+  const c = compareWithJournal(store, ladderSize, { fromCheckpoint: true });
+  if (c.journalHash !== c.projectionsHash) {
     throw new RecoveryError(
-      `the projections (state ${stateHash}) disagree with the journal replayed from seq ${checkpoint?.seq ?? 0} ` +
-        `(state ${replayedHash}); run "oddsbook replay" to inspect, and restore the data dir from a backup`,
+      `the projections (state ${c.projectionsHash}) disagree with the journal replayed from seq ${c.fromSeq} ` +
+        `(state ${c.journalHash}); run "oddsbook replay" to inspect, and restore the data dir from a backup`,
     );
   }
   return {
-    engine,
-    stateHash,
-    orders: engine.snapshot().orders.length,
-    verifiedFromSeq: checkpoint?.seq ?? 0,
-    replayedCommands,
+    engine: c.engine,
+    stateHash: c.projectionsHash,
+    orders: c.engine.restingOrderCount,
+    verifiedFromSeq: c.fromSeq,
+    replayedCommands: c.replayedCommands,
   };
 }

@@ -5,6 +5,7 @@ import {
   ALICE,
   BOB,
   BOOK,
+  closeAll,
   connectedRawClient,
   officialClient,
   rawClient,
@@ -20,8 +21,7 @@ let t: TestHub | undefined;
 const clients: Centrifuge[] = [];
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.disconnect();
-  await t?.close();
+  await closeAll(t, clients);
   t = undefined;
 });
 

@@ -132,3 +132,9 @@ export function pubsOf(client: RawClient, channel: string): { offset?: number; d
     .filter((p) => p?.channel === channel && p.pub !== undefined)
     .map((p) => p!.pub!);
 }
+
+/** After a test: disconnects its official clients and closes its hub. */
+export async function closeAll(hub: TestHub | undefined, clients: Centrifuge[]): Promise<void> {
+  for (const c of clients.splice(0)) c.disconnect();
+  await hub?.close();
+}

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ALICE,
   BOOK,
+  closeAll,
   connectedRawClient,
   officialClient,
   pubsOf,
@@ -16,8 +17,7 @@ let t: TestHub | undefined;
 const clients: Centrifuge[] = [];
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.disconnect();
-  await t?.close();
+  await closeAll(t, clients);
   t = undefined;
 });
 

@@ -1,14 +1,13 @@
 import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } from 'centrifuge';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPolicy, DEFAULT_STREAM_SETTINGS } from '../../src/realtime/channel-policy.js';
-import { ALICE, BOOK, officialClient, startHub, type TestHub, tokenFor, until } from './helpers.js';
+import { ALICE, BOOK, closeAll, officialClient, startHub, type TestHub, tokenFor, until } from './helpers.js';
 
 let t: TestHub | undefined;
 const clients: Centrifuge[] = [];
 
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.disconnect();
-  await t?.close();
+  await closeAll(t, clients);
   t = undefined;
 });
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange.js';
+import { success } from '../envelope.js';
 import { EventId } from './catalog-query.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
@@ -10,7 +11,6 @@ const Name = Type.String({ minLength: 1, maxLength: 100 });
 const DelaySeconds = Type.Number({ minimum: 0, maximum: 300 });
 /** Latest game time accepted: 2100-01-01; a millisecond timestamp by mistake is refused. */
 const MAX_GAME_TIME = 4_102_444_800;
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 const tags = ['admin'];
 
 /** Operator routes of the sports catalog (gaps.md "Operator API"). */

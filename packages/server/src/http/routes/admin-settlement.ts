@@ -1,4 +1,4 @@
-import { Envelope, Market } from '@oddsbook/protocol';
+import { Bytes32, Envelope, Market } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { marketToWire } from '../../catalog/wire.js';
@@ -16,7 +16,7 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
     {
       schema: {
         tags: ['admin'],
-        params: Type.Object({ marketHash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+        params: Type.Object({ marketHash: Bytes32 }),
         body: Type.Object(
           { outcome: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]) },
           { additionalProperties: false },

@@ -13,9 +13,8 @@ import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange.js';
+import { success } from '../envelope.js';
 import { EventIdList, parseEventIds } from './catalog-query.js';
-
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 
 /** Public sports data in the production API's shapes: sports, leagues, teams, fixtures, live scores, search. */
 export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {

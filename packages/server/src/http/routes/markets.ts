@@ -5,10 +5,10 @@ import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
 import { LegacyError } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
+import { success } from '../envelope.js';
 import { EventId, IntegerList, parseIntegerList } from './catalog-query.js';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 
 /** 1 to 30 distinct 32-byte hashes, else the legacy `BAD_MARKET_HASHES` failure. */
 function parseMarketHashes(value: string | string[] | undefined): string[] {

@@ -30,7 +30,10 @@ export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): 
           pregameMsDefault: PREGAME_DELAY_MS_DEFAULT,
           liveMsDefault: LIVE_DELAY_MS_DEFAULT,
           leagueIdToMs: Object.fromEntries(
-            (await exchange.leagueLiveDelays()).map(({ leagueId, delayMs }) => [String(leagueId), delayMs]),
+            (await exchange.catalog.leagueLiveDelays()).map(({ leagueId, delayMs }) => [
+              String(leagueId),
+              delayMs,
+            ]),
           ),
           sportIdToMs: Object.fromEntries(Object.entries(SPORT_LIVE_DELAY_MS)),
         },

@@ -5,8 +5,8 @@ import { Type } from 'typebox';
 import { badRequest, conflict, forbidden } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
+import { success } from '../envelope.js';
 
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 const security = [{ apiKey: [] }];
 const tags = ['multisig'];
 const Uint = Type.String({ pattern: '^[0-9]{1,78}$' });

@@ -1,5 +1,6 @@
 import {
   BestOdds,
+  Bytes32,
   CancelOrdersBody,
   CancelOrdersResult,
   CancelSubmittedResult,
@@ -18,13 +19,11 @@ import { EXCHANGE_LIMITS } from '../../limits.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
 import type { OrderSort } from '../../store/sqlite/sqlite-trading-queries.js';
-import { decodePageKey, paged } from '../page-key.js';
+import { success } from '../envelope.js';
+import { readPage } from '../page-key.js';
 
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
-const MarketHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
-const OrderId = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const MAX_BEST_ODDS_MARKETS = 100;
 const INFO_LEVELS = new Set(['info', 'debug', 'trace']);
 
@@ -63,7 +62,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         tags,
         security,
         querystring: Type.Object({
-          marketHash: Type.Optional(MarketHash),
+          marketHash: Type.Optional(Bytes32),
           eventId: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
           sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
           sortAsc: Type.Optional(Type.Boolean()),
@@ -87,18 +86,18 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         nextKey?: string;
       };
       const perPage = q.perPage ?? 100;
-      const offset = decodePageKey(q.nextKey);
-      const rows = trading.queries.openOrders(
-        request.account,
-        {
-          ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
-          ...(q.eventId ? { eventId: q.eventId } : {}),
-          sortBy: q.sortBy ?? 'createdAt',
-          sortAsc: q.sortAsc ?? true,
-        },
-        { limit: perPage + 1, offset },
+      const page = readPage(q.nextKey, perPage, (range) =>
+        trading.queries.openOrders(
+          request.account,
+          {
+            ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
+            ...(q.eventId ? { eventId: q.eventId } : {}),
+            sortBy: q.sortBy ?? 'createdAt',
+            sortAsc: q.sortAsc ?? true,
+          },
+          range,
+        ),
       );
-      const page = paged(rows, perPage, offset);
       return success({
         orders: page.rows.map((o) => orderToWire(o, walletOf(o.account))),
         nextKey: page.nextKey,
@@ -168,7 +167,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       schema: {
         tags,
         security,
-        params: Type.Object({ orderId: OrderId }),
+        params: Type.Object({ orderId: Bytes32 }),
         response: { 200: Envelope(OrderRow) },
       },
     },
@@ -203,7 +202,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       schema: {
         tags,
         security,
-        querystring: Type.Object({ marketHash: MarketHash }),
+        querystring: Type.Object({ marketHash: Bytes32 }),
         response: { 200: Envelope(CancelSubmittedResult) },
       },
     },

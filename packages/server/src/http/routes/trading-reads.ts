@@ -1,5 +1,6 @@
 import {
   BookSnapshot,
+  Bytes32,
   Envelope,
   FILL_STATUSES,
   FillRow,
@@ -14,12 +15,11 @@ import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
 import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import { decodePageKey, paged } from '../page-key.js';
+import { success } from '../envelope.js';
+import { readPage } from '../page-key.js';
 
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 const security = [{ apiKey: [] }];
 const NextKey = Type.Union([Type.String(), Type.Null()]);
-const MarketHash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
 const IsoDate = Type.String({ format: 'date-time', description: 'ISO-8601' });
 
 /** ISO dates in, ms out; `end` must not be before `start`. */
@@ -57,18 +57,18 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     async (request) => {
       const q = request.query as Record<string, string | number | boolean | undefined>;
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const offset = decodePageKey(q.nextKey as string | undefined);
-      const rows = trading.queries.fills(
-        request.account,
-        {
-          ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
-          ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
-          ...dateRange(q as { startDate?: string; endDate?: string }),
-          sortAsc: (q.sortAsc as boolean | undefined) ?? true,
-        },
-        { limit: perPage + 1, offset },
+      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+        trading.queries.fills(
+          request.account,
+          {
+            ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
+            ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
+            ...dateRange(q as { startDate?: string; endDate?: string }),
+            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
+          },
+          range,
+        ),
       );
-      const page = paged(rows, perPage, offset);
       return success({ fills: page.rows.map(fillToWire), nextKey: page.nextKey });
     },
   );
@@ -80,7 +80,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         tags: ['trades'],
         security,
         querystring: Type.Object({
-          marketHash: Type.Optional(MarketHash),
+          marketHash: Type.Optional(Bytes32),
           status: Type.Optional(
             Type.String({ maxLength: 60, description: 'comma-separated: MATCHED,LOCKED,SETTLED,FAILED' }),
           ),
@@ -100,18 +100,18 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         throw badRequest('INVALID_STATUS', `status must be among ${FILL_STATUSES.join(', ')}`);
       }
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const offset = decodePageKey(q.nextKey as string | undefined);
-      const rows = trading.queries.trades(
-        request.account,
-        {
-          ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
-          status: statuses,
-          ...dateRange(q as { startDate?: string; endDate?: string }),
-          sortAsc: (q.sortAsc as boolean | undefined) ?? true,
-        },
-        { limit: perPage + 1, offset },
+      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+        trading.queries.trades(
+          request.account,
+          {
+            ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
+            status: statuses,
+            ...dateRange(q as { startDate?: string; endDate?: string }),
+            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
+          },
+          range,
+        ),
       );
-      const page = paged(rows, perPage, offset);
       return success({ trades: page.rows.map(tradeToWire), nextKey: page.nextKey });
     },
   );
@@ -147,7 +147,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
       schema: {
         tags: ['book'],
         querystring: Type.Object({
-          marketHash: MarketHash,
+          marketHash: Bytes32,
           showTakerPerspective: Type.Optional(Type.Boolean()),
         }),
         response: { 200: Envelope(BookSnapshot) },
@@ -179,7 +179,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
       schema: {
         tags: ['trades'],
         querystring: Type.Object({
-          marketHash: Type.Optional(MarketHash),
+          marketHash: Type.Optional(Bytes32),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           nextKey: Type.Optional(Type.String({ maxLength: 200 })),
         }),
@@ -189,12 +189,9 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     async (request) => {
       const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
       const perPage = q.perPage ?? 50;
-      const offset = decodePageKey(q.nextKey);
-      const rows = trading.queries.publicTrades(
-        q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {},
-        { limit: perPage + 1, offset },
+      const page = readPage(q.nextKey, perPage, (range) =>
+        trading.queries.publicTrades(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}, range),
       );
-      const page = paged(rows, perPage, offset);
       return success({ trades: page.rows.map(publicTradeToWire), nextKey: page.nextKey });
     },
   );

@@ -5,8 +5,8 @@ import { supportsFaults } from '../../chain/chain.js';
 import { badRequest, conflict } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
+import { success } from '../envelope.js';
 
-const success = <T>(data: T) => ({ status: 'success' as const, data });
 const security = [{ apiKey: [] }];
 const tags = ['wallets'];
 const Hash = Type.Union([Type.String(), Type.Null()]);

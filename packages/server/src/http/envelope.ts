@@ -1,0 +1,2 @@
+/** The `{status: "success", data}` envelope of every successful answer. */
+export const success = <T>(data: T) => ({ status: 'success' as const, data });
