@@ -46,7 +46,8 @@ export function startExchangeRealtime(
     sportInfo.set(marketHash, { sportId: fixture.sportId, leagueId: fixture.leagueId });
   };
   const publisher = new TradingPublisher({
-    rows: sqliteTradingRows(exchange.db, trading.queries),
+    changes: (entry) => trading.store.changesOf(entry),
+    rows: sqliteTradingRows(exchange.db),
     walletOf: (account) => wallets.proxyAddress(account),
     levels: (marketHash) => trading.engine.levels(marketHash),
     marketInfo(marketHash) {

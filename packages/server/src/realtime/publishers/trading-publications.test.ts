@@ -46,7 +46,8 @@ beforeEach(() => {
   engine = new Engine({ ladderSize: LADDER });
   seq = 0;
   publisher = new TradingPublisher({
-    rows: sqliteTradingRows(db, queries),
+    changes: (entry) => store.changesOf(entry),
+    rows: sqliteTradingRows(db),
     walletOf: () => WALLET,
     levels: (hash) => engine.levels(hash),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { close, fdatasync, openSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
@@ -8,21 +7,15 @@ import {
   type EngineEvent,
   type EngineSnapshot,
   type MarketSnapshot,
-  type OrderMatchedEvent,
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
+import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
+import { toFill, toOrder, toTrade } from './sqlite-trading-queries.js';
 
-/** Trade ids are derived from the order id: one trade per bet (an order's fills together). */
-export function tradeIdOf(orderId: string): string {
-  return `0x${createHash('sha256').update(`trade:${orderId}`).digest('hex')}`;
-}
-
-/** Fill ids name the match and the side: one fill per order per match. */
-export const fillIdOf = (matchId: string, side: 'maker' | 'taker') =>
-  `${matchId}-${side === 'maker' ? 'M' : 'T'}`;
+export { fillIdOf, tradeIdOf } from '../batch-projection.js';
 
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {
@@ -42,16 +35,26 @@ function reasonOfReject(code: string): DoneReason {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+const toProjectedOrder = (r: Record<string, unknown>): ProjectedOrder => ({
+  ...toOrder(r),
+  fillPot: r.fill_pot as string,
+  placedSeq: (r.placed_seq as number | null) ?? null,
+  activateAt: (r.activate_at as number | null) ?? null,
+  commandId: r.command_id as string,
+});
+
 /**
  * The SQLite side of the sequencer: one transaction per batch writes the journal and every projection
- * (orders, fills, trades, balances, positions, markets). History (fills, trades, order rows) follows the
- * events; engine-state mirrors (balances, positions, market status) are read from the engine at the end
- * of the batch, so they equal the engine state as of the batch's last seq by construction.
+ * (orders, fills, trades, balances, positions, markets). History rows (orders, fills, trades) follow the
+ * events: a BatchProjection computes them in memory and each touched row is written once per batch.
+ * Engine-state mirrors (balances, positions, market status) are read from the engine at the end of the
+ * batch, so they equal the engine state as of the batch's last seq by construction.
  */
 export class SqliteTradingStore {
   private readonly s: Record<string, Statement>;
   private readonly commitTx: (entries: readonly AppliedEntry[], engine: Engine) => void;
   private readonly inTransaction: ((entries: readonly AppliedEntry[]) => void)[] = [];
+  private readonly changesByEntry = new WeakMap<AppliedEntry, EntryChanges>();
   /**
    * Set when the database is a WAL file opened with synchronous=FULL (or EXTRA). A batch then commits with
    * synchronous=NORMAL and its WAL frames are flushed with fdatasync on libuv's thread pool before the
@@ -61,50 +64,42 @@ export class SqliteTradingStore {
   private readonly walSync: { path: string; normal: Statement; restore: Statement } | null;
 
   constructor(private readonly db: Database) {
-    db.function('big_add', { deterministic: true }, (a: unknown, b: unknown) =>
-      (BigInt(a as string) + BigInt(b as string)).toString(),
-    );
-    db.function('big_sub', { deterministic: true }, (a: unknown, b: unknown) =>
-      (BigInt(a as string) - BigInt(b as string)).toString(),
-    );
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       journal: p('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)'),
       state: p('UPDATE sequencer_state SET last_seq = ?, engine_last_seq = ? WHERE id = 1'),
+      order: p('SELECT * FROM orders WHERE id = ?'),
+      trade: p('SELECT * FROM trades WHERE id = ?'),
       insertOrder: p(`INSERT INTO orders (id, account, market_hash, event_id, is_outcome_one, percentage_odds,
           total_bet_size, remaining_size, filled_size, fill_pot, expiry, time_in_force, status, inactive_reason,
           client_order_id, salt, base_token, signature, command_id, placed_seq, activate_at, created_at, updated_at)
-        VALUES (@id, @account, @marketHash, @eventId, @isOne, @odds, @total, @total, '0', '0', @expiry, @tif,
-          @status, @reason, @clientOrderId, @salt, @baseToken, @signature, @commandId, @placedSeq, @activateAt,
-          @ts, @ts)
-        ON CONFLICT (id) DO UPDATE SET status = excluded.status, inactive_reason = excluded.inactive_reason,
-          placed_seq = excluded.placed_seq, activate_at = NULL, updated_at = excluded.updated_at`),
-      orderRested: p(`UPDATE orders SET status = 'ACTIVE', remaining_size = ?, filled_size = ?, updated_at = ?
-        WHERE id = ?`),
-      orderFilled: p(`UPDATE orders SET remaining_size = ?, filled_size = big_sub(total_bet_size, ?),
-          fill_pot = big_add(fill_pot, ?), updated_at = ? WHERE id = ?`),
-      orderDone:
-        p(`UPDATE orders SET status = 'INACTIVE', inactive_reason = ?, remaining_size = ?, filled_size = ?,
-          activate_at = NULL, updated_at = ? WHERE id = ?`),
-      withdraw:
-        p(`UPDATE orders SET status = 'INACTIVE', inactive_reason = ?, activate_at = NULL, updated_at = ?
-        WHERE id = ? AND status = 'PENDING'`),
+        VALUES (@id, @account, @marketHash, @eventId, @isOne, @odds, @total, @remaining, @filled, @fillPot,
+          @expiry, @tif, @status, @reason, @clientOrderId, @salt, @baseToken, @signature, @commandId, @placedSeq,
+          @activateAt, @createdAt, @updatedAt)`),
+      updateOrder: p(`UPDATE orders SET remaining_size = ?, filled_size = ?, fill_pot = ?, status = ?,
+          inactive_reason = ?, placed_seq = ?, activate_at = ?, updated_at = ? WHERE id = ?`),
       insertFill:
         p(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash, is_outcome_one,
           is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?)`),
-      upsertTrade:
+      insertTrade:
         p(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker,
-          stake, pot, status, created_at, updated_at)
-        VALUES (@id, @orderId, @account, @marketHash, @eventId, @isOne, @isMaker, @stake, @pot, 'MATCHED', @ts, @ts)
-        ON CONFLICT (id) DO UPDATE SET stake = big_add(stake, excluded.stake), pot = big_add(pot, excluded.pot),
-          status = CASE WHEN status = 'LOCKED' THEN 'MATCHED' ELSE status END, updated_at = excluded.updated_at`),
+          stake, pot, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      updateTrade: p('UPDATE trades SET stake = ?, pot = ?, status = ?, updated_at = ? WHERE id = ?'),
       settleTrades: p(`UPDATE trades SET status = 'SETTLED', outcome = @outcome,
           payout = CASE WHEN @outcome = 0 THEN stake WHEN is_outcome_one = (@outcome = 1) THEN pot ELSE '0' END,
           updated_at = @ts
         WHERE market_hash = @marketHash AND status IN ('MATCHED', 'LOCKED')`),
       settleFills: p(`UPDATE fills SET status = 'SETTLED', updated_at = ?
         WHERE market_hash = ? AND status IN ('MATCHED', 'LOCKED')`),
+      settledTrades: p(
+        "SELECT * FROM trades WHERE market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id",
+      ),
+      settledFills: p(
+        // Through the trades (indexed by market): fills have no market index.
+        `SELECT f.* FROM trades t JOIN fills f ON f.trade_id = t.id
+          WHERE t.market_hash = ? AND f.status = 'SETTLED' ORDER BY f.seq, f.id`,
+      ),
       balance: p(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (account) DO UPDATE SET available = excluded.available, escrowed = excluded.escrowed,
           updated_at = excluded.updated_at`),
@@ -136,6 +131,11 @@ export class SqliteTradingStore {
   /** Runs `write` inside every batch's transaction, after the projections: its writes commit with them. */
   onCommitTransaction(write: (entries: readonly AppliedEntry[]) => void): void {
     this.inTransaction.push(write);
+  }
+
+  /** The rows a committed entry changed, as they stood after it (for realtime; kept while the entry lives). */
+  changesOf(entry: AppliedEntry): EntryChanges | undefined {
+    return this.changesByEntry.get(entry);
   }
 
   /** Writes the batch in one transaction; resolves once it is durable. */
@@ -172,6 +172,16 @@ export class SqliteTradingStore {
       touchedPositions.set(marketHash, accounts);
       accounts.add(account);
     };
+    const rows = new BatchProjection({
+      order: (orderId) => {
+        const row = this.s.order!.get(orderId) as Record<string, unknown> | undefined;
+        return row ? toProjectedOrder(row) : null;
+      },
+      trade: (tradeId) => {
+        const row = this.s.trade!.get(tradeId) as Record<string, unknown> | undefined;
+        return row ? toTrade(row) : null;
+      },
+    });
 
     for (const entry of entries) {
       const { seq, ts, input } = entry;
@@ -181,32 +191,41 @@ export class SqliteTradingStore {
         input.kind === 'engine' ? input.command.type : input.kind,
         encodeInput(input),
       );
-      if (input.kind === 'admit') {
-        this.insertOrder(input.order, input.meta, {
-          ts,
-          status: 'PENDING',
-          placedSeq: null,
-          activateAt: input.activateAt,
-        });
-        continue;
+      rows.beginEntry(seq, ts);
+      const settled: { marketHash: string; outcome: number }[] = [];
+      if (input.kind === 'admit') rows.admit(input.order, input.meta, input.activateAt);
+      else if (input.kind === 'withdraw') rows.withdraw(input.orderIds, input.reason);
+      else {
+        const place = input.command.type === 'place' ? input.command : null;
+        for (const event of entry.events) {
+          this.project(event, {
+            seq,
+            rows,
+            place,
+            meta: input.meta,
+            touchPosition,
+            touchedAccounts,
+            touchedMarkets,
+            settled,
+          });
+        }
       }
-      if (input.kind === 'withdraw') {
-        for (const id of input.orderIds) this.s.withdraw!.run(input.reason, ts, id);
-        continue;
+      const changes = rows.endEntry();
+      for (const { marketHash, outcome } of settled) {
+        // Set-based: every trade and fill of the market, so the batch's own rows are written first.
+        this.writeRows(rows);
+        this.s.settleTrades!.run({ outcome, ts, marketHash });
+        this.s.settleFills!.run(ts, marketHash);
+        changes.settledTrades.push(
+          ...(this.s.settledTrades!.all(marketHash) as Record<string, unknown>[]).map(toTrade),
+        );
+        changes.settledFills.push(
+          ...(this.s.settledFills!.all(marketHash) as Record<string, unknown>[]).map(toFill),
+        );
       }
-      const place = input.command.type === 'place' ? input.command : null;
-      for (const event of entry.events) {
-        this.project(event, {
-          seq,
-          ts,
-          place,
-          meta: input.meta,
-          touchPosition,
-          touchedAccounts,
-          touchedMarkets,
-        });
-      }
+      this.changesByEntry.set(entry, changes);
     }
+    this.writeRows(rows);
 
     const ts = entries[entries.length - 1]!.ts;
     for (const account of touchedAccounts) {
@@ -236,77 +255,135 @@ export class SqliteTradingStore {
     for (const write of this.inTransaction) write(entries);
   }
 
+  /** Writes the rows the projection has changed so far, each once. */
+  private writeRows(rows: BatchProjection): void {
+    const { orders, trades, fills } = rows.takeDirty();
+    for (const { row: o, meta } of orders) {
+      if (meta) {
+        this.s.insertOrder!.run({
+          id: o.id,
+          account: o.account,
+          marketHash: o.marketHash,
+          eventId: o.eventId,
+          isOne: o.isBettingOutcomeOne ? 1 : 0,
+          odds: o.percentageOdds,
+          total: o.totalBetSize,
+          remaining: o.remainingSize,
+          filled: o.filledSize,
+          fillPot: o.fillPot,
+          expiry: o.expiry,
+          tif: o.timeInForce,
+          status: o.status,
+          reason: o.inactiveReason,
+          clientOrderId: o.clientOrderId,
+          salt: meta.salt,
+          baseToken: meta.baseToken,
+          signature: meta.signature,
+          commandId: o.commandId,
+          placedSeq: o.placedSeq,
+          activateAt: o.activateAt,
+          createdAt: o.createdAt,
+          updatedAt: o.updatedAt,
+        });
+      } else {
+        this.s.updateOrder!.run(
+          o.remainingSize,
+          o.filledSize,
+          o.fillPot,
+          o.status,
+          o.inactiveReason,
+          o.placedSeq,
+          o.activateAt,
+          o.updatedAt,
+          o.id,
+        );
+      }
+    }
+    for (const f of fills) {
+      this.s.insertFill!.run(
+        f.id,
+        f.matchId,
+        f.orderId,
+        f.tradeId,
+        f.account,
+        f.marketHash,
+        f.isBettingOutcomeOne ? 1 : 0,
+        f.isMaker ? 1 : 0,
+        f.fillAmount,
+        f.pot,
+        f.fillOdds,
+        f.seq,
+        f.createdAt,
+        f.createdAt,
+      );
+    }
+    for (const { row: t, isNew } of trades) {
+      if (isNew) {
+        this.s.insertTrade!.run(
+          t.id,
+          t.orderId,
+          t.account,
+          t.marketHash,
+          t.eventId,
+          t.isBettingOutcomeOne ? 1 : 0,
+          t.isMaker ? 1 : 0,
+          t.stake,
+          t.pot,
+          t.status,
+          t.createdAt,
+          t.updatedAt,
+        );
+      } else this.s.updateTrade!.run(t.stake, t.pot, t.status, t.updatedAt, t.id);
+    }
+  }
+
   private project(
     event: EngineEvent,
     c: {
       seq: number;
-      ts: number;
+      rows: BatchProjection;
       place: PlaceOrderInput | null;
       meta: OrderMeta | undefined;
       touchPosition: (marketHash: string, account: string) => void;
       touchedAccounts: Set<string>;
       touchedMarkets: Map<string, number>;
+      settled: { marketHash: string; outcome: number }[];
     },
   ): void {
     switch (event.type) {
       case 'orderAccepted':
-        this.insertOrder(c.place!, c.meta!, {
-          ts: c.ts,
-          status: 'PENDING',
-          placedSeq: c.seq,
-          activateAt: null,
-        });
+        c.rows.accepted(c.place!, c.meta!);
         break;
       case 'orderRejected':
         // A replayed order id must never overwrite the original order's row.
         if (event.code !== RejectCode.DUPLICATE_ORDER_ID && c.place && c.meta) {
-          this.insertOrder(c.place, c.meta, {
-            ts: c.ts,
-            status: 'INACTIVE',
-            reason: reasonOfReject(event.code),
-            placedSeq: null,
-            activateAt: null,
-          });
+          c.rows.rejected(c.place, c.meta, reasonOfReject(event.code));
         }
         break;
       case 'orderRested':
-        this.s.orderRested!.run(
-          event.remainingSize.toString(),
-          event.filledSize.toString(),
-          c.ts,
-          event.orderId,
-        );
+        c.rows.rested(event.orderId, event.remainingSize, event.filledSize);
         break;
       case 'orderMatched':
-        this.projectMatch(event, c.seq, c.ts);
+        c.rows.matched(event);
         c.touchPosition(event.marketHash, event.makerAccount);
         c.touchPosition(event.marketHash, event.takerAccount);
         break;
       case 'orderDone':
-        this.s.orderDone!.run(
-          event.reason,
-          event.remainingSize.toString(),
-          event.filledSize.toString(),
-          c.ts,
-          event.orderId,
-        );
+        c.rows.done(event.orderId, event.reason, event.remainingSize, event.filledSize);
         break;
       case 'balanceChanged':
         c.touchedAccounts.add(event.account);
         break;
       case 'levelChanged':
+      case 'marketClosed':
         if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
         break;
       case 'marketOpened':
         c.touchedMarkets.set(event.marketHash, c.seq);
         break;
-      case 'marketClosed':
-        if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
-        break;
       case 'marketResolved':
         if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
-        this.s.settleTrades!.run({ outcome: event.outcome, ts: c.ts, marketHash: event.marketHash });
-        this.s.settleFills!.run(c.ts, event.marketHash);
+        c.settled.push({ marketHash: event.marketHash, outcome: event.outcome });
         break;
       case 'payout':
         c.touchPosition(event.marketHash, event.account);
@@ -314,92 +391,6 @@ export class SqliteTradingStore {
       default:
         break;
     }
-  }
-
-  private projectMatch(e: OrderMatchedEvent, seq: number, ts: number): void {
-    const pot = (e.makerStake + e.takerStake).toString();
-    const sides = [
-      {
-        side: 'maker' as const,
-        orderId: e.makerOrderId,
-        account: e.makerAccount,
-        isOne: e.makerIsBettingOutcomeOne,
-        stake: e.makerStake,
-        remaining: e.makerRemainingSize,
-        odds: e.makerOdds,
-      },
-      {
-        side: 'taker' as const,
-        orderId: e.takerOrderId,
-        account: e.takerAccount,
-        isOne: !e.makerIsBettingOutcomeOne,
-        stake: e.takerStake,
-        remaining: e.takerRemainingSize,
-        odds: e.takerOdds,
-      },
-    ];
-    for (const s of sides) {
-      const stake = s.stake.toString();
-      const remaining = s.remaining.toString();
-      this.s.orderFilled!.run(remaining, remaining, pot, ts, s.orderId);
-      const tradeId = tradeIdOf(s.orderId);
-      this.s.insertFill!.run(
-        fillIdOf(e.matchId, s.side),
-        e.matchId,
-        s.orderId,
-        tradeId,
-        s.account,
-        e.marketHash,
-        s.isOne ? 1 : 0,
-        s.side === 'maker' ? 1 : 0,
-        stake,
-        pot,
-        s.odds.toString(),
-        seq,
-        ts,
-        ts,
-      );
-      this.s.upsertTrade!.run({
-        id: tradeId,
-        orderId: s.orderId,
-        account: s.account,
-        marketHash: e.marketHash,
-        eventId: e.eventId,
-        isOne: s.isOne ? 1 : 0,
-        isMaker: s.side === 'maker' ? 1 : 0,
-        stake,
-        pot,
-        ts,
-      });
-    }
-  }
-
-  private insertOrder(
-    order: PlaceOrderInput,
-    meta: OrderMeta,
-    at: { ts: number; status: string; reason?: string; placedSeq: number | null; activateAt: number | null },
-  ): void {
-    this.s.insertOrder!.run({
-      id: order.orderId,
-      account: order.account,
-      marketHash: order.marketHash,
-      eventId: meta.eventId,
-      isOne: order.isBettingOutcomeOne ? 1 : 0,
-      odds: order.percentageOdds.toString(),
-      total: order.totalBetSize.toString(),
-      expiry: order.expiry,
-      tif: order.timeInForce,
-      status: at.status,
-      reason: at.reason ?? null,
-      clientOrderId: meta.clientOrderId,
-      salt: meta.salt,
-      baseToken: meta.baseToken,
-      signature: meta.signature,
-      commandId: meta.commandId,
-      placedSeq: at.placedSeq,
-      activateAt: at.activateAt,
-      ts: at.ts,
-    });
   }
 
   // ------------------------------------------------------------------ recovery reads
