@@ -37,7 +37,8 @@ export interface ChainStore {
   load(): ChainSnapshot;
   /** Submitted, not yet mined, oldest first. */
   pendingTransactions(limit?: number): ChainTx[];
-  addPending(tx: ChainTx, changes: StateChanges): void;
+  /** Adds transactions to the mempool (in this order) with their side effects, in one write. */
+  addPending(txs: readonly ChainTx[], changes: StateChanges): void;
   appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void;
   putMeta(changes: ReadonlyMap<string, string>): void;
   getBlock(number: number): ChainBlock | null;
@@ -71,9 +72,11 @@ export class MemoryChainStore implements ChainStore {
     return structuredClone([...this.mempool.values()].slice(0, limit));
   }
 
-  addPending(tx: ChainTx, changes: StateChanges): void {
-    this.txs.set(tx.hash, structuredClone(tx));
-    this.mempool.set(tx.hash, structuredClone(tx));
+  addPending(txs: readonly ChainTx[], changes: StateChanges): void {
+    for (const tx of txs) {
+      this.txs.set(tx.hash, structuredClone(tx));
+      this.mempool.set(tx.hash, structuredClone(tx));
+    }
     this.apply(changes);
   }
 

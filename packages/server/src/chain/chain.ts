@@ -11,6 +11,13 @@ import type {
 
 export type SubmittedTx = { txHash: Hash };
 
+/** A base-token transaction to submit (the payload of `mint`, `transfer`, `escrow` or `release`). */
+export type TokenTxRequest =
+  | { kind: 'mint'; to: Address; amount: bigint; memo?: string }
+  | { kind: 'transfer'; from: Address; to: Address; amount: bigint; memo?: string }
+  | { kind: 'escrow'; from: Address; amount: bigint; memo?: string }
+  | { kind: 'release'; to: Address; amount: bigint; memo?: string };
+
 export type DeploySafeResult = {
   safe: Address;
   /** The pending or (when already deployed) the original deployment transaction. */
@@ -66,6 +73,12 @@ export interface Chain {
   escrow(from: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
   /** Pays out (or refunds) from escrow to a wallet. */
   release(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx>;
+  /**
+   * Submits token transactions in this order, all or none: every request is checked before any is
+   * accepted. The same as one call per request, but the per-submission overhead is paid once (the
+   * embedded chain writes them and its sequence counter in one store write).
+   */
+  submitMany(requests: readonly TokenTxRequest[]): Promise<SubmittedTx[]>;
 }
 
 /** Fault injection, for tests and the operator's `/admin/faults`. Only the embedded chain has it. */

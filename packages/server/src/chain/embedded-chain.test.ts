@@ -137,6 +137,66 @@ describe('embedded chain: balances and escrow', () => {
   });
 });
 
+describe('embedded chain: submitMany', () => {
+  it('submits in order with one store write: the same hashes, seqs and receipts as one call each', async () => {
+    const store = new MemoryChainStore();
+    const writes: number[] = [];
+    const addPending = store.addPending.bind(store);
+    store.addPending = (txs, changes) => {
+      writes.push(txs.length);
+      expect(changes.meta?.get('nextSeq')).toBe(String(txs[txs.length - 1]!.seq + 1));
+      addPending(txs, changes);
+    };
+    const { chain, timer } = createTestChain(store);
+    const wa = chain.proxyAddressFor(A);
+    const wb = chain.proxyAddressFor(B);
+    const submitted = await chain.submitMany([
+      { kind: 'mint', to: wa, amount: 100n, memo: 'deposit:1' },
+      { kind: 'escrow', from: wa, amount: 60n, memo: 'escrow:A:2-5' },
+      { kind: 'release', to: wb, amount: 60n },
+      { kind: 'transfer', from: wa, to: wb, amount: 40n },
+    ]);
+    expect(writes).toEqual([4]);
+    expect(submitted[1]!.txHash).toBe(
+      keccakHex(
+        canonicalJson({ chainId: 4162, seq: 1, kind: 'escrow', from: wa, amount: 60n, memo: 'escrow:A:2-5' }),
+      ),
+    );
+    expect(chain.pendingTransactions().map((t) => [t.kind, t.seq])).toEqual([
+      ['mint', 0],
+      ['escrow', 1],
+      ['release', 2],
+      ['transfer', 3],
+    ]);
+    // The counter goes on after them.
+    const next = await chain.mint(wa, 1n);
+    expect((await chain.getTransaction(next.txHash))?.seq).toBe(4);
+    timer.tick();
+    for (const { txHash } of submitted) expect((await chain.getReceipt(txHash))?.status).toBe('success');
+    expect(await chain.balanceOf(wa)).toBe(1n);
+    expect(await chain.balanceOf(wb)).toBe(100n);
+    expect(await chain.balanceOf(ESCROW)).toBe(0n);
+    expect(await chain.submitMany([])).toEqual([]);
+    expect(writes).toEqual([4, 1]);
+  });
+
+  it('is all or none: one bad request and nothing is submitted', async () => {
+    const { chain } = createTestChain(new MemoryChainStore());
+    const wa = chain.proxyAddressFor(A);
+    await expect(
+      chain.submitMany([
+        { kind: 'mint', to: wa, amount: 5n },
+        { kind: 'escrow', from: wa, amount: 0n },
+      ]),
+    ).rejects.toMatchObject({ code: 'INVALID_AMOUNT' });
+    await expect(
+      chain.submitMany([{ kind: 'release', to: '0x12' as `0x${string}`, amount: 5n }]),
+    ).rejects.toMatchObject({ code: 'INVALID_ADDRESS' });
+    expect(chain.pendingTransactions()).toHaveLength(0);
+    expect((await chain.getTransaction((await chain.mint(wa, 1n)).txHash))?.seq).toBe(0);
+  });
+});
+
 describe('embedded chain: proxy deployment', () => {
   it('the proxy address is the Safe CREATE2 address, known before deployment', async () => {
     const { chain } = createTestChain(new MemoryChainStore());

@@ -9,7 +9,7 @@ import {
 import { getAddress, isAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
-import type { Chain, ChainFaults, DeploySafeResult, SubmittedTx } from './chain.js';
+import type { Chain, ChainFaults, DeploySafeResult, SubmittedTx, TokenTxRequest } from './chain.js';
 import type { ChainStore, StateChanges } from './chain-store.js';
 import type {
   Address,
@@ -64,6 +64,33 @@ function positive(amount: bigint): bigint {
     });
   }
   return amount;
+}
+
+/** Checks a token transaction request and gives its payload. */
+function tokenPayload(r: TokenTxRequest): ChainTxPayload {
+  const memo = r.memo ?? null;
+  switch (r.kind) {
+    case 'mint':
+      return { kind: 'mint', to: address(r.to, 'to'), amount: positive(r.amount), memo };
+    case 'transfer':
+      return {
+        kind: 'transfer',
+        from: address(r.from, 'from'),
+        to: address(r.to, 'to'),
+        amount: positive(r.amount),
+        memo,
+      };
+    case 'escrow':
+      return { kind: 'escrow', from: address(r.from, 'from'), amount: positive(r.amount), memo };
+    case 'release':
+      return { kind: 'release', to: address(r.to, 'to'), amount: positive(r.amount), memo };
+    default:
+      throw new AppError({
+        code: 'INVALID_TRANSACTION',
+        statusCode: 400,
+        message: `not a token transaction: ${(r as { kind?: unknown }).kind}`,
+      });
+  }
 }
 
 type CommittedState = {
@@ -386,44 +413,26 @@ export class EmbeddedChain implements Chain, ChainFaults {
   }
 
   async mint(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    const tx = this.submit({
-      kind: 'mint',
-      to: address(to, 'to'),
-      amount: positive(amount),
-      memo: memo ?? null,
-    });
-    return { txHash: tx.hash };
+    return { txHash: this.submit(tokenPayload({ kind: 'mint', to, amount, memo })).hash };
   }
 
   async transfer(from: Address, to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    const tx = this.submit({
-      kind: 'transfer',
-      from: address(from, 'from'),
-      to: address(to, 'to'),
-      amount: positive(amount),
-      memo: memo ?? null,
-    });
-    return { txHash: tx.hash };
+    return { txHash: this.submit(tokenPayload({ kind: 'transfer', from, to, amount, memo })).hash };
   }
 
   async escrow(from: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    const tx = this.submit({
-      kind: 'escrow',
-      from: address(from, 'from'),
-      amount: positive(amount),
-      memo: memo ?? null,
-    });
-    return { txHash: tx.hash };
+    return { txHash: this.submit(tokenPayload({ kind: 'escrow', from, amount, memo })).hash };
   }
 
   async release(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    const tx = this.submit({
-      kind: 'release',
-      to: address(to, 'to'),
-      amount: positive(amount),
-      memo: memo ?? null,
-    });
-    return { txHash: tx.hash };
+    return { txHash: this.submit(tokenPayload({ kind: 'release', to, amount, memo })).hash };
+  }
+
+  async submitMany(requests: readonly TokenTxRequest[]): Promise<SubmittedTx[]> {
+    // Every request is checked before anything is written: all or none.
+    const payloads = requests.map(tokenPayload);
+    if (payloads.length === 0) return [];
+    return this.submitAll(payloads).map((tx) => ({ txHash: tx.hash }));
   }
 
   // ---- internals -------------------------------------------------------------------------------
@@ -433,15 +442,29 @@ export class EmbeddedChain implements Chain, ChainFaults {
    * inside a caller's database transaction, the write joins it (as a savepoint).
    */
   private submit(payload: ChainTxPayload, sideEffects?: (hash: Hash) => StateChanges): ChainTx {
-    const seq = this.nextSeq;
-    const hash = transactionHash(this.chainId, seq, payload);
-    const tx: ChainTx = { ...payload, hash, seq, submittedAt: this.clock.now() };
-    const changes = sideEffects?.(hash) ?? {};
+    return this.submitAll([payload], sideEffects)[0]!;
+  }
+
+  /**
+   * Persists transactions, in this order, into the mempool with one store write: their rows, the side
+   * effects (given the first transaction's hash) and the sequence counter, written once.
+   */
+  private submitAll(
+    payloads: readonly ChainTxPayload[],
+    sideEffects?: (firstHash: Hash) => StateChanges,
+  ): ChainTx[] {
+    const submittedAt = this.clock.now();
+    let seq = this.nextSeq;
+    const txs = payloads.map((payload): ChainTx => {
+      const txSeq = seq++;
+      return { ...payload, hash: transactionHash(this.chainId, txSeq, payload), seq: txSeq, submittedAt };
+    });
+    const changes = sideEffects?.(txs[0]!.hash) ?? {};
     const meta = new Map(changes.meta ?? []);
-    meta.set(META_NEXT_SEQ, String(seq + 1));
-    this.store.addPending(tx, { ...changes, meta });
-    this.nextSeq = seq + 1;
-    return tx;
+    meta.set(META_NEXT_SEQ, String(seq));
+    this.store.addPending(txs, { ...changes, meta });
+    this.nextSeq = seq;
+    return txs;
   }
 
   /** Applies one transaction to the block's overlay; returns null on success or the failure reason. */

@@ -143,6 +143,43 @@ describe('SQLite persistence across restarts', () => {
     await node.close();
   });
 
+  it('submitMany inside a caller transaction: one savepoint, the counter written once, survives a restart', async () => {
+    const f = files();
+    const first = await boot(f);
+    const wa = first.chain.proxyAddressFor(A);
+    let hashes: Hash[] = [];
+    first.db.transaction(() => {
+      void first.chain
+        .submitMany([
+          { kind: 'mint', to: wa, amount: 90n, memo: 'deposit:1' },
+          { kind: 'escrow', from: wa, amount: 50n, memo: 'escrow:0xA:2-3' },
+        ])
+        .then((r) => {
+          hashes = r.map((x) => x.txHash);
+        });
+    })();
+    // A rolled-back submitMany leaves nothing behind.
+    expect(() =>
+      first.db.transaction(() => {
+        void first.chain.submitMany([{ kind: 'mint', to: wa, amount: 7n }]);
+        throw new Error('batch failed');
+      })(),
+    ).toThrow('batch failed');
+    await Promise.resolve();
+    expect(first.db.prepare("SELECT value FROM chain_meta WHERE key = 'nextSeq'").pluck().get()).toBe('2');
+    await first.close();
+
+    const second = await boot(f);
+    expect(second.chain.pendingTransactions().map((t) => t.hash)).toEqual(hashes);
+    second.timer.tick();
+    for (const hash of hashes)
+      expect(await second.chain.getReceipt(hash)).toMatchObject({ status: 'success' });
+    expect(await second.chain.balanceOf(wa)).toBe(40n);
+    expect(await second.chain.balanceOf(ESCROW)).toBe(50n);
+    expect((await second.chain.getTransaction((await second.chain.mint(wa, 1n)).txHash))?.seq).toBe(2);
+    await second.close();
+  });
+
   it('a pending deployment completes after a restart', async () => {
     const f = files();
     const first = await boot(f);

@@ -133,7 +133,7 @@ const txFromRow = (r: TxRow): ChainTx =>
 export class SqliteChainStore implements ChainStore {
   private readonly s: Record<string, Statement>;
   private readonly applyChanges: (changes: StateChanges) => void;
-  private readonly addPendingTx: (tx: ChainTx, changes: StateChanges) => void;
+  private readonly addPendingTx: (txs: readonly ChainTx[], changes: StateChanges) => void;
   private readonly appendBlockTx: (
     block: ChainBlock,
     receipts: readonly ChainReceipt[],
@@ -201,9 +201,13 @@ export class SqliteChainStore implements ChainStore {
       }
       for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
     };
-    this.addPendingTx = db.transaction((tx: ChainTx, changes: StateChanges) => {
-      const { hash, seq, submittedAt, ...payload } = tx;
-      this.s.insertTx!.run(hash, seq, tx.kind, encodePayload(payload), submittedAt);
+    // One savepoint (or transaction) for all of them, and the state changes (the sequence counter) once.
+    this.addPendingTx = db.transaction((txs: readonly ChainTx[], changes: StateChanges) => {
+      const insertTx = this.s.insertTx!;
+      for (const tx of txs) {
+        const { hash, seq, submittedAt, ...payload } = tx;
+        insertTx.run(hash, seq, tx.kind, encodePayload(payload), submittedAt);
+      }
       this.applyChanges(changes);
     });
     this.appendBlockTx = db.transaction(
@@ -267,8 +271,8 @@ export class SqliteChainStore implements ChainStore {
     return (this.s.mempool!.all(limit ?? -1) as TxRow[]).map(txFromRow);
   }
 
-  addPending(tx: ChainTx, changes: StateChanges): void {
-    this.addPendingTx(tx, changes);
+  addPending(txs: readonly ChainTx[], changes: StateChanges): void {
+    this.addPendingTx(txs, changes);
   }
 
   appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void {
