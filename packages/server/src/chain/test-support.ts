@@ -22,7 +22,11 @@ export const C: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 /** A's proxy on chain 4162 with the v1.4.1 SafeL2 singleton and salt nonce 0 (safe-vectors.json). */
 export const SAFE_A: Address = '0xd9f8dE3B1E996B792C5eBb78A747F974D618D172';
 
-export function createTestChain(store: ChainStore, chainId = 4162) {
+export function createTestChain(
+  store: ChainStore,
+  chainId = 4162,
+  onListenerError?: (error: unknown) => void,
+) {
   const timer = new ManualBlockTimer();
   let now = 1_800_000_000_000;
   const clock = { now: () => (now += 1000) };
@@ -33,6 +37,7 @@ export function createTestChain(store: ChainStore, chainId = 4162) {
     escrowAddress: ESCROW,
     timer,
     clock,
+    ...(onListenerError ? { onListenerError } : {}),
   });
   chain.start();
   return { chain, timer };

@@ -1,61 +1,130 @@
-import type { Database } from 'better-sqlite3';
-import type { Chain } from '../chain/chain.js';
-import type { ChainReceipt } from '../chain/chain-types.js';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Chain, TokenTxRequest } from '../chain/chain.js';
+import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
-import { fillIdOf } from '../store/sqlite/sqlite-trading-store.js';
+import {
+  type FillRecord,
+  type TradeRecord,
+  toFill,
+  toTrade,
+} from '../store/sqlite/sqlite-trading-queries.js';
 
 /** Memos that tie chain transactions to exchange records. */
 export const chainMemo = {
-  escrow: (fillId: string) => `fill:${fillId}`,
+  /**
+   * The stakes of one account in one sequencer batch: its fills with `seq` in [firstSeq, lastSeq] (the
+   * seqs of its first and last match in the batch; a batch's seqs are its own, so no other fill is in range).
+   */
+  escrow: (account: string, firstSeq: number, lastSeq: number) => `escrow:${account}:${firstSeq}-${lastSeq}`,
   payout: (marketHash: string, account: string) => `payout:${marketHash}:${account}`,
   deposit: (seq: number) => `deposit:${seq}`,
   withdrawal: (seq: number) => `withdrawal:${seq}`,
 } as const;
+
+/** The fills an escrow memo stands for; `fill:<id>` is the one-escrow-per-fill memo of older data dirs. */
+export type EscrowFills = { account: string; firstSeq: number; lastSeq: number } | { fillId: string };
+
+export function parseEscrowMemo(memo: string | null): EscrowFills | null {
+  if (!memo) return null;
+  if (memo.startsWith('escrow:')) {
+    const colon = memo.lastIndexOf(':');
+    const range = /^(\d+)-(\d+)$/.exec(memo.slice(colon + 1));
+    const account = memo.slice('escrow:'.length, colon);
+    if (!range || !account) return null;
+    return { account, firstSeq: Number(range[1]), lastSeq: Number(range[2]) };
+  }
+  if (memo.startsWith('fill:')) return { fillId: memo.slice('fill:'.length) };
+  return null;
+}
 
 export type FillLockUpdate = {
   fillId: string;
   tradeId: string;
   account: string;
   status: 'LOCKED' | 'FAILED';
+  /** The fill's row as this update left it. */
+  fill: FillRecord;
+  /**
+   * The trade's row when this update changed the trade's status (LOCKED or FAILED), else null. A status
+   * change is reported once, on the last update of that trade's fills in the list.
+   */
+  trade: TradeRecord | null;
 };
+
+type LandedEscrow = { fills: EscrowFills; ok: boolean };
 
 /**
  * The money side of trading on the chain:
- * - inside each batch's transaction, the chain transactions that batch implies are submitted: escrow of
- *   both stakes of every match, payouts of resolved markets, deposits. The embedded chain keeps its
- *   mempool in the same database, so a committed batch and its chain transactions are one atomic write.
- * - when an escrow transaction lands, its fill turns LOCKED (FAILED if it failed), and the trade turns
- *   LOCKED once none of its fills is still MATCHED.
+ * - inside each batch's transaction, the chain transactions that batch implies are submitted, as one
+ *   `submitMany`: one escrow per account of the sum of its stakes (maker and taker sides) over the
+ *   batch's matches, payouts of resolved markets, deposits. The embedded chain keeps its mempool in the
+ *   same database, so a committed batch and its chain transactions are one atomic write.
+ * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed), one statement per
+ *   transaction, and a trade turns LOCKED once none of its fills is still MATCHED (FAILED with any of
+ *   them). SETTLED is never overwritten. Listeners get the changed rows.
+ * - the last block whose escrows were applied is kept (`escrow_cursor`, in the same write as the fills),
+ *   so a start applies exactly the blocks that landed after it, e.g. while the exchange was down.
  */
 export class ChainLink {
-  private readonly lockFill;
-  private readonly failFill;
-  private readonly tradeOfFill;
-  private readonly lockTrade;
-  private readonly failTrade;
+  private readonly lockFills: Statement;
+  private readonly failFills: Statement;
+  private readonly lockFill: Statement;
+  private readonly failFill: Statement;
+  private readonly lockTrades: Statement;
+  private readonly failTrades: Statement;
+  private readonly readCursor: Statement;
+  private readonly writeCursor: Statement;
+  private readonly headBlock: Statement;
+  private readonly landedEscrows: Statement;
+  private readonly applyTx: (
+    escrows: readonly LandedEscrow[],
+    through: number,
+    now: number,
+  ) => FillLockUpdate[];
   private readonly listeners: ((updates: readonly FillLockUpdate[]) => void)[] = [];
+  /** The last block whose escrow receipts are applied (or had none). */
+  private cursor = 0;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly chain: Chain,
     private readonly walletOf: (account: `0x${string}`) => `0x${string}`,
     /** A submission the chain refused: a broken invariant (stakes are always positive), reported loudly. */
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
-    this.lockFill = db.prepare(
-      "UPDATE fills SET status = 'LOCKED', updated_at = ? WHERE id = ? AND status = 'MATCHED'",
+    const fills = (status: 'LOCKED' | 'FAILED', where: string) =>
+      db.prepare(`UPDATE fills SET status = '${status}', updated_at = ?
+        WHERE ${where} AND status = 'MATCHED' RETURNING *`);
+    this.lockFills = fills('LOCKED', 'account = ? AND seq BETWEEN ? AND ?');
+    this.failFills = fills('FAILED', 'account = ? AND seq BETWEEN ? AND ?');
+    this.lockFill = fills('LOCKED', 'id = ?');
+    this.failFill = fills('FAILED', 'id = ?');
+    // The trades of the fills that just changed (a JSON array of ids).
+    this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
+      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED'
+        AND NOT EXISTS (SELECT 1 FROM fills WHERE fills.trade_id = trades.id AND fills.status = 'MATCHED')
+      RETURNING *`);
+    this.failTrades = db.prepare(`UPDATE trades SET status = 'FAILED', updated_at = ?
+      WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')
+      RETURNING *`);
+    this.readCursor = db.prepare('SELECT block_number FROM escrow_cursor WHERE id = 1').pluck();
+    this.writeCursor = db.prepare('UPDATE escrow_cursor SET block_number = ? WHERE id = 1');
+    this.headBlock = db.prepare('SELECT max(number) FROM chain_blocks').pluck();
+    this.landedEscrows = db.prepare(
+      `SELECT json_extract(t.payload, '$.memo') AS memo, r.status
+         FROM chain_blocks b, json_each(b.tx_hashes) h
+         JOIN chain_receipts r ON r.tx_hash = h.value
+         JOIN chain_transactions t ON t.hash = r.tx_hash
+        WHERE b.number > ? AND b.number <= ? AND t.kind = 'escrow'
+        ORDER BY b.number, r.tx_index`,
     );
-    this.failFill = db.prepare(
-      "UPDATE fills SET status = 'FAILED', updated_at = ? WHERE id = ? AND status = 'MATCHED'",
-    );
-    this.tradeOfFill = db.prepare('SELECT trade_id, account FROM fills WHERE id = ?');
-    this.lockTrade = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
-      WHERE id = ? AND status = 'MATCHED'
-        AND NOT EXISTS (SELECT 1 FROM fills WHERE trade_id = ? AND status = 'MATCHED')`);
-    this.failTrade = db.prepare(
-      "UPDATE trades SET status = 'FAILED', updated_at = ? WHERE id = ? AND status <> 'SETTLED'",
-    );
+    this.applyTx = db.transaction((escrows: readonly LandedEscrow[], through: number, now: number) => {
+      const updates: FillLockUpdate[] = [];
+      for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
+      this.writeCursor.run(through);
+      return updates;
+    });
   }
 
   /** Listens for fills (and their trades) changing status on the chain's word. */
@@ -66,93 +135,143 @@ export class ChainLink {
   /** Called inside the batch's database transaction, after its projections. */
   submitForBatch(entries: readonly AppliedEntry[]): void {
     const wallet = (account: string) => this.walletOf(account as `0x${string}`);
+    const requests: TokenTxRequest[] = [];
+    // Stakes per account since the batch start or its last payout, in order of first appearance.
+    const stakes = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
+    const stake = (account: string, amount: bigint, seq: number) => {
+      const s = stakes.get(account);
+      if (s) {
+        s.amount += amount;
+        s.lastSeq = seq;
+      } else stakes.set(account, { amount, firstSeq: seq, lastSeq: seq });
+    };
+    // Escrows go in before a payout (it may pay from them) and the payout before later escrows (they
+    // may spend it): the chain sees every movement in the engine's order, merged per account in between.
+    // Payouts and matches never come from the same command, so two escrows of one account never share a
+    // seq and their ranges stay apart.
+    const flush = () => {
+      for (const [account, s] of stakes) {
+        requests.push({
+          kind: 'escrow',
+          from: wallet(account),
+          amount: s.amount,
+          memo: chainMemo.escrow(account, s.firstSeq, s.lastSeq),
+        });
+      }
+      stakes.clear();
+    };
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type === 'orderMatched') {
-          const { matchId } = event;
-          this.track(
-            this.chain.escrow(
-              wallet(event.makerAccount),
-              event.makerStake,
-              chainMemo.escrow(fillIdOf(matchId, 'maker')),
-            ),
-          );
-          this.track(
-            this.chain.escrow(
-              wallet(event.takerAccount),
-              event.takerStake,
-              chainMemo.escrow(fillIdOf(matchId, 'taker')),
-            ),
-          );
+          stake(event.makerAccount, event.makerStake, entry.seq);
+          stake(event.takerAccount, event.takerStake, entry.seq);
         } else if (event.type === 'payout' && event.payout > 0n) {
-          this.track(
-            this.chain.release(
-              wallet(event.account),
-              event.payout,
-              chainMemo.payout(event.marketHash, event.account),
-            ),
-          );
+          flush();
+          requests.push({
+            kind: 'release',
+            to: wallet(event.account),
+            amount: event.payout,
+            memo: chainMemo.payout(event.marketHash, event.account),
+          });
         } else if (event.type === 'balanceChanged' && entry.input.kind === 'engine') {
           const command = entry.input.command;
+          // A deposit only adds money: submitting it before escrows merged across it is always safe.
           if (command.type === 'credit' && command.account === event.account) {
-            this.track(this.chain.mint(wallet(event.account), command.amount, chainMemo.deposit(entry.seq)));
+            requests.push({
+              kind: 'mint',
+              to: wallet(event.account),
+              amount: command.amount,
+              memo: chainMemo.deposit(entry.seq),
+            });
           }
         }
       }
     }
+    flush();
+    if (requests.length > 0) this.chain.submitMany(requests).catch(this.onSubmitError);
   }
 
-  private track(submission: Promise<unknown>): void {
-    submission.catch(this.onSubmitError);
-  }
-
-  /** Subscribes to receipts and applies those that landed while the exchange was down. */
+  /** Subscribes to blocks and applies the escrows of those that landed after the last applied one. */
   start(now: () => number): () => void {
+    this.cursor = (this.readCursor.get() as number | undefined) ?? 0;
     // Once per block, not per receipt: one transaction (one fsync) for all of a block's fills.
-    const unsubscribe = this.chain.onBlock((_block, receipts) => this.applyReceipts(receipts, now()));
-    // Escrows whose receipts arrived before a crash but after the last fill update.
-    const landed = this.db
-      .prepare(
-        `SELECT substr(json_extract(t.payload, '$.memo'), 6) AS fill_id, r.status
-           FROM chain_transactions t JOIN chain_receipts r ON r.tx_hash = t.hash
-          WHERE t.kind = 'escrow' AND json_extract(t.payload, '$.memo') IN
-                (SELECT 'fill:' || id FROM fills WHERE status = 'MATCHED')`,
-      )
-      .all() as { fill_id: string; status: 'success' | 'failed' }[];
-    if (landed.length)
-      this.apply(
-        landed.map((r) => ({ fillId: r.fill_id, ok: r.status === 'success' })),
-        now(),
-      );
+    const unsubscribe = this.chain.onBlock((block, receipts) => this.applyBlock(block, receipts, now()));
+    // Escrows whose receipts arrived while the exchange was down (or before a crash, after the last apply).
+    const head = (this.headBlock.get() as number | null) ?? 0;
+    if (head > this.cursor) this.apply(this.storedEscrows(this.cursor, head), head, now());
     return unsubscribe;
   }
 
-  private applyReceipts(receipts: readonly ChainReceipt[], now: number): void {
-    const fills = receipts.flatMap((r) =>
-      r.tx.kind === 'escrow' && r.tx.memo?.startsWith('fill:')
-        ? [{ fillId: r.tx.memo.slice('fill:'.length), ok: r.status === 'success' }]
-        : [],
-    );
-    if (fills.length) this.apply(fills, now);
+  private applyBlock(block: ChainBlock, receipts: readonly ChainReceipt[], now: number): void {
+    if (block.number <= this.cursor) return;
+    let escrows: LandedEscrow[];
+    if (block.number === this.cursor + 1) {
+      escrows = [];
+      for (const r of receipts) {
+        const fills = r.tx.kind === 'escrow' ? parseEscrowMemo(r.tx.memo) : null;
+        if (fills) escrows.push({ fills, ok: r.status === 'success' });
+      }
+    } else {
+      // An earlier block's apply failed: catch up from the stored receipts, this block's included.
+      escrows = this.storedEscrows(this.cursor, block.number);
+    }
+    if (escrows.length > 0) this.apply(escrows, block.number, now);
+    // Nothing to apply: the stored cursor moves with the next write (a restart re-reads a few empty blocks).
+    else this.cursor = block.number;
   }
 
-  private apply(fills: readonly { fillId: string; ok: boolean }[], now: number): void {
-    const updates: FillLockUpdate[] = [];
-    this.db.transaction(() => {
-      for (const { fillId, ok } of fills) {
-        const changed = (ok ? this.lockFill : this.failFill).run(now, fillId).changes;
-        if (!changed) continue;
-        const fill = this.tradeOfFill.get(fillId) as { trade_id: string; account: string };
-        if (ok) this.lockTrade.run(now, fill.trade_id, fill.trade_id);
-        else this.failTrade.run(now, fill.trade_id);
-        updates.push({
-          fillId,
-          tradeId: fill.trade_id,
-          account: fill.account,
-          status: ok ? 'LOCKED' : 'FAILED',
-        });
-      }
-    })();
+  /** Escrow receipts of the blocks in (after, through], in chain order. */
+  private storedEscrows(after: number, through: number): LandedEscrow[] {
+    const rows = this.landedEscrows.all(after, through) as { memo: string | null; status: string }[];
+    const escrows: LandedEscrow[] = [];
+    for (const row of rows) {
+      const fills = parseEscrowMemo(row.memo);
+      if (fills) escrows.push({ fills, ok: row.status === 'success' });
+    }
+    return escrows;
+  }
+
+  private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
+    const updates = this.applyTx(escrows, through, now);
+    this.cursor = through;
     if (updates.length) for (const listener of this.listeners) listener(updates);
   }
+
+  /** One statement for the escrow's fills, one for their trades (only when a fill changed). */
+  private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
+    const rows = (
+      'fillId' in fills
+        ? (ok ? this.lockFill : this.failFill).all(now, fills.fillId)
+        : (ok ? this.lockFills : this.failFills).all(now, fills.account, fills.firstSeq, fills.lastSeq)
+    ) as Record<string, unknown>[];
+    if (rows.length === 0) return;
+    // In match order (RETURNING has none of its own).
+    if (rows.length > 1) rows.sort((a, b) => (a.seq as number) - (b.seq as number) || compare(a.id, b.id));
+    const changed = rows.map(toFill);
+    const tradeIds = [...new Set(changed.map((f) => f.tradeId))];
+    const trades = new Map<string, TradeRecord>();
+    for (const row of (ok ? this.lockTrades : this.failTrades).all(now, JSON.stringify(tradeIds)) as Record<
+      string,
+      unknown
+    >[]) {
+      trades.set(row.id as string, toTrade(row));
+    }
+    const status = ok ? 'LOCKED' : 'FAILED';
+    // The changed trade rides on the last update of its fills.
+    const lastOfTrade = new Map<string, number>();
+    for (const [i, f] of changed.entries()) lastOfTrade.set(f.tradeId, i);
+    changed.forEach((fill, i) => {
+      updates.push({
+        fillId: fill.id,
+        tradeId: fill.tradeId,
+        account: fill.account,
+        status,
+        fill,
+        trade: lastOfTrade.get(fill.tradeId) === i ? (trades.get(fill.tradeId) ?? null) : null,
+      });
+    });
+  }
 }
+
+const compare = (a: unknown, b: unknown) =>
+  (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;

@@ -257,6 +257,23 @@ export const MIGRATIONS: readonly Migration[] = [
         ) STRICT;
       `),
   },
+  {
+    version: 5,
+    name: 'escrow per account per batch: fills by account and seq, escrow receipt cursor',
+    up: (db) =>
+      db.exec(`
+        -- An escrow transaction covers the fills of one account with seq in a range (memo escrow:<account>:<first>-<last>).
+        CREATE INDEX fills_by_account_seq ON fills(account, seq);
+        -- No query looks fills up by match; one index less to write per fill.
+        DROP INDEX fills_by_match;
+        -- The last chain block whose escrow receipts the fills and trades reflect (written with them).
+        CREATE TABLE escrow_cursor (
+          id           INTEGER PRIMARY KEY CHECK (id = 1),
+          block_number INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO escrow_cursor (id, block_number) VALUES (1, 0);
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -1,0 +1,520 @@
+import type { Database } from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Address } from '../chain/chain-types.js';
+import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
+import { A, B, C, createTestChain, ESCROW, tempSqlite } from '../chain/test-support.js';
+import type { EngineEvent } from '../engine/index.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
+import { migrate } from '../store/sqlite/migrations.js';
+import { ChainLink, chainMemo, type FillLockUpdate, parseEscrowMemo } from './chain-link.js';
+
+const D: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const MARKET = `0x${'ab'.repeat(32)}`;
+/** Stakes far beyond 2^53: any float on the way would show. */
+const BIG = 10n ** 24n;
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** One "process": the database, the embedded chain on it and a started ChainLink. */
+function boot(file: ReturnType<typeof tempSqlite>) {
+  const db = file.open();
+  migrate(db);
+  const listenerErrors: unknown[] = [];
+  const { chain, timer } = createTestChain(new SqliteChainStore(db), 4162, (e) => listenerErrors.push(e));
+  const link = new ChainLink(
+    db,
+    chain,
+    (account) => chain.proxyAddressFor(account),
+    (error) => {
+      throw error;
+    },
+  );
+  const updates: FillLockUpdate[][] = [];
+  link.onLockUpdates((u) => updates.push([...u]));
+  let now = 5_000;
+  const stop = link.start(() => ++now);
+  return {
+    db,
+    chain,
+    timer,
+    link,
+    updates,
+    listenerErrors,
+    stop,
+    async close() {
+      stop();
+      await chain.stop();
+      db.close();
+    },
+  };
+}
+
+function files() {
+  const f = tempSqlite();
+  cleanups.push(f.cleanup);
+  return f;
+}
+
+type Node = ReturnType<typeof boot>;
+
+/** Funds proxies on the chain (a deposit batch), mined at once. */
+async function fund(node: Node, amounts: [Address, bigint][]) {
+  for (const [account, amount] of amounts) await node.chain.mint(node.chain.proxyAddressFor(account), amount);
+  node.timer.tick();
+}
+
+const tradeOf = (orderId: string) => `trade-${orderId}`;
+
+/**
+ * A match at `seq` as the projections write it (a fill per side, trades upserted, all MATCHED) and the
+ * engine event the batch carries.
+ */
+function match(
+  db: Database,
+  seq: number,
+  matchId: string,
+  maker: { account: Address; orderId: string; stake: bigint },
+  taker: { account: Address; orderId: string; stake: bigint },
+): EngineEvent {
+  const pot = (maker.stake + taker.stake).toString();
+  for (const [side, s] of [
+    ['M', maker],
+    ['T', taker],
+  ] as const) {
+    db.prepare(
+      `INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash, is_outcome_one, is_maker,
+         fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '50', 'MATCHED', ?, ?, ?)`,
+    ).run(
+      `${matchId}-${side}`,
+      matchId,
+      s.orderId,
+      tradeOf(s.orderId),
+      s.account,
+      MARKET,
+      side === 'M' ? 1 : 0,
+      side === 'M' ? 1 : 0,
+      s.stake.toString(),
+      pot,
+      seq,
+      seq,
+      seq,
+    );
+    db.prepare(
+      `INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker, stake, pot,
+         status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'ev', ?, ?, ?, ?, 'MATCHED', ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = CASE WHEN status = 'LOCKED' THEN 'MATCHED' ELSE status END`,
+    ).run(
+      tradeOf(s.orderId),
+      s.orderId,
+      s.account,
+      MARKET,
+      side === 'M' ? 1 : 0,
+      side === 'M' ? 1 : 0,
+      s.stake.toString(),
+      pot,
+      seq,
+      seq,
+    );
+  }
+  return {
+    type: 'orderMatched',
+    matchId,
+    marketHash: MARKET,
+    eventId: 'ev',
+    tick: 400,
+    makerOdds: 50n,
+    takerOdds: 50n,
+    makerOrderId: maker.orderId,
+    makerAccount: maker.account,
+    makerIsBettingOutcomeOne: true,
+    makerStake: maker.stake,
+    makerRemainingSize: 0n,
+    takerOrderId: taker.orderId,
+    takerAccount: taker.account,
+    takerStake: taker.stake,
+    takerRemainingSize: 0n,
+  };
+}
+
+const entry = (seq: number, events: EngineEvent[], input?: AppliedEntry['input']): AppliedEntry => ({
+  seq,
+  ts: seq,
+  input: input ?? { kind: 'engine', command: { type: 'expire' } },
+  events,
+});
+
+/** Runs the batch's chain submissions inside its own transaction, as the trading store does. */
+function commit(node: Node, entries: AppliedEntry[]) {
+  node.db.transaction(() => node.link.submitForBatch(entries))();
+}
+
+const status = (db: Database, table: 'fills' | 'trades', id: string) =>
+  db.prepare(`SELECT status FROM ${table} WHERE id = ?`).pluck().get(id);
+
+const escrows = (node: Node) =>
+  node.chain
+    .pendingTransactions()
+    .filter((t) => t.kind === 'escrow')
+    .map((t) => (t.kind === 'escrow' ? { from: t.from, amount: t.amount, memo: t.memo } : null));
+
+describe('chain link: escrow per account per batch', () => {
+  it('submits one escrow per account: the exact sum of its stakes, maker or taker side, over the batch', async () => {
+    const node = boot(files());
+    const wallet = (a: Address) => node.chain.proxyAddressFor(a);
+    await fund(node, [
+      [A, 10n * BIG],
+      [B, 10n * BIG],
+      [C, 10n * BIG],
+    ]);
+    const entries = [
+      entry(11, [
+        match(
+          node.db,
+          11,
+          '11-0',
+          { account: A, orderId: 'a1', stake: BIG + 11n },
+          { account: B, orderId: 'b1', stake: 9n },
+        ),
+        match(
+          node.db,
+          11,
+          '11-1',
+          { account: C, orderId: 'c1', stake: 3n },
+          { account: B, orderId: 'b1', stake: BIG + 7n },
+        ),
+      ]),
+      entry(12, []),
+      entry(13, [
+        match(
+          node.db,
+          13,
+          '13-0',
+          { account: B, orderId: 'b2', stake: 2n * BIG },
+          { account: A, orderId: 'a2', stake: 1n },
+        ),
+      ]),
+      entry(14, [
+        match(
+          node.db,
+          14,
+          '14-0',
+          { account: A, orderId: 'a1', stake: 5n },
+          { account: C, orderId: 'c2', stake: 6n },
+        ),
+      ]),
+    ];
+    commit(node, entries);
+    expect(escrows(node)).toEqual([
+      { from: wallet(A), amount: BIG + 11n + 1n + 5n, memo: `escrow:${A}:11-14` },
+      { from: wallet(B), amount: 9n + BIG + 7n + 2n * BIG, memo: `escrow:${B}:11-13` },
+      { from: wallet(C), amount: 3n + 6n, memo: `escrow:${C}:11-14` },
+    ]);
+    // The memo names exactly those fills.
+    for (const e of escrows(node)) {
+      const range = parseEscrowMemo(e!.memo) as { account: string; firstSeq: number; lastSeq: number };
+      const sum = (
+        node.db
+          .prepare('SELECT fill_amount FROM fills WHERE account = ? AND seq BETWEEN ? AND ?')
+          .pluck()
+          .all(range.account, range.firstSeq, range.lastSeq) as string[]
+      ).reduce((s, v) => s + BigInt(v), 0n);
+      expect(sum).toBe(e!.amount);
+    }
+    node.timer.tick();
+    expect(await node.chain.balanceOf(ESCROW)).toBe(4n * BIG + 11n + 9n + 7n + 1n + 5n + 3n + 6n);
+    await node.close();
+  });
+
+  it('keeps the engine order around payouts and deposits, so every transaction succeeds', async () => {
+    const node = boot(files());
+    const wallet = (a: Address) => node.chain.proxyAddressFor(a);
+    // A has exactly its first stake; the payout (from B's escrowed stake) funds its later one.
+    await fund(node, [
+      [A, 10n],
+      [B, 50n],
+    ]);
+    const entries = [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 10n },
+          { account: B, orderId: 'b1', stake: 40n },
+        ),
+      ]),
+      entry(2, [
+        {
+          type: 'payout',
+          account: A,
+          marketHash: MARKET,
+          eventId: 'ev',
+          outcome: 1,
+          stake: 10n,
+          payout: 50n,
+        } as EngineEvent,
+      ]),
+      entry(3, [{ type: 'balanceChanged', account: D, available: 20n, escrowed: 0n }], {
+        kind: 'engine',
+        command: { type: 'credit', account: D, amount: 20n },
+      }),
+      entry(4, [
+        match(
+          node.db,
+          4,
+          '4-0',
+          { account: A, orderId: 'a2', stake: 30n },
+          { account: D, orderId: 'd1', stake: 20n },
+        ),
+      ]),
+    ];
+    commit(node, entries);
+    const pending = node.chain.pendingTransactions();
+    expect(pending.map((t) => [t.kind, t.memo])).toEqual([
+      ['escrow', chainMemo.escrow(A, 1, 1)],
+      ['escrow', chainMemo.escrow(B, 1, 1)],
+      ['release', chainMemo.payout(MARKET, A)],
+      ['mint', chainMemo.deposit(3)],
+      ['escrow', chainMemo.escrow(A, 4, 4)],
+      ['escrow', chainMemo.escrow(D, 4, 4)],
+    ]);
+    node.timer.tick();
+    for (const t of pending) expect((await node.chain.getReceipt(t.hash))?.status).toBe('success');
+    expect(await node.chain.balanceOf(wallet(A))).toBe(20n);
+    expect(await node.chain.balanceOf(ESCROW)).toBe(50n);
+    // Each escrow locked its own fills.
+    for (const id of ['1-0-M', '1-0-T', '4-0-M', '4-0-T'])
+      expect(status(node.db, 'fills', id)).toBe('LOCKED');
+    await node.close();
+  });
+
+  it('locks every fill of a landed escrow and the trades with no fill left MATCHED; listeners get the rows', async () => {
+    const node = boot(files());
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    // a1's trade has a fill in this batch and one in the next.
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 11n },
+          { account: B, orderId: 'b1', stake: 9n },
+        ),
+        match(
+          node.db,
+          1,
+          '1-1',
+          { account: A, orderId: 'a2', stake: 22n },
+          { account: B, orderId: 'b1', stake: 18n },
+        ),
+      ]),
+    ]);
+    node.timer.tick();
+    for (const id of ['1-0-M', '1-0-T', '1-1-M', '1-1-T'])
+      expect(status(node.db, 'fills', id)).toBe('LOCKED');
+    for (const id of ['a1', 'a2', 'b1']) expect(status(node.db, 'trades', tradeOf(id))).toBe('LOCKED');
+    expect(node.updates).toHaveLength(1);
+    const first = node.updates[0]!;
+    expect(first.map((u) => [u.fillId, u.account, u.status, u.fill.status, u.trade?.id ?? null])).toEqual([
+      ['1-0-M', A, 'LOCKED', 'LOCKED', tradeOf('a1')],
+      ['1-1-M', A, 'LOCKED', 'LOCKED', tradeOf('a2')],
+      // b1's trade changed once: on its last fill's update.
+      ['1-0-T', B, 'LOCKED', 'LOCKED', null],
+      ['1-1-T', B, 'LOCKED', 'LOCKED', tradeOf('b1')],
+    ]);
+    expect(first[0]!.fill).toMatchObject({
+      id: '1-0-M',
+      tradeId: tradeOf('a1'),
+      fillAmount: '11',
+      isMaker: true,
+    });
+    expect(first[3]!.trade).toMatchObject({ status: 'LOCKED', account: B, updatedAt: expect.any(Number) });
+
+    // A new fill of a1 turns its trade MATCHED again (the projection) until its escrow lands.
+    commit(node, [
+      entry(2, [
+        match(
+          node.db,
+          2,
+          '2-0',
+          { account: A, orderId: 'a1', stake: 5n },
+          { account: B, orderId: 'b2', stake: 5n },
+        ),
+      ]),
+    ]);
+    expect(status(node.db, 'trades', tradeOf('a1'))).toBe('MATCHED');
+    node.timer.tick();
+    expect(status(node.db, 'trades', tradeOf('a1'))).toBe('LOCKED');
+    expect(node.updates[1]!.map((u) => [u.fillId, u.trade?.status ?? null])).toEqual([
+      ['2-0-M', 'LOCKED'],
+      ['2-0-T', 'LOCKED'],
+    ]);
+    // Blocks without escrows: no updates, no writes.
+    await node.chain.mint(node.chain.proxyAddressFor(C), 1n);
+    node.timer.tick();
+    expect(node.updates).toHaveLength(2);
+    await node.close();
+  });
+
+  it('a failed escrow fails its fills and their trades; other accounts lock; SETTLED is never overwritten', async () => {
+    const node = boot(files());
+    await fund(node, [[A, BIG]]); // D has nothing: its escrow fails
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 10n },
+          { account: D, orderId: 'd1', stake: 10n },
+        ),
+      ]),
+      entry(2, [
+        match(
+          node.db,
+          2,
+          '2-0',
+          { account: D, orderId: 'd2', stake: 4n },
+          { account: A, orderId: 'a2', stake: 4n },
+        ),
+      ]),
+    ]);
+    // a2's market resolved before the escrow landed.
+    node.db.prepare("UPDATE fills SET status = 'SETTLED' WHERE id = '2-0-T'").run();
+    node.db.prepare("UPDATE trades SET status = 'SETTLED' WHERE id = ?").run(tradeOf('a2'));
+    node.timer.tick();
+    const receipts = await Promise.all(
+      (await node.chain.getBlock(2))!.transactions.map((h) => node.chain.getReceipt(h)),
+    );
+    expect(receipts.map((r) => [r?.tx.memo, r?.status])).toEqual([
+      [`escrow:${A}:1-2`, 'success'],
+      [`escrow:${D}:1-2`, 'failed'],
+    ]);
+    expect(status(node.db, 'fills', '1-0-M')).toBe('LOCKED');
+    expect(status(node.db, 'trades', tradeOf('a1'))).toBe('LOCKED');
+    expect(status(node.db, 'fills', '2-0-T')).toBe('SETTLED');
+    expect(status(node.db, 'trades', tradeOf('a2'))).toBe('SETTLED');
+    for (const id of ['1-0-T', '2-0-M']) expect(status(node.db, 'fills', id)).toBe('FAILED');
+    for (const id of ['d1', 'd2']) expect(status(node.db, 'trades', tradeOf(id))).toBe('FAILED');
+    expect(node.updates.flat().map((u) => [u.fillId, u.status, u.trade?.status ?? null])).toEqual([
+      ['1-0-M', 'LOCKED', 'LOCKED'],
+      ['1-0-T', 'FAILED', 'FAILED'],
+      ['2-0-M', 'FAILED', 'FAILED'],
+    ]);
+    await node.close();
+  });
+});
+
+describe('chain link: receipts that landed while the exchange was down', () => {
+  it('a restart applies the escrows of every block after the last applied one', async () => {
+    const f = files();
+    const first = boot(f);
+    await fund(first, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    commit(first, [
+      entry(1, [
+        match(
+          first.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 7n },
+          { account: B, orderId: 'b1', stake: 3n },
+        ),
+      ]),
+    ]);
+    // The exchange stops listening (a crash after the block, before its fills were written).
+    first.stop();
+    first.timer.tick();
+    expect(status(first.db, 'fills', '1-0-M')).toBe('MATCHED');
+    await first.close();
+
+    const second = boot(f);
+    for (const id of ['1-0-M', '1-0-T']) expect(status(second.db, 'fills', id)).toBe('LOCKED');
+    for (const id of ['a1', 'b1']) expect(status(second.db, 'trades', tradeOf(id))).toBe('LOCKED');
+    expect(second.updates.flat().map((u) => u.fillId)).toEqual(['1-0-M', '1-0-T']);
+    expect(second.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get()).toBe(2);
+    await second.close();
+
+    // Nothing left to apply: a third start changes nothing.
+    const third = boot(f);
+    expect(third.updates).toEqual([]);
+    await third.close();
+  });
+
+  it('escrows with the one-per-fill memo of older data dirs still lock their fill', async () => {
+    const f = files();
+    const first = boot(f);
+    await fund(first, [[A, BIG]]);
+    first.stop();
+    match(
+      first.db,
+      1,
+      '1-0',
+      { account: A, orderId: 'a1', stake: 7n },
+      { account: B, orderId: 'b1', stake: 3n },
+    );
+    await first.chain.escrow(first.chain.proxyAddressFor(A), 7n, 'fill:1-0-M');
+    first.timer.tick();
+    await first.close();
+
+    const second = boot(f);
+    expect(status(second.db, 'fills', '1-0-M')).toBe('LOCKED');
+    expect(status(second.db, 'trades', tradeOf('a1'))).toBe('LOCKED');
+    expect(status(second.db, 'fills', '1-0-T')).toBe('MATCHED');
+    await second.close();
+  });
+
+  it('after an apply that failed, the next block catches up from the stored receipts', async () => {
+    const node = boot(files());
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 7n },
+          { account: B, orderId: 'b1', stake: 3n },
+        ),
+      ]),
+    ]);
+    node.db.exec(
+      `CREATE TRIGGER refuse BEFORE UPDATE ON escrow_cursor BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
+    node.timer.tick();
+    expect(String(node.listenerErrors)).toMatch(/disk full/);
+    expect(status(node.db, 'fills', '1-0-M')).toBe('MATCHED');
+    node.db.exec('DROP TRIGGER refuse');
+
+    commit(node, [
+      entry(2, [
+        match(
+          node.db,
+          2,
+          '2-0',
+          { account: B, orderId: 'b2', stake: 1n },
+          { account: A, orderId: 'a2', stake: 1n },
+        ),
+      ]),
+    ]);
+    node.timer.tick();
+    for (const id of ['1-0-M', '1-0-T', '2-0-M', '2-0-T'])
+      expect(status(node.db, 'fills', id)).toBe('LOCKED');
+    expect(node.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get()).toBe(3);
+    await node.close();
+  });
+});
