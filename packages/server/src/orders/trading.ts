@@ -189,6 +189,7 @@ export function openTrading(o: TradingOptions): Trading {
       orders.close();
       await sequencer.close();
       checkpoint();
+      store.close();
     },
   };
 }

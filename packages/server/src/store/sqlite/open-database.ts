@@ -22,6 +22,8 @@ export function openDatabase(dataDir: string): Database {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // The working set of the trading indexes (random keys): 64 MiB of pages instead of the default 2 MiB.
+  db.pragma('cache_size = -65536');
   migrate(db);
   return db;
 }

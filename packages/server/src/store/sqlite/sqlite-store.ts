@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
 import type { Store } from '../store.js';
 import { sqliteCatalogRepository } from './sqlite-catalog-repository.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 type ApiKeyRow = {
   id: string;
@@ -69,13 +70,16 @@ function apiKeyRepository(db: Database): ApiKeyRepository {
   };
 }
 
-/** The embedded store: one SQLite database holds everything. */
+/** The embedded store: one SQLite database holds everything (a WAL file is checkpointed in the background). */
 export function createSqliteStore(db: Database): Store {
+  const wal = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
+  const checkpointer = wal ? startWalCheckpointer(db) : null;
   return {
     accounts: accountRepository(db),
     apiKeys: apiKeyRepository(db),
     catalog: sqliteCatalogRepository(db),
     async close() {
+      await checkpointer?.stop();
       if (db.open) db.close();
     },
   };

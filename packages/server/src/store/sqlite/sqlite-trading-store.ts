@@ -1,4 +1,4 @@
-import { close, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import {
@@ -62,6 +62,8 @@ export class SqliteTradingStore {
    * event loop keeps parsing and verifying the next requests during the flush instead of blocking in it.
    */
   private readonly walSync: { path: string; normal: Statement; restore: Statement } | null;
+  /** Kept open: SQLite keeps (resets, never replaces) the WAL file while a connection is open. */
+  private walFd: number | null = null;
 
   constructor(private readonly db: Database) {
     const p = (sql: string) => db.prepare(sql);
@@ -153,14 +155,17 @@ export class SqliteTradingStore {
       walSync.restore.run();
     }
     // Any descriptor of the file will do: fdatasync flushes the inode's dirty pages, ours included.
-    const fd = openSync(walSync.path, 'r');
+    this.walFd ??= openSync(walSync.path, 'r');
+    const fd = this.walFd;
     await new Promise<void>((resolve, reject) =>
-      fdatasync(fd, (error) => {
-        close(fd, () => {});
-        if (error) reject(error);
-        else resolve();
-      }),
+      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
     );
+  }
+
+  /** Releases the WAL descriptor (the database itself is closed by its owner). */
+  close(): void {
+    if (this.walFd !== null) closeSync(this.walFd);
+    this.walFd = null;
   }
 
   private writeBatch(entries: readonly AppliedEntry[], engine: Engine): void {

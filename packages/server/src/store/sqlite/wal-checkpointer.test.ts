@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE, openDatabase } from './open-database.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('WAL checkpointer', () => {
+  it('copies committed pages into the database file from its own thread, the writer never does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    const file = join(dir, DATABASE_FILE);
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 20 });
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const before = statSync(file).size;
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 5_000; i++) insert.run('x'.repeat(100));
+    })();
+    await until(() => statSync(file).size > before + 400_000);
+    await checkpointer.stop();
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(5_000);
+    db.close();
+  });
+
+  it('stops with a last checkpoint and lets the process see its exit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 60_000 });
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+    const size = statSync(join(dir, DATABASE_FILE)).size;
+    await checkpointer.stop();
+    expect(statSync(join(dir, DATABASE_FILE)).size).toBeGreaterThan(size);
+    await checkpointer.stop();
+    db.close();
+  });
+});

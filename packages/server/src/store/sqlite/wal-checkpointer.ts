@@ -1,0 +1,65 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Database } from 'better-sqlite3';
+
+/** How often the background connection copies the WAL back into the database file. */
+export const CHECKPOINT_INTERVAL_MS = 250;
+
+// CommonJS on purpose: an eval worker runs it as is, from sources and built alike.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 5000');
+const checkpoint = () => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage(String(error)); }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});
+`;
+
+export type WalCheckpointer = { stop(): Promise<void> };
+
+/**
+ * Runs WAL checkpoints on a second connection in a worker thread, so the writer's commits never pay for
+ * them: copying pages into the database file and its fsync happen off the event loop, and a longer
+ * interval lets a page written by many commits be copied once. The writer's own automatic checkpoints
+ * are switched off while the worker runs, and back on if it fails.
+ */
+export function startWalCheckpointer(
+  db: Database,
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): WalCheckpointer {
+  const onError = options.onError ?? ((error) => console.error('WAL checkpointer failed', error));
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver, file: db.name, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+  });
+  db.pragma('wal_autocheckpoint = 0');
+  const fallBack = (error: unknown) => {
+    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    onError(error);
+  };
+  worker.on('message', (message) => onError(new Error(String(message))));
+  worker.on('error', fallBack);
+  worker.unref();
+  let stopped: Promise<void> | null = null;
+  return {
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        worker.off('error', fallBack);
+        // Held while it finishes: an unref'd worker's exit would not keep the process alive to see it.
+        worker.ref();
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      });
+      return stopped;
+    },
+  };
+}
