@@ -1,9 +1,13 @@
 /**
- * Order signature checks per second: in-thread vs the worker_threads pool.
+ * Order signature checks per second: in-thread vs the worker_threads pool, and what dispatching to the pool
+ * costs the main thread.
  * Run: node --import tsx bench/verify.ts [orders=2000] [seconds=2]
+ * VERIFY_BENCH=dispatch runs only the dispatch section (the main thread's cost per item).
  */
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import type { OrderDomain } from '@oddsbook/protocol';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { createOrderVerifier } from '../packages/server/src/signing/order-verifier.js';
@@ -22,7 +26,121 @@ const domain: OrderDomain = {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** This thread's CPU time in ns (Linux schedstat), else the process's. */
+function threadCpuNs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+  } catch {
+    const u = process.cpuUsage();
+    return (u.user + u.system) * 1000;
+  }
+}
+
+/**
+ * The main thread's cost of dispatching to the pool, as in the exchange at peak: every event-loop turn
+ * asks for `perTurn` single checks (as `perTurn` one-order requests would), then does other work for longer
+ * than the worker needs, so the main thread stays busy and the replies arrive during later turns.
+ * - CPU per item: the main thread's CPU time (Linux schedstat) against the same turns without checks:
+ *   encoding, postMessage, decoding the reply, resolving the promises.
+ * - postMessage wall clock per call (timed around `Worker.prototype.postMessage`): the call wakes the idle
+ *   worker; when no core is free, the woken worker can take the main thread's core until it is done, and
+ *   that stall shows here (p99), not in CPU time.
+ */
+async function dispatchCost(items: readonly VerifyItem[]) {
+  let sink = 0;
+  const spin = (n: number) => {
+    let x = 0;
+    for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+    sink ^= x;
+  };
+  // Calibrate the spin to about 1 µs per unit.
+  let units = 1e6;
+  for (;;) {
+    const t = performance.now();
+    spin(units);
+    const ms = performance.now() - t;
+    if (ms > 20) {
+      units = Math.round((units / ms) * 1e-3);
+      break;
+    }
+    units *= 2;
+  }
+  const posts: number[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+    const t = performance.now();
+    post.apply(this, args);
+    posts.push(performance.now() - t);
+  };
+  const turns = (perTurn: number, seconds: number, pool: ReturnType<typeof createVerifierPool> | null) =>
+    new Promise<{ cpuNs: number; turns: number }>((resolve) => {
+      const workUs = Math.max(1000, perTurn * 120);
+      let n = 0;
+      let cursor = 0;
+      let outstanding = 0;
+      const cpu0 = threadCpuNs();
+      const end = performance.now() + seconds * 1000;
+      const finish = () => resolve({ cpuNs: threadCpuNs() - cpu0, turns: n });
+      const turn = () => {
+        if (performance.now() >= end) {
+          if (outstanding === 0) finish();
+          else setTimeout(turn, 1);
+          return;
+        }
+        if (pool) {
+          for (let i = 0; i < perTurn; i++) {
+            outstanding++;
+            void pool.verify(items[cursor]!).then((r) => {
+              outstanding--;
+              if (!r.ok) throw new Error('bad fixture');
+            });
+            cursor = (cursor + 1) % items.length;
+          }
+        }
+        spin(workUs * units);
+        n++;
+        setImmediate(turn);
+      };
+      turn();
+    });
+  console.log(
+    `dispatch cost on the main thread (pool size 1; per turn: N checks asked, then ~max(1 ms, N x 120 µs) of other work); load avg ${loadavg()[0]!.toFixed(2)}`,
+  );
+  const seconds = Math.max(2, Number(process.argv[3] ?? 2));
+  for (const perTurn of [1, 4, 16]) {
+    const pool = createVerifierPool({ domain, size: 1 });
+    await pool.verifyBatch(items.slice(0, 256)); // warm-up (worker started, code optimised)
+    await turns(perTurn, 0.5, pool);
+    await turns(perTurn, 0.5, null);
+    posts.length = 0;
+    const cpuPerItem: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const base = await turns(perTurn, seconds / 2, null);
+      const with_ = await turns(perTurn, seconds / 2, pool);
+      cpuPerItem.push((with_.cpuNs / with_.turns - base.cpuNs / base.turns) / perTurn / 1000);
+    }
+    if (pool.stats().inThread !== 0) throw new Error('the pool fell back to in-thread checks');
+    await pool.close();
+    posts.sort((a, b) => a - b);
+    const mean = posts.reduce((a, b) => a + b, 0) / posts.length;
+    const p = (q: number) => posts[Math.min(posts.length - 1, Math.floor(q * posts.length))]! * 1000;
+    console.log(
+      `  ${String(perTurn).padStart(2)} per turn: main thread ${cpuPerItem.sort((a, b) => a - b)[1]!.toFixed(1)} µs CPU per item (median of 3);` +
+        ` postMessage wall µs per call: mean ${(mean * 1000).toFixed(1)}, p50 ${p(0.5).toFixed(1)}, p99 ${p(0.99).toFixed(1)},` +
+        ` max ${p(1).toFixed(0)} (${fmt(posts.length)} calls)`,
+    );
+    posts.length = 0;
+  }
+  Worker.prototype.postMessage = post;
+  if (sink === 42) console.log('');
+}
+
 async function main() {
+  if (process.env.VERIFY_BENCH === 'dispatch') {
+    const orders = await makeSignedOrders(domain, 512, 1, 16);
+    await dispatchCost(orders.map((o) => ({ order: o.order, signature: o.signature })));
+    return;
+  }
   console.log(
     `node ${process.version}, ${availableParallelism()} cores; signing ${count} orders with viem...`,
   );
@@ -131,6 +249,8 @@ async function main() {
       );
     }
   }
+
+  await dispatchCost(items);
 }
 
 await main();

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { OrderDomain } from '@oddsbook/protocol';
 import { createOrderVerifier, type VerifyResult, type WireOrder } from './order-verifier.js';
+import { decodeReply, encodeRequest } from './verifier-wire.js';
 
 export type VerifyItem = { order: WireOrder; signature: string };
 
@@ -26,26 +27,6 @@ export type VerifierPool = {
   stats(): { onWorkers: number; inThread: number };
   close(): Promise<void>;
 };
-
-/**
- * What a worker needs of an item: the eight signed fields and the signature. Request bodies carry more
- * (time in force, the signature again, client ids), and structured clone pays for every property.
- */
-function signedFieldsOnly({ order, signature }: VerifyItem): VerifyItem {
-  return {
-    order: {
-      marketHash: order.marketHash,
-      baseToken: order.baseToken,
-      totalBetSize: order.totalBetSize,
-      percentageOdds: order.percentageOdds,
-      salt: order.salt,
-      expiry: order.expiry,
-      maker: order.maker,
-      isMakerBettingOutcomeOne: order.isMakerBettingOutcomeOne,
-    },
-    signature,
-  };
-}
 
 type Job = { id: number; items: readonly VerifyItem[]; resolve: (results: VerifyResult[]) => void };
 type Slot = { worker: Worker; inFlight: Map<number, Job>; load: number };
@@ -92,7 +73,8 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
   for (let i = 0; i < options.size; i++) {
     const worker = spawnWorker({ domain: options.domain });
     const slot: Slot = { worker, inFlight: new Map(), load: 0 };
-    worker.on('message', (reply: { id: number; results: VerifyResult[] }) => {
+    worker.on('message', (message: string) => {
+      const reply = decodeReply(message);
       const job = slot.inFlight.get(reply.id);
       if (!job) return;
       slot.inFlight.delete(reply.id);
@@ -119,7 +101,8 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
       slot.load += items.length;
       // A busy pool keeps the process alive only while it has work.
       if (slot.inFlight.size === 1) slot.worker.ref();
-      slot.worker.postMessage({ id, items: items.map(signedFieldsOnly) });
+      // One string per batch: only the signed fields and the signature travel (verifier-wire.ts).
+      slot.worker.postMessage(encodeRequest(id, items));
     }).then((results) => {
       if (slot.inFlight.size === 0) slot.worker.unref();
       return results as VerifyResult[];
