@@ -103,7 +103,7 @@ export class ChainLink {
     // The trades of the fills that just changed (a JSON array of ids).
     this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED'
-        AND NOT EXISTS (SELECT 1 FROM fills WHERE fills.trade_id = trades.id AND fills.status = 'MATCHED')
+        AND NOT EXISTS (SELECT 1 FROM fills WHERE fills.order_id = trades.order_id AND fills.status = 'MATCHED')
       RETURNING *`);
     this.failTrades = db.prepare(`UPDATE trades SET status = 'FAILED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')

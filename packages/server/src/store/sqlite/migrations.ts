@@ -274,6 +274,37 @@ export const MIGRATIONS: readonly Migration[] = [
         INSERT INTO escrow_cursor (id, block_number) VALUES (1, 0);
       `),
   },
+  {
+    version: 6,
+    name: 'fewer random-key indexes on the hot trading tables',
+    up: (db) =>
+      db.exec(`
+        -- A trade id is a hash of its order id (one trade per order): fills are found by order id, the
+        -- trade's own order id needs no unique index of its own (the primary key already is one per order).
+        DROP INDEX fills_by_trade;
+        CREATE TABLE trades_v6 (
+          id              TEXT PRIMARY KEY,
+          order_id        TEXT NOT NULL,
+          account         TEXT NOT NULL,
+          market_hash     TEXT NOT NULL,
+          event_id        TEXT NOT NULL,
+          is_outcome_one  INTEGER NOT NULL,
+          is_maker        INTEGER NOT NULL,
+          stake           TEXT NOT NULL,
+          pot             TEXT NOT NULL,
+          status          TEXT NOT NULL,
+          outcome         INTEGER,
+          payout          TEXT,
+          created_at      INTEGER NOT NULL,
+          updated_at      INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO trades_v6 SELECT * FROM trades;
+        DROP TABLE trades;
+        ALTER TABLE trades_v6 RENAME TO trades;
+        CREATE INDEX trades_by_account ON trades(account, created_at, id);
+        CREATE INDEX trades_by_market ON trades(market_hash, created_at);
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -205,7 +205,9 @@ export class SqliteTradingQueries implements OrderLookups {
     page: Page,
   ): FillRecord[] {
     const where = ['account = @account'];
-    if (filter.tradeId) where.push('trade_id = @tradeId');
+    // Through the trade's order: fills are indexed by order id (a trade is one order's fills).
+    if (filter.tradeId)
+      where.push('order_id = (SELECT order_id FROM trades WHERE id = @tradeId)', 'trade_id = @tradeId');
     if (filter.orderId) where.push('order_id = @orderId');
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');

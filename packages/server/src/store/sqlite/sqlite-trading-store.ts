@@ -99,7 +99,7 @@ export class SqliteTradingStore {
       ),
       settledFills: p(
         // Through the trades (indexed by market): fills have no market index.
-        `SELECT f.* FROM trades t JOIN fills f ON f.trade_id = t.id
+        `SELECT f.* FROM trades t JOIN fills f ON f.order_id = t.order_id
           WHERE t.market_hash = ? AND f.status = 'SETTLED' ORDER BY f.seq, f.id`,
       ),
       balance: p(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES (?, ?, ?, ?)
