@@ -5,7 +5,6 @@ import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
 import type { Publication } from './publishers/publication.js';
 import { TradingPublisher } from './publishers/trading-publications.js';
-import { sqliteTradingRows } from './publishers/trading-rows.js';
 import { createRealtimeTokenVerifier } from './token.js';
 
 export type ExchangeRealtime = {
@@ -47,7 +46,6 @@ export function startExchangeRealtime(
   };
   const publisher = new TradingPublisher({
     changes: (entry) => trading.store.changesOf(entry),
-    rows: sqliteTradingRows(exchange.db),
     walletOf: (account) => wallets.proxyAddress(account),
     levels: (marketHash) => trading.engine.levels(marketHash),
     marketInfo(marketHash) {

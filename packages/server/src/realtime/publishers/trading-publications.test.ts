@@ -16,11 +16,10 @@ import { bookToWire } from '../../orders/book.js';
 import { fillToWire, orderToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
-import { SqliteTradingQueries } from '../../store/sqlite/sqlite-trading-queries.js';
+import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
 import { SqliteTradingStore, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher } from './trading-publications.js';
-import { sqliteTradingRows } from './trading-rows.js';
 
 const MAKER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TAKER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
@@ -29,6 +28,7 @@ const MARKET = `0x${'ab'.repeat(32)}`;
 const EVENT = 'L1-E1';
 const USDC = 1_000_000n;
 const LADDER = ladderSize();
+type Row = Record<string, unknown>;
 
 /** Real engine and real projections (in-memory SQLite): the publisher sees what it sees in production. */
 let db: Database;
@@ -47,7 +47,6 @@ beforeEach(() => {
   seq = 0;
   publisher = new TradingPublisher({
     changes: (entry) => store.changesOf(entry),
-    rows: sqliteTradingRows(db),
     walletOf: () => WALLET,
     levels: (hash) => engine.levels(hash),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
@@ -318,23 +317,28 @@ describe('TradingPublisher', () => {
       ]),
     );
     const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
-    db.prepare("UPDATE fills SET status = 'LOCKED' WHERE id = ?").run(fill!.id);
-    db.prepare("UPDATE trades SET status = 'LOCKED', updated_at = 5 WHERE id = ?").run(fill!.tradeId);
-    const pubs = publisher.lockUpdates([
-      { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' },
-    ]);
+    // The rows as the chain link's update returns them.
+    const lockedFill = toFill(
+      db.prepare("UPDATE fills SET status = 'LOCKED' WHERE id = ? RETURNING *").get(fill!.id) as Row,
+    );
+    const lockedTrade = toTrade(
+      db
+        .prepare("UPDATE trades SET status = 'LOCKED', updated_at = 5 WHERE id = ? RETURNING *")
+        .get(fill!.tradeId) as Row,
+    );
+    const update = { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' as const };
+    const pubs = publisher.lockUpdates([{ ...update, fill: lockedFill, trade: lockedTrade }]);
     expect(pubs.map((p) => [p.channel, p.user, p.messageId])).toEqual([
       [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${fill!.id}:LOCKED`],
       [accountTradesChannel(MAKER), undefined, `trade:${fill!.tradeId}:LOCKED:5`],
     ]);
-    expect(pubs[0]!.data).toMatchObject({ id: fill!.id, status: 'LOCKED' });
+    expect(pubs[0]!.data).toEqual(
+      fillToWire(queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 })[0]!),
+    );
     expect(pubs[1]!.data).toMatchObject({ tradeId: fill!.tradeId, status: 'LOCKED' });
 
-    // A trade with a fill still MATCHED is not published.
-    db.prepare("UPDATE trades SET status = 'MATCHED' WHERE id = ?").run(fill!.tradeId);
-    const partial = publisher.lockUpdates([
-      { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' },
-    ]);
+    // A fill whose trade did not change status (another fill still MATCHED): the fill only.
+    const partial = publisher.lockUpdates([{ ...update, fill: lockedFill, trade: null }]);
     expect(partial.map((p) => p.channel)).toEqual([ACCOUNT_FILLS_CHANNEL]);
   });
 });

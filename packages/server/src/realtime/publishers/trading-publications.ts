@@ -17,12 +17,10 @@ import type { AppliedEntry } from '../../sequencer/inputs.js';
 import type { EntryChanges } from '../../store/batch-projection.js';
 import type { TradeRecord } from '../../store/sqlite/sqlite-trading-queries.js';
 import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
-import type { TradingRows } from './trading-rows.js';
 
 export type TradingPublisherContext = {
   /** The rows a committed entry changed, as the projection wrote them (SqliteTradingStore.changesOf). */
   changes(entry: AppliedEntry): EntryChanges | undefined;
-  rows: TradingRows;
   /** The proxy wallet of an account (the order row's `wallet`). */
   walletOf(account: `0x${string}`): `0x${string}`;
   /** The engine's book of a market now (right after the batch's commit, before the next batch). */
@@ -79,26 +77,20 @@ export class TradingPublisher {
   /** Fill rows that turned LOCKED/FAILED, and their trades when the trade's status changed with them. */
   lockUpdates(updates: readonly FillLockUpdate[]): Publication[] {
     const out: Publication[] = [];
-    const trades = new Map<string, string>();
-    for (const u of updates) {
-      const fill = this.#ctx.rows.fill(u.fillId);
-      if (fill) {
-        out.push({
-          channel: ACCOUNT_FILLS_CHANNEL,
-          user: this.#names.of(u.account).user,
-          data: fillToWire(fill),
-          messageId: `fill:${u.fillId}:${fill.status}`,
-        });
-      }
-      trades.set(u.tradeId, u.account);
-    }
-    for (const [tradeId, account] of trades) {
-      const trade = this.#ctx.rows.trade(tradeId);
-      if (!trade || (trade.status !== 'LOCKED' && trade.status !== 'FAILED')) continue;
+    for (const { fill } of updates) {
       out.push({
-        channel: this.#names.of(account).trades,
+        channel: ACCOUNT_FILLS_CHANNEL,
+        user: this.#names.of(fill.account).user,
+        data: fillToWire(fill),
+        messageId: `fill:${fill.id}:${fill.status}`,
+      });
+    }
+    for (const { trade } of updates) {
+      if (!trade) continue;
+      out.push({
+        channel: this.#names.of(trade.account).trades,
         data: tradeToWire(trade),
-        messageId: `trade:${tradeId}:${trade.status}:${trade.updatedAt}`,
+        messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
       });
     }
     return out;
