@@ -103,17 +103,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. */
-function encodeData(data: unknown, explicitId: string | undefined): { json: string; messageId: string } {
+function messageIdOf(data: unknown, explicitId: string | undefined): string {
   const inData = isPlainObject(data) && typeof data.messageId === 'string' ? data.messageId : undefined;
   if (explicitId !== undefined && inData !== undefined && explicitId !== inData) {
     throw new TypeError(`messageId ${explicitId} differs from data.messageId ${inData}`);
   }
-  const messageId = explicitId ?? inData ?? randomUUID();
+  return explicitId ?? inData ?? randomUUID();
+}
+
+function encodeData(data: unknown, messageId: string): string {
   const json = JSON.stringify(data);
   if (json === undefined) throw new TypeError('publication data is not JSON');
-  if (!isPlainObject(data) || data.messageId !== undefined) return { json, messageId };
+  if (!isPlainObject(data) || data.messageId !== undefined) return json;
   const idField = `"messageId":${JSON.stringify(messageId)}`;
-  return { json: json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`, messageId };
+  return json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`;
 }
 
 export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
@@ -244,14 +247,15 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
 
   function publishOne(input: PublishInput, now: number): PublishResult {
     const target = channelPolicy.publishTarget(input.channel, input.user);
-    const { json, messageId } = encodeData(input.data, input.messageId);
+    const messageId = messageIdOf(input.data, input.messageId);
     counters.publications++;
     let topic = topics.get(target.key);
     if (topic === undefined) {
-      // Nobody listens and nothing is kept: nothing to do.
+      // Nobody listens and nothing is kept: nothing to do (not even the encoding).
       if (target.settings.historySize === 0) return { offset: 0, epoch: '', messageId };
       topic = context.openTopic(target);
     }
+    const json = encodeData(input.data, messageId);
     const pub = topic.stream.append(json, now, `{"messageId":${JSON.stringify(messageId)}}`);
     const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
     for (const sub of topic.subscribers) {
