@@ -305,6 +305,18 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX trades_by_market ON trades(market_hash, created_at);
       `),
   },
+  {
+    version: 7,
+    name: 'fills by order and status',
+    up: (db) =>
+      db.exec(`
+        -- A landed escrow locks a trade when none of its order's fills is still MATCHED: with the status in
+        -- the index that is one probe, not a read of every fill of the order (a maker order can have
+        -- thousands). Lookups by order id use the prefix, as they used fills_by_order.
+        CREATE INDEX fills_by_order_status ON fills(order_id, status);
+        DROP INDEX fills_by_order;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
