@@ -1,5 +1,6 @@
+import { Worker } from 'node:worker_threads';
 import { buildOrderDomain } from '@oddsbook/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrderVerifier } from './order-verifier.js';
 import { makeSignedOrders, type SignedTestOrder } from './test-orders.js';
 import { createVerifierPool, type VerifierPool } from './verifier-pool.js';
@@ -52,6 +53,28 @@ describe('verifier pool', () => {
     expect(r).toMatchObject({ ok: true, signer: orders[3]!.signer });
     expect(inThread.verifySync(orders[3]!)).toEqual(r);
     await inThread.close();
+  });
+
+  it('closing while a worker is mid-batch answers everything and stops the worker between batches', async () => {
+    // A thread terminated inside keccak or libsecp256k1 aborts the process (node-addon-api's fatal error),
+    // so close must let the worker finish its batch and exit by itself, never terminate it.
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    try {
+      const many = Array.from({ length: 400 }, (_, i) => orders[i % orders.length]!);
+      for (let round = 0; round < 3; round++) {
+        const p = createVerifierPool({ domain, size: 1 });
+        await p.verifyBatch(orders.slice(0, 4)); // the worker is up
+        const inFlight = p.verifyBatch(many);
+        await new Promise((resolve) => setTimeout(resolve, round));
+        const gathered = p.verifyBatch(orders.slice(0, 3));
+        await p.close();
+        expect((await inFlight).every((r) => r.ok)).toBe(true);
+        expect((await gathered).every((r) => r.ok)).toBe(true);
+      }
+      expect(terminate).not.toHaveBeenCalled();
+    } finally {
+      terminate.mockRestore();
+    }
   });
 
   it('after close, work still completes in-thread', async () => {

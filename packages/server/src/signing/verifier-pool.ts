@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { OrderDomain } from '@oddsbook/protocol';
 import { createOrderVerifier, type VerifyResult, type WireOrder } from './order-verifier.js';
-import { decodeReply, encodeRequest } from './verifier-wire.js';
+import { decodeReply, encodeRequest, STOP } from './verifier-wire.js';
 
 export type VerifyItem = { order: WireOrder; signature: string };
 
@@ -29,7 +29,26 @@ export type VerifierPool = {
 };
 
 type Job = { id: number; items: readonly VerifyItem[]; resolve: (results: VerifyResult[]) => void };
-type Slot = { worker: Worker; inFlight: Map<number, Job>; load: number };
+type Slot = { worker: Worker; exited: Promise<void>; inFlight: Map<number, Job>; load: number };
+
+/** How long `close` lets a worker finish its batches before terminating it anyway. */
+const STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * Stops a worker between batches: a thread terminated inside a native keccak or libsecp256k1 call aborts
+ * the whole process. It finishes what was posted before, then exits; terminate is only the fallback.
+ */
+async function stopWorker(slot: Slot): Promise<void> {
+  slot.worker.ref();
+  slot.worker.postMessage(STOP);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), STOP_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([slot.exited, late]);
+  clearTimeout(timer);
+  if (outcome === 'late') await slot.worker.terminate();
+}
 
 /**
  * How to start a worker. Built (`dist/*.js`), it is the compiled sibling file. Run from sources
@@ -72,7 +91,8 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
 
   for (let i = 0; i < options.size; i++) {
     const worker = spawnWorker({ domain: options.domain });
-    const slot: Slot = { worker, inFlight: new Map(), load: 0 };
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const slot: Slot = { worker, exited, inFlight: new Map(), load: 0 };
     worker.on('message', (message: string) => {
       const reply = decodeReply(message);
       const job = slot.inFlight.get(reply.id);
@@ -166,10 +186,11 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     },
     async close() {
       closed = true;
-      flush();
       const live = [...slots];
+      // In-flight batches are answered in-thread now, and so is work gathered this turn (no workers left).
       for (const slot of live) retire(slot);
-      await Promise.all(live.map((slot) => slot.worker.terminate()));
+      flush();
+      await Promise.all(live.map(stopWorker));
     },
   };
 }

@@ -20,6 +20,9 @@ const OK = 'ok';
 
 export type WireItem = { order: WireOrder; signature: string };
 
+/** Asks a worker to exit once the batches posted before it are done (a request always starts with its id). */
+export const STOP = 'stop';
+
 function text(value: unknown): string {
   return typeof value === 'string' && !value.includes(SEP) ? value : '';
 }
