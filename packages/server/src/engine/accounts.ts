@@ -1,7 +1,8 @@
-import { F, NIL, type OrderStore } from './order-store.js';
+import { NIL, type OrderStore } from './order-store.js';
 
 /**
- * Accounts by integer index: balances and the list of each account's resting orders in placement order.
+ * Accounts by integer index: balances and the list of each account's resting orders in placement order
+ * (linked through the order store's dense `accountPrev`/`accountNext` arrays).
  * Balances change only through credit/debit commands, matches and payouts.
  */
 export class Accounts {
@@ -33,23 +34,22 @@ export class Accounts {
     return i;
   }
 
-  append(store: OrderStore, h: number): void {
-    const a = store.i32[(h << 4) + F.ACCOUNT]!;
+  /** Appends resting order `h` of account `a` to the account's list. */
+  append(store: OrderStore, a: number, h: number): void {
     const tail = this.orderTail[a]!;
-    store.i32[(h << 4) + F.ACCOUNT_PREV] = tail;
-    store.i32[(h << 4) + F.ACCOUNT_NEXT] = NIL;
+    store.accountPrev[h] = tail;
+    store.accountNext[h] = NIL;
     if (tail === NIL) this.orderHead[a] = h;
-    else store.i32[(tail << 4) + F.ACCOUNT_NEXT] = h;
+    else store.accountNext[tail] = h;
     this.orderTail[a] = h;
   }
 
-  unlink(store: OrderStore, h: number): void {
-    const a = store.i32[(h << 4) + F.ACCOUNT]!;
-    const prev = store.i32[(h << 4) + F.ACCOUNT_PREV]!;
-    const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
+  unlink(store: OrderStore, a: number, h: number): void {
+    const prev = store.accountPrev[h]!;
+    const next = store.accountNext[h]!;
     if (prev === NIL) this.orderHead[a] = next;
-    else store.i32[(prev << 4) + F.ACCOUNT_NEXT] = next;
+    else store.accountNext[prev] = next;
     if (next === NIL) this.orderTail[a] = prev;
-    else store.i32[(next << 4) + F.ACCOUNT_PREV] = prev;
+    else store.accountPrev[next] = prev;
   }
 }

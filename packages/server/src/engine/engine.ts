@@ -10,8 +10,17 @@ import { type DoneReason, type EngineEvent, RejectCode } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
 import { MarketBook, MarketStatus } from './market-book.js';
-import { OrderIndex } from './order-index.js';
-import { F, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, OrderStore } from './order-store.js';
+import { hashId, OrderIndex } from './order-index.js';
+import {
+  F,
+  FILLED,
+  MAX_EXPIRY,
+  MAX_ORDER_SIZE,
+  NIL,
+  OrderStore,
+  SIDE_SHIFT,
+  TICK_MASK,
+} from './order-store.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 import { snapshotHash } from './state-hash.js';
 import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
@@ -48,7 +57,9 @@ export class Engine {
   private seq = 0;
   private ts = 0;
   private matchCount = 0;
-  private events: EngineEvent[] = [];
+  /** Events of the command being applied: `pending[0 .. eventCount)`. */
+  private readonly pending: (EngineEvent | undefined)[] = [];
+  private eventCount = 0;
   private readonly touchedMarkets: MarketBook[] = [];
   private readonly touchedLevels: number[] = [];
   private touchedLevelCount = 0;
@@ -77,8 +88,7 @@ export class Engine {
     this.seq = command.seq;
     this.ts = command.ts;
     this.matchCount = 0;
-    const events: EngineEvent[] = [];
-    this.events = events;
+    this.eventCount = 0;
     switch (command.type) {
       case 'place':
         this.place(command);
@@ -122,6 +132,22 @@ export class Engine {
         throw new TypeError(`unknown command ${(command as { type: string }).type}`);
     }
     this.flush();
+    return this.takeEvents();
+  }
+
+  /** The command's events in an array of their exact size; the scratch slots are cleared for the GC. */
+  private takeEvents(): EngineEvent[] {
+    const p = this.pending;
+    const n = this.eventCount;
+    let events: EngineEvent[];
+    if (n === 2) events = [p[0]!, p[1]!];
+    else if (n === 3) events = [p[0]!, p[1]!, p[2]!];
+    else if (n === 1) events = [p[0]!];
+    else if (n === 4) events = [p[0]!, p[1]!, p[2]!, p[3]!];
+    else if (n === 0) events = [];
+    else events = p.slice(0, n) as EngineEvent[];
+    for (let i = 0; i < n; i++) p[i] = undefined;
+    this.eventCount = 0;
     return events;
   }
 
@@ -130,28 +156,29 @@ export class Engine {
   private place(c: PlaceOrderCommand): void {
     const market = this.marketByHash.get(c.marketHash);
     const tick = tickOfOdds(this.ladder, c.percentageOdds);
+    const hash = hashId(c.orderId);
     const code =
       market === undefined
         ? RejectCode.MARKET_NOT_FOUND
         : market.status !== MarketStatus.OPEN
           ? RejectCode.MARKET_CLOSED
-          : this.orderIndex.has(c.orderId)
+          : this.orderIndex.find(c.orderId, hash) !== NIL
             ? RejectCode.DUPLICATE_ORDER_ID
             : this.validateOrder(c, tick);
     if (code !== undefined || market === undefined) {
-      this.events.push({
+      this.pending[this.eventCount++] = {
         type: 'orderRejected',
         orderId: c.orderId,
         account: c.account,
         marketHash: c.marketHash,
         code: code ?? RejectCode.MARKET_NOT_FOUND,
-      });
+      };
       return;
     }
     const ladder = this.ladder;
     const size = c.totalBetSize;
     const side = c.isBettingOutcomeOne ? 0 : 1;
-    this.events.push({
+    this.pending[this.eventCount++] = {
       type: 'orderAccepted',
       orderId: c.orderId,
       account: c.account,
@@ -163,7 +190,7 @@ export class Engine {
       totalBetSize: size,
       expiry: c.expiry,
       timeInForce: c.timeInForce,
-    });
+    };
     const taker = this.accounts.indexOf(c.account);
 
     if (c.timeInForce === TimeInForce.FOK) {
@@ -179,7 +206,7 @@ export class Engine {
     else if (stop === Stop.TAKER_FUNDS) this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
     else if (c.timeInForce !== TimeInForce.GTC) this.takerDone(c, tick, 'NO_LIQUIDITY', remaining);
     else if (remaining < ladder.makerLot[tick]!) this.takerDone(c, tick, 'FILLED', remaining);
-    else this.rest(c, market, taker, side, tick, remaining);
+    else this.rest(c, market, taker, side, tick, remaining, hash);
   }
 
   private validateOrder(c: PlaceOrderCommand, tick: number): RejectCode | undefined {
@@ -232,13 +259,13 @@ export class Engine {
           stop = Stop.FILLED;
           break outer;
         }
-        const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
-        const maker = store.i32[(h << 4) + F.ACCOUNT]!;
+        const next = store.i32[(h << 3) + F.LEVEL_NEXT]!;
+        const maker = store.i32[(h << 3) + F.ACCOUNT]!;
         if (maker === taker) {
           h = next;
           continue;
         }
-        if (store.u32[(h << 4) + F.EXPIRY]! * 1000 <= this.ts) {
+        if (store.u32[(h << 3) + F.EXPIRY]! * 1000 <= this.ts) {
           if (!dry) this.removeResting(h, 'EXPIRED');
           h = next;
           continue;
@@ -258,7 +285,7 @@ export class Engine {
           h = next;
           continue;
         }
-        const makerRemaining = store.u64[(h << 3) + F.REMAINING]!;
+        const makerRemaining = store.u64[h << 2]!;
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
@@ -303,8 +330,9 @@ export class Engine {
   ): void {
     const store = this.store;
     const accounts = this.accounts;
-    const maker = store.i32[(h << 4) + F.ACCOUNT]!;
-    const makerSide = store.u16[(h << 5) + F.SIDE]!;
+    const maker = store.i32[(h << 3) + F.ACCOUNT]!;
+    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const makerSide = (tickSide >>> SIDE_SHIFT) & 1;
     accounts.available[maker] -= makerStake;
     accounts.escrowed[maker] += makerStake;
     accounts.available[taker] -= takerStake;
@@ -325,12 +353,13 @@ export class Engine {
       tp.stakeOne += takerStake;
       tp.potOne += pot;
     }
-    store.u64[(h << 3) + F.REMAINING] = makerLeft;
+    store.u64[h << 2] = makerLeft;
+    store.i32[(h << 3) + F.TICK_SIDE] = tickSide | FILLED;
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
     this.touchLevel(market, level);
     const ladder = this.ladder;
-    this.events.push({
+    this.pending[this.eventCount++] = {
       type: 'orderMatched',
       matchId: `${this.seq}-${this.matchCount++}`,
       marketHash: market.marketHash,
@@ -347,7 +376,7 @@ export class Engine {
       takerAccount: accounts.names[taker]!,
       takerStake,
       takerRemainingSize: takerLeft,
-    });
+    };
   }
 
   private rest(
@@ -357,24 +386,25 @@ export class Engine {
     side: number,
     tick: number,
     remaining: bigint,
+    hash: number,
   ): void {
     const store = this.store;
     const h = store.allocate();
     store.ids[h] = c.orderId;
-    store.u64[(h << 3) + F.SIZE] = c.totalBetSize;
-    store.u64[(h << 3) + F.REMAINING] = remaining;
-    store.u16[(h << 5) + F.TICK] = tick;
-    store.u16[(h << 5) + F.SIDE] = side;
-    store.i32[(h << 4) + F.MARKET] = market.index;
-    store.i32[(h << 4) + F.ACCOUNT] = account;
-    store.u32[(h << 4) + F.EXPIRY] = c.expiry;
-    store.f64[(h << 3) + F.PLACED_SEQ] = this.seq;
+    store.sizes[h] = c.totalBetSize;
+    store.u64[h << 2] = remaining;
+    store.i32[(h << 3) + F.TICK_SIDE] =
+      tick | (side << SIDE_SHIFT) | (remaining === c.totalBetSize ? 0 : FILLED);
+    store.i32[(h << 3) + F.MARKET] = market.index;
+    store.i32[(h << 3) + F.ACCOUNT] = account;
+    store.u32[(h << 3) + F.EXPIRY] = c.expiry;
+    store.placed[h] = this.seq;
     market.append(store, h, remaining);
-    this.accounts.append(store, h);
+    this.accounts.append(store, account, h);
     this.expiries.add(store, h);
-    this.orderIndex.add(c.orderId, h);
+    this.orderIndex.addHashed(hash, h);
     this.touchLevel(market, side * this.ladder.size + tick);
-    this.events.push({
+    this.pending[this.eventCount++] = {
       type: 'orderRested',
       orderId: c.orderId,
       account: c.account,
@@ -383,13 +413,13 @@ export class Engine {
       tick,
       percentageOdds: c.percentageOdds,
       totalBetSize: c.totalBetSize,
-      filledSize: c.totalBetSize - remaining,
+      filledSize: filled(c.totalBetSize, remaining),
       remainingSize: remaining,
-    });
+    };
   }
 
   private takerDone(c: PlaceOrderCommand, tick: number, reason: DoneReason, remaining: bigint): void {
-    this.events.push({
+    this.pending[this.eventCount++] = {
       type: 'orderDone',
       orderId: c.orderId,
       account: c.account,
@@ -398,39 +428,47 @@ export class Engine {
       tick,
       reason,
       totalBetSize: c.totalBetSize,
-      filledSize: c.totalBetSize - remaining,
+      filledSize: filled(c.totalBetSize, remaining),
       remainingSize: remaining,
       wasResting: false,
-    });
+    };
   }
 
   /** Takes a resting order off the book and every index, and reports it done. */
   private removeResting(h: number, reason: DoneReason): void {
+    this.orderIndex.removeHandle(h);
+    this.unrest(h, reason);
+  }
+
+  /** Takes a resting order, already out of the id index, off the book and reports it done. */
+  private unrest(h: number, reason: DoneReason): void {
     const store = this.store;
-    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
-    const remaining = store.u64[(h << 3) + F.REMAINING]!;
-    const size = store.u64[(h << 3) + F.SIZE]!;
-    const side = store.u16[(h << 5) + F.SIDE]!;
-    const tick = store.u16[(h << 5) + F.TICK]!;
+    const market = this.markets[store.i32[(h << 3) + F.MARKET]!]!;
+    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const side = (tickSide >>> SIDE_SHIFT) & 1;
+    const tick = tickSide & TICK_MASK;
+    const size = store.sizes[h]!;
+    // While the order has not filled, its remaining stake is its size: one bigint for both.
+    const untouched = (tickSide & FILLED) === 0;
+    const remaining = untouched ? size : store.u64[h << 2]!;
     const orderId = store.ids[h]!;
     market.unlink(store, h, remaining);
-    this.accounts.unlink(store, h);
+    this.accounts.unlink(store, store.i32[(h << 3) + F.ACCOUNT]!, h);
     this.expiries.remove(store, h);
-    this.orderIndex.delete(orderId);
     this.touchLevel(market, side * this.ladder.size + tick);
-    this.events.push({
+    this.pending[this.eventCount++] = {
       type: 'orderDone',
       orderId,
-      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
+      account: this.accounts.names[store.i32[(h << 3) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       isBettingOutcomeOne: side === 0,
       tick,
       reason,
       totalBetSize: size,
-      filledSize: size - remaining,
+      filledSize: untouched ? ZERO : size - remaining,
       remainingSize: remaining,
       wasResting: true,
-    });
+    };
     store.release(h);
   }
 
@@ -438,12 +476,16 @@ export class Engine {
 
   private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
     const owner = account === undefined ? NIL : this.accounts.find(account);
-    for (const orderId of orderIds) {
-      const h = this.orderIndex.get(orderId);
-      if (h === NIL || (account !== undefined && this.store.i32[(h << 4) + F.ACCOUNT] !== owner)) {
-        this.events.push({ type: 'cancelRejected', orderId, code: 'NOT_FOUND' });
+    const index = this.orderIndex;
+    for (let i = 0; i < orderIds.length; i++) {
+      const orderId = orderIds[i]!;
+      const slot = index.find(orderId, hashId(orderId));
+      const h = slot === NIL ? NIL : index.handleAt(slot);
+      if (h === NIL || (account !== undefined && this.store.i32[(h << 3) + F.ACCOUNT] !== owner)) {
+        this.pending[this.eventCount++] = { type: 'cancelRejected', orderId, code: 'NOT_FOUND' };
       } else {
-        this.removeResting(h, reason);
+        index.removeSlot(slot);
+        this.unrest(h, reason);
       }
     }
   }
@@ -458,8 +500,8 @@ export class Engine {
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
-      if (store.i32[(h << 4) + F.MARKET] === market.index) this.removeResting(h, reason);
+      const next = store.accountNext[h]!;
+      if (store.i32[(h << 3) + F.MARKET] === market.index) this.removeResting(h, reason);
       h = next;
     }
   }
@@ -469,7 +511,7 @@ export class Engine {
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
+      const next = this.store.accountNext[h]!;
       this.removeResting(h, reason);
       h = next;
     }
@@ -480,7 +522,7 @@ export class Engine {
     for (let key = this.expiries.nextDue(now); key !== -1; key = this.expiries.nextDue(now)) {
       let h = this.expiries.first(key);
       while (h !== NIL) {
-        const next = this.store.i32[(h << 4) + F.EXPIRY_NEXT]!;
+        const next = this.store.expiryNext[h]!;
         this.removeResting(h, 'EXPIRED');
         h = next;
       }
@@ -495,7 +537,7 @@ export class Engine {
       return;
     }
     this.addMarket(marketHash, eventId);
-    this.events.push({ type: 'marketOpened', marketHash, eventId });
+    this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId };
   }
 
   private addMarket(marketHash: string, eventId: string): MarketBook {
@@ -526,7 +568,7 @@ export class Engine {
       return;
     }
     market.status = MarketStatus.CLOSED;
-    this.events.push({ type: 'marketClosed', marketHash, eventId: market.eventId });
+    this.pending[this.eventCount++] = { type: 'marketClosed', marketHash, eventId: market.eventId };
     this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
   }
 
@@ -545,7 +587,12 @@ export class Engine {
       return;
     }
     market.status = MarketStatus.RESOLVED;
-    this.events.push({ type: 'marketResolved', marketHash, eventId: market.eventId, outcome });
+    this.pending[this.eventCount++] = {
+      type: 'marketResolved',
+      marketHash,
+      eventId: market.eventId,
+      outcome,
+    };
     this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
     const accounts = this.accounts;
     const holders = [...market.positions.keys()].sort((x, y) =>
@@ -558,7 +605,7 @@ export class Engine {
       accounts.escrowed[a] -= stake;
       accounts.available[a] += payout;
       this.touchAccount(a);
-      this.events.push({
+      this.pending[this.eventCount++] = {
         type: 'payout',
         account: accounts.names[a]!,
         marketHash,
@@ -566,7 +613,7 @@ export class Engine {
         outcome,
         stake,
         payout,
-      });
+      };
     }
     market.positions.clear();
   }
@@ -602,7 +649,7 @@ export class Engine {
   // ---------------------------------------------------------------- reporting
 
   private rejectCommand(command: EngineCommand['type'], code: RejectCode): void {
-    this.events.push({ type: 'commandRejected', command, code });
+    this.pending[this.eventCount++] = { type: 'commandRejected', command, code };
   }
 
   private touchLevel(market: MarketBook, level: number): void {
@@ -622,7 +669,6 @@ export class Engine {
 
   /** Reports every changed level (absolute) and balance once, in the order they first changed. */
   private flush(): void {
-    const events = this.events;
     const n = this.ladder.size;
     const touchedMarkets = this.touchedMarkets;
     const touchedLevels = this.touchedLevels;
@@ -637,7 +683,7 @@ export class Engine {
       }
       const side = level >= n ? 1 : 0;
       const tick = level - side * n;
-      events.push({
+      this.pending[this.eventCount++] = {
         type: 'levelChanged',
         marketHash: market.marketHash,
         isBettingOutcomeOne: side === 0,
@@ -646,7 +692,7 @@ export class Engine {
         size: market.total[level]!,
         orders: market.count[level]!,
         version: market.version,
-      });
+      };
     }
     this.touchedLevelCount = 0;
     for (let i = 0; i < this.bumpedCount; i++) this.bumped[i]!.stamp = 0;
@@ -655,12 +701,12 @@ export class Engine {
     for (let i = 0; i < this.touchedAccountCount; i++) {
       const a = this.touchedAccounts[i]!;
       accounts.touched[a] = 0;
-      events.push({
+      this.pending[this.eventCount++] = {
         type: 'balanceChanged',
         account: accounts.names[a]!,
         available: accounts.available[a]!,
         escrowed: accounts.escrowed[a]!,
-      });
+      };
     }
     this.touchedAccountCount = 0;
   }
@@ -678,7 +724,7 @@ export class Engine {
     const a = this.accounts.find(account);
     const out: OrderView[] = [];
     if (a === NIL) return out;
-    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
+    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.accountNext[h]!) {
       out.push(this.orderView(h));
     }
     return out;
@@ -758,23 +804,23 @@ export class Engine {
 
   private orderView(h: number): OrderView {
     const store = this.store;
-    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
-    const size = store.u64[(h << 3) + F.SIZE]!;
-    const remaining = store.u64[(h << 3) + F.REMAINING]!;
-    const tick = store.u16[(h << 5) + F.TICK]!;
+    const market = this.markets[store.i32[(h << 3) + F.MARKET]!]!;
+    const size = store.sizes[h]!;
+    const remaining = store.u64[h << 2]!;
+    const tick = store.i32[(h << 3) + F.TICK_SIDE]! & TICK_MASK;
     return {
       orderId: store.ids[h]!,
-      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
+      account: this.accounts.names[store.i32[(h << 3) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       eventId: market.eventId,
-      isBettingOutcomeOne: store.u16[(h << 5) + F.SIDE] === 0,
+      isBettingOutcomeOne: (store.i32[(h << 3) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
       tick,
       percentageOdds: this.ladder.odds[tick]!,
       totalBetSize: size,
       filledSize: size - remaining,
       remainingSize: remaining,
-      expiry: store.u32[(h << 4) + F.EXPIRY]!,
-      placedSeq: store.f64[(h << 3) + F.PLACED_SEQ]!,
+      expiry: store.u32[(h << 3) + F.EXPIRY]!,
+      placedSeq: store.placed[h]!,
     };
   }
 
@@ -815,17 +861,17 @@ export class Engine {
     for (const m of this.markets) {
       handles.push(...m.handlesInPlacementOrder(store));
     }
-    handles.sort((x, y) => store.f64[(x << 3) + F.PLACED_SEQ]! - store.f64[(y << 3) + F.PLACED_SEQ]!);
+    handles.sort((x, y) => store.placed[x]! - store.placed[y]!);
     const orders: OrderSnapshot[] = handles.map((h) => [
       store.ids[h]!,
-      names[store.i32[(h << 4) + F.ACCOUNT]!]!,
-      this.markets[store.i32[(h << 4) + F.MARKET]!]!.marketHash,
-      store.u16[(h << 5) + F.SIDE] === 0,
-      store.u16[(h << 5) + F.TICK]!,
-      store.u64[(h << 3) + F.SIZE]!.toString(),
-      store.u64[(h << 3) + F.REMAINING]!.toString(),
-      store.u32[(h << 4) + F.EXPIRY]!,
-      store.f64[(h << 3) + F.PLACED_SEQ]!,
+      names[store.i32[(h << 3) + F.ACCOUNT]!]!,
+      this.markets[store.i32[(h << 3) + F.MARKET]!]!.marketHash,
+      (store.i32[(h << 3) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
+      store.i32[(h << 3) + F.TICK_SIDE]! & TICK_MASK,
+      store.sizes[h]!.toString(),
+      store.u64[h << 2]!.toString(),
+      store.u32[(h << 3) + F.EXPIRY]!,
+      store.placed[h]!,
     ]);
     return {
       format: 1,
@@ -879,16 +925,17 @@ export class Engine {
       const h = store.allocate();
       const rem = BigInt(remaining);
       store.ids[h] = orderId;
-      store.u64[(h << 3) + F.SIZE] = BigInt(size);
-      store.u64[(h << 3) + F.REMAINING] = rem;
-      store.u16[(h << 5) + F.TICK] = tick;
-      store.u16[(h << 5) + F.SIDE] = isOne ? 0 : 1;
-      store.i32[(h << 4) + F.MARKET] = market.index;
-      store.i32[(h << 4) + F.ACCOUNT] = accounts.indexOf(account);
-      store.u32[(h << 4) + F.EXPIRY] = expiry;
-      store.f64[(h << 3) + F.PLACED_SEQ] = placedSeq;
+      const total = BigInt(size);
+      store.sizes[h] = total;
+      store.u64[h << 2] = rem;
+      store.i32[(h << 3) + F.TICK_SIDE] =
+        tick | ((isOne ? 0 : 1) << SIDE_SHIFT) | (rem === total ? 0 : FILLED);
+      store.i32[(h << 3) + F.MARKET] = market.index;
+      store.i32[(h << 3) + F.ACCOUNT] = accounts.indexOf(account);
+      store.u32[(h << 3) + F.EXPIRY] = expiry;
+      store.placed[h] = placedSeq;
       market.append(store, h, rem);
-      accounts.append(store, h);
+      accounts.append(store, store.i32[(h << 3) + F.ACCOUNT]!, h);
       engine.expiries.add(store, h);
       engine.orderIndex.add(orderId, h);
     }
@@ -920,21 +967,24 @@ export class Engine {
           let total = 0n;
           let prev = NIL;
           let lastSeq = -1;
-          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
-            if (store.i32[(h << 4) + F.LEVEL_PREV] !== prev)
+          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) {
+            if (store.i32[(h << 3) + F.LEVEL_PREV] !== prev)
               fail(`level prev link at ${market.marketHash} ${level}`);
             if (
-              store.i32[(h << 4) + F.MARKET] !== market.index ||
-              store.u16[(h << 5) + F.SIDE] !== side ||
-              store.u16[(h << 5) + F.TICK] !== k
+              store.i32[(h << 3) + F.MARKET] !== market.index ||
+              (store.i32[(h << 3) + F.TICK_SIDE]! & ~FILLED) !== (k | (side << SIDE_SHIFT))
             ) {
               fail(`order ${store.ids[h]} filed at the wrong level`);
             }
-            if (store.f64[(h << 3) + F.PLACED_SEQ]! <= lastSeq)
-              fail(`FIFO order at ${market.marketHash} ${level}`);
-            lastSeq = store.f64[(h << 3) + F.PLACED_SEQ]!;
-            const rem = store.u64[(h << 3) + F.REMAINING]!;
-            if (rem < this.ladder.makerLot[k]! || rem > store.u64[(h << 3) + F.SIZE]!) {
+            if (store.placed[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
+            lastSeq = store.placed[h]!;
+            const rem = store.u64[h << 2]!;
+            const untouched = (store.i32[(h << 3) + F.TICK_SIDE]! & FILLED) === 0;
+            if (
+              rem < this.ladder.makerLot[k]! ||
+              rem > store.sizes[h]! ||
+              (untouched && rem !== store.sizes[h])
+            ) {
               fail(`order ${store.ids[h]} remaining ${rem} out of range`);
             }
             if (this.orderIndex.get(store.ids[h]!) !== h) fail(`order ${store.ids[h]} not indexed`);
@@ -956,10 +1006,10 @@ export class Engine {
       resting += inMarket;
       // Orders of different accounts never stay crossed.
       for (let j = 1; j < n; j++) {
-        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
+        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) {
           for (let k = n - j; k < n; k++) {
-            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 4) + F.LEVEL_NEXT]!) {
-              if (store.i32[(g << 4) + F.ACCOUNT] !== store.i32[(h << 4) + F.ACCOUNT]) {
+            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 3) + F.LEVEL_NEXT]!) {
+              if (store.i32[(g << 3) + F.ACCOUNT] !== store.i32[(h << 3) + F.ACCOUNT]) {
                 fail(`orders ${store.ids[h]} and ${store.ids[g]} of different accounts cross`);
               }
             }
@@ -970,12 +1020,20 @@ export class Engine {
     if (resting !== this.orderIndex.size || resting !== store.live) fail('order index size');
     let listed = 0;
     for (let a = 0; a < this.accounts.names.length; a++) {
-      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
-        if (store.i32[(h << 4) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
+      let lastSeq = -1;
+      let prev = NIL;
+      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.accountNext[h]!) {
+        if (store.i32[(h << 3) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
+        if (store.accountPrev[h] !== prev) fail(`account list links of ${this.accounts.names[a]}`);
+        if (store.placed[h]! <= lastSeq) fail(`account list order of ${this.accounts.names[a]}`);
+        lastSeq = store.placed[h]!;
+        prev = h;
         listed++;
       }
+      if (this.accounts.orderTail[a] !== prev) fail(`account list tail of ${this.accounts.names[a]}`);
     }
     if (listed !== resting) fail('account lists');
+    if (this.expiries.listed(store) !== resting) fail('expiry lists');
     let money = 0n;
     let escrow = 0n;
     for (let a = 0; a < this.accounts.names.length; a++) {
@@ -1003,6 +1061,13 @@ export class Engine {
     if (staked !== escrow) fail(`escrow ${escrow} != open stakes ${staked}`);
   }
 }
+
+/** Filled part of an order: `size - remaining`, without allocating when nothing filled. */
+function filled(size: bigint, remaining: bigint): bigint {
+  return remaining === size ? ZERO : size - remaining;
+}
+
+const ZERO = 0n;
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -6,7 +6,8 @@ interface Bucket {
 }
 
 /**
- * Resting orders grouped by expiry second, each group an intrusive list in placement order, plus a
+ * Resting orders grouped by expiry second, each group a list in placement order (linked through the
+ * order store's dense `expiryPrev`/`expiryNext` arrays), plus a
  * min-heap of the seconds that have (or had) a group. Adding and removing an order are O(1);
  * `expire` visits only due groups.
  */
@@ -16,7 +17,7 @@ export class ExpiryIndex {
   private readonly inHeap = new Set<number>();
 
   add(store: OrderStore, h: number): void {
-    const key = store.u32[(h << 4) + F.EXPIRY]!;
+    const key = store.u32[(h << 3) + F.EXPIRY]!;
     let b = this.buckets.get(key);
     if (b === undefined) {
       b = { head: NIL, tail: NIL };
@@ -26,25 +27,41 @@ export class ExpiryIndex {
         this.push(key);
       }
     }
-    store.i32[(h << 4) + F.EXPIRY_PREV] = b.tail;
-    store.i32[(h << 4) + F.EXPIRY_NEXT] = NIL;
+    store.expiryPrev[h] = b.tail;
+    store.expiryNext[h] = NIL;
     if (b.tail === NIL) b.head = h;
-    else store.i32[(b.tail << 4) + F.EXPIRY_NEXT] = h;
+    else store.expiryNext[b.tail] = h;
     b.tail = h;
   }
 
   remove(store: OrderStore, h: number): void {
-    const prev = store.i32[(h << 4) + F.EXPIRY_PREV]!;
-    const next = store.i32[(h << 4) + F.EXPIRY_NEXT]!;
-    if (prev !== NIL) store.i32[(prev << 4) + F.EXPIRY_NEXT] = next;
-    if (next !== NIL) store.i32[(next << 4) + F.EXPIRY_PREV] = prev;
+    const prev = store.expiryPrev[h]!;
+    const next = store.expiryNext[h]!;
+    if (prev !== NIL) store.expiryNext[prev] = next;
+    if (next !== NIL) store.expiryPrev[next] = prev;
     if (prev === NIL || next === NIL) {
-      const key = store.u32[(h << 4) + F.EXPIRY]!;
+      const key = store.u32[(h << 3) + F.EXPIRY]!;
       const b = this.buckets.get(key)!;
       if (prev === NIL) b.head = next;
       if (next === NIL) b.tail = prev;
       if (b.head === NIL) this.buckets.delete(key);
     }
+  }
+
+  /** Orders listed, checking each is listed in its own second in placement order (invariant checks). */
+  listed(store: OrderStore): number {
+    let n = 0;
+    for (const [key, b] of this.buckets) {
+      let prev = NIL;
+      for (let h = b.head; h !== NIL; h = store.expiryNext[h]!) {
+        if (store.u32[(h << 3) + F.EXPIRY] !== key || store.expiryPrev[h] !== prev) return -1;
+        if (prev !== NIL && store.placed[h]! <= store.placed[prev]!) return -1;
+        prev = h;
+        n++;
+      }
+      if (b.tail !== prev) return -1;
+    }
+    return n;
   }
 
   /** The earliest second with resting orders if it is at or before `nowSeconds`, else -1. */

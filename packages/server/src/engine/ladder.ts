@@ -1,3 +1,5 @@
+import { mul32 } from './state-hash.js';
+
 /** percentageOdds is an implied probability scaled by 10^20. */
 export const ODDS_SCALE = 10n ** 20n;
 
@@ -18,6 +20,47 @@ export interface Ladder {
   readonly odds: readonly bigint[];
   readonly makerLot: readonly bigint[];
   readonly takerLot: readonly bigint[];
+  /** Hash table percentageOdds -> tick (see `tickOfOdds`); built by `createLadder`. */
+  readonly tickTable?: TickTable;
+}
+
+/**
+ * Open-addressing table from the low 64 bits of a tick's percentageOdds to the tick: `keys` holds a
+ * 32-bit mix of those bits, `ticks` the tick (0 for an empty slot). A hit is confirmed by comparing
+ * the whole bigint, so values that only share the low 64 bits are still refused.
+ */
+export interface TickTable {
+  readonly mask: number;
+  readonly keys: Int32Array;
+  readonly ticks: Int32Array;
+}
+
+// The low 64 bits of a bigint as two 32-bit halves: a typed-array store, no bigint arithmetic.
+const low64 = new BigUint64Array(1);
+const low32 = new Uint32Array(low64.buffer);
+
+/** A 32-bit mix of the low 64 bits of `x`, as left in `low32`. */
+function keyOf(x: bigint): number {
+  low64[0] = x;
+  let h = low32[0]! ^ mul32(low32[1]! ^ (low32[1]! >>> 15), 0x2c1b3c6d);
+  h = mul32(h ^ (h >>> 16), 0x45d9f3b);
+  return h ^ (h >>> 16);
+}
+
+function buildTickTable(odds: readonly bigint[], size: number): TickTable {
+  let slots = 16;
+  while (slots < 4 * size) slots *= 2;
+  const mask = slots - 1;
+  const keys = new Int32Array(slots);
+  const ticks = new Int32Array(slots);
+  for (let k = 1; k < size; k++) {
+    const key = keyOf(odds[k]!);
+    let i = key & mask;
+    while (ticks[i] !== 0) i = (i + 1) & mask;
+    keys[i] = key;
+    ticks[i] = k;
+  }
+  return { mask, keys, ticks };
 }
 
 /** `oddsLadderStepSize` is in units of 0.001 %: 125 gives N = 800. */
@@ -56,12 +99,23 @@ export function createLadder(size: number = DEFAULT_LADDER_SIZE): Ladder {
     makerLot.push(BigInt(k / g));
     takerLot.push(BigInt((size - k) / g));
   }
-  return { size, step, odds, makerLot, takerLot };
+  return { size, step, odds, makerLot, takerLot, tickTable: buildTickTable(odds, size) };
 }
 
 /** The tick of an on-ladder percentageOdds strictly between 0 and 1, or 0 when off the ladder. */
 export function tickOfOdds(ladder: Ladder, percentageOdds: bigint): number {
-  // Fast path without bigint division; the table comparison rejects values that only round onto a tick.
+  const table = ladder.tickTable;
+  if (table !== undefined) {
+    // Converting a bigint to a number is a runtime call in V8; a typed-array store of its low bits is not.
+    const key = keyOf(percentageOdds);
+    const { keys, ticks, mask } = table;
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const k = ticks[i]!;
+      if (k === 0) return 0;
+      if (keys[i] === key && ladder.odds[k] === percentageOdds) return k;
+    }
+  }
+  // Without the table: no bigint division; the table comparison rejects values that only round onto a tick.
   const k = Number(percentageOdds) / Number(ladder.step);
   if (Number.isInteger(k) && k >= 1 && k < ladder.size && ladder.odds[k] === percentageOdds) return k;
   if (percentageOdds <= 0n || percentageOdds >= ODDS_SCALE || percentageOdds % ladder.step !== 0n) return 0;

@@ -1,4 +1,4 @@
-import { F, NIL, type OrderStore } from './order-store.js';
+import { F, NIL, type OrderStore, SIDE_SHIFT, TICK_MASK } from './order-store.js';
 
 export const MarketStatus = { OPEN: 'open', CLOSED: 'closed', RESOLVED: 'resolved' } as const;
 export type MarketStatus = (typeof MarketStatus)[keyof typeof MarketStatus];
@@ -49,14 +49,15 @@ export class MarketBook {
 
   /** Appends the order at the back of its level. */
   append(store: OrderStore, h: number, size: bigint): void {
-    const side = store.u16[(h << 5) + F.SIDE]!;
-    const tick = store.u16[(h << 5) + F.TICK]!;
+    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const side = (tickSide >>> SIDE_SHIFT) & 1;
+    const tick = tickSide & TICK_MASK;
     const level = side * this.ladderSize + tick;
     const tail = this.tail[level]!;
-    store.i32[(h << 4) + F.LEVEL_PREV] = tail;
-    store.i32[(h << 4) + F.LEVEL_NEXT] = NIL;
+    store.i32[(h << 3) + F.LEVEL_PREV] = tail;
+    store.i32[(h << 3) + F.LEVEL_NEXT] = NIL;
     if (tail === NIL) this.head[level] = h;
-    else store.i32[(tail << 4) + F.LEVEL_NEXT] = h;
+    else store.i32[(tail << 3) + F.LEVEL_NEXT] = h;
     this.tail[level] = h;
     this.count[level]++;
     this.total[level] += size;
@@ -67,15 +68,16 @@ export class MarketBook {
 
   /** Unlinks the order from its level; `remaining` is its current remaining size. */
   unlink(store: OrderStore, h: number, remaining: bigint): void {
-    const side = store.u16[(h << 5) + F.SIDE]!;
-    const tick = store.u16[(h << 5) + F.TICK]!;
+    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const side = (tickSide >>> SIDE_SHIFT) & 1;
+    const tick = tickSide & TICK_MASK;
     const level = side * this.ladderSize + tick;
-    const prev = store.i32[(h << 4) + F.LEVEL_PREV]!;
-    const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
+    const prev = store.i32[(h << 3) + F.LEVEL_PREV]!;
+    const next = store.i32[(h << 3) + F.LEVEL_NEXT]!;
     if (prev === NIL) this.head[level] = next;
-    else store.i32[(prev << 4) + F.LEVEL_NEXT] = next;
+    else store.i32[(prev << 3) + F.LEVEL_NEXT] = next;
     if (next === NIL) this.tail[level] = prev;
-    else store.i32[(next << 4) + F.LEVEL_PREV] = prev;
+    else store.i32[(next << 3) + F.LEVEL_PREV] = prev;
     this.total[level] -= remaining;
     if (--this.count[level] === 0 && tick === this.best[side]) {
       let k = tick - 1;
@@ -91,9 +93,9 @@ export class MarketBook {
   handlesInPlacementOrder(store: OrderStore): number[] {
     const out: number[] = [];
     for (let level = 0; level < this.head.length; level++) {
-      for (let h = this.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) out.push(h);
+      for (let h = this.head[level]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) out.push(h);
     }
-    return out.sort((x, y) => store.f64[(x << 3) + F.PLACED_SEQ]! - store.f64[(y << 3) + F.PLACED_SEQ]!);
+    return out.sort((x, y) => store.placed[x]! - store.placed[y]!);
   }
 
   position(account: number): Position {

@@ -9,44 +9,60 @@ export const MAX_EXPIRY = 0xffff_ffff;
 
 const INITIAL_CAPACITY = 1024;
 
-/** Bytes per order record: one 64-byte cache line. */
-const RECORD_BYTES = 64;
+/** Bytes per order record: half a 64-byte cache line, aligned. */
+const RECORD_BYTES = 32;
 
 /**
- * Field offsets inside a record, in units of the view that reads them: the record of handle h starts at
- * u64/f64 index h*8, u32/i32 index h*16 and u16 index h*32.
+ * Field offsets inside a record in 32-bit units: the record of handle h starts at i32/u32 index h*8
+ * (and u64 index h*4, where the remaining stake sits).
  */
 export const F = {
-  SIZE: 0, // u64
-  REMAINING: 1, // u64
-  PLACED_SEQ: 2, // f64
-  EXPIRY: 6, // u32
-  TICK: 14, // u16
-  SIDE: 15, // u16: 0 betting outcome one, 1 outcome two
-  MARKET: 8, // i32
-  ACCOUNT: 9,
-  LEVEL_PREV: 10,
-  LEVEL_NEXT: 11,
-  ACCOUNT_PREV: 12,
-  ACCOUNT_NEXT: 13,
-  EXPIRY_PREV: 14,
-  EXPIRY_NEXT: 15,
+  REMAINING: 0, // u64 at u64 index h*4 (i32 0-1)
+  EXPIRY: 2, // u32
+  MARKET: 3, // i32
+  ACCOUNT: 4,
+  LEVEL_PREV: 5,
+  LEVEL_NEXT: 6,
+  TICK_SIDE: 7, // tick | side << SIDE_SHIFT | FILLED
 } as const;
 
+/** In `TICK_SIDE`: the tick in the low 16 bits, the side (0 outcome one, 1 outcome two) in bit 16. */
+export const TICK_MASK = 0xffff;
+export const SIDE_SHIFT = 16;
+/** In `TICK_SIDE`: set once the order has filled, so while clear its remaining stake is its size. */
+export const FILLED = 1 << 17;
+
 /**
- * Resting orders as fixed 64-byte records in one growable buffer, addressed by integer handles with a
- * free list. A record holds the order's numbers and its links in three intrusive doubly linked lists
- * (price level, account, expiry second), so reading or unlinking an order touches one cache line of its
- * own; the id string is the only per-order object.
+ * Resting orders as fixed 32-byte records in one growable buffer, addressed by integer handles with a
+ * free list. A record holds what matching reads (remaining stake, expiry, account, tick and side) and the
+ * links of the doubly linked FIFO list of its price level, so walking a level touches one cache line per
+ * order.
+ *
+ * Beside the records, dense arrays by handle: `sizes` (the order's stake), `hashes` (hashId of its id,
+ * to find its index slot without reading the id), `placed` (the place command's seq), `ids` (the id
+ * strings), and the links of the account and expiry-second lists. Those links are written when an order
+ * rests or leaves but never read by matching; kept out of the records, unlinking an order touches its
+ * neighbours' entries in small arrays that stay in cache rather than their records.
  */
+function grown(a: Int32Array<ArrayBuffer>, capacity: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(capacity);
+  b.set(a);
+  return b;
+}
+
 export class OrderStore {
   capacity = 0;
   ids: string[] = [];
-  u64 = new BigUint64Array(0);
-  f64 = new Float64Array(0);
   i32 = new Int32Array(0);
   u32 = new Uint32Array(0);
-  u16 = new Uint16Array(0);
+  u64 = new BigUint64Array(0);
+  sizes = new BigUint64Array(0);
+  hashes = new Int32Array(0);
+  placed = new Float64Array(0);
+  accountPrev = new Int32Array(0);
+  accountNext = new Int32Array(0);
+  expiryPrev = new Int32Array(0);
+  expiryNext = new Int32Array(0);
   /** Handles in use. */
   live = 0;
   private top = 0;
@@ -56,13 +72,16 @@ export class OrderStore {
     this.grow(INITIAL_CAPACITY);
   }
 
+  /** A free handle; the caller fills its record and dense entries. */
   allocate(): number {
     let h = this.freeHead;
     if (h !== NIL) {
-      this.freeHead = this.i32[(h << 4) + F.LEVEL_NEXT]!;
+      this.freeHead = this.i32[(h << 3) + F.LEVEL_NEXT]!;
     } else {
       if (this.top === this.capacity) this.grow(this.capacity * 2);
       h = this.top++;
+      // Keep the id array packed: handles are handed out in order.
+      this.ids.push('');
     }
     this.live++;
     return h;
@@ -70,7 +89,7 @@ export class OrderStore {
 
   release(h: number): void {
     this.ids[h] = '';
-    this.i32[(h << 4) + F.LEVEL_NEXT] = this.freeHead;
+    this.i32[(h << 3) + F.LEVEL_NEXT] = this.freeHead;
     this.freeHead = h;
     this.live--;
   }
@@ -78,11 +97,22 @@ export class OrderStore {
   private grow(capacity: number): void {
     const buffer = new ArrayBuffer(capacity * RECORD_BYTES);
     new Uint8Array(buffer).set(new Uint8Array(this.i32.buffer));
-    this.u64 = new BigUint64Array(buffer);
-    this.f64 = new Float64Array(buffer);
     this.i32 = new Int32Array(buffer);
     this.u32 = new Uint32Array(buffer);
-    this.u16 = new Uint16Array(buffer);
+    this.u64 = new BigUint64Array(buffer);
+    const sizes = new BigUint64Array(capacity);
+    sizes.set(this.sizes);
+    this.sizes = sizes;
+    const hashes = new Int32Array(capacity);
+    hashes.set(this.hashes);
+    this.hashes = hashes;
+    const placed = new Float64Array(capacity);
+    placed.set(this.placed);
+    this.placed = placed;
+    this.accountPrev = grown(this.accountPrev, capacity);
+    this.accountNext = grown(this.accountNext, capacity);
+    this.expiryPrev = grown(this.expiryPrev, capacity);
+    this.expiryNext = grown(this.expiryNext, capacity);
     this.capacity = capacity;
   }
 }
