@@ -19,7 +19,8 @@ import { outcomeOf, timeoutOutcome, withdrawnOutcome } from './outcome.js';
 
 /** What the order path needs of the wallets: the proxy must be deployed before any order is accepted. */
 export interface ProxyWallets {
-  isDeployed(account: `0x${string}`): Promise<boolean>;
+  /** May answer synchronously (a deployed proxy stays deployed). */
+  isDeployed(account: `0x${string}`): boolean | Promise<boolean>;
 }
 
 /** Committed-state lookups the order path needs (orders table). */
@@ -49,6 +50,10 @@ type DelayedOrder = {
 type Candidate = {
   index: number;
   input: OrderInput;
+  /** The wire values parsed once: lower-cased hash, bigint odds and size. */
+  marketHash: string;
+  percentageOdds: bigint;
+  totalBetSize: bigint;
   state: MarketTradingState | null;
   tick: number | null;
   orderId?: `0x${string}`;
@@ -78,9 +83,13 @@ export class OrderService {
   private readonly inflightClientIds = new Set<string>();
   private readonly delayed = new Map<string, DelayedOrder>();
   private closed = false;
+  private readonly stepSize: number;
+  private readonly baseTokenLower: string;
 
   constructor(options: OrderServiceOptions) {
     this.o = options;
+    this.stepSize = 100_000 / options.ladderSize;
+    this.baseTokenLower = options.baseToken.toLowerCase();
   }
 
   /** Re-arms the betting-delay timers of admitted orders after a restart. */
@@ -103,34 +112,47 @@ export class OrderService {
 
   async create(account: `0x${string}`, body: CreateOrdersBody): Promise<CreateOrderResult[]> {
     const started = this.o.clock.now();
-    const makers = new Set(body.orders.map((o) => o.maker.toLowerCase()));
-    if (makers.size > 1)
-      throw badRequest('ORDERS_MUST_SHARE_ONE_MAKER', 'all orders of a request must have one maker');
-    if (body.orders[0]!.maker.toLowerCase() !== account.toLowerCase()) {
+    const inputs = body.orders;
+    const accountLower = account.toLowerCase();
+    const maker = inputs[0]!.maker.toLowerCase();
+    for (let i = 1; i < inputs.length; i++) {
+      if (inputs[i]!.maker.toLowerCase() !== maker)
+        throw badRequest('ORDERS_MUST_SHARE_ONE_MAKER', 'all orders of a request must have one maker');
+    }
+    if (maker !== accountLower) {
       throw badRequest('MAKER_NOT_AUTHENTICATED', 'maker must be the address of the API key’s account');
     }
-    if (!(await this.o.wallets.isDeployed(account))) {
+    // Synchronous once the proxy is known to be deployed: no await on the common path.
+    const deployed = this.o.wallets.isDeployed(account);
+    if (!(typeof deployed === 'boolean' ? deployed : await deployed)) {
       throw badRequest(
         ErrorCode.PROXY_NOT_DEPLOYED,
         'deploy the proxy wallet (POST /user/deploy-proxy) before trading',
       );
     }
 
-    const results: CreateOrderResult[] = body.orders.map((o) => ({
-      orderId: null,
-      status: 'FAILED',
-      ...(o.clientOrderId ? { clientOrderId: o.clientOrderId } : {}),
-    }));
-    const candidates: Candidate[] = [];
-    for (const [index, input] of body.orders.entries()) {
+    const results: CreateOrderResult[] = new Array(inputs.length);
+    for (let index = 0; index < inputs.length; index++) {
+      const clientOrderId = inputs[index]!.clientOrderId;
+      results[index] = clientOrderId
+        ? { orderId: null, status: 'FAILED', clientOrderId }
+        : { orderId: null, status: 'FAILED' };
+    }
+    const candidates: Candidate[] = new Array(inputs.length);
+    for (let index = 0; index < inputs.length; index++) {
+      const input = inputs[index]!;
       const marketHash = input.marketHash.toLowerCase();
-      candidates.push({
+      const percentageOdds = BigInt(input.percentageOdds);
+      candidates[index] = {
         index,
         input,
+        marketHash,
+        percentageOdds,
+        totalBetSize: BigInt(input.totalBetSize),
         state:
           this.o.catalog.cachedTradingState(marketHash) ?? (await this.o.catalog.tradingState(marketHash)),
-        tick: oddsToTick(BigInt(input.percentageOdds), 100_000 / this.o.ladderSize),
-      });
+        tick: oddsToTick(percentageOdds, this.stepSize),
+      };
     }
     this.checkRequestLevel(candidates, started);
 
@@ -150,24 +172,28 @@ export class OrderService {
       const v = verified[i]!;
       if (v.orderId) results[c.index]!.orderId = v.orderId;
       if (!v.ok) fail(c, v.code);
-      else if (v.signer.toLowerCase() !== account.toLowerCase()) fail(c, 'SIGNATURE_MISMATCH');
+      else if (v.signer.toLowerCase() !== accountLower) fail(c, 'SIGNATURE_MISMATCH');
       else c.orderId = v.orderId;
       return v.ok && c.orderId !== undefined;
     });
-    for (const c of new Map(signed.map((c) => [c.state!.market.marketHash, c])).values()) {
-      await this.o.openMarket(c.state!.market.marketHash, c.state!.market.eventId);
+    // Each market once, in order of first appearance; one the engine already has needs no await.
+    for (let i = 0; i < signed.length; i++) {
+      const market = signed[i]!.state!.market;
+      if (this.o.sequencer.engine.market(market.marketHash)) continue;
+      let seen = false;
+      for (let j = 0; j < i && !seen; j++) seen = signed[j]!.state!.market.marketHash === market.marketHash;
+      if (!seen) await this.o.openMarket(market.marketHash, market.eventId);
     }
     if (this.closed) throw unavailable('The exchange is shutting down; retry later');
 
     // From here to submitAll nothing awaits, so the uniqueness checks and the queueing are atomic.
+    // A request holds at most 10 orders: its own duplicates are found by scanning what it accepted.
     const accepted: { c: Candidate; input: SequencerInput; order: PlaceOrderInput; meta: OrderMeta }[] = [];
-    const batchOrderIds = new Set<string>();
-    const batchClientIds = new Set<string>();
     for (const c of signed) {
       const orderId = c.orderId!;
-      const clientKey = c.input.clientOrderId ? `${account}:${c.input.clientOrderId}` : null;
+      const clientOrderId = c.input.clientOrderId;
       if (
-        batchOrderIds.has(orderId) ||
+        accepted.some((a) => a.order.orderId === orderId) ||
         this.inflightOrderIds.has(orderId) ||
         this.delayed.has(orderId) ||
         this.o.sequencer.engine.order(orderId) ||
@@ -177,31 +203,29 @@ export class OrderService {
         continue;
       }
       if (
-        clientKey &&
-        (batchClientIds.has(clientKey) ||
-          this.inflightClientIds.has(clientKey) ||
-          this.o.lookups.clientOrderIdTaken(account, c.input.clientOrderId!))
+        clientOrderId &&
+        (accepted.some((a) => a.meta.clientOrderId === clientOrderId) ||
+          this.inflightClientIds.has(`${account}:${clientOrderId}`) ||
+          this.o.lookups.clientOrderIdTaken(account, clientOrderId))
       ) {
         fail(c, 'DUPLICATE_CLIENT_ORDER_ID');
         continue;
       }
-      batchOrderIds.add(orderId);
-      if (clientKey) batchClientIds.add(clientKey);
       const order: PlaceOrderInput = {
         type: 'place',
         orderId,
         account,
-        marketHash: c.input.marketHash.toLowerCase(),
+        marketHash: c.marketHash,
         isBettingOutcomeOne: c.input.isMakerBettingOutcomeOne,
-        percentageOdds: BigInt(c.input.percentageOdds),
-        totalBetSize: BigInt(c.input.totalBetSize),
+        percentageOdds: c.percentageOdds,
+        totalBetSize: c.totalBetSize,
         expiry: c.input.expiry,
         timeInForce: c.input.timeInForce as TimeInForce,
       };
       const meta: OrderMeta = {
         commandId: randomUUID(),
         eventId: c.state!.market.eventId,
-        clientOrderId: c.input.clientOrderId ?? null,
+        clientOrderId: clientOrderId ?? null,
         salt: c.input.salt,
         baseToken: this.o.baseToken,
         signature: c.input.orderSignature,
@@ -217,15 +241,17 @@ export class OrderService {
 
     const pending = this.o.sequencer.submitAll(accepted.map((a) => a.input));
     const waitMs = Math.min(body.maxWaitTime ?? WAIT_FOR_OUTCOME.defaultMs, WAIT_FOR_OUTCOME.maxMs);
-    const delayedOutcomes = new Map<string, Promise<OrderOutcome>>();
+    let delayedOutcomes: Map<string, Promise<OrderOutcome>> | null = null;
     for (const a of accepted) {
       this.inflightOrderIds.add(a.order.orderId);
       if (a.meta.clientOrderId) this.inflightClientIds.add(`${account}:${a.meta.clientOrderId}`);
       // Admitted orders join the delay queue now, so a cancel arriving before the commit finds them.
       if (a.input.kind === 'admit') {
         this.schedule(a.order, a.meta, a.input.activateAt);
-        if (body.waitForOutcome)
+        if (body.waitForOutcome) {
+          delayedOutcomes ??= new Map();
           delayedOutcomes.set(a.order.orderId, this.waitForDelayed(a.order, started + waitMs));
+        }
       }
     }
     let entries: AppliedEntry[];
@@ -237,29 +263,34 @@ export class OrderService {
         if (a.meta.clientOrderId) this.inflightClientIds.delete(`${account}:${a.meta.clientOrderId}`);
       }
     }
-    const outcomes = accepted.map((a, i) =>
-      !body.waitForOutcome
-        ? undefined
-        : (delayedOutcomes.get(a.order.orderId) ??
-          outcomeOf(a.order.orderId, a.order.totalBetSize, entries[i]!.events) ??
-          undefined),
-    );
-    const resolved = await Promise.all(outcomes);
-    accepted.forEach((a, i) => {
-      results[a.c.index] = {
+    const resolved = body.waitForOutcome
+      ? await Promise.all(
+          accepted.map(
+            (a, i) =>
+              delayedOutcomes?.get(a.order.orderId) ??
+              outcomeOf(a.order.orderId, a.order.totalBetSize, entries[i]!.events) ??
+              undefined,
+          ),
+        )
+      : null;
+    for (let i = 0; i < accepted.length; i++) {
+      const a = accepted[i]!;
+      const result: CreateOrderResult = {
         orderId: a.order.orderId,
         status: 'SUBMITTED',
         commandId: a.meta.commandId,
-        ...(a.meta.clientOrderId ? { clientOrderId: a.meta.clientOrderId } : {}),
-        ...(resolved[i] ? { outcome: resolved[i] } : {}),
       };
-    });
+      if (a.meta.clientOrderId) result.clientOrderId = a.meta.clientOrderId;
+      const outcome = resolved?.[i];
+      if (outcome) result.outcome = outcome;
+      results[a.c.index] = result;
+    }
     return results;
   }
 
   /** The spec's 400s: expiry rules and the market minimum. One bad order refuses the whole request. */
   private checkRequestLevel(candidates: readonly Candidate[], now: number): void {
-    for (const { input, state } of candidates) {
+    for (const { input, state, totalBetSize } of candidates) {
       if (input.expiry === 0)
         throw badRequest('INVALID_EXPIRY', 'expiry 0 is rejected: send a future unix time in seconds');
       if (input.expiry > Math.floor(now / 1000) + MAX_EXPIRY_HORIZON_S) {
@@ -273,7 +304,7 @@ export class OrderService {
           `expiry must be later than now + the betting delay (${state.bettingDelayMs} ms) + 2 s`,
         );
       }
-      if (BigInt(input.totalBetSize) < state.minBetSize) {
+      if (totalBetSize < state.minBetSize) {
         throw new AppError({
           code: ErrorCode.TOTAL_BET_SIZE_TOO_LOW,
           statusCode: 400,
@@ -290,9 +321,9 @@ export class OrderService {
   private perOrderFailure(c: Candidate): string | null {
     if (!c.state) return 'MARKET_NOT_FOUND';
     if (!c.state.open) return c.state.closedReason ?? 'MARKET_INACTIVE';
-    if (c.input.baseToken.toLowerCase() !== this.o.baseToken.toLowerCase()) return 'BAD_BASE_TOKEN';
+    if (c.input.baseToken.toLowerCase() !== this.baseTokenLower) return 'BAD_BASE_TOKEN';
     if (c.tick === null) return 'ODDS_NOT_ON_LADDER';
-    if (BigInt(c.input.totalBetSize) > MAX_ORDER_SIZE) return 'TOTAL_BET_SIZE_TOO_HIGH';
+    if (c.totalBetSize > MAX_ORDER_SIZE) return 'TOTAL_BET_SIZE_TOO_HIGH';
     return null;
   }
 
