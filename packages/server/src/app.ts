@@ -41,8 +41,9 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   registerErrorHandler(app);
   registerValidation(app);

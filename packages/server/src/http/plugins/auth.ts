@@ -1,6 +1,7 @@
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
+import { LazyChildLogger } from './lazy-child-logger.js';
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token';
 
@@ -19,14 +20,18 @@ function header(request: FastifyRequest, name: string): string | undefined {
 /**
  * Adds the API-key check to every route of the scope it is called in. It runs on `onRequest`, before
  * the body is parsed or validated, so a bad key is always a 401 whatever else is wrong with the request.
+ * The request's logger carries the account; that child logger is only built if the request logs.
+ * A callback hook, not an async one: no promise per request.
  */
 export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeys): void {
   scope.decorateRequest('account', '0x' as `0x${string}`);
-  scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const auth = apiKeys.authenticate(header(request, API_KEY_HEADER));
-    if (!auth) return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    // Answered here: fastify runs nothing further, so `done` is not called.
+    if (!auth) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
     request.account = auth.address;
-    request.log = request.log.child({ account: auth.address });
+    request.log = new LazyChildLogger(request.log, { account: auth.address });
+    done();
   });
 }
 
