@@ -1,8 +1,8 @@
-import { NIL, type OrderStore } from './order-store.js';
+import { F, NIL, type OrderStore } from './order-store.js';
 
 /**
  * Accounts by integer index: balances and the list of each account's resting orders in placement order
- * (linked through the order store's dense `accountPrev`/`accountNext` arrays).
+ * (linked through the orders' records).
  * Balances change only through credit/debit commands, matches and payouts.
  */
 export class Accounts {
@@ -37,19 +37,19 @@ export class Accounts {
   /** Appends resting order `h` of account `a` to the account's list. */
   append(store: OrderStore, a: number, h: number): void {
     const tail = this.orderTail[a]!;
-    store.accountPrev[h] = tail;
-    store.accountNext[h] = NIL;
+    store.i32[(h << 4) + F.ACCOUNT_PREV] = tail;
+    store.i32[(h << 4) + F.ACCOUNT_NEXT] = NIL;
     if (tail === NIL) this.orderHead[a] = h;
-    else store.accountNext[tail] = h;
+    else store.i32[(tail << 4) + F.ACCOUNT_NEXT] = h;
     this.orderTail[a] = h;
   }
 
   unlink(store: OrderStore, a: number, h: number): void {
-    const prev = store.accountPrev[h]!;
-    const next = store.accountNext[h]!;
+    const prev = store.i32[(h << 4) + F.ACCOUNT_PREV]!;
+    const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
     if (prev === NIL) this.orderHead[a] = next;
-    else store.accountNext[prev] = next;
+    else store.i32[(prev << 4) + F.ACCOUNT_NEXT] = next;
     if (next === NIL) this.orderTail[a] = prev;
-    else store.accountPrev[next] = prev;
+    else store.i32[(next << 4) + F.ACCOUNT_PREV] = prev;
   }
 }

@@ -20,6 +20,7 @@ import {
   OrderStore,
   SIDE_SHIFT,
   TICK_MASK,
+  U,
 } from './order-store.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 import { snapshotHash } from './state-hash.js';
@@ -259,13 +260,13 @@ export class Engine {
           stop = Stop.FILLED;
           break outer;
         }
-        const next = store.i32[(h << 3) + F.LEVEL_NEXT]!;
-        const maker = store.i32[(h << 3) + F.ACCOUNT]!;
+        const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
+        const maker = store.i32[(h << 4) + F.ACCOUNT]!;
         if (maker === taker) {
           h = next;
           continue;
         }
-        if (store.u32[(h << 3) + F.EXPIRY]! * 1000 <= this.ts) {
+        if (store.u32[(h << 4) + F.EXPIRY]! * 1000 <= this.ts) {
           if (!dry) this.removeResting(h, 'EXPIRED');
           h = next;
           continue;
@@ -285,7 +286,7 @@ export class Engine {
           h = next;
           continue;
         }
-        const makerRemaining = store.u64[h << 2]!;
+        const makerRemaining = store.u64[(h << 3) + U.REMAINING]!;
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
@@ -330,8 +331,8 @@ export class Engine {
   ): void {
     const store = this.store;
     const accounts = this.accounts;
-    const maker = store.i32[(h << 3) + F.ACCOUNT]!;
-    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const maker = store.i32[(h << 4) + F.ACCOUNT]!;
+    const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const makerSide = (tickSide >>> SIDE_SHIFT) & 1;
     accounts.available[maker] -= makerStake;
     accounts.escrowed[maker] += makerStake;
@@ -353,8 +354,8 @@ export class Engine {
       tp.stakeOne += takerStake;
       tp.potOne += pot;
     }
-    store.u64[h << 2] = makerLeft;
-    store.i32[(h << 3) + F.TICK_SIDE] = tickSide | FILLED;
+    store.u64[(h << 3) + U.REMAINING] = makerLeft;
+    store.i32[(h << 4) + F.TICK_SIDE] = tickSide | FILLED;
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
     this.touchLevel(market, level);
@@ -391,13 +392,13 @@ export class Engine {
     const store = this.store;
     const h = store.allocate();
     store.ids[h] = c.orderId;
-    store.sizes[h] = c.totalBetSize;
-    store.u64[h << 2] = remaining;
-    store.i32[(h << 3) + F.TICK_SIDE] =
+    store.u64[(h << 3) + U.SIZE] = c.totalBetSize;
+    store.u64[(h << 3) + U.REMAINING] = remaining;
+    store.i32[(h << 4) + F.TICK_SIDE] =
       tick | (side << SIDE_SHIFT) | (remaining === c.totalBetSize ? 0 : FILLED);
-    store.i32[(h << 3) + F.MARKET] = market.index;
-    store.i32[(h << 3) + F.ACCOUNT] = account;
-    store.u32[(h << 3) + F.EXPIRY] = c.expiry;
+    store.i32[(h << 4) + F.MARKET] = market.index;
+    store.i32[(h << 4) + F.ACCOUNT] = account;
+    store.u32[(h << 4) + F.EXPIRY] = c.expiry;
     store.placed[h] = this.seq;
     market.append(store, h, remaining);
     this.accounts.append(store, account, h);
@@ -443,23 +444,23 @@ export class Engine {
   /** Takes a resting order, already out of the id index, off the book and reports it done. */
   private unrest(h: number, reason: DoneReason): void {
     const store = this.store;
-    const market = this.markets[store.i32[(h << 3) + F.MARKET]!]!;
-    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
+    const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const side = (tickSide >>> SIDE_SHIFT) & 1;
     const tick = tickSide & TICK_MASK;
-    const size = store.sizes[h]!;
+    const size = store.u64[(h << 3) + U.SIZE]!;
     // While the order has not filled, its remaining stake is its size: one bigint for both.
     const untouched = (tickSide & FILLED) === 0;
-    const remaining = untouched ? size : store.u64[h << 2]!;
+    const remaining = untouched ? size : store.u64[(h << 3) + U.REMAINING]!;
     const orderId = store.ids[h]!;
     market.unlink(store, h, remaining);
-    this.accounts.unlink(store, store.i32[(h << 3) + F.ACCOUNT]!, h);
+    this.accounts.unlink(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
     this.expiries.remove(store, h);
     this.touchLevel(market, side * this.ladder.size + tick);
     this.pending[this.eventCount++] = {
       type: 'orderDone',
       orderId,
-      account: this.accounts.names[store.i32[(h << 3) + F.ACCOUNT]!]!,
+      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       isBettingOutcomeOne: side === 0,
       tick,
@@ -474,14 +475,51 @@ export class Engine {
 
   // ---------------------------------------------------------------- cancels
 
+  /**
+   * Checks that resting order `h` is linked both ways with its neighbours in its three lists. Called before
+   * a cancel compares the stored id, which usually waits on memory: these reads of every cache line the
+   * removal will touch (its record, its neighbours' records) then overlap with that wait instead of
+   * following it, and a broken link (a bug) stops the engine instead of corrupting the book.
+   */
+  private linkedBothWays(h: number): boolean {
+    const i32 = this.store.i32;
+    const r = h << 4;
+    const prev = i32[r + F.LEVEL_PREV]!;
+    const next = i32[r + F.LEVEL_NEXT]!;
+    const ap = i32[r + F.ACCOUNT_PREV]!;
+    const an = i32[r + F.ACCOUNT_NEXT]!;
+    const ep = i32[r + F.EXPIRY_PREV]!;
+    const en = i32[r + F.EXPIRY_NEXT]!;
+    return (
+      (prev === NIL || i32[(prev << 4) + F.LEVEL_NEXT] === h) &&
+      (next === NIL || i32[(next << 4) + F.LEVEL_PREV] === h) &&
+      (ap === NIL || i32[(ap << 4) + F.ACCOUNT_NEXT] === h) &&
+      (an === NIL || i32[(an << 4) + F.ACCOUNT_PREV] === h) &&
+      (ep === NIL || i32[(ep << 4) + F.EXPIRY_NEXT] === h) &&
+      (en === NIL || i32[(en << 4) + F.EXPIRY_PREV] === h)
+    );
+  }
+
   private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
-    const owner = account === undefined ? NIL : this.accounts.find(account);
     const index = this.orderIndex;
+    const names = this.accounts.names;
+    const ids = this.store.ids;
     for (let i = 0; i < orderIds.length; i++) {
       const orderId = orderIds[i]!;
-      const slot = index.find(orderId, hashId(orderId));
-      const h = slot === NIL ? NIL : index.handleAt(slot);
-      if (h === NIL || (account !== undefined && this.store.i32[(h << 3) + F.ACCOUNT] !== owner)) {
+      const hash = hashId(orderId);
+      let slot = index.candidate(hash, hash);
+      let h = NIL;
+      while (slot !== NIL) {
+        const c = index.handleAt(slot);
+        if (!this.linkedBothWays(c)) throw new Error(`engine invariant broken: links of order ${ids[c]}`);
+        if (ids[c] === orderId) {
+          h = c;
+          break;
+        }
+        slot = index.candidate(hash, slot + 1);
+      }
+      // The owner check compares names (usually the very same string) rather than looking the account up.
+      if (h === NIL || (account !== undefined && names[this.store.i32[(h << 4) + F.ACCOUNT]!] !== account)) {
         this.pending[this.eventCount++] = { type: 'cancelRejected', orderId, code: 'NOT_FOUND' };
       } else {
         index.removeSlot(slot);
@@ -500,8 +538,8 @@ export class Engine {
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = store.accountNext[h]!;
-      if (store.i32[(h << 3) + F.MARKET] === market.index) this.removeResting(h, reason);
+      const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
+      if (store.i32[(h << 4) + F.MARKET] === market.index) this.removeResting(h, reason);
       h = next;
     }
   }
@@ -511,7 +549,7 @@ export class Engine {
     if (a === NIL) return;
     let h = this.accounts.orderHead[a]!;
     while (h !== NIL) {
-      const next = this.store.accountNext[h]!;
+      const next = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
       this.removeResting(h, reason);
       h = next;
     }
@@ -522,7 +560,7 @@ export class Engine {
     for (let key = this.expiries.nextDue(now); key !== -1; key = this.expiries.nextDue(now)) {
       let h = this.expiries.first(key);
       while (h !== NIL) {
-        const next = this.store.expiryNext[h]!;
+        const next = this.store.i32[(h << 4) + F.EXPIRY_NEXT]!;
         this.removeResting(h, 'EXPIRED');
         h = next;
       }
@@ -724,7 +762,7 @@ export class Engine {
     const a = this.accounts.find(account);
     const out: OrderView[] = [];
     if (a === NIL) return out;
-    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.accountNext[h]!) {
+    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
       out.push(this.orderView(h));
     }
     return out;
@@ -804,22 +842,22 @@ export class Engine {
 
   private orderView(h: number): OrderView {
     const store = this.store;
-    const market = this.markets[store.i32[(h << 3) + F.MARKET]!]!;
-    const size = store.sizes[h]!;
-    const remaining = store.u64[h << 2]!;
-    const tick = store.i32[(h << 3) + F.TICK_SIDE]! & TICK_MASK;
+    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
+    const size = store.u64[(h << 3) + U.SIZE]!;
+    const remaining = store.u64[(h << 3) + U.REMAINING]!;
+    const tick = store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK;
     return {
       orderId: store.ids[h]!,
-      account: this.accounts.names[store.i32[(h << 3) + F.ACCOUNT]!]!,
+      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
       marketHash: market.marketHash,
       eventId: market.eventId,
-      isBettingOutcomeOne: (store.i32[(h << 3) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
+      isBettingOutcomeOne: (store.i32[(h << 4) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
       tick,
       percentageOdds: this.ladder.odds[tick]!,
       totalBetSize: size,
       filledSize: size - remaining,
       remainingSize: remaining,
-      expiry: store.u32[(h << 3) + F.EXPIRY]!,
+      expiry: store.u32[(h << 4) + F.EXPIRY]!,
       placedSeq: store.placed[h]!,
     };
   }
@@ -864,13 +902,13 @@ export class Engine {
     handles.sort((x, y) => store.placed[x]! - store.placed[y]!);
     const orders: OrderSnapshot[] = handles.map((h) => [
       store.ids[h]!,
-      names[store.i32[(h << 3) + F.ACCOUNT]!]!,
-      this.markets[store.i32[(h << 3) + F.MARKET]!]!.marketHash,
-      (store.i32[(h << 3) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
-      store.i32[(h << 3) + F.TICK_SIDE]! & TICK_MASK,
-      store.sizes[h]!.toString(),
-      store.u64[h << 2]!.toString(),
-      store.u32[(h << 3) + F.EXPIRY]!,
+      names[store.i32[(h << 4) + F.ACCOUNT]!]!,
+      this.markets[store.i32[(h << 4) + F.MARKET]!]!.marketHash,
+      (store.i32[(h << 4) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
+      store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK,
+      store.u64[(h << 3) + U.SIZE]!.toString(),
+      store.u64[(h << 3) + U.REMAINING]!.toString(),
+      store.u32[(h << 4) + F.EXPIRY]!,
       store.placed[h]!,
     ]);
     return {
@@ -926,16 +964,16 @@ export class Engine {
       const rem = BigInt(remaining);
       store.ids[h] = orderId;
       const total = BigInt(size);
-      store.sizes[h] = total;
-      store.u64[h << 2] = rem;
-      store.i32[(h << 3) + F.TICK_SIDE] =
+      store.u64[(h << 3) + U.SIZE] = total;
+      store.u64[(h << 3) + U.REMAINING] = rem;
+      store.i32[(h << 4) + F.TICK_SIDE] =
         tick | ((isOne ? 0 : 1) << SIDE_SHIFT) | (rem === total ? 0 : FILLED);
-      store.i32[(h << 3) + F.MARKET] = market.index;
-      store.i32[(h << 3) + F.ACCOUNT] = accounts.indexOf(account);
-      store.u32[(h << 3) + F.EXPIRY] = expiry;
+      store.i32[(h << 4) + F.MARKET] = market.index;
+      store.i32[(h << 4) + F.ACCOUNT] = accounts.indexOf(account);
+      store.u32[(h << 4) + F.EXPIRY] = expiry;
       store.placed[h] = placedSeq;
       market.append(store, h, rem);
-      accounts.append(store, store.i32[(h << 3) + F.ACCOUNT]!, h);
+      accounts.append(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
       engine.expiries.add(store, h);
       engine.orderIndex.add(orderId, h);
     }
@@ -967,23 +1005,23 @@ export class Engine {
           let total = 0n;
           let prev = NIL;
           let lastSeq = -1;
-          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) {
-            if (store.i32[(h << 3) + F.LEVEL_PREV] !== prev)
+          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
+            if (store.i32[(h << 4) + F.LEVEL_PREV] !== prev)
               fail(`level prev link at ${market.marketHash} ${level}`);
             if (
-              store.i32[(h << 3) + F.MARKET] !== market.index ||
-              (store.i32[(h << 3) + F.TICK_SIDE]! & ~FILLED) !== (k | (side << SIDE_SHIFT))
+              store.i32[(h << 4) + F.MARKET] !== market.index ||
+              (store.i32[(h << 4) + F.TICK_SIDE]! & ~FILLED) !== (k | (side << SIDE_SHIFT))
             ) {
               fail(`order ${store.ids[h]} filed at the wrong level`);
             }
             if (store.placed[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
             lastSeq = store.placed[h]!;
-            const rem = store.u64[h << 2]!;
-            const untouched = (store.i32[(h << 3) + F.TICK_SIDE]! & FILLED) === 0;
+            const rem = store.u64[(h << 3) + U.REMAINING]!;
+            const untouched = (store.i32[(h << 4) + F.TICK_SIDE]! & FILLED) === 0;
             if (
               rem < this.ladder.makerLot[k]! ||
-              rem > store.sizes[h]! ||
-              (untouched && rem !== store.sizes[h])
+              rem > store.u64[(h << 3) + U.SIZE]! ||
+              (untouched && rem !== store.u64[(h << 3) + U.SIZE])
             ) {
               fail(`order ${store.ids[h]} remaining ${rem} out of range`);
             }
@@ -1006,10 +1044,10 @@ export class Engine {
       resting += inMarket;
       // Orders of different accounts never stay crossed.
       for (let j = 1; j < n; j++) {
-        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) {
+        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
           for (let k = n - j; k < n; k++) {
-            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 3) + F.LEVEL_NEXT]!) {
-              if (store.i32[(g << 3) + F.ACCOUNT] !== store.i32[(h << 3) + F.ACCOUNT]) {
+            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 4) + F.LEVEL_NEXT]!) {
+              if (store.i32[(g << 4) + F.ACCOUNT] !== store.i32[(h << 4) + F.ACCOUNT]) {
                 fail(`orders ${store.ids[h]} and ${store.ids[g]} of different accounts cross`);
               }
             }
@@ -1022,9 +1060,10 @@ export class Engine {
     for (let a = 0; a < this.accounts.names.length; a++) {
       let lastSeq = -1;
       let prev = NIL;
-      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.accountNext[h]!) {
-        if (store.i32[(h << 3) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
-        if (store.accountPrev[h] !== prev) fail(`account list links of ${this.accounts.names[a]}`);
+      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
+        if (store.i32[(h << 4) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
+        if (store.i32[(h << 4) + F.ACCOUNT_PREV] !== prev)
+          fail(`account list links of ${this.accounts.names[a]}`);
         if (store.placed[h]! <= lastSeq) fail(`account list order of ${this.accounts.names[a]}`);
         lastSeq = store.placed[h]!;
         prev = h;

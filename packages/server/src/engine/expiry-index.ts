@@ -7,7 +7,7 @@ interface Bucket {
 
 /**
  * Resting orders grouped by expiry second, each group a list in placement order (linked through the
- * order store's dense `expiryPrev`/`expiryNext` arrays), plus a
+ * orders' records), plus a
  * min-heap of the seconds that have (or had) a group. Adding and removing an order are O(1);
  * `expire` visits only due groups.
  */
@@ -17,7 +17,7 @@ export class ExpiryIndex {
   private readonly inHeap = new Set<number>();
 
   add(store: OrderStore, h: number): void {
-    const key = store.u32[(h << 3) + F.EXPIRY]!;
+    const key = store.u32[(h << 4) + F.EXPIRY]!;
     let b = this.buckets.get(key);
     if (b === undefined) {
       b = { head: NIL, tail: NIL };
@@ -27,20 +27,20 @@ export class ExpiryIndex {
         this.push(key);
       }
     }
-    store.expiryPrev[h] = b.tail;
-    store.expiryNext[h] = NIL;
+    store.i32[(h << 4) + F.EXPIRY_PREV] = b.tail;
+    store.i32[(h << 4) + F.EXPIRY_NEXT] = NIL;
     if (b.tail === NIL) b.head = h;
-    else store.expiryNext[b.tail] = h;
+    else store.i32[(b.tail << 4) + F.EXPIRY_NEXT] = h;
     b.tail = h;
   }
 
   remove(store: OrderStore, h: number): void {
-    const prev = store.expiryPrev[h]!;
-    const next = store.expiryNext[h]!;
-    if (prev !== NIL) store.expiryNext[prev] = next;
-    if (next !== NIL) store.expiryPrev[next] = prev;
+    const prev = store.i32[(h << 4) + F.EXPIRY_PREV]!;
+    const next = store.i32[(h << 4) + F.EXPIRY_NEXT]!;
+    if (prev !== NIL) store.i32[(prev << 4) + F.EXPIRY_NEXT] = next;
+    if (next !== NIL) store.i32[(next << 4) + F.EXPIRY_PREV] = prev;
     if (prev === NIL || next === NIL) {
-      const key = store.u32[(h << 3) + F.EXPIRY]!;
+      const key = store.u32[(h << 4) + F.EXPIRY]!;
       const b = this.buckets.get(key)!;
       if (prev === NIL) b.head = next;
       if (next === NIL) b.tail = prev;
@@ -53,8 +53,8 @@ export class ExpiryIndex {
     let n = 0;
     for (const [key, b] of this.buckets) {
       let prev = NIL;
-      for (let h = b.head; h !== NIL; h = store.expiryNext[h]!) {
-        if (store.u32[(h << 3) + F.EXPIRY] !== key || store.expiryPrev[h] !== prev) return -1;
+      for (let h = b.head; h !== NIL; h = store.i32[(h << 4) + F.EXPIRY_NEXT]!) {
+        if (store.u32[(h << 4) + F.EXPIRY] !== key || store.i32[(h << 4) + F.EXPIRY_PREV] !== prev) return -1;
         if (prev !== NIL && store.placed[h]! <= store.placed[prev]!) return -1;
         prev = h;
         n++;

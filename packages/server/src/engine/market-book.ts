@@ -49,15 +49,15 @@ export class MarketBook {
 
   /** Appends the order at the back of its level. */
   append(store: OrderStore, h: number, size: bigint): void {
-    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const side = (tickSide >>> SIDE_SHIFT) & 1;
     const tick = tickSide & TICK_MASK;
     const level = side * this.ladderSize + tick;
     const tail = this.tail[level]!;
-    store.i32[(h << 3) + F.LEVEL_PREV] = tail;
-    store.i32[(h << 3) + F.LEVEL_NEXT] = NIL;
+    store.i32[(h << 4) + F.LEVEL_PREV] = tail;
+    store.i32[(h << 4) + F.LEVEL_NEXT] = NIL;
     if (tail === NIL) this.head[level] = h;
-    else store.i32[(tail << 3) + F.LEVEL_NEXT] = h;
+    else store.i32[(tail << 4) + F.LEVEL_NEXT] = h;
     this.tail[level] = h;
     this.count[level]++;
     this.total[level] += size;
@@ -68,16 +68,16 @@ export class MarketBook {
 
   /** Unlinks the order from its level; `remaining` is its current remaining size. */
   unlink(store: OrderStore, h: number, remaining: bigint): void {
-    const tickSide = store.i32[(h << 3) + F.TICK_SIDE]!;
+    const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const side = (tickSide >>> SIDE_SHIFT) & 1;
     const tick = tickSide & TICK_MASK;
     const level = side * this.ladderSize + tick;
-    const prev = store.i32[(h << 3) + F.LEVEL_PREV]!;
-    const next = store.i32[(h << 3) + F.LEVEL_NEXT]!;
+    const prev = store.i32[(h << 4) + F.LEVEL_PREV]!;
+    const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
     if (prev === NIL) this.head[level] = next;
-    else store.i32[(prev << 3) + F.LEVEL_NEXT] = next;
+    else store.i32[(prev << 4) + F.LEVEL_NEXT] = next;
     if (next === NIL) this.tail[level] = prev;
-    else store.i32[(next << 3) + F.LEVEL_PREV] = prev;
+    else store.i32[(next << 4) + F.LEVEL_PREV] = prev;
     this.total[level] -= remaining;
     if (--this.count[level] === 0 && tick === this.best[side]) {
       let k = tick - 1;
@@ -93,7 +93,7 @@ export class MarketBook {
   handlesInPlacementOrder(store: OrderStore): number[] {
     const out: number[] = [];
     for (let level = 0; level < this.head.length; level++) {
-      for (let h = this.head[level]!; h !== NIL; h = store.i32[(h << 3) + F.LEVEL_NEXT]!) out.push(h);
+      for (let h = this.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) out.push(h);
     }
     return out.sort((x, y) => store.placed[x]! - store.placed[y]!);
   }

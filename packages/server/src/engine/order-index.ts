@@ -1,4 +1,4 @@
-import { NIL, type OrderStore } from './order-store.js';
+import { F, NIL, type OrderStore } from './order-store.js';
 import { mul32 } from './state-hash.js';
 
 const INITIAL_BITS = 12;
@@ -51,6 +51,20 @@ export class OrderIndex {
     }
   }
 
+  /**
+   * The first slot at or after `from` in the probe run of `hash` whose hash matches, or NIL: a candidate
+   * for an id with that hash, to be confirmed by comparing ids (`find` does both).
+   */
+  candidate(hash: number, from: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    for (let i = from & mask; ; i = (i + 1) & mask) {
+      const v = table[i << 1]!;
+      if (v === NIL) return NIL;
+      if (table[(i << 1) + 1] === hash) return i;
+    }
+  }
+
   /** The handle in a slot returned by `find`. */
   handleAt(slot: number): number {
     return this.table[slot << 1]!;
@@ -59,7 +73,7 @@ export class OrderIndex {
   /** Adds handle `h` (absent) whose id hashes to `hash`, and records the hash in its record. */
   addHashed(hash: number, h: number): void {
     if ((this.size + 1) * 2 > this.mask + 1) this.grow();
-    this.store.hashes[h] = hash;
+    this.store.i32[(h << 4) + F.HASH] = hash;
     this.place(hash, h);
     this.size++;
   }
@@ -68,7 +82,7 @@ export class OrderIndex {
   removeHandle(h: number): void {
     const table = this.table;
     const mask = this.mask;
-    let i = this.store.hashes[h]! & mask;
+    let i = this.store.i32[(h << 4) + F.HASH]! & mask;
     while (table[i << 1] !== h) i = (i + 1) & mask;
     this.removeSlot(i);
   }

@@ -9,21 +9,31 @@ export const MAX_EXPIRY = 0xffff_ffff;
 
 const INITIAL_CAPACITY = 1024;
 
-/** Bytes per order record: half a 64-byte cache line, aligned. */
-const RECORD_BYTES = 32;
+/** Bytes per order record: one 64-byte cache line. */
+const RECORD_BYTES = 64;
 
 /**
- * Field offsets inside a record in 32-bit units: the record of handle h starts at i32/u32 index h*8
- * (and u64 index h*4, where the remaining stake sits).
+ * Field offsets inside a record in 32-bit units: the record of handle h starts at i32/u32 index h*16
+ * and at u64 index h*8, where the two stakes sit (see `U`).
  */
 export const F = {
-  REMAINING: 0, // u64 at u64 index h*4 (i32 0-1)
-  EXPIRY: 2, // u32
-  MARKET: 3, // i32
-  ACCOUNT: 4,
-  LEVEL_PREV: 5,
-  LEVEL_NEXT: 6,
-  TICK_SIDE: 7, // tick | side << SIDE_SHIFT | FILLED
+  EXPIRY: 4, // u32
+  MARKET: 5,
+  ACCOUNT: 6,
+  LEVEL_PREV: 7,
+  LEVEL_NEXT: 8,
+  TICK_SIDE: 9, // tick | side << SIDE_SHIFT | FILLED
+  HASH: 10, // hashId of the order id, to find its index slot without reading the id
+  ACCOUNT_PREV: 11,
+  ACCOUNT_NEXT: 12,
+  EXPIRY_PREV: 13,
+  EXPIRY_NEXT: 14,
+} as const;
+
+/** The 64-bit fields of a record, in u64 units from h*8. */
+export const U = {
+  REMAINING: 0,
+  SIZE: 1,
 } as const;
 
 /** In `TICK_SIDE`: the tick in the low 16 bits, the side (0 outcome one, 1 outcome two) in bit 16. */
@@ -33,36 +43,21 @@ export const SIDE_SHIFT = 16;
 export const FILLED = 1 << 17;
 
 /**
- * Resting orders as fixed 32-byte records in one growable buffer, addressed by integer handles with a
- * free list. A record holds what matching reads (remaining stake, expiry, account, tick and side) and the
- * links of the doubly linked FIFO list of its price level, so walking a level touches one cache line per
- * order.
- *
- * Beside the records, dense arrays by handle: `sizes` (the order's stake), `hashes` (hashId of its id,
- * to find its index slot without reading the id), `placed` (the place command's seq), `ids` (the id
- * strings), and the links of the account and expiry-second lists. Those links are written when an order
- * rests or leaves but never read by matching; kept out of the records, unlinking an order touches its
- * neighbours' entries in small arrays that stay in cache rather than their records.
+ * Resting orders as fixed 64-byte records in one growable buffer, addressed by integer handles with a
+ * free list. A record holds everything about an order but its id string and placed seq: its stakes,
+ * expiry, account, tick and side, the hash of its id, and its links in three doubly linked lists (its
+ * price level's FIFO, its account's orders and its expiry second's orders, all in placement order). So
+ * matching reads one cache line per order, and taking an order off the book touches its own line and
+ * its neighbours' in the three lists. Placed seqs (read only by snapshots, views and checks) sit in a
+ * dense array of their own.
  */
-function grown(a: Int32Array<ArrayBuffer>, capacity: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(capacity);
-  b.set(a);
-  return b;
-}
-
 export class OrderStore {
   capacity = 0;
   ids: string[] = [];
   i32 = new Int32Array(0);
   u32 = new Uint32Array(0);
   u64 = new BigUint64Array(0);
-  sizes = new BigUint64Array(0);
-  hashes = new Int32Array(0);
   placed = new Float64Array(0);
-  accountPrev = new Int32Array(0);
-  accountNext = new Int32Array(0);
-  expiryPrev = new Int32Array(0);
-  expiryNext = new Int32Array(0);
   /** Handles in use. */
   live = 0;
   private top = 0;
@@ -76,7 +71,7 @@ export class OrderStore {
   allocate(): number {
     let h = this.freeHead;
     if (h !== NIL) {
-      this.freeHead = this.i32[(h << 3) + F.LEVEL_NEXT]!;
+      this.freeHead = this.i32[(h << 4) + F.LEVEL_NEXT]!;
     } else {
       if (this.top === this.capacity) this.grow(this.capacity * 2);
       h = this.top++;
@@ -89,7 +84,7 @@ export class OrderStore {
 
   release(h: number): void {
     this.ids[h] = '';
-    this.i32[(h << 3) + F.LEVEL_NEXT] = this.freeHead;
+    this.i32[(h << 4) + F.LEVEL_NEXT] = this.freeHead;
     this.freeHead = h;
     this.live--;
   }
@@ -100,19 +95,9 @@ export class OrderStore {
     this.i32 = new Int32Array(buffer);
     this.u32 = new Uint32Array(buffer);
     this.u64 = new BigUint64Array(buffer);
-    const sizes = new BigUint64Array(capacity);
-    sizes.set(this.sizes);
-    this.sizes = sizes;
-    const hashes = new Int32Array(capacity);
-    hashes.set(this.hashes);
-    this.hashes = hashes;
     const placed = new Float64Array(capacity);
     placed.set(this.placed);
     this.placed = placed;
-    this.accountPrev = grown(this.accountPrev, capacity);
-    this.accountNext = grown(this.accountNext, capacity);
-    this.expiryPrev = grown(this.expiryPrev, capacity);
-    this.expiryNext = grown(this.expiryNext, capacity);
     this.capacity = capacity;
   }
 }
