@@ -7,12 +7,18 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { OrderDomain } from '@oddsbook/protocol';
 import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { createOrderVerifier } from '../packages/server/src/signing/order-verifier.js';
 import { makeSignedOrders } from '../packages/server/src/signing/test-orders.js';
 import { createVerifierPool, type VerifyItem } from '../packages/server/src/signing/verifier-pool.js';
+import {
+  decodeReply,
+  decodeRequest,
+  encodeReply,
+  encodeRequest,
+} from '../packages/server/src/signing/verifier-wire.js';
 
 const count = Math.max(512, Number(process.argv[2] ?? 2000));
 const seconds = Number(process.argv[3] ?? 2);
@@ -41,10 +47,11 @@ function threadCpuNs(): number {
  * asks for `perTurn` single checks (as `perTurn` one-order requests would), then does other work for longer
  * than the worker needs, so the main thread stays busy and the replies arrive during later turns.
  * - CPU per item: the main thread's CPU time (Linux schedstat) against the same turns without checks:
- *   encoding, postMessage, decoding the reply, resolving the promises.
- * - postMessage wall clock per call (timed around `Worker.prototype.postMessage`): the call wakes the idle
- *   worker; when no core is free, the woken worker can take the main thread's core until it is done, and
- *   that stall shows here (p99), not in CPU time.
+ *   encoding, postMessage (which wakes the worker: a syscall), taking the reply, resolving the promises.
+ * - postMessage wall clock per call (timed around `Worker.prototype.postMessage`): when no core is free,
+ *   the woken worker can take the main thread's core until its batch is done; that stall shows here (mean,
+ *   p99), not in CPU time, and it is what a wall-clock CPU profile of the exchange charges to postMessage.
+ * - The messages alone: encode, structured clone and decode, with nobody to wake.
  */
 async function dispatchCost(items: readonly VerifyItem[]) {
   let sink = 0;
@@ -74,7 +81,7 @@ async function dispatchCost(items: readonly VerifyItem[]) {
   };
   const turns = (perTurn: number, seconds: number, pool: ReturnType<typeof createVerifierPool> | null) =>
     new Promise<{ cpuNs: number; turns: number }>((resolve) => {
-      const workUs = Math.max(1000, perTurn * 120);
+      const workUs = Math.max(250, perTurn * 100);
       let n = 0;
       let cursor = 0;
       let outstanding = 0;
@@ -104,7 +111,7 @@ async function dispatchCost(items: readonly VerifyItem[]) {
       turn();
     });
   console.log(
-    `dispatch cost on the main thread (pool size 1; per turn: N checks asked, then ~max(1 ms, N x 120 µs) of other work); load avg ${loadavg()[0]!.toFixed(2)}`,
+    `dispatch cost on the main thread (pool size 1; per turn: N checks asked, then ~max(250 µs, N x 100 µs) of other work); load avg ${loadavg()[0]!.toFixed(2)}`,
   );
   const seconds = Math.max(2, Number(process.argv[3] ?? 2));
   for (const perTurn of [1, 4, 16]) {
@@ -133,6 +140,40 @@ async function dispatchCost(items: readonly VerifyItem[]) {
   }
   Worker.prototype.postMessage = post;
   if (sink === 42) console.log('');
+
+  // The messages alone, without waking anyone: encode + postMessage + receive + decode on one thread,
+  // through a MessageChannel read with receiveMessageOnPort (the worker's side is not timed).
+  const local = createOrderVerifier(domain);
+  const results = items.map((i) => local.verify(i.order, i.signature));
+  const { port1, port2 } = new MessageChannel();
+  for (const batch of [1, 16]) {
+    const rounds = Math.round(40_000 / batch);
+    let sendMs = 0;
+    let receiveMs = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      sendMs = 0;
+      receiveMs = 0;
+      for (let i = 0; i < rounds; i++) {
+        const start = (i * batch) % (items.length - batch);
+        const t0 = performance.now();
+        port1.postMessage(encodeRequest(i, items.slice(start, start + batch)));
+        const t1 = performance.now();
+        decodeRequest(receiveMessageOnPort(port2)!.message as string);
+        port2.postMessage(encodeReply(i, results.slice(start, start + batch)));
+        const t2 = performance.now();
+        if (decodeReply(receiveMessageOnPort(port1)!.message as string).results.length !== batch)
+          throw new Error('bad reply');
+        receiveMs += performance.now() - t2;
+        sendMs += t1 - t0;
+      }
+    }
+    const perItem = (ms: number) => ((ms * 1000) / rounds / batch).toFixed(2);
+    console.log(
+      `  messages alone, batch ${String(batch).padStart(2)}: main thread ${perItem(sendMs)} µs per item to send, ` +
+        `${perItem(receiveMs)} µs per item to receive the reply`,
+    );
+  }
+  port1.close();
 }
 
 async function main() {
