@@ -100,7 +100,8 @@ export class ChainLink {
     this.failFills = fills('FAILED', 'account = ? AND seq BETWEEN ? AND ?');
     this.lockFill = fills('LOCKED', 'id = ?');
     this.failFill = fills('FAILED', 'id = ?');
-    // The trades of the fills that just changed (a JSON array of ids).
+    // The trades of the fills that just changed (a JSON array of ids). "No fill of its order still MATCHED"
+    // is one probe of the partial index fills_matched_by_order.
     this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED'
         AND NOT EXISTS (SELECT 1 FROM fills WHERE fills.order_id = trades.order_id AND fills.status = 'MATCHED')
