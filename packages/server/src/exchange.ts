@@ -116,7 +116,8 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
   });
   const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
   trading.store.onCommitTransaction((entries) => chainLink.submitForBatch(entries));
-  const stopChainLink = chainLink.start(() => clock.now());
+  // Escrows twice per block: each block carries one escrow per account that traded since the last.
+  const stopChainLink = chainLink.start(() => clock.now(), Math.max(5, Math.floor(config.blockTimeMs / 2)));
   let closed = false;
   return {
     config,
@@ -137,6 +138,7 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
       if (closed) return;
       closed = true;
       await trading.close();
+      chainLink.flush();
       stopChainLink();
       await stopChain();
       await verifier.close();

@@ -35,7 +35,7 @@ function boot(file: ReturnType<typeof tempSqlite>) {
   const updates: FillLockUpdate[][] = [];
   link.onLockUpdates((u) => updates.push([...u]));
   let now = 5_000;
-  const stop = link.start(() => ++now);
+  const stop = link.start(() => ++now, 60_000);
   return {
     db,
     chain,
@@ -148,9 +148,10 @@ const entry = (seq: number, events: EngineEvent[], input?: AppliedEntry['input']
   events,
 });
 
-/** Runs the batch's chain submissions inside its own transaction, as the trading store does. */
+/** Runs the batch's chain submissions inside its own transaction, as the trading store does, then a flush. */
 function commit(node: Node, entries: AppliedEntry[]) {
   node.db.transaction(() => node.link.submitForBatch(entries))();
+  node.link.flush();
 }
 
 const status = (db: Database, table: 'fills' | 'trades', id: string) =>
@@ -162,7 +163,7 @@ const escrows = (node: Node) =>
     .filter((t) => t.kind === 'escrow')
     .map((t) => (t.kind === 'escrow' ? { from: t.from, amount: t.amount, memo: t.memo } : null));
 
-describe('chain link: escrow per account per batch', () => {
+describe('chain link: escrow per account', () => {
   it('submits one escrow per account: the exact sum of its stakes, maker or taker side, over the batch', async () => {
     const node = boot(files());
     const wallet = (a: Address) => node.chain.proxyAddressFor(a);
@@ -411,6 +412,66 @@ describe('chain link: escrow per account per batch', () => {
       ['2-0-M', 'FAILED', 'FAILED'],
     ]);
     await node.close();
+  });
+});
+
+describe('chain link: escrows flushed per block', () => {
+  it('merges the fills of many batches into one escrow per account, and escrows each fill once', async () => {
+    const node = boot(files());
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    for (let seq = 1; seq <= 5; seq++) {
+      const e = match(
+        node.db,
+        seq,
+        `${seq}-0`,
+        { account: A, orderId: `a${seq}`, stake: BigInt(seq) },
+        { account: B, orderId: `b${seq}`, stake: 10n * BigInt(seq) },
+      );
+      node.db.transaction(() => node.link.submitForBatch([entry(seq, [e])]))();
+    }
+    // Nothing yet: escrows wait for the flush.
+    expect(escrows(node)).toEqual([]);
+    node.link.flush();
+    node.link.flush();
+    expect(escrows(node).map((e) => [e!.amount, e!.memo])).toEqual([
+      [15n, chainMemo.escrow(A, 1, 5)],
+      [150n, chainMemo.escrow(B, 1, 5)],
+    ]);
+    node.timer.tick();
+    for (let seq = 1; seq <= 5; seq++) expect(status(node.db, 'fills', `${seq}-0-T`)).toBe('LOCKED');
+    await node.close();
+  });
+
+  it('a start escrows the fills a crash left unescrowed', async () => {
+    const f = files();
+    const first = boot(f);
+    await fund(first, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    const e = match(
+      first.db,
+      1,
+      '1-0',
+      { account: A, orderId: 'a1', stake: 7n },
+      { account: B, orderId: 'b1', stake: 3n },
+    );
+    first.db.transaction(() => first.link.submitForBatch([entry(1, [e])]))();
+    // The process dies before any flush.
+    first.stop();
+    await first.close();
+
+    const second = boot(f);
+    expect(escrows(second).map((x) => [x!.amount, x!.memo])).toEqual([
+      [7n, chainMemo.escrow(A, 1, 1)],
+      [3n, chainMemo.escrow(B, 1, 1)],
+    ]);
+    second.timer.tick();
+    for (const id of ['1-0-M', '1-0-T']) expect(status(second.db, 'fills', id)).toBe('LOCKED');
+    await second.close();
   });
 });
 

@@ -55,10 +55,15 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
 
 /**
  * The money side of trading on the chain:
- * - inside each batch's transaction, the chain transactions that batch implies are submitted, as one
- *   `submitMany`: one escrow per account of the sum of its stakes (maker and taker sides) over the
- *   batch's matches, payouts of resolved markets, deposits. The embedded chain keeps its mempool in the
- *   same database, so a committed batch and its chain transactions are one atomic write.
+ * - escrow: the stakes of the fills committed since the last flush, one escrow per account (the sum of its
+ *   stakes, maker and taker sides), submitted together with `submitMany` by `flush`: on a timer (about twice
+ *   per block, so a block carries each account's escrow once, whatever the number of batches) and before
+ *   any payout. What was flushed is the fills up to a durable cursor on the fills table, written in the
+ *   same transaction as the submissions: a fill is escrowed exactly once, also across a crash (the first
+ *   flush after a start covers the fills committed before it).
+ * - inside each batch's transaction, the other chain transactions that batch implies: payouts of resolved
+ *   markets (after a flush of the fills before them) and deposits. The embedded chain keeps its mempool in
+ *   the same database, so a committed batch and its chain transactions are one atomic write.
  * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed), one statement per
  *   transaction, and a trade turns LOCKED once none of its fills is still MATCHED (FAILED with any of
  *   them). SETTLED is never overwritten. Listeners get the changed rows.
@@ -76,6 +81,9 @@ export class ChainLink {
   private readonly writeCursor: Statement;
   private readonly headBlock: Statement;
   private readonly landedEscrows: Statement;
+  private readonly unescrowedFills: Statement;
+  private readonly writeEscrowedRowid: Statement;
+  private readonly flushTx: (beforeSeq: number) => void;
   private readonly applyTx: (
     escrows: readonly LandedEscrow[],
     through: number,
@@ -120,6 +128,12 @@ export class ChainLink {
         WHERE b.number > ? AND b.number <= ? AND t.kind = 'escrow'
         ORDER BY b.number, r.tx_index`,
     );
+    this.unescrowedFills = db.prepare(
+      `SELECT rowid, account, fill_amount, seq FROM fills
+        WHERE rowid > (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) AND seq < ? ORDER BY rowid`,
+    );
+    this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
+    this.flushTx = db.transaction((beforeSeq: number) => this.submitEscrows(beforeSeq));
     this.applyTx = db.transaction((escrows: readonly LandedEscrow[], through: number, now: number) => {
       const updates: FillLockUpdate[] = [];
       for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
@@ -133,41 +147,18 @@ export class ChainLink {
     this.listeners.push(listener);
   }
 
-  /** Called inside the batch's database transaction, after its projections. */
+  /**
+   * Called inside the batch's database transaction, after its projections: payouts (each after an escrow
+   * flush of the fills before it, which it may pay from) and deposits. Escrows wait for `flush`.
+   */
   submitForBatch(entries: readonly AppliedEntry[]): void {
     const wallet = (account: string) => this.walletOf(account as `0x${string}`);
     const requests: TokenTxRequest[] = [];
-    // Stakes per account since the batch start or its last payout, in order of first appearance.
-    const stakes = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
-    const stake = (account: string, amount: bigint, seq: number) => {
-      const s = stakes.get(account);
-      if (s) {
-        s.amount += amount;
-        s.lastSeq = seq;
-      } else stakes.set(account, { amount, firstSeq: seq, lastSeq: seq });
-    };
-    // Escrows go in before a payout (it may pay from them) and the payout before later escrows (they
-    // may spend it): the chain sees every movement in the engine's order, merged per account in between.
-    // Payouts and matches never come from the same command, so two escrows of one account never share a
-    // seq and their ranges stay apart.
-    const flush = () => {
-      for (const [account, s] of stakes) {
-        requests.push({
-          kind: 'escrow',
-          from: wallet(account),
-          amount: s.amount,
-          memo: chainMemo.escrow(account, s.firstSeq, s.lastSeq),
-        });
-      }
-      stakes.clear();
-    };
     for (const entry of entries) {
       for (const event of entry.events) {
-        if (event.type === 'orderMatched') {
-          stake(event.makerAccount, event.makerStake, entry.seq);
-          stake(event.takerAccount, event.takerStake, entry.seq);
-        } else if (event.type === 'payout' && event.payout > 0n) {
-          flush();
+        if (event.type === 'payout' && event.payout > 0n) {
+          if (requests.length > 0) this.submit(requests.splice(0));
+          this.submitEscrows(entry.seq);
           requests.push({
             kind: 'release',
             to: wallet(event.account),
@@ -176,7 +167,7 @@ export class ChainLink {
           });
         } else if (event.type === 'balanceChanged' && entry.input.kind === 'engine') {
           const command = entry.input.command;
-          // A deposit only adds money: submitting it before escrows merged across it is always safe.
+          // A deposit only adds money: it may go before escrows of earlier fills.
           if (command.type === 'credit' && command.account === event.account) {
             requests.push({
               kind: 'mint',
@@ -188,19 +179,74 @@ export class ChainLink {
         }
       }
     }
-    flush();
-    if (requests.length > 0) this.chain.submitMany(requests).catch(this.onSubmitError);
+    if (requests.length > 0) this.submit(requests);
   }
 
-  /** Subscribes to blocks and applies the escrows of those that landed after the last applied one. */
-  start(now: () => number): () => void {
+  /** Submits the escrows of every fill committed since the last flush, one per account, in one write. */
+  flush(): void {
+    this.flushTx(Number.MAX_SAFE_INTEGER);
+  }
+
+  /** Escrows of the fills after the cursor with seq < `beforeSeq`; moves the cursor past them. */
+  private submitEscrows(beforeSeq: number): void {
+    const rows = this.unescrowedFills.all(beforeSeq) as {
+      rowid: number;
+      account: string;
+      fill_amount: string;
+      seq: number;
+    }[];
+    if (rows.length === 0) return;
+    // Per account, in order of first fill; fills are inserted in seq order, so ranges never interleave.
+    const stakes = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
+    for (const row of rows) {
+      const s = stakes.get(row.account);
+      if (s) {
+        s.amount += BigInt(row.fill_amount);
+        s.lastSeq = row.seq;
+      } else
+        stakes.set(row.account, { amount: BigInt(row.fill_amount), firstSeq: row.seq, lastSeq: row.seq });
+    }
+    const requests: TokenTxRequest[] = [];
+    for (const [account, s] of stakes) {
+      requests.push({
+        kind: 'escrow',
+        from: this.walletOf(account as `0x${string}`),
+        amount: s.amount,
+        memo: chainMemo.escrow(account, s.firstSeq, s.lastSeq),
+      });
+    }
+    this.submit(requests);
+    this.writeEscrowedRowid.run(rows[rows.length - 1]!.rowid);
+  }
+
+  private submit(requests: readonly TokenTxRequest[]): void {
+    this.chain.submitMany(requests).catch(this.onSubmitError);
+  }
+
+  /**
+   * Subscribes to blocks and applies the escrows of those that landed after the last applied one; flushes
+   * the escrows of committed fills now (those of before a crash too) and then every `flushMs`.
+   */
+  start(now: () => number, flushMs: number): () => void {
     this.cursor = (this.readCursor.get() as number | undefined) ?? 0;
+    this.flush();
+    const flushTimer = setInterval(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        this.onSubmitError(error);
+      }
+    }, flushMs);
+    flushTimer.unref();
     // Once per block, not per receipt: one transaction (one fsync) for all of a block's fills.
     const unsubscribe = this.chain.onBlock((block, receipts) => this.applyBlock(block, receipts, now()));
     // Escrows whose receipts arrived while the exchange was down (or before a crash, after the last apply).
     const head = (this.headBlock.get() as number | null) ?? 0;
     if (head > this.cursor) this.apply(this.storedEscrows(this.cursor, head), head, now());
-    return unsubscribe;
+    return () => {
+      clearInterval(flushTimer);
+      unsubscribe();
+    };
   }
 
   private applyBlock(block: ChainBlock, receipts: readonly ChainReceipt[], now: number): void {

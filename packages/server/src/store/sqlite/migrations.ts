@@ -331,6 +331,17 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP INDEX fills_by_order_status;
       `),
   },
+  {
+    version: 9,
+    name: 'escrows flushed per block: the last fill escrowed',
+    up: (db) =>
+      db.exec(`
+        -- Escrows are submitted for the fills after this rowid (fills are only ever appended); every fill
+        -- written before this migration was escrowed with its batch.
+        ALTER TABLE escrow_cursor ADD COLUMN fills_rowid INTEGER NOT NULL DEFAULT 0;
+        UPDATE escrow_cursor SET fills_rowid = (SELECT coalesce(max(rowid), 0) FROM fills);
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
