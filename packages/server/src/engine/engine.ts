@@ -6,7 +6,14 @@ import {
   type PlaceOrderCommand,
   TimeInForce,
 } from './commands.js';
-import { type DoneReason, type EngineEvent, RejectCode } from './events.js';
+import {
+  type DoneReason,
+  type EngineEvent,
+  type LevelChangedEvent,
+  type OrderDoneEvent,
+  type OrderRestedEvent,
+  RejectCode,
+} from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
 import { MarketBook, MarketStatus } from './market-book.js';
@@ -70,6 +77,11 @@ export class Engine {
   private bumpedCount = 0;
   private readonly spent = new Map<number, bigint>();
   private walkRemaining = 0n;
+  /** The market of the last place command. */
+  private lastMarket: MarketBook | undefined = undefined;
+  /** Where `unrest` took its order from. */
+  private unrestMarket: MarketBook | undefined = undefined;
+  private unrestLevel = 0;
 
   constructor(options: EngineOptions = {}) {
     this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
@@ -91,10 +103,15 @@ export class Engine {
     this.matchCount = 0;
     this.eventCount = 0;
     switch (command.type) {
-      case 'place':
-        this.place(command);
+      case 'place': {
+        const events = this.place(command);
+        if (events !== undefined) return events;
         break;
+      }
       case 'cancel':
+        if (command.orderIds.length === 1) {
+          return this.cancelOne(command.orderIds[0]!, command.account, command.reason ?? 'USER_REQUESTED');
+        }
         this.cancelOrders(command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
         break;
       case 'cancelMarket': {
@@ -154,8 +171,18 @@ export class Engine {
 
   // ---------------------------------------------------------------- orders
 
-  private place(c: PlaceOrderCommand): void {
-    const market = this.marketByHash.get(c.marketHash);
+  /**
+   * Matches or rests a place command. The commonest case, a GTC order that nothing on the other side can
+   * cross, is done here and its three events returned at once; otherwise (undefined) the events are left
+   * for `apply` to collect.
+   */
+  private place(c: PlaceOrderCommand): EngineEvent[] | undefined {
+    // Orders mostly arrive for the market of the last one: one string comparison instead of a lookup.
+    let market = this.lastMarket;
+    if (market === undefined || c.marketHash !== market.marketHash) {
+      market = this.marketByHash.get(c.marketHash);
+      if (market !== undefined) this.lastMarket = market;
+    }
     const tick = tickOfOdds(this.ladder, c.percentageOdds);
     const hash = hashId(c.orderId);
     const code =
@@ -174,12 +201,12 @@ export class Engine {
         marketHash: c.marketHash,
         code: code ?? RejectCode.MARKET_NOT_FOUND,
       };
-      return;
+      return undefined;
     }
     const ladder = this.ladder;
     const size = c.totalBetSize;
     const side = c.isBettingOutcomeOne ? 0 : 1;
-    this.pending[this.eventCount++] = {
+    const accepted: EngineEvent = {
       type: 'orderAccepted',
       orderId: c.orderId,
       account: c.account,
@@ -193,12 +220,20 @@ export class Engine {
       timeInForce: c.timeInForce,
     };
     const taker = this.accounts.indexOf(c.account);
+    // Nothing on the other side reaches the order's limit (best tick + own tick < N): a GTC order rests
+    // whole, as the walk would find nothing (sizes are at least N, more than one lot at any tick).
+    if (c.timeInForce === TimeInForce.GTC && market.best[1 - side]! + tick < ladder.size) {
+      const rested = this.rest(c, market, taker, side, tick, size, hash, true);
+      market.version++;
+      return [accepted, rested, this.levelChanged(market, side * ladder.size + tick)];
+    }
+    this.pending[this.eventCount++] = accepted;
 
     if (c.timeInForce === TimeInForce.FOK) {
       const stop = this.walk(market, c.orderId, taker, side, tick, size, true);
       if (stop !== Stop.FILLED && stop !== Stop.DUST) {
         this.takerDone(c, tick, stop === Stop.TAKER_FUNDS ? 'INSUFFICIENT_BALANCE' : 'NO_LIQUIDITY', size);
-        return;
+        return undefined;
       }
     }
     const stop = this.walk(market, c.orderId, taker, side, tick, size, false);
@@ -207,7 +242,12 @@ export class Engine {
     else if (stop === Stop.TAKER_FUNDS) this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
     else if (c.timeInForce !== TimeInForce.GTC) this.takerDone(c, tick, 'NO_LIQUIDITY', remaining);
     else if (remaining < ladder.makerLot[tick]!) this.takerDone(c, tick, 'FILLED', remaining);
-    else this.rest(c, market, taker, side, tick, remaining, hash);
+    else {
+      this.touchLevel(market, side * ladder.size + tick);
+      const untouched = remaining === c.totalBetSize;
+      this.pending[this.eventCount++] = this.rest(c, market, taker, side, tick, remaining, hash, untouched);
+    }
+    return undefined;
   }
 
   private validateOrder(c: PlaceOrderCommand, tick: number): RejectCode | undefined {
@@ -286,7 +326,7 @@ export class Engine {
           h = next;
           continue;
         }
-        const makerRemaining = store.u64[(h << 3) + U.REMAINING]!;
+        const makerRemaining = store.remainingOf(h);
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
@@ -388,14 +428,18 @@ export class Engine {
     tick: number,
     remaining: bigint,
     hash: number,
-  ): void {
+    untouched: boolean,
+  ): OrderRestedEvent {
     const store = this.store;
     const h = store.allocate();
     store.ids[h] = c.orderId;
     store.u64[(h << 3) + U.SIZE] = c.totalBetSize;
-    store.u64[(h << 3) + U.REMAINING] = remaining;
-    store.i32[(h << 4) + F.TICK_SIDE] =
-      tick | (side << SIDE_SHIFT) | (remaining === c.totalBetSize ? 0 : FILLED);
+    // An order that has not filled has no REMAINING of its own: it is its size (see `FILLED`).
+    if (untouched) store.i32[(h << 4) + F.TICK_SIDE] = tick | (side << SIDE_SHIFT);
+    else {
+      store.u64[(h << 3) + U.REMAINING] = remaining;
+      store.i32[(h << 4) + F.TICK_SIDE] = tick | (side << SIDE_SHIFT) | FILLED;
+    }
     store.i32[(h << 4) + F.MARKET] = market.index;
     store.i32[(h << 4) + F.ACCOUNT] = account;
     store.u32[(h << 4) + F.EXPIRY] = c.expiry;
@@ -404,8 +448,7 @@ export class Engine {
     this.accounts.append(store, account, h);
     this.expiries.add(store, h);
     this.orderIndex.addHashed(hash, h);
-    this.touchLevel(market, side * this.ladder.size + tick);
-    this.pending[this.eventCount++] = {
+    return {
       type: 'orderRested',
       orderId: c.orderId,
       account: c.account,
@@ -414,7 +457,7 @@ export class Engine {
       tick,
       percentageOdds: c.percentageOdds,
       totalBetSize: c.totalBetSize,
-      filledSize: filled(c.totalBetSize, remaining),
+      filledSize: untouched ? ZERO : c.totalBetSize - remaining,
       remainingSize: remaining,
     };
   }
@@ -438,11 +481,16 @@ export class Engine {
   /** Takes a resting order off the book and every index, and reports it done. */
   private removeResting(h: number, reason: DoneReason): void {
     this.orderIndex.removeHandle(h);
-    this.unrest(h, reason);
+    const done = this.unrest(h, reason);
+    this.touchLevel(this.unrestMarket!, this.unrestLevel);
+    this.pending[this.eventCount++] = done;
   }
 
-  /** Takes a resting order, already out of the id index, off the book and reports it done. */
-  private unrest(h: number, reason: DoneReason): void {
+  /**
+   * Takes a resting order, already out of the id index, off the book and every other index; returns its
+   * `orderDone` event and leaves its market and level in `unrestMarket` and `unrestLevel`.
+   */
+  private unrest(h: number, reason: DoneReason): OrderDoneEvent {
     const store = this.store;
     const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
     const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
@@ -456,8 +504,9 @@ export class Engine {
     market.unlink(store, h, remaining);
     this.accounts.unlink(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
     this.expiries.remove(store, h);
-    this.touchLevel(market, side * this.ladder.size + tick);
-    this.pending[this.eventCount++] = {
+    this.unrestMarket = market;
+    this.unrestLevel = side * this.ladder.size + tick;
+    const done: OrderDoneEvent = {
       type: 'orderDone',
       orderId,
       account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
@@ -471,6 +520,7 @@ export class Engine {
       wasResting: true,
     };
     store.release(h);
+    return done;
   }
 
   // ---------------------------------------------------------------- cancels
@@ -500,30 +550,51 @@ export class Engine {
     );
   }
 
+  /**
+   * The index slot of resting order `orderId` if it may be cancelled (with `account` set, only that
+   * account's), else NIL.
+   */
+  private cancellable(orderId: string, account: string | undefined): number {
+    const index = this.orderIndex;
+    const ids = this.store.ids;
+    const hash = hashId(orderId);
+    for (let slot = index.candidate(hash, hash); slot !== NIL; slot = index.candidate(hash, slot + 1)) {
+      const h = index.handleAt(slot);
+      if (!this.linkedBothWays(h)) throw new Error(`engine invariant broken: links of order ${ids[h]}`);
+      if (ids[h] === orderId) {
+        // The owner check compares names (usually the very same string) rather than looking one up.
+        const owner = this.accounts.names[this.store.i32[(h << 4) + F.ACCOUNT]!];
+        return account === undefined || owner === account ? slot : NIL;
+      }
+    }
+    return NIL;
+  }
+
+  /** A cancel of one id, the common case: its events without the general collection. */
+  private cancelOne(orderId: string, account: string | undefined, reason: CancelReason): EngineEvent[] {
+    const slot = this.cancellable(orderId, account);
+    if (slot === NIL) return [{ type: 'cancelRejected', orderId, code: 'NOT_FOUND' }];
+    const h = this.orderIndex.handleAt(slot);
+    this.orderIndex.removeSlot(slot);
+    const done = this.unrest(h, reason);
+    const market = this.unrestMarket!;
+    market.version++;
+    return [done, this.levelChanged(market, this.unrestLevel)];
+  }
+
   private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
     const index = this.orderIndex;
-    const names = this.accounts.names;
-    const ids = this.store.ids;
     for (let i = 0; i < orderIds.length; i++) {
       const orderId = orderIds[i]!;
-      const hash = hashId(orderId);
-      let slot = index.candidate(hash, hash);
-      let h = NIL;
-      while (slot !== NIL) {
-        const c = index.handleAt(slot);
-        if (!this.linkedBothWays(c)) throw new Error(`engine invariant broken: links of order ${ids[c]}`);
-        if (ids[c] === orderId) {
-          h = c;
-          break;
-        }
-        slot = index.candidate(hash, slot + 1);
-      }
-      // The owner check compares names (usually the very same string) rather than looking the account up.
-      if (h === NIL || (account !== undefined && names[this.store.i32[(h << 4) + F.ACCOUNT]!] !== account)) {
+      const slot = this.cancellable(orderId, account);
+      if (slot === NIL) {
         this.pending[this.eventCount++] = { type: 'cancelRejected', orderId, code: 'NOT_FOUND' };
       } else {
+        const h = index.handleAt(slot);
         index.removeSlot(slot);
-        this.unrest(h, reason);
+        const done = this.unrest(h, reason);
+        this.touchLevel(this.unrestMarket!, this.unrestLevel);
+        this.pending[this.eventCount++] = done;
       }
     }
   }
@@ -705,9 +776,25 @@ export class Engine {
     }
   }
 
+  /** The `levelChanged` event of a level (`side * N + tick`) as it is now. */
+  private levelChanged(market: MarketBook, level: number): LevelChangedEvent {
+    const n = this.ladder.size;
+    const side = level >= n ? 1 : 0;
+    const tick = level - side * n;
+    return {
+      type: 'levelChanged',
+      marketHash: market.marketHash,
+      isBettingOutcomeOne: side === 0,
+      tick,
+      percentageOdds: this.ladder.odds[tick]!,
+      size: market.total[level]!,
+      orders: market.count[level]!,
+      version: market.version,
+    };
+  }
+
   /** Reports every changed level (absolute) and balance once, in the order they first changed. */
   private flush(): void {
-    const n = this.ladder.size;
     const touchedMarkets = this.touchedMarkets;
     const touchedLevels = this.touchedLevels;
     for (let i = 0; i < this.touchedLevelCount; i++) {
@@ -719,18 +806,7 @@ export class Engine {
         market.version++;
         this.bumped[this.bumpedCount++] = market;
       }
-      const side = level >= n ? 1 : 0;
-      const tick = level - side * n;
-      this.pending[this.eventCount++] = {
-        type: 'levelChanged',
-        marketHash: market.marketHash,
-        isBettingOutcomeOne: side === 0,
-        tick,
-        percentageOdds: this.ladder.odds[tick]!,
-        size: market.total[level]!,
-        orders: market.count[level]!,
-        version: market.version,
-      };
+      this.pending[this.eventCount++] = this.levelChanged(market, level);
     }
     this.touchedLevelCount = 0;
     for (let i = 0; i < this.bumpedCount; i++) this.bumped[i]!.stamp = 0;
@@ -844,7 +920,7 @@ export class Engine {
     const store = this.store;
     const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
     const size = store.u64[(h << 3) + U.SIZE]!;
-    const remaining = store.u64[(h << 3) + U.REMAINING]!;
+    const remaining = store.remainingOf(h);
     const tick = store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK;
     return {
       orderId: store.ids[h]!,
@@ -907,7 +983,7 @@ export class Engine {
       (store.i32[(h << 4) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
       store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK,
       store.u64[(h << 3) + U.SIZE]!.toString(),
-      store.u64[(h << 3) + U.REMAINING]!.toString(),
+      store.remainingOf(h).toString(),
       store.u32[(h << 4) + F.EXPIRY]!,
       store.placed[h]!,
     ]);
@@ -1016,13 +1092,8 @@ export class Engine {
             }
             if (store.placed[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
             lastSeq = store.placed[h]!;
-            const rem = store.u64[(h << 3) + U.REMAINING]!;
-            const untouched = (store.i32[(h << 4) + F.TICK_SIDE]! & FILLED) === 0;
-            if (
-              rem < this.ladder.makerLot[k]! ||
-              rem > store.u64[(h << 3) + U.SIZE]! ||
-              (untouched && rem !== store.u64[(h << 3) + U.SIZE])
-            ) {
+            const rem = store.remainingOf(h);
+            if (rem < this.ladder.makerLot[k]! || rem > store.u64[(h << 3) + U.SIZE]!) {
               fail(`order ${store.ids[h]} remaining ${rem} out of range`);
             }
             if (this.orderIndex.get(store.ids[h]!) !== h) fail(`order ${store.ids[h]} not indexed`);

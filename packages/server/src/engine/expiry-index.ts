@@ -15,10 +15,14 @@ export class ExpiryIndex {
   private readonly buckets = new Map<number, Bucket>();
   private readonly heap: number[] = [];
   private readonly inHeap = new Set<number>();
+  /** The group `add` used last (expiry seconds are never -1). */
+  private lastKey = -1;
+  private lastBucket: Bucket | undefined = undefined;
 
   add(store: OrderStore, h: number): void {
     const key = store.u32[(h << 4) + F.EXPIRY]!;
-    let b = this.buckets.get(key);
+    // Orders placed together often expire in the same second: keep the last group at hand.
+    let b = key === this.lastKey ? this.lastBucket : this.buckets.get(key);
     if (b === undefined) {
       b = { head: NIL, tail: NIL };
       this.buckets.set(key, b);
@@ -27,6 +31,8 @@ export class ExpiryIndex {
         this.push(key);
       }
     }
+    this.lastKey = key;
+    this.lastBucket = b;
     store.i32[(h << 4) + F.EXPIRY_PREV] = b.tail;
     store.i32[(h << 4) + F.EXPIRY_NEXT] = NIL;
     if (b.tail === NIL) b.head = h;
@@ -41,10 +47,16 @@ export class ExpiryIndex {
     if (next !== NIL) store.i32[(next << 4) + F.EXPIRY_PREV] = prev;
     if (prev === NIL || next === NIL) {
       const key = store.u32[(h << 4) + F.EXPIRY]!;
-      const b = this.buckets.get(key)!;
+      const b = key === this.lastKey ? this.lastBucket! : this.buckets.get(key)!;
       if (prev === NIL) b.head = next;
       if (next === NIL) b.tail = prev;
-      if (b.head === NIL) this.buckets.delete(key);
+      if (b.head === NIL) {
+        this.buckets.delete(key);
+        if (key === this.lastKey) {
+          this.lastKey = -1;
+          this.lastBucket = undefined;
+        }
+      }
     }
   }
 

@@ -32,6 +32,7 @@ export const F = {
 
 /** The 64-bit fields of a record, in u64 units from h*8. */
 export const U = {
+  /** Valid once the order has filled (`FILLED`); until then its remaining stake is its size. */
   REMAINING: 0,
   SIZE: 1,
 } as const;
@@ -80,6 +81,13 @@ export class OrderStore {
     }
     this.live++;
     return h;
+  }
+
+  /** The remaining stake of resting order `h`: its size until it first fills. */
+  remainingOf(h: number): bigint {
+    return (this.i32[(h << 4) + F.TICK_SIDE]! & FILLED) === 0
+      ? this.u64[(h << 3) + U.SIZE]!
+      : this.u64[(h << 3) + U.REMAINING]!;
   }
 
   release(h: number): void {
