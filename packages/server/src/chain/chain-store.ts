@@ -18,6 +18,8 @@ export type StateChanges = {
 
 export type ChainSnapshot = {
   head: ChainBlock | null;
+  /** One past the highest stored transaction sequence number (0 when there is none). */
+  nextSeq: number;
   balances: Map<Address, bigint>;
   safes: SafeState[];
   deployments: ProxyDeployment[];
@@ -59,8 +61,11 @@ export class MemoryChainStore implements ChainStore {
   private readonly meta = new Map<string, string>();
 
   load(): ChainSnapshot {
+    let nextSeq = 0;
+    for (const tx of this.txs.values()) nextSeq = Math.max(nextSeq, tx.seq + 1);
     return structuredClone({
       head: this.head,
+      nextSeq,
       balances: this.balances,
       safes: [...this.safes.values()],
       deployments: [...this.deployments.values()],

@@ -45,6 +45,7 @@ export type EmbeddedChainOptions = {
 };
 
 const ZERO_HASH: Hash = `0x${'0'.repeat(64)}`;
+/** Written with every submission by earlier versions; read so that a start never goes below it. */
 const META_NEXT_SEQ = 'nextSeq';
 const META_FAIL_NEXT_DEPLOYMENT = 'fault.failNextDeployment';
 
@@ -184,8 +185,9 @@ export class EmbeddedChain implements Chain, ChainFaults {
     this.state.balances = snapshot.balances;
     for (const s of snapshot.safes) this.state.safes.set(s.address, s);
     for (const d of snapshot.deployments) this.state.deployments.set(d.safe, d);
-    // Written with every submission, in the same write: never behind a stored sequence number.
-    this.nextSeq = Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0);
+    // After the highest stored transaction: a submission's row is its own record of the counter, so the
+    // counter costs no write of its own. (A rolled-back submission's number may be given again: it never existed.)
+    this.nextSeq = Math.max(snapshot.nextSeq, Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0));
     this.failNextDeploymentFlag = snapshot.meta.get(META_FAIL_NEXT_DEPLOYMENT) === '1';
   }
 
@@ -446,8 +448,8 @@ export class EmbeddedChain implements Chain, ChainFaults {
   }
 
   /**
-   * Persists transactions, in this order, into the mempool with one store write: their rows, the side
-   * effects (given the first transaction's hash) and the sequence counter, written once.
+   * Persists transactions, in this order, into the mempool with one store write: their rows and the side
+   * effects (given the first transaction's hash). The counter is the rows' own `seq`.
    */
   private submitAll(
     payloads: readonly ChainTxPayload[],
@@ -459,10 +461,7 @@ export class EmbeddedChain implements Chain, ChainFaults {
       const txSeq = seq++;
       return { ...payload, hash: transactionHash(this.chainId, txSeq, payload), seq: txSeq, submittedAt };
     });
-    const changes = sideEffects?.(txs[0]!.hash) ?? {};
-    const meta = new Map(changes.meta ?? []);
-    meta.set(META_NEXT_SEQ, String(seq));
-    this.store.addPending(txs, { ...changes, meta });
+    this.store.addPending(txs, sideEffects?.(txs[0]!.hash) ?? {});
     this.nextSeq = seq;
     return txs;
   }

@@ -152,6 +152,7 @@ export class SqliteChainStore implements ChainStore {
         'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq LIMIT ?',
       ),
       meta: db.prepare('SELECT key, value FROM chain_meta'),
+      maxSeq: db.prepare('SELECT max(seq) FROM chain_transactions').pluck(),
       tx: db.prepare('SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE hash = ?'),
       receipt: db.prepare(
         `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
@@ -201,7 +202,7 @@ export class SqliteChainStore implements ChainStore {
       }
       for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
     };
-    // One savepoint (or transaction) for all of them, and the state changes (the sequence counter) once.
+    // One savepoint (or transaction) for all of them and their side effects.
     this.addPendingTx = db.transaction((txs: readonly ChainTx[], changes: StateChanges) => {
       const insertTx = this.s.insertTx!;
       for (const tx of txs) {
@@ -237,8 +238,10 @@ export class SqliteChainStore implements ChainStore {
 
   load(): ChainSnapshot {
     const head = this.s.head!.get() as BlockRow | undefined;
+    const maxSeq = this.s.maxSeq!.get() as number | null;
     return {
       head: head ? blockFromRow(head) : null,
+      nextSeq: maxSeq === null ? 0 : maxSeq + 1,
       balances: new Map(
         (this.s.balances!.all() as { address: Address; amount: string }[]).map((r) => [
           r.address,
