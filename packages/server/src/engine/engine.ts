@@ -296,10 +296,6 @@ export class Engine {
       const b = ladder.takerLot[k]!;
       let h = market.head[base + k]!;
       while (h !== NIL) {
-        if (remaining === 0n) {
-          stop = Stop.FILLED;
-          break outer;
-        }
         const next = store.i32[(h << 4) + F.LEVEL_NEXT]!;
         const maker = store.i32[(h << 4) + F.ACCOUNT]!;
         if (maker === taker) {
@@ -330,10 +326,15 @@ export class Engine {
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
-        x = makerAvailable / a;
-        if (x < lots) lots = x;
-        x = takerAvailable / b;
-        if (x < lots) lots = x;
+        // A balance that covers the whole remaining stake cannot be what limits the fill: skip its division.
+        if (makerAvailable < makerRemaining) {
+          x = makerAvailable / a;
+          if (x < lots) lots = x;
+        }
+        if (takerAvailable < remaining) {
+          x = takerAvailable / b;
+          if (x < lots) lots = x;
+        }
         const makerStake = lots * a;
         const takerStake = lots * b;
         remaining -= takerStake;
@@ -348,6 +349,10 @@ export class Engine {
         if (makerLeft < a) {
           if (!dry) this.removeResting(h, 'FILLED');
           h = next;
+        }
+        if (remaining === 0n) {
+          stop = Stop.FILLED;
+          break outer;
         }
       }
       k--;

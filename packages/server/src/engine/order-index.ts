@@ -131,35 +131,28 @@ export class OrderIndex {
 }
 
 /**
- * Hash of an order id. Short ids (16 characters or fewer) are hashed whole. Longer ones from their
- * length, characters 2-9 and their last 8 characters, in four independent lanes: production ids are
- * keccak digests (`0x` + 64 hex), so 16 hex digits are plenty, and ids that share a long prefix or
- * suffix still spread. Any string is a valid id (lookups compare the whole id); this only decides how
- * well they spread. Not a defence against ids crafted to collide; the id is a signature digest, costly
- * to grind.
+ * Hash of an order id. Short ids (16 characters or fewer) are hashed whole; longer ones from their length,
+ * characters 6-9 and their last 4 characters, packed four to a 32-bit word (integer operations only).
+ * Production ids are keccak digests (`0x` + 64 hex), so those 8 hex digits carry 32 random bits, and ids
+ * that share a long prefix or suffix still spread. Any string is a valid id (lookups compare the whole
+ * id); this only decides how well they spread. Not a defence against ids crafted to collide; the id is a
+ * signature digest, costly to grind.
  */
 export function hashId(id: string): number {
   const n = id.length;
-  let h: number;
+  let h = n;
   if (n <= 16) {
-    h = n;
-    for (let i = 0; i < n; i++) h = (h * 31 + id.charCodeAt(i)) | 0;
+    for (let i = 0; i < n; i++) h = (((h << 5) - h) ^ id.charCodeAt(i)) | 0;
   } else {
-    const m = n - 8;
-    const a =
-      (((id.charCodeAt(2) * 31 + id.charCodeAt(3)) * 31 + id.charCodeAt(4)) * 31 + id.charCodeAt(5)) | 0;
-    const b =
-      (((id.charCodeAt(6) * 31 + id.charCodeAt(7)) * 31 + id.charCodeAt(8)) * 31 + id.charCodeAt(9)) | 0;
-    const c =
-      (((id.charCodeAt(m) * 31 + id.charCodeAt(m + 1)) * 31 + id.charCodeAt(m + 2)) * 31 +
-        id.charCodeAt(m + 3)) |
-      0;
-    const d =
-      (((id.charCodeAt(m + 4) * 31 + id.charCodeAt(m + 5)) * 31 + id.charCodeAt(m + 6)) * 31 +
-        id.charCodeAt(m + 7)) |
-      0;
-    // Each lane fits in 32 bits, so these sums of products stay below 2^53: exact in a double.
-    h = ((a * 923521 + b) ^ (c * 29791 + d + n)) | 0;
+    const m = n - 4;
+    const head =
+      id.charCodeAt(6) | (id.charCodeAt(7) << 8) | (id.charCodeAt(8) << 16) | (id.charCodeAt(9) << 24);
+    const tail =
+      id.charCodeAt(m) |
+      (id.charCodeAt(m + 1) << 8) |
+      (id.charCodeAt(m + 2) << 16) |
+      (id.charCodeAt(m + 3) << 24);
+    h = head ^ mul32(tail ^ n, 0x2c1b3c6d);
   }
   h = mul32(h ^ (h >>> 16), 0x45d9f3b);
   return h ^ (h >>> 16);
