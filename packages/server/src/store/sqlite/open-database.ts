@@ -24,6 +24,8 @@ export function openDatabase(dataDir: string): Database {
   db.pragma('busy_timeout = 5000');
   // The working set of the trading indexes (random keys): 64 MiB of pages instead of the default 2 MiB.
   db.pragma('cache_size = -65536');
+  // Pages a large savepoint spills (a block of chain submissions) stay in memory, not in /var/tmp files.
+  db.pragma('temp_store = MEMORY');
   migrate(db);
   return db;
 }
