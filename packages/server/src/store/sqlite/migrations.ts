@@ -259,30 +259,20 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    name: 'escrow per account per batch: fills by account and seq, escrow receipt cursor',
+    name: 'trading write path: fewer random-key indexes, escrow cursors',
     up: (db) =>
       db.exec(`
-        -- An escrow transaction covers the fills of one account with seq in a range (memo escrow:<account>:<first>-<last>).
+        -- An escrow transaction covers the fills of one account with seq in a range
+        -- (memo escrow:<account>:<first>-<last>).
         CREATE INDEX fills_by_account_seq ON fills(account, seq);
-        -- No query looks fills up by match; one index less to write per fill.
+        -- No query looks fills up by match. A trade id is a hash of its order id (one trade per order), so
+        -- fills by trade are found by order, and a trade's order id needs no unique index of its own.
         DROP INDEX fills_by_match;
-        -- The last chain block whose escrow receipts the fills and trades reflect (written with them).
-        CREATE TABLE escrow_cursor (
-          id           INTEGER PRIMARY KEY CHECK (id = 1),
-          block_number INTEGER NOT NULL
-        ) STRICT;
-        INSERT INTO escrow_cursor (id, block_number) VALUES (1, 0);
-      `),
-  },
-  {
-    version: 6,
-    name: 'fewer random-key indexes on the hot trading tables',
-    up: (db) =>
-      db.exec(`
-        -- A trade id is a hash of its order id (one trade per order): fills are found by order id, the
-        -- trade's own order id needs no unique index of its own (the primary key already is one per order).
         DROP INDEX fills_by_trade;
-        CREATE TABLE trades_v6 (
+        -- Locking a trade asks whether a fill of its order is still MATCHED: a small, hot partial index
+        -- answers in one probe (a status column in the large random-key index would cost a page per lock).
+        CREATE INDEX fills_matched_by_order ON fills(order_id) WHERE status = 'MATCHED';
+        CREATE TABLE trades_v5 (
           id              TEXT PRIMARY KEY,
           order_id        TEXT NOT NULL,
           account         TEXT NOT NULL,
@@ -298,48 +288,21 @@ export const MIGRATIONS: readonly Migration[] = [
           created_at      INTEGER NOT NULL,
           updated_at      INTEGER NOT NULL
         ) STRICT;
-        INSERT INTO trades_v6 SELECT * FROM trades;
+        INSERT INTO trades_v5 SELECT * FROM trades;
         DROP TABLE trades;
-        ALTER TABLE trades_v6 RENAME TO trades;
+        ALTER TABLE trades_v5 RENAME TO trades;
         CREATE INDEX trades_by_account ON trades(account, created_at, id);
         CREATE INDEX trades_by_market ON trades(market_hash, created_at);
-      `),
-  },
-  {
-    version: 7,
-    name: 'fills by order and status',
-    up: (db) =>
-      db.exec(`
-        -- A landed escrow locks a trade when none of its order's fills is still MATCHED: with the status in
-        -- the index that is one probe, not a read of every fill of the order (a maker order can have
-        -- thousands). Lookups by order id use the prefix, as they used fills_by_order.
-        CREATE INDEX fills_by_order_status ON fills(order_id, status);
-        DROP INDEX fills_by_order;
-      `),
-  },
-  {
-    version: 8,
-    name: 'MATCHED fills by order (partial) instead of fills by order and status',
-    up: (db) =>
-      db.exec(`
-        -- Migration 7's index had every fill's status in a large random-key index: each fill locked rewrote
-        -- one of its pages (about 2.1 KB of WAL per fill locked against 0.85 KB now). A partial index of the
-        -- fills still MATCHED stays small and hot and answers the same question in one probe; lookups by
-        -- order id get their plain index back.
-        CREATE INDEX fills_by_order ON fills(order_id);
-        CREATE INDEX fills_matched_by_order ON fills(order_id) WHERE status = 'MATCHED';
-        DROP INDEX fills_by_order_status;
-      `),
-  },
-  {
-    version: 9,
-    name: 'escrows flushed per block: the last fill escrowed',
-    up: (db) =>
-      db.exec(`
-        -- Escrows are submitted for the fills after this rowid (fills are only ever appended); every fill
-        -- written before this migration was escrowed with its batch.
-        ALTER TABLE escrow_cursor ADD COLUMN fills_rowid INTEGER NOT NULL DEFAULT 0;
-        UPDATE escrow_cursor SET fills_rowid = (SELECT coalesce(max(rowid), 0) FROM fills);
+        -- block_number: the last chain block whose escrow receipts the fills and trades reflect (written
+        -- with them). fills_rowid: escrows are submitted for the fills after it (fills are only ever
+        -- appended); every fill written before this migration was escrowed with its batch.
+        CREATE TABLE escrow_cursor (
+          id           INTEGER PRIMARY KEY CHECK (id = 1),
+          block_number INTEGER NOT NULL,
+          fills_rowid  INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO escrow_cursor (id, block_number, fills_rowid)
+          VALUES (1, 0, (SELECT coalesce(max(rowid), 0) FROM fills));
       `),
   },
 ];
