@@ -1,5 +1,3 @@
-import { mul32 } from './state-hash.js';
-
 /** percentageOdds is an implied probability scaled by 10^20. */
 export const ODDS_SCALE = 10n ** 20n;
 
@@ -25,13 +23,14 @@ export interface Ladder {
 }
 
 /**
- * Open-addressing table from the low 64 bits of a tick's percentageOdds to the tick: `keys` holds a
- * 32-bit mix of those bits, `ticks` the tick (0 for an empty slot). A hit is confirmed by comparing
- * the whole bigint, so values that only share the low 64 bits are still refused.
+ * Direct table from the low bits of a tick's percentageOdds to the tick. percentageOdds = k * step and
+ * step = 2^shift * (odd), so bits shift.. of k * step are k * (odd) modulo a power of two: distinct for
+ * every k below `mask + 1`. A hit is confirmed by comparing the whole bigint, so values that only share
+ * those bits are still refused.
  */
 export interface TickTable {
+  readonly shift: number;
   readonly mask: number;
-  readonly keys: Int32Array;
   readonly ticks: Int32Array;
 }
 
@@ -39,28 +38,26 @@ export interface TickTable {
 const low64 = new BigUint64Array(1);
 const low32 = new Uint32Array(low64.buffer);
 
-/** A 32-bit mix of the low 64 bits of `x`, as left in `low32`. */
-function keyOf(x: bigint): number {
+/** Bits shift..shift+31 of the low 64 bits of `x` (1 <= shift <= 31). */
+function bitsOf(x: bigint, shift: number): number {
   low64[0] = x;
-  let h = low32[0]! ^ mul32(low32[1]! ^ (low32[1]! >>> 15), 0x2c1b3c6d);
-  h = mul32(h ^ (h >>> 16), 0x45d9f3b);
-  return h ^ (h >>> 16);
+  return (low32[0]! >>> shift) | (low32[1]! << (32 - shift));
 }
 
-function buildTickTable(odds: readonly bigint[], size: number): TickTable {
+function buildTickTable(odds: readonly bigint[], step: bigint, size: number): TickTable | undefined {
+  let shift = 0;
+  while (((step >> BigInt(shift)) & 1n) === 0n) shift++;
+  if (shift === 0 || shift > 31) return undefined;
   let slots = 16;
-  while (slots < 4 * size) slots *= 2;
+  while (slots < size) slots *= 2;
   const mask = slots - 1;
-  const keys = new Int32Array(slots);
   const ticks = new Int32Array(slots);
   for (let k = 1; k < size; k++) {
-    const key = keyOf(odds[k]!);
-    let i = key & mask;
-    while (ticks[i] !== 0) i = (i + 1) & mask;
-    keys[i] = key;
+    const i = bitsOf(odds[k]!, shift) & mask;
+    if (ticks[i] !== 0) return undefined;
     ticks[i] = k;
   }
-  return { mask, keys, ticks };
+  return { shift, mask, ticks };
 }
 
 /** `oddsLadderStepSize` is in units of 0.001 %: 125 gives N = 800. */
@@ -99,7 +96,7 @@ export function createLadder(size: number = DEFAULT_LADDER_SIZE): Ladder {
     makerLot.push(BigInt(k / g));
     takerLot.push(BigInt((size - k) / g));
   }
-  return { size, step, odds, makerLot, takerLot, tickTable: buildTickTable(odds, size) };
+  return { size, step, odds, makerLot, takerLot, tickTable: buildTickTable(odds, step, size) };
 }
 
 /** The tick of an on-ladder percentageOdds strictly between 0 and 1, or 0 when off the ladder. */
@@ -107,13 +104,8 @@ export function tickOfOdds(ladder: Ladder, percentageOdds: bigint): number {
   const table = ladder.tickTable;
   if (table !== undefined) {
     // Converting a bigint to a number is a runtime call in V8; a typed-array store of its low bits is not.
-    const key = keyOf(percentageOdds);
-    const { keys, ticks, mask } = table;
-    for (let i = key & mask; ; i = (i + 1) & mask) {
-      const k = ticks[i]!;
-      if (k === 0) return 0;
-      if (keys[i] === key && ladder.odds[k] === percentageOdds) return k;
-    }
+    const k = table.ticks[bitsOf(percentageOdds, table.shift) & table.mask]!;
+    return k !== 0 && ladder.odds[k] === percentageOdds ? k : 0;
   }
   // Without the table: no bigint division; the table comparison rejects values that only round onto a tick.
   const k = Number(percentageOdds) / Number(ladder.step);
