@@ -216,7 +216,6 @@ describe('proxy wallets and multisig through HTTP', () => {
 
   it('answers every bad execute with its status', async () => {
     const [A, C] = [users.A!, users.C!];
-    const safe = vectors['v1.4.1 SafeL2 predicted Safe address'];
     const outsider = await t.createUser();
     await post('/user/deploy-proxy', outsider);
     await deployed(outsider);
