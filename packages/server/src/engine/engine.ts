@@ -158,12 +158,38 @@ export class Engine {
     const p = this.pending;
     const n = this.eventCount;
     let events: EngineEvent[];
-    if (n === 2) events = [p[0]!, p[1]!];
-    else if (n === 3) events = [p[0]!, p[1]!, p[2]!];
-    else if (n === 1) events = [p[0]!];
-    else if (n === 4) events = [p[0]!, p[1]!, p[2]!, p[3]!];
-    else if (n === 0) events = [];
-    else events = p.slice(0, n) as EngineEvent[];
+    // Array literals of the exact size (no builtin call) for the common counts.
+    switch (n) {
+      case 0:
+        events = [];
+        break;
+      case 1:
+        events = [p[0]!];
+        break;
+      case 2:
+        events = [p[0]!, p[1]!];
+        break;
+      case 3:
+        events = [p[0]!, p[1]!, p[2]!];
+        break;
+      case 4:
+        events = [p[0]!, p[1]!, p[2]!, p[3]!];
+        break;
+      case 5:
+        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!];
+        break;
+      case 6:
+        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!];
+        break;
+      case 7:
+        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!, p[6]!];
+        break;
+      case 8:
+        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!, p[6]!, p[7]!];
+        break;
+      default:
+        events = p.slice(0, n) as EngineEvent[];
+    }
     for (let i = 0; i < n; i++) p[i] = undefined;
     this.eventCount = 0;
     return events;
@@ -729,7 +755,7 @@ export class Engine {
         payout,
       };
     }
-    market.positions.clear();
+    market.clearPositions();
   }
 
   // ---------------------------------------------------------------- balances
@@ -1020,7 +1046,7 @@ export class Engine {
       market.status = m.status;
       market.version = m.version;
       for (const [name, stakeOne, stakeTwo, potOne, potTwo] of m.positions) {
-        market.positions.set(accounts.indexOf(name), {
+        market.setPosition(accounts.indexOf(name), {
           stakeOne: BigInt(stakeOne),
           stakeTwo: BigInt(stakeTwo),
           potOne: BigInt(potOne),

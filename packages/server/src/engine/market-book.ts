@@ -32,6 +32,8 @@ export class MarketBook {
   orders = 0;
   /** Keyed by account index. */
   readonly positions = new Map<number, Position>();
+  /** The same positions by account index, for the lookups of every fill (cheaper than the map's). */
+  private readonly byAccount: (Position | undefined)[] = [];
 
   constructor(
     readonly index: number,
@@ -99,11 +101,21 @@ export class MarketBook {
   }
 
   position(account: number): Position {
-    let p = this.positions.get(account);
+    let p = this.byAccount[account];
     if (p === undefined) {
       p = { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n };
-      this.positions.set(account, p);
+      this.setPosition(account, p);
     }
     return p;
+  }
+
+  setPosition(account: number, p: Position): void {
+    this.positions.set(account, p);
+    this.byAccount[account] = p;
+  }
+
+  clearPositions(): void {
+    this.positions.clear();
+    this.byAccount.length = 0;
   }
 }
