@@ -37,6 +37,22 @@ describe('ladder', () => {
     expect(tickOfOdds(createLadder(800), odds)).toBe(0);
   });
 
+  it.each([8, 100, 400, 800, 1000, 1024, 65536 / 16])('finds every tick through its table at N = %i', (n) => {
+    const ladder = createLadder(n);
+    expect(ladder.tickTable).toBeDefined();
+    for (let k = 1; k < n; k++) expect(tickOfOdds(ladder, ladder.odds[k]!)).toBe(k);
+  });
+
+  it('refuses odds that share their low 64 bits with a tick', () => {
+    const ladder = createLadder(800);
+    const wrap = 1n << 64n;
+    for (const k of [1, 2, 147, 400, 799]) {
+      expect(tickOfOdds(ladder, ladder.odds[k]! + wrap)).toBe(0);
+      expect(tickOfOdds(ladder, ladder.odds[k]! - wrap)).toBe(0);
+      expect(tickOfOdds(ladder, ladder.odds[k]! + 4n * wrap)).toBe(0);
+    }
+  });
+
   it('finds ticks on ladders whose step is not exact in floating point', () => {
     const ladder = createLadder(1024);
     for (let k = 1; k < 1024; k++) expect(tickOfOdds(ladder, ladder.odds[k]!)).toBe(k);
