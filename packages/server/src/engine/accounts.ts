@@ -1,4 +1,5 @@
 import { F, NIL, type OrderStore } from './order-store.js';
+import { U64Cells } from './u64-cells.js';
 
 /**
  * Accounts by integer index: balances and the list of each account's resting orders in placement order
@@ -7,8 +8,9 @@ import { F, NIL, type OrderStore } from './order-store.js';
  */
 export class Accounts {
   readonly names: string[] = [];
-  readonly available: bigint[] = [];
-  readonly escrowed: bigint[] = [];
+  /** Balances by account index. */
+  readonly available = new U64Cells(1024);
+  readonly escrowed = new U64Cells(1024);
   readonly orderHead: number[] = [];
   readonly orderTail: number[] = [];
   /** Command stamp of the last balance change, to report each changed account once per command. */
@@ -25,8 +27,8 @@ export class Accounts {
       i = this.names.length;
       this.byName.set(name, i);
       this.names.push(name);
-      this.available.push(0n);
-      this.escrowed.push(0n);
+      this.available.ensure(i + 1);
+      this.escrowed.ensure(i + 1);
       this.orderHead.push(NIL);
       this.orderTail.push(NIL);
       this.touched.push(0);

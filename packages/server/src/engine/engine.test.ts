@@ -559,6 +559,42 @@ scenarios('resolution', [
   },
 ]);
 
+describe('money past 64 bits', () => {
+  it('keeps balances, escrow and positions exact past 2^64, through resolution and a snapshot', () => {
+    const huge = 1n << 70n;
+    const h = Harness.standard({ A: huge, B: huge });
+    const max = (1n << 64n) - 1n;
+    // Three fills of nearly 2^64 each side: stakes, pots and escrow all pass 2^64.
+    for (let i = 0; i < 3; i++) {
+      h.place({ id: `m${i}`, account: 'A', tick: 400, size: max });
+      h.place({ id: `t${i}`, account: 'B', one: false, tick: 400, size: max, tif: 'IOC' });
+      h.engine.assertInvariants();
+    }
+    expect(h.engine.balance('A')).toEqual({ available: huge - 3n * max, escrowed: 3n * max });
+    expect(h.engine.position('M', 'A')).toEqual({
+      stakeOnOutcomeOne: 3n * max,
+      stakeOnOutcomeTwo: 0n,
+      payoutIfOutcomeOne: 6n * max,
+      payoutIfOutcomeTwo: 0n,
+    });
+    const restored = Engine.restore(JSON.parse(JSON.stringify(h.engine.snapshot())));
+    expect(restored.stateHash()).toBe(h.engine.stateHash());
+    h.apply({ type: 'credit', account: 'C', amount: huge * huge });
+    expect(h.engine.balance('C')).toEqual({ available: huge * huge, escrowed: 0n });
+    h.apply({ type: 'debit', account: 'C', amount: huge * huge - 5n });
+    expect(h.engine.balance('C')).toEqual({ available: 5n, escrowed: 0n });
+    const events = h.apply({ type: 'resolveMarket', marketHash: 'M', outcome: 1 });
+    expect(only(events, 'payout')).toEqual([
+      `payout A stake=${3n * max} payout=${6n * max}`,
+      `payout B stake=${3n * max} payout=0`,
+    ]);
+    expect(h.engine.balance('A')).toEqual({ available: huge + 3n * max, escrowed: 0n });
+    expect(h.engine.balance('B')).toEqual({ available: huge - 3n * max, escrowed: 0n });
+    expect(h.engine.position('M', 'A')).toBeUndefined();
+    h.engine.assertInvariants();
+  });
+});
+
 describe('read helpers', () => {
   it('describe orders, levels, best ticks, balances, positions and versions', () => {
     const h = Harness.standard();

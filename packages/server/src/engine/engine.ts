@@ -16,7 +16,7 @@ import {
 } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
-import { MarketBook, MarketStatus } from './market-book.js';
+import { MarketBook, MarketStatus, P } from './market-book.js';
 import { hashId, OrderIndex } from './order-index.js';
 import {
   F,
@@ -337,12 +337,12 @@ export class Engine {
           stop = Stop.DUST;
           break outer;
         }
-        const takerAvailable = dry ? available[taker]! - takerSpent : available[taker]!;
+        const takerAvailable = dry ? available.get(taker) - takerSpent : available.get(taker);
         if (takerAvailable < b) {
           stop = Stop.TAKER_FUNDS;
           break outer;
         }
-        const makerAvailable = dry ? available[maker]! - (spent.get(maker) ?? 0n) : available[maker]!;
+        const makerAvailable = dry ? available.get(maker) - (spent.get(maker) ?? 0n) : available.get(maker);
         if (makerAvailable < a) {
           if (!dry) this.removeResting(h, 'INSUFFICIENT_BALANCE');
           h = next;
@@ -405,26 +405,24 @@ export class Engine {
     const maker = store.i32[(h << 4) + F.ACCOUNT]!;
     const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const makerSide = (tickSide >>> SIDE_SHIFT) & 1;
-    accounts.available[maker] -= makerStake;
-    accounts.escrowed[maker] += makerStake;
-    accounts.available[taker] -= takerStake;
-    accounts.escrowed[taker] += takerStake;
+    const available = accounts.available;
+    const escrowed = accounts.escrowed;
+    available.decrease(maker, makerStake);
+    escrowed.increase(maker, makerStake);
+    available.decrease(taker, takerStake);
+    escrowed.increase(taker, takerStake);
     this.touchAccount(maker);
     this.touchAccount(taker);
     const pot = makerStake + takerStake;
-    const mp = market.position(maker);
-    const tp = market.position(taker);
-    if (makerSide === 0) {
-      mp.stakeOne += makerStake;
-      mp.potOne += pot;
-      tp.stakeTwo += takerStake;
-      tp.potTwo += pot;
-    } else {
-      mp.stakeTwo += makerStake;
-      mp.potTwo += pot;
-      tp.stakeOne += takerStake;
-      tp.potOne += pot;
-    }
+    const mp = market.positionSlot(maker);
+    const tp = market.positionSlot(taker);
+    // The maker's stake and pot go to the outcome it bets on, the taker's to the other.
+    const makerStakeField = makerSide === 0 ? P.STAKE_ONE : P.STAKE_TWO;
+    const takerStakeField = makerSide === 0 ? P.STAKE_TWO : P.STAKE_ONE;
+    market.addToPosition(mp, makerStakeField, makerStake);
+    market.addToPosition(mp, makerStakeField + 2, pot);
+    market.addToPosition(tp, takerStakeField, takerStake);
+    market.addToPosition(tp, takerStakeField + 2, pot);
     store.u64[(h << 3) + U.REMAINING] = makerLeft;
     store.i32[(h << 4) + F.TICK_SIDE] = tickSide | FILLED;
     const level = makerSide * this.ladder.size + tick;
@@ -735,15 +733,21 @@ export class Engine {
     };
     this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
     const accounts = this.accounts;
-    const holders = [...market.positions.keys()].sort((x, y) =>
-      compareStrings(accounts.names[x]!, accounts.names[y]!),
+    const slots = market.holders.map((_, slot) => slot);
+    slots.sort((x, y) =>
+      compareStrings(accounts.names[market.holders[x]!]!, accounts.names[market.holders[y]!]!),
     );
-    for (const a of holders) {
-      const p = market.positions.get(a)!;
-      const stake = p.stakeOne + p.stakeTwo;
-      const payout = outcome === 1 ? p.potOne : outcome === 2 ? p.potTwo : stake;
-      accounts.escrowed[a] -= stake;
-      accounts.available[a] += payout;
+    for (const slot of slots) {
+      const a = market.holders[slot]!;
+      const stake = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
+      const payout =
+        outcome === 1
+          ? market.positionValue(slot, P.POT_ONE)
+          : outcome === 2
+            ? market.positionValue(slot, P.POT_TWO)
+            : stake;
+      accounts.escrowed.decrease(a, stake);
+      accounts.available.increase(a, payout);
       this.touchAccount(a);
       this.pending[this.eventCount++] = {
         type: 'payout',
@@ -766,7 +770,7 @@ export class Engine {
       return;
     }
     const a = this.accounts.indexOf(account);
-    this.accounts.available[a] += amount;
+    this.accounts.available.increase(a, amount);
     this.netDeposits += amount;
     this.touchAccount(a);
   }
@@ -777,11 +781,11 @@ export class Engine {
       return;
     }
     const a = this.accounts.find(account);
-    if (a === NIL || this.accounts.available[a]! < amount) {
+    if (a === NIL || this.accounts.available.get(a) < amount) {
       this.rejectCommand('debit', RejectCode.INSUFFICIENT_BALANCE);
       return;
     }
-    this.accounts.available[a] -= amount;
+    this.accounts.available.decrease(a, amount);
     this.netDeposits -= amount;
     this.touchAccount(a);
   }
@@ -849,8 +853,8 @@ export class Engine {
       this.pending[this.eventCount++] = {
         type: 'balanceChanged',
         account: accounts.names[a]!,
-        available: accounts.available[a]!,
-        escrowed: accounts.escrowed[a]!,
+        available: accounts.available.get(a),
+        escrowed: accounts.escrowed.get(a),
       };
     }
     this.touchedAccountCount = 0;
@@ -927,18 +931,19 @@ export class Engine {
   balance(account: string): AccountBalance {
     const a = this.accounts.find(account);
     if (a === NIL) return { available: 0n, escrowed: 0n };
-    return { available: this.accounts.available[a]!, escrowed: this.accounts.escrowed[a]! };
+    return { available: this.accounts.available.get(a), escrowed: this.accounts.escrowed.get(a) };
   }
 
   position(marketHash: string, account: string): PositionView | undefined {
     const a = this.accounts.find(account);
-    const p = a === NIL ? undefined : this.marketByHash.get(marketHash)?.positions.get(a);
-    if (p === undefined) return undefined;
+    const market = a === NIL ? undefined : this.marketByHash.get(marketHash);
+    const slot = market === undefined ? NIL : market.findPositionSlot(a);
+    if (market === undefined || slot === NIL) return undefined;
     return {
-      stakeOnOutcomeOne: p.stakeOne,
-      stakeOnOutcomeTwo: p.stakeTwo,
-      payoutIfOutcomeOne: p.potOne,
-      payoutIfOutcomeTwo: p.potTwo,
+      stakeOnOutcomeOne: market.positionValue(slot, P.STAKE_ONE),
+      stakeOnOutcomeTwo: market.positionValue(slot, P.STAKE_TWO),
+      payoutIfOutcomeOne: market.positionValue(slot, P.POT_ONE),
+      payoutIfOutcomeTwo: market.positionValue(slot, P.POT_TWO),
     };
   }
 
@@ -976,20 +981,22 @@ export class Engine {
     const names = accounts.names;
     const accountRows: [string, string, string][] = [];
     for (let a = 0; a < names.length; a++) {
-      if (accounts.available[a] !== 0n || accounts.escrowed[a] !== 0n) {
-        accountRows.push([names[a]!, accounts.available[a]!.toString(), accounts.escrowed[a]!.toString()]);
+      const available = accounts.available.get(a);
+      const escrowed = accounts.escrowed.get(a);
+      if (available !== 0n || escrowed !== 0n) {
+        accountRows.push([names[a]!, available.toString(), escrowed.toString()]);
       }
     }
     accountRows.sort((x, y) => compareStrings(x[0], y[0]));
     const markets: MarketSnapshot[] = this.markets.map((m) => {
       const positions: [string, string, string, string, string][] = [];
-      for (const [a, p] of m.positions) {
+      for (let slot = 0; slot < m.holders.length; slot++) {
         positions.push([
-          names[a]!,
-          p.stakeOne.toString(),
-          p.stakeTwo.toString(),
-          p.potOne.toString(),
-          p.potTwo.toString(),
+          names[m.holders[slot]!]!,
+          m.positionValue(slot, P.STAKE_ONE).toString(),
+          m.positionValue(slot, P.STAKE_TWO).toString(),
+          m.positionValue(slot, P.POT_ONE).toString(),
+          m.positionValue(slot, P.POT_TWO).toString(),
         ]);
       }
       positions.sort((x, y) => compareStrings(x[0], y[0]));
@@ -1038,20 +1045,19 @@ export class Engine {
     const accounts = engine.accounts;
     for (const [name, available, escrowed] of snapshot.accounts) {
       const a = accounts.indexOf(name);
-      accounts.available[a] = BigInt(available);
-      accounts.escrowed[a] = BigInt(escrowed);
+      accounts.available.set(a, BigInt(available));
+      accounts.escrowed.set(a, BigInt(escrowed));
     }
     for (const m of snapshot.markets) {
       const market = engine.addMarket(m.marketHash, m.eventId);
       market.status = m.status;
       market.version = m.version;
       for (const [name, stakeOne, stakeTwo, potOne, potTwo] of m.positions) {
-        market.setPosition(accounts.indexOf(name), {
-          stakeOne: BigInt(stakeOne),
-          stakeTwo: BigInt(stakeTwo),
-          potOne: BigInt(potOne),
-          potTwo: BigInt(potTwo),
-        });
+        const slot = market.positionSlot(accounts.indexOf(name));
+        market.addToPosition(slot, P.STAKE_ONE, BigInt(stakeOne));
+        market.addToPosition(slot, P.STAKE_TWO, BigInt(stakeTwo));
+        market.addToPosition(slot, P.POT_ONE, BigInt(potOne));
+        market.addToPosition(slot, P.POT_TWO, BigInt(potTwo));
       }
     }
     const store = engine.store;
@@ -1178,11 +1184,11 @@ export class Engine {
     let money = 0n;
     let escrow = 0n;
     for (let a = 0; a < this.accounts.names.length; a++) {
-      if (this.accounts.available[a]! < 0n || this.accounts.escrowed[a]! < 0n) {
-        fail(`negative balance of ${this.accounts.names[a]}`);
-      }
-      money += this.accounts.available[a]! + this.accounts.escrowed[a]!;
-      escrow += this.accounts.escrowed[a]!;
+      const available = this.accounts.available.get(a);
+      const escrowed = this.accounts.escrowed.get(a);
+      if (available < 0n || escrowed < 0n) fail(`negative balance of ${this.accounts.names[a]}`);
+      money += available + escrowed;
+      escrow += escrowed;
     }
     if (money !== this.netDeposits) fail(`money ${money} != deposits ${this.netDeposits}`);
     let staked = 0n;
@@ -1190,11 +1196,12 @@ export class Engine {
       let potOne = 0n;
       let potTwo = 0n;
       let stakes = 0n;
-      for (const p of market.positions.values()) {
-        staked += p.stakeOne + p.stakeTwo;
-        stakes += p.stakeOne + p.stakeTwo;
-        potOne += p.potOne;
-        potTwo += p.potTwo;
+      for (let slot = 0; slot < market.holders.length; slot++) {
+        const stake = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
+        staked += stake;
+        stakes += stake;
+        potOne += market.positionValue(slot, P.POT_ONE);
+        potTwo += market.positionValue(slot, P.POT_TWO);
       }
       if (potOne !== stakes || potTwo !== stakes)
         fail(`pots of ${market.marketHash} do not match its stakes`);

@@ -1,15 +1,14 @@
 import { F, NIL, type OrderStore, SIDE_SHIFT, TICK_MASK } from './order-store.js';
+import { U64Cells } from './u64-cells.js';
 
 export const MarketStatus = { OPEN: 'open', CLOSED: 'closed', RESOLVED: 'resolved' } as const;
 export type MarketStatus = (typeof MarketStatus)[keyof typeof MarketStatus];
 
-/** One account's matched exposure in a market: own stakes and the pots they win, per outcome bet. */
-export interface Position {
-  stakeOne: bigint;
-  stakeTwo: bigint;
-  potOne: bigint;
-  potTwo: bigint;
-}
+/**
+ * One account's matched exposure in a market is four cells of `MarketBook.positionCells` from its slot
+ * times four: own stakes and the pots they win, per outcome bet.
+ */
+export const P = { STAKE_ONE: 0, STAKE_TWO: 1, POT_ONE: 2, POT_TWO: 3 } as const;
 
 /**
  * The ladder book of one market. Level `side * N + tick` holds a FIFO of handles (intrusive list in the
@@ -30,10 +29,12 @@ export class MarketBook {
   stamp = 0;
   /** Resting orders in the market. */
   orders = 0;
-  /** Keyed by account index. */
-  readonly positions = new Map<number, Position>();
-  /** The same positions by account index, for the lookups of every fill (cheaper than the map's). */
-  private readonly byAccount: (Position | undefined)[] = [];
+  /** Accounts with a position, by slot (slots in order of the first fill). */
+  readonly holders: number[] = [];
+  /** Four cells per slot (see `P`). */
+  readonly positionCells = new U64Cells(64);
+  /** Slot of each account with a position, by account index. */
+  private readonly slotOf: (number | undefined)[] = [];
 
   constructor(
     readonly index: number,
@@ -100,22 +101,35 @@ export class MarketBook {
     return out.sort((x, y) => store.placed[x]! - store.placed[y]!);
   }
 
-  position(account: number): Position {
-    let p = this.byAccount[account];
-    if (p === undefined) {
-      p = { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n };
-      this.setPosition(account, p);
+  /** The account's position slot, opened (all zero) if it has none. */
+  positionSlot(account: number): number {
+    let slot = this.slotOf[account];
+    if (slot === undefined) {
+      slot = this.holders.length;
+      this.holders.push(account);
+      this.slotOf[account] = slot;
+      this.positionCells.ensure(4 * slot + 4);
     }
-    return p;
+    return slot;
   }
 
-  setPosition(account: number, p: Position): void {
-    this.positions.set(account, p);
-    this.byAccount[account] = p;
+  /** The account's position slot, or NIL when it has none. */
+  findPositionSlot(account: number): number {
+    return this.slotOf[account] ?? NIL;
+  }
+
+  /** Adds `delta` (not negative) to cell `field` of a slot's position. */
+  addToPosition(slot: number, field: number, delta: bigint): void {
+    this.positionCells.increase((slot << 2) + field, delta);
+  }
+
+  positionValue(slot: number, field: number): bigint {
+    return this.positionCells.get((slot << 2) + field);
   }
 
   clearPositions(): void {
-    this.positions.clear();
-    this.byAccount.length = 0;
+    for (const account of this.holders) this.slotOf[account] = undefined;
+    this.positionCells.clear(4 * this.holders.length);
+    this.holders.length = 0;
   }
 }
