@@ -7,9 +7,8 @@ interface Bucket {
 
 /**
  * Resting orders grouped by expiry second, each group a list in placement order (linked through the
- * orders' records), plus a
- * min-heap of the seconds that have (or had) a group. Adding and removing an order are O(1);
- * `expire` visits only due groups.
+ * orders' records), plus a min-heap of the seconds that have (or had) a group. Adding and removing an
+ * order are O(1); `expire` visits only due groups.
  */
 export class ExpiryIndex {
   private readonly buckets = new Map<number, Bucket>();
