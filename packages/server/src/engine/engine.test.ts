@@ -595,6 +595,49 @@ describe('money past 64 bits', () => {
   });
 });
 
+describe('at scale', () => {
+  it('finds every resting order among tens of thousands (index growth, real ids, cancels and fills)', () => {
+    const h = Harness.standard();
+    let state = 7;
+    // A small LCG: integers only, as the engine's lint asks.
+    const below = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % n;
+    };
+    const idOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    const live = new Set<string>();
+    let next = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const roll = below(100);
+      if (i > 30_000 && roll < 40) {
+        const id = idOf(below(next));
+        const events = h.apply({ type: 'cancel', orderIds: [id], account: live.has(id) ? 'A' : 'B' });
+        expect(events.some((e) => e.type === 'cancelRejected')).toBe(!live.has(id));
+        live.delete(id);
+        continue;
+      }
+      // Makers on both sides that never cross each other; now and then a taker sweeps the best level.
+      const taker = roll >= 95;
+      const one = taker || below(2) === 0;
+      const events = h.place({
+        id: idOf(next++),
+        account: taker ? 'C' : 'A',
+        one,
+        tick: taker ? 460 : one ? 300 + below(50) : 400 + below(50),
+        size: taker ? 5_000_000n : 1_000_000n,
+        tif: taker ? 'IOC' : 'GTC',
+      });
+      for (const e of events) {
+        if (e.type === 'orderRested') live.add(e.orderId);
+        if (e.type === 'orderDone') live.delete(e.orderId);
+      }
+    }
+    expect(h.engine.restingOrderCount).toBe(live.size);
+    expect(live.size).toBeGreaterThan(20_000);
+    h.engine.assertInvariants();
+  });
+});
+
 describe('read helpers', () => {
   it('describe orders, levels, best ticks, balances, positions and versions', () => {
     const h = Harness.standard();
