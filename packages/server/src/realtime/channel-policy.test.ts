@@ -30,6 +30,18 @@ describe('default channel policy', () => {
     );
   });
 
+  it('remembers publish targets without mixing users, and still refuses what it refused', () => {
+    const book = `order_book:market_0x${'cd'.repeat(32)}`;
+    expect(policy.publishTarget(book)).toBe(policy.publishTarget(book));
+    const alice = policy.publishTarget('account:fills_v3', ALICE);
+    expect(policy.publishTarget('account:fills_v3', ALICE)).toBe(alice);
+    expect(policy.publishTarget('account:fills_v3', BOB.toLowerCase()).key).toBe(`account:fills_v3#${BOB}`);
+    expect(() => policy.publishTarget('account:fills_v3')).toThrow(/needs the user/);
+    expect(() => policy.publishTarget('account:fills_v3', '0x1234')).toThrow();
+    expect(() => policy.publishTarget(`account:orders_v3_#${ALICE.toLowerCase()}`)).toThrow(TypeError);
+    expect(() => policy.publishTarget(`account:orders_v3_#${ALICE.toLowerCase()}`)).toThrow(TypeError);
+  });
+
   it('makes public channels public and unknown names unknown', () => {
     expect(policy.resolve('', 'markets:global').type).toBe('ok');
     expect(policy.resolve(ALICE, 'markets').type).toBe('unknown');

@@ -81,6 +81,9 @@ function streamKey(channel: string, parsed: ParsedChannel, user: string): string
   return isPerUserChannel(parsed) ? `${channel}#${user}` : channel;
 }
 
+/** Publish targets remembered; past this many the memo starts over (busy channels come back at once). */
+const PUBLISH_TARGET_LIMIT = 100_000;
+
 export function createChannelPolicy(options: ChannelPolicyOptions = {}): ChannelPolicy {
   const authorize = options.authorize ?? defaultAuthorize;
   const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
@@ -89,6 +92,17 @@ export function createChannelPolicy(options: ChannelPolicyOptions = {}): Channel
     key: streamKey(channel, parsed, user),
     settings: settings[parsed.namespace],
   });
+  // Parsing a channel checksums its address (a keccak hash) and every publication names one: memoized,
+  // by channel for shared streams, by channel and user (as given) for per-user ones.
+  const sharedTargets = new Map<string, ChannelTarget>();
+  const perUserTargets = new Map<string, Map<string, ChannelTarget>>();
+  let remembered = 0;
+  const remember = (): void => {
+    if (++remembered <= PUBLISH_TARGET_LIMIT) return;
+    sharedTargets.clear();
+    perUserTargets.clear();
+    remembered = 1;
+  };
   return {
     resolve(user, channel) {
       const parsed = parseChannel(channel);
@@ -97,11 +111,30 @@ export function createChannelPolicy(options: ChannelPolicyOptions = {}): Channel
       return access === 'ok' ? { type: 'ok', target: target(channel, parsed, user) } : { type: access };
     },
     publishTarget(channel, user) {
+      const shared = sharedTargets.get(channel);
+      if (shared !== undefined) return shared;
+      let byUser = perUserTargets.get(channel);
+      if (byUser !== undefined && user) {
+        const known = byUser.get(user);
+        if (known !== undefined) return known;
+      }
       const parsed = parseChannel(channel);
       if (parsed === undefined) throw new TypeError(`not a realtime channel: ${JSON.stringify(channel)}`);
-      if (!isPerUserChannel(parsed)) return target(channel, parsed, '');
+      if (!isPerUserChannel(parsed)) {
+        const found = target(channel, parsed, '');
+        remember();
+        sharedTargets.set(channel, found);
+        return found;
+      }
       if (!user) throw new TypeError(`${channel} needs the user it is for`);
-      return target(channel, parsed, getAddress(user));
+      const found = target(channel, parsed, getAddress(user));
+      remember();
+      if (byUser === undefined) {
+        byUser = new Map();
+        perUserTargets.set(channel, byUser);
+      }
+      byUser.set(user, found);
+      return found;
     },
   };
 }
