@@ -14,13 +14,17 @@ import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
 import { DISCONNECTS } from './codes.js';
 import { Connection, type HubContext } from './connection.js';
 import { type RealtimeHubOptions, type ResolvedOptions, silentLogger } from './options.js';
-import { ChannelStream } from './stream.js';
+import { ChannelStream, isPlainObject } from './stream.js';
 import type { Topic } from './topic.js';
 import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
 
 export type PublishInput = {
   channel: string;
-  /** Any JSON value. An object gets `messageId` added when it has none. */
+  /**
+   * Any JSON value. An object gets `messageId` added when it has none. Encoded when first sent or read
+   * back (often never: a channel nobody follows only keeps it for recovery), so it must not change
+   * after publishing.
+   */
   data: unknown;
   /** Required for per-user channels (`account:fills_v3`): the checksummed EOA the publication is for. */
   user?: string;
@@ -96,27 +100,13 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. */
+/** The publication's messageId: the explicit one, else `data.messageId` (a string), else a random UUID. */
 function messageIdOf(data: unknown, explicitId: string | undefined): string {
   const inData = isPlainObject(data) && typeof data.messageId === 'string' ? data.messageId : undefined;
   if (explicitId !== undefined && inData !== undefined && explicitId !== inData) {
     throw new TypeError(`messageId ${explicitId} differs from data.messageId ${inData}`);
   }
   return explicitId ?? inData ?? randomUUID();
-}
-
-function encodeData(data: unknown, messageId: string): string {
-  const json = JSON.stringify(data);
-  if (json === undefined) throw new TypeError('publication data is not JSON');
-  if (!isPlainObject(data) || data.messageId !== undefined) return json;
-  const idField = `"messageId":${JSON.stringify(messageId)}`;
-  return json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`;
 }
 
 export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
@@ -245,9 +235,15 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     });
   }
 
-  function publishOne(input: PublishInput, now: number): PublishResult {
-    const target = channelPolicy.publishTarget(input.channel, input.user);
-    const messageId = messageIdOf(input.data, input.messageId);
+  function publishOne(
+    channel: string,
+    data: unknown,
+    user: string | undefined,
+    explicitId: string | undefined,
+    now: number,
+  ): PublishResult {
+    const target = channelPolicy.publishTarget(channel, user);
+    const messageId = messageIdOf(data, explicitId);
     counters.publications++;
     let topic = topics.get(target.key);
     if (topic === undefined) {
@@ -255,15 +251,18 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       if (target.settings.historySize === 0) return { offset: 0, epoch: '', messageId };
       topic = context.openTopic(target);
     }
-    const json = encodeData(input.data, messageId);
-    const pub = topic.stream.append(json, now, `{"messageId":${JSON.stringify(messageId)}}`);
-    const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
-    for (const sub of topic.subscribers) {
-      if (pub.offset > 0) {
-        if (pub.offset <= sub.offset) continue;
-        sub.offset = pub.offset;
+    // Encoded now for live subscribers; otherwise kept as it is, encoded if a recovery ever reads it.
+    const live = topic.subscribers.size > 0;
+    const pub = topic.stream.append(data, now, messageId, live);
+    if (live) {
+      const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
+      for (const sub of topic.subscribers) {
+        if (pub.offset > 0) {
+          if (pub.offset <= sub.offset) continue;
+          sub.offset = pub.offset;
+        }
+        sub.subscriber.enqueue(line);
       }
-      sub.subscriber.enqueue(line);
     }
     return { offset: pub.offset, epoch: topic.stream.epoch, messageId };
   }
@@ -275,11 +274,16 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       server.on('upgrade', onUpgrade);
     },
     publish(channel, data, publishOptions) {
-      return publishOne({ channel, data, ...publishOptions }, clock.now());
+      return publishOne(channel, data, publishOptions?.user, publishOptions?.messageId, clock.now());
     },
     publishMany(inputs) {
       const now = clock.now();
-      return inputs.map((input) => publishOne(input, now));
+      const results: PublishResult[] = new Array(inputs.length);
+      for (let i = 0; i < inputs.length; i++) {
+        const input = inputs[i]!;
+        results[i] = publishOne(input.channel, input.data, input.user, input.messageId, now);
+      }
+      return results;
     },
     position(channel, user) {
       const target = channelPolicy.publishTarget(channel, user);

@@ -4,24 +4,67 @@ import { ChannelStream, type StreamSettings } from './stream.js';
 const RECOVERABLE: StreamSettings = { historySize: 5, historyTtlMs: 60_000, recoverable: true };
 
 function publishN(stream: ChannelStream, n: number, now = 0) {
-  return Array.from({ length: n }, (_, i) => stream.append(JSON.stringify({ i }), now));
+  return Array.from({ length: n }, (_, i) => stream.append({ i }, now));
 }
 
 describe('ChannelStream', () => {
-  it('numbers publications 1, 2, 3 and encodes each once with its offset', () => {
+  it('numbers publications 1, 2, 3 and encodes each with its offset', () => {
     const stream = new ChannelStream(RECOVERABLE, 0, 'E1');
     const [a, b] = publishN(stream, 2);
-    expect(a).toEqual({ offset: 1, json: '{"data":{"i":0},"offset":1}' });
+    expect(a?.offset).toBe(1);
+    expect(a?.json).toBe('{"data":{"i":0},"offset":1}');
     expect(b?.offset).toBe(2);
     expect(stream.position).toEqual({ offset: 2, epoch: 'E1' });
-    expect(stream.append('{}', 0, '{"messageId":"m"}').json).toBe(
-      '{"data":{},"offset":3,"tags":{"messageId":"m"}}',
+    expect(stream.append({}, 0, 'm').json).toBe(
+      '{"data":{"messageId":"m"},"offset":3,"tags":{"messageId":"m"}}',
     );
+    expect(stream.append({ a: [1, 'x'] }, 0, 'n"2').json).toBe(
+      '{"data":{"messageId":"n\\"2","a":[1,"x"]},"offset":4,"tags":{"messageId":"n\\"2"}}',
+    );
+    expect(stream.append({ messageId: 'own', b: null }, 0, 'own').json).toBe(
+      '{"data":{"messageId":"own","b":null},"offset":5,"tags":{"messageId":"own"}}',
+    );
+    expect(stream.append([{ c: 1 }], 0, 'arr').json).toBe(
+      '{"data":[{"c":1}],"offset":6,"tags":{"messageId":"arr"}}',
+    );
+  });
+
+  it('encodes a publication once, when first read, and reads back the same publication', () => {
+    const stream = new ChannelStream(RECOVERABLE, 0, 'E1');
+    let encoded = 0;
+    const data = {
+      toJSON() {
+        encoded++;
+        return { x: 1 };
+      },
+    };
+    const pub = stream.append(data, 0, 'm');
+    expect(encoded).toBe(0);
+    expect(stream.readAfter(0, 10, 0)[0]).toBe(pub);
+    expect(pub.json).toBe('{"data":{"messageId":"m","x":1},"offset":1,"tags":{"messageId":"m"}}');
+    expect(stream.readBefore(0, 10, 0)[0]?.json).toBe(pub.json);
+    expect(encoded).toBe(1);
+  });
+
+  it('refuses data JSON cannot encode at all', () => {
+    const stream = new ChannelStream(RECOVERABLE, 0);
+    for (const bad of [undefined, () => 1, Symbol('s'), 1n]) {
+      expect(() => stream.append(bad, 0)).toThrow(/not JSON/);
+    }
+    expect(stream.top).toBe(0);
+    // Encoded at once when asked (a live subscriber): nested data JSON refuses is not appended either.
+    expect(() => stream.append({ a: 1n }, 0, 'm', true)).toThrow(TypeError);
+    expect(stream.top).toBe(0);
+    const now = stream.append({ a: 1 }, 0, 'm', true);
+    expect(now.json).toBe('{"data":{"messageId":"m","a":1},"offset":1,"tags":{"messageId":"m"}}');
+    expect(stream.readAfter(0, 1, 0)[0]).toBe(now);
   });
 
   it('gives a stream without history no offsets and no recovery', () => {
     const stream = new ChannelStream({ historySize: 0, historyTtlMs: 0, recoverable: false }, 0);
-    expect(stream.append('1', 0)).toEqual({ offset: 0, json: '{"data":1}' });
+    const pub = stream.append(1, 0);
+    expect(pub.offset).toBe(0);
+    expect(pub.json).toBe('{"data":1}');
     expect(stream.top).toBe(0);
     expect(() => new ChannelStream({ historySize: 0, historyTtlMs: 0, recoverable: true }, 0)).toThrow();
   });
@@ -42,8 +85,8 @@ describe('ChannelStream', () => {
 
   it('drops publications older than the TTL but keeps the position', () => {
     const stream = new ChannelStream({ ...RECOVERABLE, historyTtlMs: 1000 }, 0);
-    stream.append('1', 0);
-    stream.append('2', 500);
+    stream.append(1, 0);
+    stream.append(2, 500);
     expect(stream.readAfter(0, 10, 999).map((p) => p.offset)).toEqual([1, 2]);
     expect(stream.readAfter(0, 10, 1000).map((p) => p.offset)).toEqual([2]);
     expect(stream.readAfter(0, 10, 1500)).toEqual([]);

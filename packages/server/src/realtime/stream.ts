@@ -23,15 +23,76 @@ export type RecoveryResult =
   | { readonly recovered: true; readonly publications: readonly StreamPublication[] }
   | { readonly recovered: false };
 
-type Entry = { readonly json: string; readonly time: number };
-
 export function newEpoch(): string {
   return randomBytes(6).toString('base64url');
 }
 
-function encodePublication(dataJson: string, offset: number, tagsJson: string | undefined): string {
-  const tags = tagsJson === undefined ? '' : `,"tags":${tagsJson}`;
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. */
+function encodeData(data: unknown, messageId: string | undefined): string {
+  const json = JSON.stringify(data);
+  if (json === undefined) throw new TypeError('publication data is not JSON');
+  if (messageId === undefined || !isPlainObject(data) || data.messageId !== undefined) return json;
+  const idField = `"messageId":${JSON.stringify(messageId)}`;
+  return json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`;
+}
+
+/**
+ * A publication of a stream. It keeps its data as the publisher gave it and encodes it the first time
+ * its JSON is asked for (a live subscriber, a recovery, a history call), then keeps only the JSON: a
+ * stream nobody reads never pays for the encoding. The data must therefore not change once published.
+ */
+class Entry implements StreamPublication {
+  readonly offset: number;
+  readonly time: number;
+  #data: unknown;
+  #messageId: string | undefined;
+  #json: string | undefined;
+
+  /** `dataJson`: the data already encoded (then the publication is encoded at once and the data not kept). */
+  constructor(offset: number, time: number, data: unknown, messageId: string | undefined, dataJson?: string) {
+    this.offset = offset;
+    this.time = time;
+    if (dataJson === undefined) {
+      this.#data = data;
+      this.#messageId = messageId;
+      this.#json = undefined;
+    } else {
+      this.#data = undefined;
+      this.#messageId = undefined;
+      this.#json = encodePublication(dataJson, offset, messageId);
+    }
+  }
+
+  /** `{"data":..,"offset":N,"tags":{"messageId":..}}`; without offset for a stream without history, without tags without a messageId. */
+  get json(): string {
+    let json = this.#json;
+    if (json === undefined) {
+      json = encodePublication(encodeData(this.#data, this.#messageId), this.offset, this.#messageId);
+      this.#json = json;
+      this.#data = undefined;
+      this.#messageId = undefined;
+    }
+    return json;
+  }
+}
+
+function encodePublication(dataJson: string, offset: number, messageId: string | undefined): string {
+  const tags = messageId === undefined ? '' : `,"tags":{"messageId":${JSON.stringify(messageId)}}`;
   return offset > 0 ? `{"data":${dataJson},"offset":${offset}${tags}}` : `{"data":${dataJson}${tags}}`;
+}
+
+/** Throws for a value JSON cannot encode at all; the rest of the encoding happens when the JSON is first read. */
+function checkData(data: unknown): void {
+  const type = typeof data;
+  if (data === undefined || type === 'function' || type === 'symbol' || type === 'bigint') {
+    throw new TypeError('publication data is not JSON');
+  }
 }
 
 export class ChannelStream {
@@ -64,14 +125,23 @@ export class ChannelStream {
     return { offset: this.topOffset, epoch: this.epoch };
   }
 
-  /** Appends a publication (its data already encoded as JSON) and returns it with its offset (0 without history). */
-  append(dataJson: string, now: number, tagsJson?: string): StreamPublication {
+  /**
+   * Appends a publication and returns it with its offset (0 without history). `data` is any JSON value;
+   * an object without a `messageId` gets `messageId` first, and `messageId` also goes in the tags.
+   * Unless `encodeNow` (the caller sends it at once), the data is encoded on the first read of `json`
+   * (of the returned publication or of a recovered one), so it must not change once appended, and
+   * data JSON cannot encode fails then rather than here.
+   */
+  append(data: unknown, now: number, messageId?: string, encodeNow = false): StreamPublication {
+    // Encoded first when asked, so that data JSON refuses is not appended.
+    let dataJson: string | undefined;
+    if (encodeNow) dataJson = encodeData(data, messageId);
+    else checkData(data);
     this.lastPublishAt = now;
-    if (!this.hasHistory) return { offset: 0, json: encodePublication(dataJson, 0, tagsJson) };
-    const offset = ++this.topOffset;
-    const json = encodePublication(dataJson, offset, tagsJson);
+    const offset = this.hasHistory ? ++this.topOffset : 0;
+    const entry = new Entry(offset, now, data, messageId, dataJson);
+    if (offset === 0) return entry;
     const size = this.settings.historySize;
-    const entry = { json, time: now };
     if (this.count < size) {
       this.ring[(this.head + this.count) % size] = entry;
       this.count++;
@@ -80,7 +150,7 @@ export class ChannelStream {
       this.head = (this.head + 1) % size;
     }
     this.expire(now);
-    return { offset, json };
+    return entry;
   }
 
   /** Drops publications older than the TTL. */
@@ -136,6 +206,6 @@ export class ChannelStream {
 
   private at(offset: number): StreamPublication {
     const index = (this.head + (offset - (this.topOffset - this.count + 1))) % this.settings.historySize;
-    return { offset, json: this.ring[index]!.json };
+    return this.ring[index]!;
   }
 }

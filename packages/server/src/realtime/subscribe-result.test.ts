@@ -4,7 +4,7 @@ import { subscribeResult } from './subscribe-result.js';
 
 const stream = () => {
   const s = new ChannelStream({ historySize: 3, historyTtlMs: 60_000, recoverable: true }, 0, 'E');
-  for (let i = 1; i <= 5; i++) s.append(`${i}`, 0);
+  for (let i = 1; i <= 5; i++) s.append(i, 0);
   return s;
 };
 const result = (req: Parameters<typeof subscribeResult>[1], s = stream()) => subscribeResult(s, req, 100, 0);
