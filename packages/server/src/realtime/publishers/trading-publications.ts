@@ -54,24 +54,19 @@ export class TradingPublisher {
 
   batch(entries: readonly AppliedEntry[]): Publication[] {
     if (entries.length === 0) return [];
-    const out: Publication[] = [];
+    const out = new Publications();
     const changedMarkets = new Set<string>();
-    let lastCount = 0;
 
     for (const entry of entries) {
-      const pubs: Publication[] = [];
+      out.startEntry(entry.seq);
       const changes = this.#ctx.changes(entry);
-      if (changes) this.#entry(entry, changes, pubs);
+      if (changes) this.#entry(entry, changes, out);
       for (const e of entry.events) if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
-      for (const [i, p] of pubs.entries()) out.push({ ...p, messageId: `${entry.seq}:${i}` });
-      lastCount = pubs.length;
     }
 
-    const lastSeq = entries[entries.length - 1]!.seq;
-    for (const marketHash of changedMarkets) {
-      for (const p of this.#book(marketHash)) out.push({ ...p, messageId: `${lastSeq}:${lastCount++}` });
-    }
-    return out;
+    // Batch-level publications continue the numbering of the batch's last entry.
+    for (const marketHash of changedMarkets) this.#book(marketHash, out);
+    return out.list;
   }
 
   /** Fill rows that turned LOCKED/FAILED, and their trades when the trade's status changed with them. */
@@ -96,7 +91,7 @@ export class TradingPublisher {
     return out;
   }
 
-  #entry(entry: AppliedEntry, changes: EntryChanges, pubs: Publication[]): void {
+  #entry(entry: AppliedEntry, changes: EntryChanges, out: Publications): void {
     const { input, events, ts } = entry;
     const creates = new Map<string, CreateResult>();
     if (input.kind === 'admit') {
@@ -126,41 +121,33 @@ export class TradingPublisher {
       const wire = orderToWire(row, this.#ctx.walletOf(row.account));
       const create = creates.get(row.id);
       const update: Omit<AccountOrderUpdate, 'messageId'> = create ? { ...wire, ...create } : wire;
-      pubs.push({ channel: names.orders, data: update });
+      out.add(names.orders, update);
       // An order placed and gone in the same command (an IOC, a refused order) was never open.
       const neverOpen = row.status === 'INACTIVE' && row.createdAt === ts && input.kind === 'engine';
-      if (!neverOpen) pubs.push({ channel: names.active, data: wire });
+      if (!neverOpen) out.add(names.active, wire);
     }
     for (const fill of changes.fills) {
-      pubs.push({
-        channel: ACCOUNT_FILLS_CHANNEL,
-        user: this.#names.of(fill.account).user,
-        data: fillToWire(fill),
-      });
+      out.add(ACCOUNT_FILLS_CHANNEL, fillToWire(fill), this.#names.of(fill.account).user);
     }
     for (const trade of changes.trades) {
-      pubs.push({ channel: this.#names.of(trade.account).trades, data: tradeToWire(trade) });
-      if (!trade.isMaker) pubs.push(...publicTrades(trade));
+      out.add(this.#names.of(trade.account).trades, tradeToWire(trade));
+      if (!trade.isMaker) publicTrades(trade, out);
     }
     for (const trade of changes.settledTrades) {
-      pubs.push({ channel: this.#names.of(trade.account).trades, data: tradeToWire(trade) });
+      out.add(this.#names.of(trade.account).trades, tradeToWire(trade));
     }
     for (const fill of changes.settledFills) {
-      pubs.push({
-        channel: ACCOUNT_FILLS_CHANNEL,
-        user: this.#names.of(fill.account).user,
-        data: fillToWire(fill),
-      });
+      out.add(ACCOUNT_FILLS_CHANNEL, fillToWire(fill), this.#names.of(fill.account).user);
     }
   }
 
-  #book(marketHash: string): Publication[] {
+  #book(marketHash: string, out: Publications): void {
     const levels = this.#ctx.levels(marketHash);
-    if (!levels) return [];
+    if (!levels) return;
     const book = bookToWire(levels, { takerPerspective: false, ladderSize: this.#ctx.ladderSize });
-    const pubs: Publication[] = [{ channel: orderBookMarketChannel(marketHash), data: book }];
+    out.add(orderBookMarketChannel(marketHash), book);
     const eventChannel = eventBookChannel(levels.eventId);
-    if (eventChannel) pubs.push({ channel: eventChannel, data: book });
+    if (eventChannel) out.add(eventChannel, book);
 
     const one = levels.outcomeOne[0];
     const two = levels.outcomeTwo[0];
@@ -175,14 +162,29 @@ export class TradingPublisher {
         outcomeTwo: two ? levelToWire(two) : null,
         ...(info ? { sportId: info.sportId, leagueId: info.leagueId } : {}),
       };
-      pubs.push({ channel: GLOBAL_CHANNELS.best_odds, data: best });
+      out.add(GLOBAL_CHANNELS.best_odds, best);
     }
-    return pubs;
+  }
+}
+
+/** A batch's publications, numbered `<seq>:<n>` as they are added: n counts from 0 in each entry. */
+class Publications {
+  readonly list: Publication[] = [];
+  #seq = 0;
+  #n = 0;
+
+  startEntry(seq: number): void {
+    this.#seq = seq;
+    this.#n = 0;
+  }
+
+  add(channel: string, data: unknown, user?: string): void {
+    this.list.push({ channel, data, user, messageId: `${this.#seq}:${this.#n++}` });
   }
 }
 
 /** A taker bet on the two public tapes (quarter-line legs are not split yet: every flag is false). */
-function publicTrades(trade: TradeRecord): Publication[] {
+function publicTrades(trade: TradeRecord, out: Publications): void {
   const row = publicTradeToWire(trade);
   const recent: Omit<RecentTrade, 'messageId'> = { ...row, isQuarterLineLeg: false };
   const consolidated: Omit<ConsolidatedTrade, 'messageId'> = {
@@ -192,8 +194,6 @@ function publicTrades(trade: TradeRecord): Publication[] {
     quarterLineFillHash: null,
     netReturn: (BigInt(trade.pot) - BigInt(trade.stake)).toString(),
   };
-  return [
-    { channel: GLOBAL_CHANNELS.recent_trades, data: recent },
-    { channel: GLOBAL_CHANNELS.recent_trades_consolidated, data: consolidated },
-  ];
+  out.add(GLOBAL_CHANNELS.recent_trades, recent);
+  out.add(GLOBAL_CHANNELS.recent_trades_consolidated, consolidated);
 }
