@@ -13,7 +13,7 @@ import type { Database } from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/index.js';
 import { bookToWire } from '../../orders/book.js';
-import { fillToWire, orderToWire, tradeToWire } from '../../orders/wire.js';
+import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
 import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
@@ -215,6 +215,22 @@ describe('TradingPublisher', () => {
       totalReturn: (20n * USDC).toString(),
       netReturn: (10n * USDC).toString(),
     });
+    // The tapes are the public trade row and then their own fields, key for key (same JSON bytes).
+    const takerTrade = queries
+      .trades(TAKER, { sortAsc: true }, { limit: 10, offset: 0 })
+      .find((tr) => tr.id === tape[0]!.tradeId)!;
+    expect(JSON.stringify(tape[0])).toBe(
+      JSON.stringify({ ...publicTradeToWire(takerTrade), isQuarterLineLeg: false }),
+    );
+    expect(JSON.stringify(consolidated[0])).toBe(
+      JSON.stringify({
+        ...publicTradeToWire(takerTrade),
+        isQuarterLineParent: false,
+        isQuarterLineLeg: false,
+        quarterLineFillHash: null,
+        netReturn: (10n * USDC).toString(),
+      }),
+    );
 
     // One book per market per batch, after the last entry, numbered on from it.
     const books = on(pubs, orderBookMarketChannel(MARKET));
