@@ -30,6 +30,7 @@ import type { OrderDomain } from '@oddsbook/protocol';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
 import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
+import { LATE_MS, type OpenLoopStats } from './lib/open-loop.js';
 import {
   type BenchRequest,
   type BenchTrader,
@@ -192,6 +193,8 @@ type Row = {
   serverCpu: number;
   /** Bytes written to storage by the server per order (SQLite WAL and checkpoints). */
   bytesPerOrder: number;
+  /** Open-loop (paced) phases only: what the generator saw besides the latency from the schedule. */
+  paced?: OpenLoopStats;
 };
 
 function dbCounter(dataDir: string) {
@@ -220,10 +223,10 @@ async function settle(counter: ReturnType<typeof dbCounter>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function measured(
+async function measured<R extends LoadResult>(
   server: Child,
   counter: ReturnType<typeof dbCounter> | null,
-  run: () => Promise<LoadResult>,
+  run: () => Promise<R>,
 ) {
   const t0 = Date.now();
   const fillsBefore = counter?.fills() ?? 0;
@@ -357,7 +360,12 @@ async function main() {
         seconds: pacedSeconds,
       }),
     );
-    rows.push({ phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`, perRequest: 1, ...c });
+    rows.push({
+      phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`,
+      perRequest: 1,
+      ...c,
+      paced: c.result.paced,
+    });
     settled.push(await settle(counter));
 
     // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
@@ -365,7 +373,12 @@ async function main() {
     const d0 = await measured(exchange, counter, () =>
       runPaced({ url: exchange.base, requests: slow, perRequest: 1, rate: 100, seconds: pacedSeconds }),
     );
-    rows.push({ phase: '(d0) waitForOutcome at 100/s (floor)', perRequest: 1, ...d0 });
+    rows.push({
+      phase: '(d0) waitForOutcome at 100/s (floor)',
+      perRequest: 1,
+      ...d0,
+      paced: d0.result.paced,
+    });
     settled.push(await settle(counter));
 
     const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, { waitForOutcome: true });
@@ -379,7 +392,7 @@ async function main() {
         seconds: pacedSeconds,
       }),
     );
-    rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d });
+    rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d, paced: d.result.paced });
     settled.push(await settle(counter));
 
     const b = await measured(exchange, counter, () => peak(multi, 10));
@@ -458,7 +471,19 @@ async function main() {
     }
     log('');
     log(
-      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: one-connection autocannon instances started evenly over a second, for even arrivals. srv CPU = server process CPU time / wall time (200% = both cores); CPU µs/order = server CPU time per order (all its threads), the figure least disturbed by other load on the machine; disk KB/order = bytes the server wrote to storage per order.`,
+      'paced phases, open loop: latency above is from the scheduled send; here from the actual send, how late sends went out, and the generator',
+    );
+    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
+      const p = r.paced;
+      if (!p) continue;
+      const l = p.latenciesFromSend;
+      log(
+        `  ${r.phase.padEnd(42)} from send p50 ${ms(percentile(l, 0.5))} p99 ${ms(percentile(l, 0.99))} max ${ms(l[l.length - 1] ?? Number.NaN)} ms; send delay p99 ${ms(percentile(p.sendDelays, 0.99))} max ${ms(p.sendDelays[p.sendDelays.length - 1] ?? Number.NaN)} ms, ${p.late} late (> ${LATE_MS} ms), ${p.waitedForConnection} waited for a connection; ${p.connections} connections, ${p.maxInFlight} max in flight; generator CPU ${fmt(p.generatorCpuMicrosPerRequest)} µs/request; answered ${p.wallSeconds.toFixed(1)} s after the first send`,
+      );
+    }
+    log('');
+    log(
+      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: open loop, requests at exactly even times on a pre-opened pool of keep-alive connections, latency from the scheduled send (bench/lib/open-loop.ts). srv CPU = server process CPU time / wall time (200% = both cores); CPU µs/order = server CPU time per order (all its threads), the figure least disturbed by other load on the machine; disk KB/order = bytes the server wrote to storage per order.`,
     );
     log(
       `orders committed by the exchange: ${fmt(committedOrders)}; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { type OpenLoopStats, runOpenLoop } from './open-loop.js';
 import type { BenchRequest } from './order-fixtures.js';
 
 // autocannon ships no types; the little used here is typed by hand.
@@ -170,10 +171,11 @@ export async function runPeak(options: {
 }
 
 /**
- * Open loop at `rate` requests/s for `seconds`. autocannon paces by resetting a per-connection budget once a
- * second, so one instance sends its whole second's budget in a burst. To get an even arrival rate, the load
- * is split over `instances` one-connection autocannon instances whose seconds start `1000 / instances` ms
- * apart: each sends `rate / instances` (about 2) requests back to back once a second, and together they interleave.
+ * Open loop at `rate` requests/s for `seconds` (bench/lib/open-loop.ts): request i is scheduled at exactly
+ * start + i / rate on a pre-opened pool of keep-alive connections that grows when every connection is busy,
+ * and its latency runs from that scheduled time, so a stall anywhere (server or this process) shows in
+ * every request it delays. `latencies` are from the schedule; `paced` has them from the actual send, how
+ * late requests went out, and the generator's own CPU cost.
  */
 export async function runPaced(options: {
   url: string;
@@ -182,39 +184,28 @@ export async function runPaced(options: {
   more?: () => BenchRequest;
   rate: number;
   seconds: number;
-}): Promise<LoadResult & { instances: number; wallSeconds: number }> {
-  const rec = newRecorder();
+}): Promise<LoadResult & { paced: OpenLoopStats }> {
   const { take } = cursor(options.requests, options.more);
-  const instances = pacedInstances(options.rate);
-  const started = performance.now();
-  const running: Promise<{ errors: number; timeouts: number; non2xx: number }>[] = [];
-  for (let i = 0; i < instances; i++) {
-    // Integer rates per instance that add up to `rate` exactly.
-    const rate = Math.floor(options.rate / instances) + (i < options.rate % instances ? 1 : 0);
-    const startAt = started + (i * 1000) / instances;
-    running.push(
-      new Promise<void>((r) => setTimeout(r, Math.max(0, startAt - performance.now()))).then(() =>
-        startInstance({
-          url: options.url,
-          take,
-          connections: 1,
-          amount: rate * options.seconds,
-          overallRate: rate,
-          rec,
-        }),
-      ),
-    );
-  }
-  const totals = await Promise.all(running);
-  const wallSeconds = (performance.now() - started) / 1000;
-  // Offered load is exactly `rate` for `seconds`; the wall time also holds the start-up spread and the tail.
-  const result = summarize(rec, options.perRequest, options.seconds, totals);
-  return { ...result, instances, wallSeconds };
+  const r = await runOpenLoop({ url: options.url, take, rate: options.rate, seconds: options.seconds });
+  const requests = r.latencies.length;
+  // Offered load is exactly `rate` for `seconds`; the wall time also holds the tail of the last answers.
+  return {
+    requests,
+    orders: requests * options.perRequest,
+    seconds: options.seconds,
+    requestsPerSecond: requests / options.seconds,
+    ordersPerSecond: (requests * options.perRequest) / options.seconds,
+    non2xx: r.non2xx + r.errors,
+    errors: r.errors,
+    failedOrders: r.failedOrders,
+    latencies: r.latencies,
+    statusCounts: r.statusCounts,
+    firstError: r.firstError,
+    paced: r.stats,
+  };
 }
 
-const pacedInstances = (rate: number) => Math.max(1, Math.min(500, Math.ceil(rate / 2)));
-
-/** How many requests a paced run takes (with slack for requests built ahead and never sent). */
+/** How many requests a paced run takes. */
 export function pacedRequestCount(rate: number, seconds: number): number {
-  return rate * seconds + 2 * pacedInstances(rate);
+  return Math.round(rate * seconds);
 }
