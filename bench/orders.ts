@@ -4,8 +4,9 @@
  * Starts the real exchange as a child process on a loopback port (RATE_LIMITS=0 DEMO=0 LOG_LEVEL=warn, a
  * fresh data dir on the machine's disk, SQLite WAL with synchronous=FULL as in production), creates a market
  * and traders through the HTTP API (API keys, deploy-proxy, faucet), pre-signs unique orders natively, and
- * drives `POST /orders-v3` with autocannon from this process. In the same run, a bare Fastify server that
- * only verifies the same signatures (bench/lib/verify-only-server.ts, also a child process, same verifier
+ * drives `POST /orders-v3` from this process: autocannon for the closed-loop peak phases, an open-loop
+ * generator (bench/lib/open-loop.ts: exact even send times, latency from the scheduled send) for the paced
+ * ones. In the same run, a bare Fastify server that only verifies the same signatures (bench/lib/verify-only-server.ts, also a child process, same verifier
  * pool) gives the ceiling.
  *
  * Phases: (a) peak orders/s with 1-order requests; (b) peak with 10-order requests; (c) latency of 1-order
@@ -19,7 +20,8 @@
  * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
  * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs: BENCH_CONNECTIONS
  * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
- * writes a CPU profile there: node --cpu-prof).
+ * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
+ * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
