@@ -101,13 +101,14 @@ export class ChainLink {
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
+    // By seq first: an escrow's range is one batch's seqs, a few rows to check for the account.
     const fills = (status: 'LOCKED' | 'FAILED', where: string) =>
-      db.prepare(`UPDATE fills SET status = '${status}', updated_at = ?
+      db.prepare(`UPDATE fills INDEXED BY fills_by_seq SET status = '${status}', updated_at = ?
         WHERE ${where} AND status = 'MATCHED' RETURNING *`);
     this.lockFills = fills('LOCKED', 'account = ? AND seq BETWEEN ? AND ?');
     this.failFills = fills('FAILED', 'account = ? AND seq BETWEEN ? AND ?');
-    this.lockFill = fills('LOCKED', 'id = ?');
-    this.failFill = fills('FAILED', 'id = ?');
+    this.lockFill = fills('LOCKED', 'seq = ? AND id = ?');
+    this.failFill = fills('FAILED', 'seq = ? AND id = ?');
     // The trades of the fills that just changed (a JSON array of ids). "No fill of its order still MATCHED"
     // is one probe of the partial index fills_matched_by_order.
     this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
@@ -288,7 +289,8 @@ export class ChainLink {
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
     const rows = (
       'fillId' in fills
-        ? (ok ? this.lockFill : this.failFill).all(now, fills.fillId)
+        ? // A fill id starts with its match id, `<seq>-<n>`.
+          (ok ? this.lockFill : this.failFill).all(now, Number.parseInt(fills.fillId, 10), fills.fillId)
         : (ok ? this.lockFills : this.failFills).all(now, fills.account, fills.firstSeq, fills.lastSeq)
     ) as Record<string, unknown>[];
     if (rows.length === 0) return;

@@ -305,6 +305,45 @@ export const MIGRATIONS: readonly Migration[] = [
           VALUES (1, 0, (SELECT coalesce(max(rowid), 0) FROM fills));
       `),
   },
+  {
+    version: 6,
+    name: 'fills: no primary key, escrow ranges by seq',
+    up: (db) =>
+      db.exec(`
+        -- Each index page a commit touches is written whole to the WAL. The escrow ranges (account, seq
+        -- BETWEEN) move from an (account, seq) index, a page per trading account per commit, to one on
+        -- seq, which only appends. A fill id is unique by construction (<match>-M or -T) and nothing looks
+        -- a fill up by id alone, so fills lose their primary key (a legacy per-fill escrow memo finds its
+        -- fill by the seq in the id). Rowids are kept: escrow_cursor.fills_rowid points into them.
+        CREATE TABLE fills_v6 (
+          id              TEXT NOT NULL,
+          match_id        TEXT NOT NULL,
+          order_id        TEXT NOT NULL,
+          trade_id        TEXT NOT NULL,
+          account         TEXT NOT NULL,
+          market_hash     TEXT NOT NULL,
+          is_outcome_one  INTEGER NOT NULL,
+          is_maker        INTEGER NOT NULL,
+          fill_amount     TEXT NOT NULL,
+          pot             TEXT NOT NULL,
+          fill_odds       TEXT NOT NULL,
+          status          TEXT NOT NULL,
+          seq             INTEGER NOT NULL,
+          created_at      INTEGER NOT NULL,
+          updated_at      INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO fills_v6 (rowid, id, match_id, order_id, trade_id, account, market_hash, is_outcome_one,
+            is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+          SELECT rowid, id, match_id, order_id, trade_id, account, market_hash, is_outcome_one, is_maker,
+            fill_amount, pot, fill_odds, status, seq, created_at, updated_at FROM fills ORDER BY rowid;
+        DROP TABLE fills;
+        ALTER TABLE fills_v6 RENAME TO fills;
+        CREATE INDEX fills_by_account ON fills(account, created_at, id);
+        CREATE INDEX fills_by_order ON fills(order_id);
+        CREATE INDEX fills_by_seq ON fills(seq);
+        CREATE INDEX fills_matched_by_order ON fills(order_id) WHERE status = 'MATCHED';
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -93,12 +93,12 @@ export class SqliteTradingStore {
           updated_at = @ts
         WHERE market_hash = @marketHash AND status IN ('MATCHED', 'LOCKED')`),
       settleFills: p(`UPDATE fills SET status = 'SETTLED', updated_at = ?
-        WHERE market_hash = ? AND status IN ('MATCHED', 'LOCKED')`),
+        WHERE order_id IN (SELECT order_id FROM trades WHERE market_hash = ?) AND status IN ('MATCHED', 'LOCKED')`),
       settledTrades: p(
         "SELECT * FROM trades WHERE market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id",
       ),
       settledFills: p(
-        // Through the trades (indexed by market): fills have no market index.
+        // Through the trades (indexed by market): fills have no market index (settleFills likewise).
         `SELECT f.* FROM trades t JOIN fills f ON f.order_id = t.order_id
           WHERE t.market_hash = ? AND f.status = 'SETTLED' ORDER BY f.seq, f.id`,
       ),

@@ -1,0 +1,54 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate } from './migrations.js';
+
+describe('migration 6: fills without a primary key, escrow ranges by seq', () => {
+  it('keeps every fill and its rowid; only append-only or order-keyed indexes remain', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 5),
+    );
+    const fill = db.prepare(`INSERT INTO fills (rowid, id, match_id, order_id, trade_id, account, market_hash,
+        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'acct', 'm', 1, 1, '5', '10', '50', ?, ?, 1, 1)`);
+    const trade =
+      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
+        is_maker, stake, pot, status, created_at, updated_at)
+      VALUES (?, ?, 'acct', 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
+    // Rowids with a gap: the escrow cursor points into them.
+    fill.run(3, '1-0-M', '1-0', 'o1', 't1', 'LOCKED', 1);
+    fill.run(7, '2-0-M', '2-0', 'o1', 't1', 'MATCHED', 2);
+    fill.run(9, '2-1-M', '2-1', 'o2', 't2', 'LOCKED', 2);
+    fill.run(12, '3-0-T', '3-0', 'o1', 't1', 'MATCHED', 3);
+    trade.run('t1', 'o1', 'MATCHED');
+    trade.run('t2', 'o2', 'LOCKED');
+    db.prepare('UPDATE escrow_cursor SET fills_rowid = 7').run();
+
+    expect(migrate(db)).toEqual([6]);
+
+    expect(db.prepare('SELECT rowid, id, status, seq FROM fills ORDER BY rowid').raw().all()).toEqual([
+      [3, '1-0-M', 'LOCKED', 1],
+      [7, '2-0-M', 'MATCHED', 2],
+      [9, '2-1-M', 'LOCKED', 2],
+      [12, '3-0-T', 'MATCHED', 3],
+    ]);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'fills' ORDER BY name")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(['fills_by_account', 'fills_by_order', 'fills_by_seq', 'fills_matched_by_order']);
+    expect(
+      db
+        .prepare(
+          "SELECT order_id FROM fills INDEXED BY fills_matched_by_order WHERE status = 'MATCHED' ORDER BY order_id",
+        )
+        .pluck()
+        .all(),
+    ).toEqual(['o1', 'o1']);
+    // New fills append after the highest rowid, as the escrow cursor assumes.
+    fill.run(null, '4-0-M', '4-0', 'o3', 't3', 'MATCHED', 4);
+    expect(db.prepare("SELECT rowid FROM fills WHERE id = '4-0-M'").pluck().get()).toBe(13);
+    db.close();
+  });
+});
