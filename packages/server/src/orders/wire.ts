@@ -2,7 +2,16 @@ import type { FillRow, OrderRow, TradeRow } from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import type { FillRecord, OrderRecord, TradeRecord } from '../store/sqlite/sqlite-trading-queries.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// The rows of one batch share its timestamp: the last conversion is kept.
+let lastMs = Number.NaN;
+let lastIso = '';
+function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 
 export function orderToWire(o: OrderRecord, wallet: `0x${string}`): OrderRow {
   return {
