@@ -67,8 +67,10 @@ export function startTrace(url: string, t0: number) {
         a.length === 0
           ? '-'
           : a.sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(p * a.length))]!.toFixed(1);
+      // Window 0 as a wall-clock time, to line the series up with the server's CPU profile (BENCH_PROFILE).
+      const epoch = Math.round(Date.now() - (performance.now() - t0));
       const lines = [
-        `trace ${label}: window(ms) sent done late(>${LATE_MS} ms) | lat p50 max (by send window) | client lag max | probe p50 max`,
+        `trace ${label}, window 0 at epoch ms ${epoch}: window(ms) sent done late(>${LATE_MS} ms) | lat p50 max (by send window) | client lag max | probe p50 max`,
       ];
       windows.forEach((w, i) => {
         lines.push(
