@@ -12,7 +12,7 @@ export type OpenLoopStats = {
   late: number;
   /** Requests that found every connection of the pool busy (at the cap) and waited for one to free up. */
   waitedForConnection: number;
-  /** Connections open at the end (the warm pool, plus any opened because a slow answer held the others). */
+  /** Connections opened (the warm pool, plus any opened because a slow answer held the others). */
   connections: number;
   /** Most requests in flight at once. */
   maxInFlight: number;
@@ -100,16 +100,32 @@ export async function runOpenLoop(options: {
   const idle: Connection[] = [];
   const waiting: number[] = [];
   let opened = 0;
+  let live = 0;
 
   class Connection {
     socket: Socket;
     current = -1;
     private buffered: Buffer | null = null;
     private timeout: NodeJS.Timeout | undefined;
-    constructor(onReady: (c: Connection) => void) {
+    private connected = false;
+    private closed = false;
+    /** Sends request `first` once connected, or (-1) joins the idle pool and calls `onReady`. */
+    constructor(
+      private readonly first: number,
+      onReady?: () => void,
+      private readonly onError?: (reason: string) => void,
+    ) {
       opened++;
+      live++;
       this.socket = connect({ host: hostname, port, noDelay: true });
-      this.socket.once('connect', () => onReady(this));
+      this.socket.once('connect', () => {
+        this.connected = true;
+        if (first >= 0) this.send(first, options.take());
+        else {
+          idle.push(this);
+          onReady?.();
+        }
+      });
       this.socket.on('data', (chunk) => this.onData(chunk));
       this.socket.on('error', (e) => this.fail(String(e)));
       this.socket.on('close', () => this.fail('connection closed'));
@@ -164,9 +180,19 @@ export async function runOpenLoop(options: {
     }
     private fail(reason: string) {
       clearTimeout(this.timeout);
-      const i = this.current;
+      // A request waiting for this connection to come up fails with it.
+      const i = this.connected ? this.current : this.first;
       this.current = -1;
+      this.connected = true;
       this.socket.destroy();
+      if (!this.closed) {
+        this.closed = true;
+        live--;
+        this.onError?.(reason);
+        // Keep a request that was waiting for a connection from waiting forever.
+        const w = waiting.shift();
+        if (w !== undefined) new Connection(w);
+      }
       const at = idle.indexOf(this);
       if (at >= 0) idle.splice(at, 1);
       if (i >= 0) {
@@ -193,7 +219,7 @@ export async function runOpenLoop(options: {
     if (inFlight > maxInFlight) maxInFlight = inFlight;
     const c = idle.pop();
     if (c) c.send(i, options.take());
-    else if (opened < maxConnections) new Connection((n) => n.send(i, options.take()));
+    else if (live < maxConnections) new Connection(i);
     else {
       waitedForConnection++;
       waiting.push(i);
@@ -205,11 +231,8 @@ export async function runOpenLoop(options: {
     Array.from(
       { length: warm },
       () =>
-        new Promise<void>((resolve) => {
-          new Connection((c) => {
-            idle.push(c);
-            resolve();
-          });
+        new Promise<void>((resolve, reject) => {
+          new Connection(-1, resolve, (reason) => reject(new Error(`could not open the pool: ${reason}`)));
         }),
     ),
   );
