@@ -118,7 +118,8 @@ async function stopChild(c: Child): Promise<void> {
   if (c.child.exitCode === null) c.child.kill('SIGKILL');
 }
 
-const randomPort = () => 20_000 + Math.floor(Math.random() * 30_000);
+// Below the ephemeral range (Linux: 32768-60999), so no outgoing connection holds the port already.
+const randomPort = () => 10_000 + Math.floor(Math.random() * 20_000);
 
 // ------------------------------------------------------------------ HTTP set-up
 
