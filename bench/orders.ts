@@ -50,7 +50,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SCALE = Number(process.env.BENCH_SECONDS ?? 1);
 const USE_DIST = process.env.BENCH_SERVER === 'dist';
 /** The Node flags `npm start` gives the server (package.json), for the exchange and the ceiling alike. */
-const NODE_FLAGS = ['--max-semi-space-size=64'];
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');

@@ -60,6 +60,15 @@ function files() {
 
 type Node = ReturnType<typeof boot>;
 
+/** Waits (turns of the event loop) until `done` holds. */
+async function until(done: () => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 /** Funds proxies on the chain (a deposit batch), mined at once. */
 async function fund(node: Node, amounts: [Address, bigint][]) {
   for (const [account, amount] of amounts) await node.chain.mint(node.chain.proxyAddressFor(account), amount);
@@ -472,6 +481,111 @@ describe('chain link: escrows flushed per block', () => {
     second.timer.tick();
     for (const id of ['1-0-M', '1-0-T']) expect(status(second.db, 'fills', id)).toBe('LOCKED');
     await second.close();
+  });
+});
+
+describe('chain link: large blocks', () => {
+  it('applies a block of many escrows in slices, the event loop free in between, and the next block after it', async () => {
+    const node = boot(files());
+    const traders = [A, B, C, D];
+    await fund(
+      node,
+      traders.map((t) => [t, BIG]),
+    );
+    // Six flushes of two matches (four accounts each) before one block: 24 escrows.
+    for (let seq = 1; seq <= 6; seq++) {
+      commit(node, [
+        entry(seq, [
+          match(
+            node.db,
+            seq,
+            `${seq}-0`,
+            { account: A, orderId: `a${seq}`, stake: 2n },
+            { account: B, orderId: `b${seq}`, stake: 3n },
+          ),
+          match(
+            node.db,
+            seq,
+            `${seq}-1`,
+            { account: C, orderId: `c${seq}`, stake: 4n },
+            { account: D, orderId: `d${seq}`, stake: 5n },
+          ),
+        ]),
+      ]);
+    }
+    expect(escrows(node)).toHaveLength(24);
+    const fillStatuses = () =>
+      node.db.prepare('SELECT status, count(*) AS n FROM fills GROUP BY status ORDER BY status').raw().all();
+    node.timer.tick();
+    // The first slice at once, the rest on later turns of the event loop.
+    const first = fillStatuses();
+    expect(first).toContainEqual(['LOCKED', 8]);
+    expect(first).toContainEqual(['MATCHED', 16]);
+    // A block mined meanwhile waits for the large one.
+    commit(node, [
+      entry(7, [
+        match(
+          node.db,
+          7,
+          '7-0',
+          { account: A, orderId: 'a7', stake: 1n },
+          { account: B, orderId: 'b7', stake: 1n },
+        ),
+      ]),
+    ]);
+    node.timer.tick();
+    await until(() => (fillStatuses() as unknown[][]).length === 1);
+    expect(fillStatuses()).toEqual([['LOCKED', 26]]);
+    for (let seq = 1; seq <= 7; seq++) expect(status(node.db, 'trades', tradeOf(`a${seq}`))).toBe('LOCKED');
+    const cursor = node.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get() as number;
+    expect(cursor).toBe(node.db.prepare('SELECT max(number) FROM chain_blocks').pluck().get());
+    // Every fill reached the listeners once, in order of the blocks.
+    const updated = node.updates.flat().map((u) => u.fillId);
+    expect(updated).toHaveLength(26);
+    expect(new Set(updated).size).toBe(26);
+    expect(updated.slice(-2).sort()).toEqual(['7-0-M', '7-0-T']);
+    expect(node.listenerErrors).toEqual([]);
+    await node.close();
+  });
+});
+
+describe('chain link: a stop between slices', () => {
+  it('leaves the cursor before the block, and the next start applies the rest of it', async () => {
+    const f = files();
+    const node = boot(f);
+    await fund(
+      node,
+      [A, B, C, D].map((t) => [t, BIG]),
+    );
+    for (let seq = 1; seq <= 3; seq++) {
+      commit(node, [
+        entry(seq, [
+          match(
+            node.db,
+            seq,
+            `${seq}-0`,
+            { account: A, orderId: `a${seq}`, stake: 2n },
+            { account: B, orderId: `b${seq}`, stake: 3n },
+          ),
+          match(
+            node.db,
+            seq,
+            `${seq}-1`,
+            { account: C, orderId: `c${seq}`, stake: 4n },
+            { account: D, orderId: `d${seq}`, stake: 5n },
+          ),
+        ]),
+      ]);
+    }
+    node.timer.tick();
+    const block = node.db.prepare('SELECT max(number) FROM chain_blocks').pluck().get() as number;
+    expect(node.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get()).toBeLessThan(block);
+    await node.close();
+
+    const again = boot(f);
+    expect(again.db.prepare("SELECT count(*) FROM fills WHERE status <> 'LOCKED'").pluck().get()).toBe(0);
+    expect(again.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get()).toBe(block);
+    await again.close();
   });
 });
 

@@ -86,18 +86,25 @@ export class ChainLink {
   private readonly flushTx: (beforeSeq: number) => void;
   private readonly applyTx: (
     escrows: readonly LandedEscrow[],
-    through: number,
+    through: number | null,
     now: number,
   ) => FillLockUpdate[];
   private readonly listeners: ((updates: readonly FillLockUpdate[]) => void)[] = [];
   /** The last block whose escrow receipts are applied (or had none). */
   private cursor = 0;
+  /** Blocks waiting for a large block before them to finish applying, oldest first. */
+  private readonly queued: { through: number; now: number }[] = [];
+  private applying = false;
+  private stopped = false;
 
   constructor(
     db: Database,
     private readonly chain: Chain,
     private readonly walletOf: (account: `0x${string}`) => `0x${string}`,
-    /** A submission the chain refused: a broken invariant (stakes are always positive), reported loudly. */
+    /**
+     * A submission the chain refused (a broken invariant: stakes are always positive) or a slice of a large
+     * block that could not be applied (the next block catches up): reported loudly.
+     */
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
@@ -135,10 +142,10 @@ export class ChainLink {
     );
     this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
     this.flushTx = db.transaction((beforeSeq: number) => this.submitEscrows(beforeSeq));
-    this.applyTx = db.transaction((escrows: readonly LandedEscrow[], through: number, now: number) => {
+    this.applyTx = db.transaction((escrows: readonly LandedEscrow[], through: number | null, now: number) => {
       const updates: FillLockUpdate[] = [];
       for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
-      this.writeCursor.run(through);
+      if (through !== null) this.writeCursor.run(through);
       return updates;
     });
   }
@@ -241,16 +248,26 @@ export class ChainLink {
     flushTimer.unref();
     // Once per block, not per receipt: one transaction (one fsync) for all of a block's fills.
     const unsubscribe = this.chain.onBlock((block, receipts) => this.applyBlock(block, receipts, now()));
-    // Escrows whose receipts arrived while the exchange was down (or before a crash, after the last apply).
+    // Escrows whose receipts arrived while the exchange was down (or before a crash, after the last apply):
+    // at once, before anything is served.
     const head = (this.headBlock.get() as number | null) ?? 0;
-    if (head > this.cursor) this.apply(this.storedEscrows(this.cursor, head), head, now());
+    if (head > this.cursor)
+      this.publish(this.applyTx(this.storedEscrows(this.cursor, head), head, now()), head);
+    this.stopped = false;
     return () => {
+      this.stopped = true;
+      this.queued.length = 0;
       clearInterval(flushTimer);
       unsubscribe();
     };
   }
 
   private applyBlock(block: ChainBlock, receipts: readonly ChainReceipt[], now: number): void {
+    if (this.applying) {
+      // A large block before it is still being applied: this one follows it (catching up if needed).
+      this.queued.push({ through: block.number, now });
+      return;
+    }
     if (block.number <= this.cursor) return;
     let escrows: LandedEscrow[];
     if (block.number === this.cursor + 1) {
@@ -279,9 +296,58 @@ export class ChainLink {
     return escrows;
   }
 
+  /**
+   * Applies a block's escrows. A large block (at a high fill rate, hundreds of fills) goes in slices of
+   * APPLY_SLICE escrows, one transaction each with the event loop free in between, so requests are not held
+   * up for the whole block; the cursor moves with the last slice. Applying an escrow again changes nothing
+   * (only MATCHED fills turn), so a crash between slices just re-applies the block at the next start.
+   */
   private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
-    const updates = this.applyTx(escrows, through, now);
-    this.cursor = through;
+    if (escrows.length <= APPLY_SLICE) {
+      this.publish(this.applyTx(escrows, through, now), through);
+      return;
+    }
+    this.applying = true;
+    let next = 0;
+    const slice = () => {
+      if (this.stopped) return;
+      try {
+        const end = Math.min(next + APPLY_SLICE, escrows.length);
+        const last = end === escrows.length;
+        const updates = this.applyTx(escrows.slice(next, end), last ? through : null, now);
+        next = end;
+        if (!last) {
+          this.publish(updates, null);
+          setImmediate(slice);
+          return;
+        }
+        this.applying = false;
+        this.publish(updates, through);
+      } catch (error) {
+        // The cursor stays behind: the next block catches up from the stored receipts.
+        this.applying = false;
+        this.queued.length = 0;
+        this.onSubmitError(error);
+        return;
+      }
+      this.drainQueue();
+    };
+    slice();
+  }
+
+  /** Blocks that arrived while a large one was applying, in order (the first catches up from storage). */
+  private drainQueue(): void {
+    while (!this.applying && this.queued.length > 0) {
+      const { through, now } = this.queued.shift()!;
+      if (through <= this.cursor) continue;
+      const escrows = this.storedEscrows(this.cursor, through);
+      if (escrows.length > 0) this.apply(escrows, through, now);
+      else this.cursor = through;
+    }
+  }
+
+  private publish(updates: FillLockUpdate[], through: number | null): void {
+    if (through !== null) this.cursor = through;
     if (updates.length) for (const listener of this.listeners) listener(updates);
   }
 
@@ -321,6 +387,9 @@ export class ChainLink {
     });
   }
 }
+
+/** Escrows applied per transaction (about ten fills each at a high rate: a few ms of the event loop). */
+const APPLY_SLICE = 8;
 
 const compare = (a: unknown, b: unknown) =>
   (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
