@@ -509,6 +509,9 @@ export class Engine {
 
   /** Takes a resting order off the book and every index, and reports it done. */
   private removeResting(h: number, reason: DoneReason): void {
+    // As in `cancellable`: the loads of the neighbours' lines overlap with the index probe that follows.
+    if (!this.linkedBothWays(h))
+      throw new Error(`engine invariant broken: links of order ${this.store.ids[h]}`);
     this.orderIndex.removeHandle(h);
     const done = this.unrest(h, reason);
     this.touchLevel(this.unrestMarket!, this.unrestLevel);
