@@ -484,6 +484,28 @@ describe('chain link: escrows flushed per block', () => {
   });
 });
 
+/** A batch at `seq` with two matches (A with B, C with D), committed and flushed: four escrows. */
+function commitFourAccounts(node: Node, seq: number) {
+  commit(node, [
+    entry(seq, [
+      match(
+        node.db,
+        seq,
+        `${seq}-0`,
+        { account: A, orderId: `a${seq}`, stake: 2n },
+        { account: B, orderId: `b${seq}`, stake: 3n },
+      ),
+      match(
+        node.db,
+        seq,
+        `${seq}-1`,
+        { account: C, orderId: `c${seq}`, stake: 4n },
+        { account: D, orderId: `d${seq}`, stake: 5n },
+      ),
+    ]),
+  ]);
+}
+
 describe('chain link: large blocks', () => {
   it('applies a block of many escrows in slices, the event loop free in between, and the next block after it', async () => {
     const node = boot(files());
@@ -494,24 +516,7 @@ describe('chain link: large blocks', () => {
     );
     // Six flushes of two matches (four accounts each) before one block: 24 escrows.
     for (let seq = 1; seq <= 6; seq++) {
-      commit(node, [
-        entry(seq, [
-          match(
-            node.db,
-            seq,
-            `${seq}-0`,
-            { account: A, orderId: `a${seq}`, stake: 2n },
-            { account: B, orderId: `b${seq}`, stake: 3n },
-          ),
-          match(
-            node.db,
-            seq,
-            `${seq}-1`,
-            { account: C, orderId: `c${seq}`, stake: 4n },
-            { account: D, orderId: `d${seq}`, stake: 5n },
-          ),
-        ]),
-      ]);
+      commitFourAccounts(node, seq);
     }
     expect(escrows(node)).toHaveLength(24);
     const fillStatuses = () =>
@@ -558,24 +563,7 @@ describe('chain link: a stop between slices', () => {
       [A, B, C, D].map((t) => [t, BIG]),
     );
     for (let seq = 1; seq <= 3; seq++) {
-      commit(node, [
-        entry(seq, [
-          match(
-            node.db,
-            seq,
-            `${seq}-0`,
-            { account: A, orderId: `a${seq}`, stake: 2n },
-            { account: B, orderId: `b${seq}`, stake: 3n },
-          ),
-          match(
-            node.db,
-            seq,
-            `${seq}-1`,
-            { account: C, orderId: `c${seq}`, stake: 4n },
-            { account: D, orderId: `d${seq}`, stake: 5n },
-          ),
-        ]),
-      ]);
+      commitFourAccounts(node, seq);
     }
     node.timer.tick();
     const block = node.db.prepare('SELECT max(number) FROM chain_blocks').pluck().get() as number;
