@@ -254,6 +254,7 @@ export class ChainLink {
     if (head > this.cursor)
       this.publish(this.applyTx(this.storedEscrows(this.cursor, head), head, now()), head);
     this.stopped = false;
+    this.applying = false;
     return () => {
       this.stopped = true;
       this.queued.length = 0;
