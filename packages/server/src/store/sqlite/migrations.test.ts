@@ -46,6 +46,16 @@ describe('migration 6: fills without a primary key, escrow ranges by seq', () =>
         .pluck()
         .all(),
     ).toEqual(['o1', 'o1']);
+    // The public tape, any market, newest first: read in index order, no sort of every trade.
+    const tape = db
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT * FROM trades WHERE is_maker = 0 ORDER BY created_at DESC, id DESC LIMIT 50',
+      )
+      .all()
+      .map((r) => (r as { detail: string }).detail)
+      .join(' | ');
+    expect(tape).toContain('trades_public');
+    expect(tape).not.toContain('TEMP B-TREE');
     // New fills append after the highest rowid, as the escrow cursor assumes.
     fill.run(null, '4-0-M', '4-0', 'o3', 't3', 'MATCHED', 4);
     expect(db.prepare("SELECT rowid FROM fills WHERE id = '4-0-M'").pluck().get()).toBe(13);

@@ -307,7 +307,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'fills: no primary key, escrow ranges by seq',
+    name: 'fills: no primary key, escrow ranges by seq; the public tape indexed',
     up: (db) =>
       db.exec(`
         -- Each index page a commit touches is written whole to the WAL. The escrow ranges (account, seq
@@ -342,6 +342,9 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX fills_by_order ON fills(order_id);
         CREATE INDEX fills_by_seq ON fills(seq);
         CREATE INDEX fills_matched_by_order ON fills(order_id) WHERE status = 'MATCHED';
+        -- The public tape (taker bets, newest first, any market) read in index order instead of sorting
+        -- every trade; it only appends.
+        CREATE INDEX trades_public ON trades(created_at, id) WHERE is_maker = 0;
       `),
   },
 ];
