@@ -15,7 +15,7 @@ import {
 import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { NETWORKS } from '../../packages/server/src/config.js';
-import { EIP712_DOMAIN_NAME } from '../../packages/server/src/exchange.js';
+import { EIP712_DOMAIN_NAME, VERIFY_INLINE_WHEN_IDLE } from '../../packages/server/src/exchange.js';
 import { registerValidation } from '../../packages/server/src/http/plugins/validation.js';
 import { createVerifierPool } from '../../packages/server/src/signing/verifier-pool.js';
 
@@ -30,6 +30,7 @@ const pool = createVerifierPool({
     verifyingContract: network.verifyingContract,
   },
   size: workers,
+  inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
 });
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });

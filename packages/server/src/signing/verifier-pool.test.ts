@@ -55,6 +55,32 @@ describe('verifier pool', () => {
     await inThread.close();
   });
 
+  it('verifies a small call in-thread while the pool is idle, once per event-loop turn', async () => {
+    const p = createVerifierPool({ domain, size: 1, inlineWhenIdle: 1 });
+    try {
+      await p.verifyBatch(orders.slice(0, 2)); // over the inline size: the worker
+      expect(p.stats()).toEqual({ onWorkers: 2, inThread: 0 });
+      await new Promise((resolve) => setImmediate(resolve));
+      const alone = await p.verify(orders[5]!);
+      expect(alone).toMatchObject({ ok: true, signer: orders[5]!.signer });
+      expect(p.stats()).toEqual({ onWorkers: 2, inThread: 1 });
+      await new Promise((resolve) => setImmediate(resolve));
+      // Several in one turn (a burst): only the first is in-thread, the rest go to the worker together.
+      const burst = await Promise.all(orders.slice(10, 14).map((o) => p.verify(o)));
+      expect(burst.every((r) => r.ok)).toBe(true);
+      expect(p.stats()).toEqual({ onWorkers: 5, inThread: 2 });
+      // A worker busy with a batch: a small call joins the workers instead of blocking this thread.
+      await new Promise((resolve) => setImmediate(resolve));
+      const busy = p.verifyBatch(orders.slice(20, 120));
+      await new Promise((resolve) => setImmediate(resolve));
+      const during = p.verify(orders[150]!);
+      expect((await busy).every((r) => r.ok) && (await during).ok).toBe(true);
+      expect(p.stats()).toEqual({ onWorkers: 106, inThread: 2 });
+    } finally {
+      await p.close();
+    }
+  });
+
   it('closing while a worker is mid-batch answers everything and stops the worker between batches', async () => {
     // A thread terminated inside keccak or libsecp256k1 aborts the process (node-addon-api's fatal error),
     // so close must let the worker finish its batch and exit by itself, never terminate it.
