@@ -1,5 +1,6 @@
 import type { Exchange } from '../exchange.js';
 import type { FillLockUpdate } from '../orders/chain-link.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
@@ -22,8 +23,8 @@ export type ExchangeRealtimeOptions = {
 const SPORT_INFO_LIMIT = 100_000;
 
 /**
- * The realtime hub of a running exchange, fed from its three sources: each committed sequencer batch
- * (one `publishMany` per batch, in commit order), escrow lock updates from the chain link, and catalog
+ * The realtime hub of a running exchange, fed from its three sources: each durable sequencer batch
+ * (one `publishMany` per batch, in seq order), escrow lock updates from the chain link, and catalog
  * changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
  */
 export function startExchangeRealtime(
@@ -60,38 +61,47 @@ export function startExchangeRealtime(
   });
 
   let open = true;
-  const publish = (source: string, map: () => Publication[]) => {
-    if (!open) return;
+  const publications = (source: string, map: () => Publication[]): Publication[] => {
     try {
-      const publications = map();
-      if (publications.length > 0) hub.publishMany(publications);
+      return map();
     } catch (error) {
       logger?.error({ err: error, source }, 'realtime publications failed; clients reseed from REST');
+      return [];
     }
   };
-  // A batch is written before it is durable and published (the commit may wait for a flush off the event
-  // loop). Escrow locks of its fills can land in between: they wait, so LOCKED never precedes MATCHED.
+  const publish = (list: Publication[]) => {
+    if (open && list.length > 0) hub.publishMany(list);
+  };
+  // A batch's publications are made while it is written, when the engine's books are the batch's own
+  // (the next batch may be applied before this one is durable), and published once it is durable.
+  // Escrow locks of its fills can land in between: they wait, so LOCKED never precedes MATCHED.
+  const madeForBatch = new WeakMap<readonly AppliedEntry[], Publication[]>();
   let unpublishedBatches = 0;
   let heldLocks: FillLockUpdate[] = [];
-  trading.store.onCommitTransaction(() => {
+  trading.store.onCommitTransaction((entries) => {
     unpublishedBatches += 1;
+    if (open)
+      madeForBatch.set(
+        entries,
+        publications('sequencer', () => publisher.batch(entries)),
+      );
   });
   trading.sequencer.onCommitted((entries) => {
     unpublishedBatches = Math.max(0, unpublishedBatches - 1);
-    publish('sequencer', () => publisher.batch(entries));
+    publish(madeForBatch.get(entries) ?? []);
     if (unpublishedBatches === 0 && heldLocks.length > 0) {
       const updates = heldLocks;
       heldLocks = [];
-      publish('chain', () => publisher.lockUpdates(updates));
+      publish(publications('chain', () => publisher.lockUpdates(updates)));
     }
   });
   chainLink.onLockUpdates((updates) => {
     if (unpublishedBatches > 0) heldLocks.push(...updates);
-    else publish('chain', () => publisher.lockUpdates(updates));
+    else publish(publications('chain', () => publisher.lockUpdates(updates)));
   });
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
-    publish('catalog', () => catalogPublications(event));
+    publish(publications('catalog', () => catalogPublications(event)));
   });
 
   return {

@@ -3,7 +3,11 @@ import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
 
-/** Where a batch becomes durable: journal, projections, in one transaction. */
+/**
+ * Where a batch becomes durable: journal, projections, in one transaction. `commitBatch` writes the
+ * transaction before it returns and resolves once the write is durable (flushed). The next batch may be
+ * written while an earlier one is still flushing, so a flush must make every write before it durable.
+ */
 export interface BatchCommitter {
   commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void>;
 }
@@ -20,6 +24,8 @@ export type SequencerOptions = {
   maxQueue?: number;
   /** At most this many inputs per transaction. */
   maxBatch?: number;
+  /** Batches written but not yet durable at a time (default 2; 1 waits for each flush before writing). */
+  maxInFlight?: number;
   /** Called once if a commit fails: the engine is then ahead of the database and must not go on. */
   onFatal?: (error: unknown) => void;
 };
@@ -30,13 +36,19 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
+/** A batch written in one transaction; `answered` settles once it is durable and answered. */
+type Written = { batch: readonly Pending[]; entries: AppliedEntry[]; answered: Promise<void> };
+
 export type CommitListener = (entries: readonly AppliedEntry[]) => void;
 
 /**
- * The single writer. Inputs queue; once per event-loop turn the queue is drained: each input gets the
- * next seq and the time, is applied to the engine, and the whole batch is committed in one transaction
- * (group commit). Only after the commit do submitters get their results and listeners (realtime, chain)
- * see the batch, so nothing is acknowledged or published that is not durable.
+ * The single writer. Inputs queue; once per event-loop turn the queue is taken as one batch: each input
+ * gets the next seq and the time, is applied to the engine, and the batch is written in one transaction
+ * (group commit). Only once the batch is durable do submitters get their results, and only after that
+ * (their answers on their way) do listeners (realtime) see it: nothing is acknowledged or published that
+ * is not durable. While one batch flushes, the next may already be written (`maxInFlight`), so an input
+ * arriving during a flush waits for one flush instead of two; batches still become acknowledged and
+ * published strictly in seq order.
  */
 export class Sequencer {
   readonly engine: Engine;
@@ -44,13 +56,17 @@ export class Sequencer {
   private readonly clock: Clock;
   private readonly maxQueue: number;
   private readonly maxBatch: number;
+  private readonly maxInFlight: number;
   private readonly onFatal: (error: unknown) => void;
   private readonly listeners: CommitListener[] = [];
   private queue: Pending[] = [];
+  /** Written batches not yet answered, oldest first. */
+  private written: Written[] = [];
+  /** Answered batches whose listeners have not run yet. */
+  private unpublished = 0;
   private seq: number;
   private ts: number;
   private scheduled = false;
-  private running = false;
   private failure: unknown = null;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
@@ -65,6 +81,7 @@ export class Sequencer {
     this.ts = options.lastTs;
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 4_096;
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
     this.onFatal = options.onFatal ?? (() => {});
   }
 
@@ -72,9 +89,9 @@ export class Sequencer {
     return this.seq;
   }
 
-  /** Nothing queued and no batch between apply and commit: the engine equals the committed state. */
+  /** Nothing queued, written or unpublished: the engine equals the committed, published state. */
   get isIdle(): boolean {
-    return !this.running && this.queue.length === 0;
+    return this.queue.length === 0 && this.written.length === 0 && this.unpublished === 0;
   }
 
   get queueLength(): number {
@@ -107,9 +124,9 @@ export class Sequencer {
     return promises;
   }
 
-  /** Resolves once every input queued so far is committed. */
+  /** Resolves once every input queued so far is committed, answered and published. */
   async idle(): Promise<void> {
-    if (!this.running && this.queue.length === 0) return;
+    if (this.isIdle || this.failure !== null) return;
     await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -119,40 +136,61 @@ export class Sequencer {
     await this.idle();
   }
 
+  /** The next batch is taken at the end of this event-loop turn, so a turn's inputs share a commit. */
   private schedule(): void {
-    if (this.scheduled || this.running) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.drain();
+      this.writeNext();
     });
   }
 
-  private async drain(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+  /** Takes the queue as one batch, applies and writes it, if fewer than `maxInFlight` are flushing. */
+  private writeNext(): void {
+    if (this.failure !== null || this.queue.length === 0 || this.written.length >= this.maxInFlight) return;
+    const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
+    this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
+    const entries = this.apply(batch);
+    let durable: Promise<void>;
     try {
-      while (this.queue.length > 0 && this.failure === null) {
-        const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
-        this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
-        const entries = this.apply(batch);
-        try {
-          await this.committer.commitBatch(entries, this.engine);
-        } catch (error) {
-          this.fail(error, batch);
-          return;
-        }
-        this.stats.batches += 1;
-        this.stats.inputs += entries.length;
-        if (entries.length > this.stats.maxBatchSize) this.stats.maxBatchSize = entries.length;
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(entries[i]!);
-        for (const listener of this.listeners) listener(entries);
-      }
-    } finally {
-      this.running = false;
-      if (this.queue.length > 0 && this.failure === null) this.schedule();
-      else if (this.queue.length === 0) this.releaseIdleWaiters();
+      durable = this.committer.commitBatch(entries, this.engine);
+    } catch (error) {
+      this.fail(error, batch);
+      return;
     }
+    const previous = this.written.at(-1)?.answered ?? Promise.resolve();
+    const written: Written = {
+      batch,
+      entries,
+      // After the earlier batch's answer, so that answers and publications keep seq order.
+      answered: Promise.all([previous, durable]).then(
+        () => this.answer(written),
+        (error: unknown) => this.fail(error, batch),
+      ),
+    };
+    this.written.push(written);
+    if (this.queue.length > 0) this.schedule();
+  }
+
+  private answer(written: Written): void {
+    if (this.failure !== null) return;
+    this.written.shift();
+    const { batch, entries } = written;
+    this.stats.batches += 1;
+    this.stats.inputs += entries.length;
+    if (entries.length > this.stats.maxBatchSize) this.stats.maxBatchSize = entries.length;
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(entries[i]!);
+    // The answers are sent in this turn's microtasks; publishing and the next batch come after them.
+    this.unpublished += 1;
+    setImmediate(() => this.publish(entries));
+    if (this.queue.length > 0) this.schedule();
+  }
+
+  private publish(entries: readonly AppliedEntry[]): void {
+    this.unpublished -= 1;
+    if (this.failure === null) for (const listener of this.listeners) listener(entries);
+    if (this.isIdle) this.releaseIdleWaiters();
   }
 
   private apply(batch: readonly Pending[]): AppliedEntry[] {
@@ -166,13 +204,17 @@ export class Sequencer {
     });
   }
 
+  /** A failed write or flush: everything not yet answered is refused and the sequencer stops for good. */
   private fail(error: unknown, batch: readonly Pending[]): void {
+    if (this.failure !== null) return;
     this.failure = error;
     const rejection =
       error instanceof AppError
         ? error
         : unavailable('The exchange could not record the command; it is stopping');
-    for (const pending of [...batch, ...this.queue]) pending.reject(rejection);
+    const unanswered = [...this.written.flatMap((w) => w.batch), ...batch, ...this.queue];
+    for (const pending of new Set(unanswered)) pending.reject(rejection);
+    this.written = [];
     this.queue = [];
     this.releaseIdleWaiters();
     this.onFatal(error);

@@ -23,7 +23,7 @@ export type TradingPublisherContext = {
   changes(entry: AppliedEntry): EntryChanges | undefined;
   /** The proxy wallet of an account (the order row's `wallet`). */
   walletOf(account: `0x${string}`): `0x${string}`;
-  /** The engine's book of a market now (right after the batch's commit, before the next batch). */
+  /** The engine's book of a market now: as the batch being written leaves it (called inside its transaction). */
   levels(marketHash: string): BookLevels | undefined;
   /** Sport and league of a market when known without I/O (optional fields of `best_odds:global`). */
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
