@@ -22,7 +22,10 @@ const credit = (n: number): SequencerInput => ({
 });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-function sequencer(committer: BatchCommitter, options: { maxInFlight?: number; onFatal?: () => void } = {}) {
+function sequencer(
+  committer: BatchCommitter,
+  options: { maxInFlight?: number; overlapBelow?: number; onFatal?: () => void } = {},
+) {
   return new Sequencer({
     engine: new Engine(),
     committer,
@@ -85,6 +88,27 @@ describe('sequencer', () => {
     expect(writes.map((w) => w.seqs)).toEqual([[1], [2, 3, 4]]);
     writes[1]!.flush.resolve();
     expect((await Promise.all([...more, later])).map((e) => e.seq)).toEqual([2, 3, 4]);
+  });
+
+  it('under load (a large batch flushing) waits for the flush and gathers one larger batch', async () => {
+    const { committer, writes } = manualCommitter();
+    const s = sequencer(committer, { overlapBelow: 2 });
+    const big = s.submitAll([credit(1), credit(2), credit(3)]);
+    await turn();
+    const next = [s.submit(credit(4))];
+    await turn();
+    next.push(s.submit(credit(5)));
+    await turn();
+    expect(writes.map((w) => w.seqs)).toEqual([[1, 2, 3]]);
+    writes[0]!.flush.resolve();
+    await Promise.all(big);
+    await turn();
+    expect(writes.map((w) => w.seqs)).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    writes[1]!.flush.resolve();
+    expect((await Promise.all(next)).map((e) => e.seq)).toEqual([4, 5]);
   });
 
   it('a failed flush refuses everything not yet answered, stops, and reports once', async () => {

@@ -26,6 +26,12 @@ export type SequencerOptions = {
   maxBatch?: number;
   /** Batches written but not yet durable at a time (default 2; 1 waits for each flush before writing). */
   maxInFlight?: number;
+  /**
+   * A batch is written during another's flush only while that one is at most this large (default 16):
+   * under light load that saves the wait for a flush; under heavy load waiting gathers a larger batch,
+   * which costs less per input.
+   */
+  overlapBelow?: number;
   /** Called once if a commit fails: the engine is then ahead of the database and must not go on. */
   onFatal?: (error: unknown) => void;
 };
@@ -46,9 +52,9 @@ export type CommitListener = (entries: readonly AppliedEntry[]) => void;
  * gets the next seq and the time, is applied to the engine, and the batch is written in one transaction
  * (group commit). Only once the batch is durable do submitters get their results, and only after that
  * (their answers on their way) do listeners (realtime) see it: nothing is acknowledged or published that
- * is not durable. While one batch flushes, the next may already be written (`maxInFlight`), so an input
- * arriving during a flush waits for one flush instead of two; batches still become acknowledged and
- * published strictly in seq order.
+ * is not durable. While a small batch flushes, the next may already be written (`maxInFlight`,
+ * `overlapBelow`), so under light load an input arriving during a flush waits for one flush instead of
+ * two; batches still become acknowledged and published strictly in seq order.
  */
 export class Sequencer {
   readonly engine: Engine;
@@ -57,6 +63,7 @@ export class Sequencer {
   private readonly maxQueue: number;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly overlapBelow: number;
   private readonly onFatal: (error: unknown) => void;
   private readonly listeners: CommitListener[] = [];
   private queue: Pending[] = [];
@@ -82,6 +89,7 @@ export class Sequencer {
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 4_096;
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+    this.overlapBelow = options.overlapBelow ?? 16;
     this.onFatal = options.onFatal ?? (() => {});
   }
 
@@ -146,9 +154,11 @@ export class Sequencer {
     });
   }
 
-  /** Takes the queue as one batch, applies and writes it, if fewer than `maxInFlight` are flushing. */
+  /** Takes the queue as one batch, applies and writes it, if the pipeline has room (see the options). */
   private writeNext(): void {
     if (this.failure !== null || this.queue.length === 0 || this.written.length >= this.maxInFlight) return;
+    const flushing = this.written.at(-1);
+    if (flushing && flushing.entries.length > this.overlapBelow) return;
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
     const entries = this.apply(batch);
