@@ -25,7 +25,12 @@ describe('migration 6: fills without a primary key, escrow ranges by seq', () =>
     trade.run('t2', 'o2', 'LOCKED');
     db.prepare('UPDATE escrow_cursor SET fills_rowid = 7').run();
 
-    expect(migrate(db)).toEqual([6]);
+    expect(
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 6),
+      ),
+    ).toEqual([6]);
 
     expect(db.prepare('SELECT rowid, id, status, seq FROM fills ORDER BY rowid').raw().all()).toEqual([
       [3, '1-0-M', 'LOCKED', 1],
@@ -60,5 +65,53 @@ describe('migration 6: fills without a primary key, escrow ranges by seq', () =>
     fill.run(null, '4-0-M', '4-0', 'o3', 't3', 'MATCHED', 4);
     expect(db.prepare("SELECT rowid FROM fills WHERE id = '4-0-M'").pluck().get()).toBe(13);
     db.close();
+  });
+});
+
+describe('migration 7: per-account state tables without rowid', () => {
+  it('keeps every row and stores each table as its primary-key B-tree', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 6),
+    );
+    db.exec(`
+      INSERT INTO balances VALUES ('0xb', '10', '5', 1), ('0xa', '0', '7', 2);
+      INSERT INTO engine_markets VALUES ('m1', 'e1', 3, 'OPEN', 9);
+      INSERT INTO positions VALUES ('m1', '0xa', '1', '2', '3', '4'), ('m1', '0xb', '5', '6', '7', '8');
+      INSERT INTO heartbeats VALUES ('0xa', 30, 12345);
+    `);
+
+    expect(migrate(db)).toEqual([7]);
+
+    const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).raw().all();
+    expect(rows('balances')).toEqual([
+      ['0xa', '0', '7', 2],
+      ['0xb', '10', '5', 1],
+    ]);
+    expect(rows('engine_markets')).toEqual([['m1', 'e1', 3, 'OPEN', 9]]);
+    expect(rows('positions')).toEqual([
+      ['m1', '0xa', '1', '2', '3', '4'],
+      ['m1', '0xb', '5', '6', '7', '8'],
+    ]);
+    expect(rows('heartbeats')).toEqual([['0xa', 30, 12345]]);
+    const withoutRowid = db
+      .prepare(
+        "SELECT name FROM pragma_table_list WHERE name IN ('balances', 'engine_markets', 'positions', 'heartbeats') AND wr = 1 AND strict = 1 ORDER BY name",
+      )
+      .pluck()
+      .all();
+    expect(withoutRowid).toEqual(['balances', 'engine_markets', 'heartbeats', 'positions']);
+    // No separate primary-key index is left to write.
+    const autoIndexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'sqlite_autoindex_%'")
+      .pluck()
+      .all()
+      .filter((name) => /balances|engine_markets|positions|heartbeats/.test(String(name)));
+    expect(autoIndexes).toEqual([]);
+    // The projection's upserts still work.
+    db.prepare(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES ('0xa', '1', '1', 3)
+      ON CONFLICT (account) DO UPDATE SET available = excluded.available`).run();
+    expect(db.prepare("SELECT available FROM balances WHERE account = '0xa'").pluck().get()).toBe('1');
   });
 });

@@ -347,6 +347,55 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX trades_public ON trades(created_at, id) WHERE is_maker = 0;
       `),
   },
+  {
+    version: 7,
+    name: 'per-account state tables without rowid',
+    up: (db) =>
+      db.exec(`
+        -- A table keyed by text keeps its rows in one B-tree and its primary key in a second, so each
+        -- upsert wrote two pages to the WAL. Without rowid the key is the table: one page per row. These
+        -- are written by every batch (balances, positions, the market's version), rows are small.
+        CREATE TABLE balances_v7 (
+          account    TEXT PRIMARY KEY,
+          available  TEXT NOT NULL,
+          escrowed   TEXT NOT NULL,
+          updated_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO balances_v7 SELECT account, available, escrowed, updated_at FROM balances;
+        DROP TABLE balances;
+        ALTER TABLE balances_v7 RENAME TO balances;
+        CREATE TABLE engine_markets_v7 (
+          market_hash TEXT PRIMARY KEY,
+          event_id    TEXT NOT NULL,
+          open_seq    INTEGER NOT NULL,
+          status      TEXT NOT NULL,
+          version     INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO engine_markets_v7 SELECT market_hash, event_id, open_seq, status, version FROM engine_markets;
+        DROP TABLE engine_markets;
+        ALTER TABLE engine_markets_v7 RENAME TO engine_markets;
+        CREATE TABLE positions_v7 (
+          market_hash TEXT NOT NULL,
+          account     TEXT NOT NULL,
+          stake_one   TEXT NOT NULL,
+          stake_two   TEXT NOT NULL,
+          pot_one     TEXT NOT NULL,
+          pot_two     TEXT NOT NULL,
+          PRIMARY KEY (market_hash, account)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO positions_v7 SELECT market_hash, account, stake_one, stake_two, pot_one, pot_two FROM positions;
+        DROP TABLE positions;
+        ALTER TABLE positions_v7 RENAME TO positions;
+        CREATE TABLE heartbeats_v7 (
+          account         TEXT PRIMARY KEY,
+          timeout_seconds INTEGER NOT NULL,
+          expires_at      INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO heartbeats_v7 SELECT account, timeout_seconds, expires_at FROM heartbeats;
+        DROP TABLE heartbeats;
+        ALTER TABLE heartbeats_v7 RENAME TO heartbeats;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
