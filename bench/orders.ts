@@ -21,7 +21,8 @@
  * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs: BENCH_CONNECTIONS
  * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
  * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
- * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts).
+ * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts), BENCH_PHASES
+ * (a comma list of the phases to run, default a,c,d0,d,b,e; c needs a).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -51,6 +52,8 @@ const SCALE = Number(process.env.BENCH_SECONDS ?? 1);
 const USE_DIST = process.env.BENCH_SERVER === 'dist';
 /** The Node flags `npm start` gives the server (package.json), for the exchange and the ceiling alike. */
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+/** The phases to run (default all); (c) needs (a), whose rate it halves. */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,c,d0,d,b,e').split(',').map((p) => p.trim()));
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
@@ -346,61 +349,78 @@ async function main() {
     const settled: number[] = [];
     await peak(warmup, 1, Math.max(1, s(3)));
     settled.push(await settle(counter));
-    const a = await measured(exchange, counter, () => peak(single, 1));
-    rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
-    settled.push(await settle(counter));
+    let a: Awaited<ReturnType<typeof measured>> | null = null;
+    if (PHASES.has('a')) {
+      a = await measured(exchange, counter, () => peak(single, 1));
+      rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
+      settled.push(await settle(counter));
+    }
 
-    const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
     const pacedSeconds = Math.max(3, s(6));
-    const half = signer.requests(traders, pacedRequestCount(halfRate, pacedSeconds), 1);
-    const c = await measured(exchange, counter, () =>
-      runPaced({
-        url: exchange.base,
-        requests: half,
-        more: () => signer.requests(traders, 1, 1)[0]!,
+    if (a && PHASES.has('c')) {
+      const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
+      const half = signer.requests(traders, pacedRequestCount(halfRate, pacedSeconds), 1);
+      const c = await measured(exchange, counter, () =>
+        runPaced({
+          url: exchange.base,
+          requests: half,
+          more: () => signer.requests(traders, 1, 1)[0]!,
+          perRequest: 1,
+          rate: halfRate,
+          seconds: pacedSeconds,
+        }),
+      );
+      rows.push({
+        phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`,
         perRequest: 1,
-        rate: halfRate,
-        seconds: pacedSeconds,
-      }),
-    );
-    rows.push({
-      phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`,
-      perRequest: 1,
-      ...c,
-      paced: c.result.paced,
-    });
-    settled.push(await settle(counter));
+        ...c,
+        paced: c.result.paced,
+      });
+      settled.push(await settle(counter));
+    }
 
-    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
-    const slow = signer.requests(traders, pacedRequestCount(100, pacedSeconds), 1, { waitForOutcome: true });
-    const d0 = await measured(exchange, counter, () =>
-      runPaced({ url: exchange.base, requests: slow, perRequest: 1, rate: 100, seconds: pacedSeconds }),
-    );
-    rows.push({
-      phase: '(d0) waitForOutcome at 100/s (floor)',
-      perRequest: 1,
-      ...d0,
-      paced: d0.result.paced,
-    });
-    settled.push(await settle(counter));
-
-    const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, { waitForOutcome: true });
-    const d = await measured(exchange, counter, () =>
-      runPaced({
-        url: exchange.base,
-        requests: wait,
-        more: () => signer.requests(traders, 1, 1, { waitForOutcome: true })[0]!,
+    if (PHASES.has('d0')) {
+      // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
+      const slow = signer.requests(traders, pacedRequestCount(100, pacedSeconds), 1, {
+        waitForOutcome: true,
+      });
+      const d0 = await measured(exchange, counter, () =>
+        runPaced({ url: exchange.base, requests: slow, perRequest: 1, rate: 100, seconds: pacedSeconds }),
+      );
+      rows.push({
+        phase: '(d0) waitForOutcome at 100/s (floor)',
         perRequest: 1,
-        rate: 1000,
-        seconds: pacedSeconds,
-      }),
-    );
-    rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d, paced: d.result.paced });
-    settled.push(await settle(counter));
+        ...d0,
+        paced: d0.result.paced,
+      });
+      settled.push(await settle(counter));
+    }
 
-    const b = await measured(exchange, counter, () => peak(multi, 10));
-    rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
-    settled.push(await settle(counter));
+    let d: Awaited<ReturnType<typeof measured>> | null = null;
+    if (PHASES.has('d')) {
+      const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, {
+        waitForOutcome: true,
+      });
+      d = await measured(exchange, counter, () =>
+        runPaced({
+          url: exchange.base,
+          requests: wait,
+          more: () => signer.requests(traders, 1, 1, { waitForOutcome: true })[0]!,
+          perRequest: 1,
+          rate: 1000,
+          seconds: pacedSeconds,
+        }),
+      );
+      rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d, paced: d.result.paced });
+      settled.push(await settle(counter));
+    }
+
+    let b: Awaited<ReturnType<typeof measured>> | null = null;
+    if (PHASES.has('b')) {
+      b = await measured(exchange, counter, () => peak(multi, 10));
+      rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
+      settled.push(await settle(counter));
+    }
 
     const committedOrders = counter.orders();
     counter.close();
@@ -409,27 +429,31 @@ async function main() {
     await stopChild(exchange);
 
     // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
-    const ceilingPort = randomPort();
-    const ceiling = await startChild(
-      [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
-      { PORT: String(ceilingPort), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
-      ceilingPort,
-    );
-    try {
-      const ceilingPeak = (seconds: number) =>
-        runPeak({
-          url: ceiling.base,
-          requests: single,
-          wrap: true,
-          perRequest: 1,
-          connections: CONNECTIONS,
-          seconds,
-        });
-      await ceilingPeak(Math.max(1, s(3)));
-      const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
-      rows.push({ phase: '(e) ceiling: verify-only Fastify, 1-order', perRequest: 1, ...e });
-    } finally {
-      await stopChild(ceiling);
+    let ceilingRate: number | null = null;
+    if (PHASES.has('e')) {
+      const ceilingPort = randomPort();
+      const ceiling = await startChild(
+        [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
+        { PORT: String(ceilingPort), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
+        ceilingPort,
+      );
+      try {
+        const ceilingPeak = (seconds: number) =>
+          runPeak({
+            url: ceiling.base,
+            requests: single,
+            wrap: true,
+            perRequest: 1,
+            connections: CONNECTIONS,
+            seconds,
+          });
+        await ceilingPeak(Math.max(1, s(3)));
+        const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
+        rows.push({ phase: '(e) ceiling: verify-only Fastify, 1-order', perRequest: 1, ...e });
+        ceilingRate = e.result.ordersPerSecond;
+      } finally {
+        await stopChild(ceiling);
+      }
     }
 
     // ---------------------------------------------------------------- report
@@ -492,8 +516,6 @@ async function main() {
       `orders committed by the exchange: ${fmt(committedOrders)}; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
     );
 
-    const ceilingRate = rows.at(-1)!.result.ordersPerSecond;
-    const ratio = a.result.ordersPerSecond / ceilingRate;
     const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
     const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
     log(
@@ -501,9 +523,21 @@ async function main() {
     );
     log(`run took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     log('');
-    log(
-      `orders: 1-order ${fmt(a.result.ordersPerSecond)}/s (${(ratio * 100).toFixed(0)}% of verify-only ceiling ${fmt(ceilingRate)}/s), 10-order ${fmt(b.result.ordersPerSecond)} orders/s, waitForOutcome p50 ${ms(percentile(d.result.latencies, 0.5))} ms p99 ${ms(percentile(d.result.latencies, 0.99))} ms at 1000/s`,
-    );
+    const summary: string[] = [];
+    if (a) {
+      const ceiling = ceilingRate
+        ? ` (${((a.result.ordersPerSecond / ceilingRate) * 100).toFixed(0)}% of verify-only ceiling ${fmt(ceilingRate)}/s)`
+        : '';
+      summary.push(`1-order ${fmt(a.result.ordersPerSecond)}/s${ceiling}`);
+    }
+    if (b) summary.push(`10-order ${fmt(b.result.ordersPerSecond)} orders/s`);
+    if (d) {
+      const l = d.result.latencies;
+      summary.push(
+        `waitForOutcome p50 ${ms(percentile(l, 0.5))} ms p99 ${ms(percentile(l, 0.99))} ms at 1000/s`,
+      );
+    }
+    log(`orders: ${summary.join(', ')}`);
     if (failed.length > 0 || !matched) {
       process.exitCode = 1;
       log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
