@@ -4,6 +4,8 @@ import type { Database } from 'better-sqlite3';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
+/** A WAL of at least this many frames (4 KiB pages) is started over once it is copied back. */
+export const RESTART_FRAMES = 4_096;
 
 // CommonJS on purpose: an eval worker runs it as is, from sources and built alike.
 const WORKER_SOURCE = `
@@ -12,7 +14,17 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 const checkpoint = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage(String(error)); }
+  try {
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    // Under steady writes a passive checkpoint never catches the frames committed while it ran, and SQLite
+    // reuses the WAL from its start only once every frame is back: the file would grow for as long as the
+    // load lasts, every frame written past its end (the kernel zeroes each new page) and every page read
+    // searching a longer WAL index. RESTART copies the few frames left, holding the writer off meanwhile
+    // (milliseconds), and waits for readers to leave the WAL, so the next commit writes at its start again.
+    if (log >= workerData.restartFrames) db.pragma('wal_checkpoint(RESTART)');
+  } catch (error) {
+    parentPort.postMessage(String(error));
+  }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -28,18 +40,24 @@ export type WalCheckpointer = { stop(): Promise<void> };
 /**
  * Runs WAL checkpoints on a second connection in a worker thread, so the writer's commits never pay for
  * them: copying pages into the database file and its fsync happen off the event loop, and a longer
- * interval lets a page written by many commits be copied once. The writer's own automatic checkpoints
- * are switched off while the worker runs, and back on if it fails.
+ * interval lets a page written by many commits be copied once. Once the WAL is large, each checkpoint
+ * also starts it over (see the worker), so that it stays small under sustained load. The writer's own
+ * automatic checkpoints are switched off while the worker runs, and back on if it fails.
  */
 export function startWalCheckpointer(
   db: Database,
-  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+  options: { intervalMs?: number; restartFrames?: number; onError?: (error: unknown) => void } = {},
 ): WalCheckpointer {
   const onError = options.onError ?? ((error) => console.error('WAL checkpointer failed', error));
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver, file: db.name, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+    workerData: {
+      driver,
+      file: db.name,
+      intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+      restartFrames: options.restartFrames ?? RESTART_FRAMES,
+    },
   });
   db.pragma('wal_autocheckpoint = 0');
   const fallBack = (error: unknown) => {
