@@ -72,8 +72,8 @@ export function startExchangeRealtime(
   const publish = (list: Publication[]) => {
     if (open && list.length > 0) hub.publishMany(list);
   };
-  // A batch's publications are made while it is written, when the engine's books are the batch's own
-  // (the next batch may be applied before this one is durable), and published once it is durable.
+  // A batch's publications are made while it is written, from the engine's books as the batch leaves
+  // them, and published once it is durable and answered (whatever the engine has applied by then).
   // Escrow locks of its fills can land in between: they wait, so LOCKED never precedes MATCHED.
   const madeForBatch = new WeakMap<readonly AppliedEntry[], Publication[]>();
   let unpublishedBatches = 0;

@@ -22,10 +22,7 @@ const credit = (n: number): SequencerInput => ({
 });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-function sequencer(
-  committer: BatchCommitter,
-  options: { maxInFlight?: number; overlapBelow?: number; onFatal?: () => void } = {},
-) {
+function sequencer(committer: BatchCommitter, options: { onFatal?: () => void } = {}) {
   return new Sequencer({
     engine: new Engine(),
     committer,
@@ -37,78 +34,35 @@ function sequencer(
 }
 
 describe('sequencer', () => {
-  it('writes the next batch while one flushes, and answers and publishes strictly in seq order', async () => {
+  it('answers a batch once it is durable, then publishes it; inputs arriving meanwhile form the next batch', async () => {
     const { committer, writes } = manualCommitter();
     const s = sequencer(committer);
     const log: string[] = [];
     s.onCommitted((entries) => log.push(`published ${entries.map((e) => e.seq).join(',')}`));
     const answered = (p: Promise<AppliedEntry>) => p.then((e) => log.push(`answered ${e.seq}`));
 
-    const a = answered(s.submit(credit(1)));
+    const first = answered(s.submit(credit(1)));
     await turn();
-    const b = answered(s.submit(credit(2)));
+    const during = [answered(s.submit(credit(2)))];
     await turn();
-    // Batch 2 is written while batch 1 is still flushing; a third waits for a free slot.
-    expect(writes.map((w) => w.seqs)).toEqual([[1], [2]]);
-    const c = answered(s.submit(credit(3)));
+    during.push(answered(s.submit(credit(3))));
     await turn();
-    expect(writes).toHaveLength(2);
-
-    writes[1]!.flush.resolve(); // the later flush finishes first: nothing may be answered yet
-    await turn();
-    expect(log).toEqual([]);
-    writes[0]!.flush.resolve();
-    await Promise.all([a, b]);
-    await turn();
-    expect(log.slice(0, 2)).toEqual(['answered 1', 'answered 2']);
-    await turn();
-    // Answers go before the batch's publication; batch 3 is written once a slot is free.
-    expect(log).toEqual(['answered 1', 'answered 2', 'published 1', 'published 2']);
-    expect(writes.map((w) => w.seqs)).toEqual([[1], [2], [3]]);
-    writes[2]!.flush.resolve();
-    await c;
-    await s.idle();
-    expect(log.slice(-2)).toEqual(['answered 3', 'published 3']);
-    expect(s.isIdle).toBe(true);
-  });
-
-  it('with maxInFlight 1, gathers everything queued during a flush into the next batch', async () => {
-    const { committer, writes } = manualCommitter();
-    const s = sequencer(committer, { maxInFlight: 1 });
-    const first = s.submit(credit(1));
-    await turn();
-    const more = [s.submit(credit(2)), s.submit(credit(3))];
-    await turn();
-    const later = s.submit(credit(4));
-    await turn();
+    // One batch at a time: nothing else is written until the first is durable.
     expect(writes.map((w) => w.seqs)).toEqual([[1]]);
-    writes[0]!.flush.resolve();
-    expect((await first).seq).toBe(1);
-    await turn();
-    expect(writes.map((w) => w.seqs)).toEqual([[1], [2, 3, 4]]);
-    writes[1]!.flush.resolve();
-    expect((await Promise.all([...more, later])).map((e) => e.seq)).toEqual([2, 3, 4]);
-  });
+    expect(log).toEqual([]);
 
-  it('under load (a large batch flushing) waits for the flush and gathers one larger batch', async () => {
-    const { committer, writes } = manualCommitter();
-    const s = sequencer(committer, { overlapBelow: 2 });
-    const big = s.submitAll([credit(1), credit(2), credit(3)]);
-    await turn();
-    const next = [s.submit(credit(4))];
-    await turn();
-    next.push(s.submit(credit(5)));
-    await turn();
-    expect(writes.map((w) => w.seqs)).toEqual([[1, 2, 3]]);
     writes[0]!.flush.resolve();
-    await Promise.all(big);
+    await first;
+    expect(log).toEqual(['answered 1']); // the answer goes before the publication
     await turn();
-    expect(writes.map((w) => w.seqs)).toEqual([
-      [1, 2, 3],
-      [4, 5],
-    ]);
+    expect(log).toEqual(['answered 1', 'published 1']);
+    await turn();
+    expect(writes.map((w) => w.seqs)).toEqual([[1], [2, 3]]);
     writes[1]!.flush.resolve();
-    expect((await Promise.all(next)).map((e) => e.seq)).toEqual([4, 5]);
+    await Promise.all(during);
+    await s.idle();
+    expect(log).toEqual(['answered 1', 'published 1', 'answered 2', 'answered 3', 'published 2,3']);
+    expect(s.isIdle).toBe(true);
   });
 
   it('a failed flush refuses everything not yet answered, stops, and reports once', async () => {
@@ -119,16 +73,14 @@ describe('sequencer', () => {
     s.onCommitted((entries) => published.push(...entries.map((e) => e.seq)));
     const a = s.submit(credit(1));
     await turn();
-    const b = s.submit(credit(2));
-    await turn();
-    const c = s.submit(credit(3)); // queued behind two in flight
+    const b = s.submit(credit(2)); // queued behind the batch in flight
     writes[0]!.flush.reject(new Error('disk gone'));
-    const results = await Promise.allSettled([a, b, c]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    const results = await Promise.allSettled([a, b]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason).toMatchObject({ statusCode: 503 });
-    writes[1]!.flush.resolve(); // batch 2 became durable after all: still not answered, never published
     await turn();
     await turn();
+    expect(writes).toHaveLength(1);
     expect(published).toEqual([]);
     expect(fatal).toBe(1);
     expect(() => s.submit(credit(4))).toThrow(/stopped/);

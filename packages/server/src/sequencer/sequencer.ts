@@ -5,8 +5,7 @@ import type { AppliedEntry, SequencerInput } from './inputs.js';
 
 /**
  * Where a batch becomes durable: journal, projections, in one transaction. `commitBatch` writes the
- * transaction before it returns and resolves once the write is durable (flushed). The next batch may be
- * written while an earlier one is still flushing, so a flush must make every write before it durable.
+ * transaction before it returns and resolves once the write is durable (flushed).
  */
 export interface BatchCommitter {
   commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void>;
@@ -24,14 +23,6 @@ export type SequencerOptions = {
   maxQueue?: number;
   /** At most this many inputs per transaction. */
   maxBatch?: number;
-  /** Batches written but not yet durable at a time (default 2; 1 waits for each flush before writing). */
-  maxInFlight?: number;
-  /**
-   * A batch is written during another's flush only while that one is at most this large (default 16):
-   * under light load that saves the wait for a flush; under heavy load waiting gathers a larger batch,
-   * which costs less per input.
-   */
-  overlapBelow?: number;
   /** Called once if a commit fails: the engine is then ahead of the database and must not go on. */
   onFatal?: (error: unknown) => void;
 };
@@ -42,9 +33,6 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
-/** A batch written in one transaction; `answered` settles once it is durable and answered. */
-type Written = { batch: readonly Pending[]; entries: AppliedEntry[]; answered: Promise<void> };
-
 export type CommitListener = (entries: readonly AppliedEntry[]) => void;
 
 /**
@@ -52,9 +40,9 @@ export type CommitListener = (entries: readonly AppliedEntry[]) => void;
  * gets the next seq and the time, is applied to the engine, and the batch is written in one transaction
  * (group commit). Only once the batch is durable do submitters get their results, and only after that
  * (their answers on their way) do listeners (realtime) see it: nothing is acknowledged or published that
- * is not durable. While a small batch flushes, the next may already be written (`maxInFlight`,
- * `overlapBelow`), so under light load an input arriving during a flush waits for one flush instead of
- * two; batches still become acknowledged and published strictly in seq order.
+ * is not durable. Inputs arriving during a flush gather into the next batch. (Writing the next batch
+ * during the flush was tried: on a 2-core VM at 1,000 orders/s it cost 6 % more CPU per order, from
+ * more, smaller commits, and lowered no latency.)
  */
 export class Sequencer {
   readonly engine: Engine;
@@ -62,13 +50,11 @@ export class Sequencer {
   private readonly clock: Clock;
   private readonly maxQueue: number;
   private readonly maxBatch: number;
-  private readonly maxInFlight: number;
-  private readonly overlapBelow: number;
   private readonly onFatal: (error: unknown) => void;
   private readonly listeners: CommitListener[] = [];
   private queue: Pending[] = [];
-  /** Written batches not yet answered, oldest first. */
-  private written: Written[] = [];
+  /** The batch written and not yet durable. */
+  private flushing: readonly Pending[] | null = null;
   /** Answered batches whose listeners have not run yet. */
   private unpublished = 0;
   private seq: number;
@@ -88,8 +74,6 @@ export class Sequencer {
     this.ts = options.lastTs;
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 4_096;
-    this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
-    this.overlapBelow = options.overlapBelow ?? 16;
     this.onFatal = options.onFatal ?? (() => {});
   }
 
@@ -99,7 +83,7 @@ export class Sequencer {
 
   /** Nothing queued, written or unpublished: the engine equals the committed, published state. */
   get isIdle(): boolean {
-    return this.queue.length === 0 && this.written.length === 0 && this.unpublished === 0;
+    return this.queue.length === 0 && this.flushing === null && this.unpublished === 0;
   }
 
   get queueLength(): number {
@@ -154,11 +138,9 @@ export class Sequencer {
     });
   }
 
-  /** Takes the queue as one batch, applies and writes it, if the pipeline has room (see the options). */
+  /** Takes the queue as one batch, applies it and writes it, unless a batch is still flushing. */
   private writeNext(): void {
-    if (this.failure !== null || this.queue.length === 0 || this.written.length >= this.maxInFlight) return;
-    const flushing = this.written.at(-1);
-    if (flushing && flushing.entries.length > this.overlapBelow) return;
+    if (this.failure !== null || this.queue.length === 0 || this.flushing !== null) return;
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
     const entries = this.apply(batch);
@@ -169,24 +151,16 @@ export class Sequencer {
       this.fail(error, batch);
       return;
     }
-    const previous = this.written.at(-1)?.answered ?? Promise.resolve();
-    const written: Written = {
-      batch,
-      entries,
-      // After the earlier batch's answer, so that answers and publications keep seq order.
-      answered: Promise.all([previous, durable]).then(
-        () => this.answer(written),
-        (error: unknown) => this.fail(error, batch),
-      ),
-    };
-    this.written.push(written);
-    if (this.queue.length > 0) this.schedule();
+    this.flushing = batch;
+    durable.then(
+      () => this.answer(batch, entries),
+      (error: unknown) => this.fail(error, batch),
+    );
   }
 
-  private answer(written: Written): void {
+  private answer(batch: readonly Pending[], entries: AppliedEntry[]): void {
     if (this.failure !== null) return;
-    this.written.shift();
-    const { batch, entries } = written;
+    this.flushing = null;
     this.stats.batches += 1;
     this.stats.inputs += entries.length;
     if (entries.length > this.stats.maxBatchSize) this.stats.maxBatchSize = entries.length;
@@ -222,9 +196,8 @@ export class Sequencer {
       error instanceof AppError
         ? error
         : unavailable('The exchange could not record the command; it is stopping');
-    const unanswered = [...this.written.flatMap((w) => w.batch), ...batch, ...this.queue];
-    for (const pending of new Set(unanswered)) pending.reject(rejection);
-    this.written = [];
+    for (const pending of [...batch, ...this.queue]) pending.reject(rejection);
+    this.flushing = null;
     this.queue = [];
     this.releaseIdleWaiters();
     this.onFatal(error);
