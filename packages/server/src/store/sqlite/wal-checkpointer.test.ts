@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase } from './open-database.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
@@ -63,6 +64,36 @@ describe('WAL checkpointer', () => {
     db.close();
     expect(written).toBeGreaterThan(8 * 1024 * 1024);
     expect(largestWal).toBeLessThan(written / 2);
+  });
+
+  it('never holds the writer off while a reader keeps an old snapshot (a backup)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 20, restartFrames: 16 });
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const commit = db.transaction(() => {
+      for (let i = 0; i < 10; i++) insert.run('x'.repeat(1_000));
+    });
+    commit();
+    const reader = new BetterSqlite3(join(dir, DATABASE_FILE), { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get(); // the snapshot is taken and held
+    let slowest = 0;
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) {
+      const started = performance.now();
+      commit();
+      slowest = Math.max(slowest, performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    reader.exec('COMMIT');
+    reader.close();
+    await checkpointer.stop();
+    db.close();
+    // A commit may wait for one RESTART's 10 ms, never for the reader.
+    expect(slowest).toBeLessThan(100);
   });
 
   it('stops with a last checkpoint and lets the process see its exit', async () => {

@@ -12,16 +12,23 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
-db.pragma('busy_timeout = 5000');
+// Wait briefly: RESTART holds writers off while it waits for readers, and a reader on an old snapshot
+// (an operator's .backup) would hold it for the whole wait, failing the sequencer's commit after its own
+// 5 s. After 10 ms it gives up, and tries again a second later.
+db.pragma('busy_timeout = 10');
+let restartAfter = 0;
 const checkpoint = () => {
   try {
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
     // Under steady writes a passive checkpoint never catches the frames committed while it ran, and SQLite
     // reuses the WAL from its start only once every frame is back: the file would grow for as long as the
     // load lasts, every frame written past its end (the kernel zeroes each new page) and every page read
-    // searching a longer WAL index. RESTART copies the few frames left, holding the writer off meanwhile
-    // (milliseconds), and waits for readers to leave the WAL, so the next commit writes at its start again.
-    if (log >= workerData.restartFrames) db.pragma('wal_checkpoint(RESTART)');
+    // searching a longer WAL index. RESTART copies the few frames left, holding writers off meanwhile
+    // (milliseconds), so the next commit writes at the WAL's start again.
+    if (log >= workerData.restartFrames && Date.now() >= restartAfter) {
+      const [{ busy }] = db.pragma('wal_checkpoint(RESTART)');
+      if (busy) restartAfter = Date.now() + 1000;
+    }
   } catch (error) {
     parentPort.postMessage(String(error));
   }
