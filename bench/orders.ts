@@ -347,80 +347,47 @@ async function main() {
       });
 
     const settled: number[] = [];
+    /** Runs one measured phase, records its row and waits for the chain to settle its escrows. */
+    const db = counter;
+    const phase = async (
+      label: string,
+      perRequest: number,
+      run: () => Promise<LoadResult & { paced?: OpenLoopStats }>,
+    ) => {
+      const m = await measured(exchange, db, run);
+      rows.push({ phase: label, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
+      settled.push(await settle(db));
+      return m;
+    };
+    const pacedSeconds = Math.max(3, s(6));
+    /** 1-order requests at exactly `rate` per second (open loop), pre-signed, more signed if needed. */
+    const paced = (label: string, rate: number, extra: Record<string, unknown> = {}) => {
+      const requests = signer.requests(traders, pacedRequestCount(rate, pacedSeconds), 1, extra);
+      return phase(label, 1, () =>
+        runPaced({
+          url: exchange.base,
+          requests,
+          more: () => signer.requests(traders, 1, 1, extra)[0]!,
+          perRequest: 1,
+          rate,
+          seconds: pacedSeconds,
+        }),
+      );
+    };
+
     await peak(warmup, 1, Math.max(1, s(3)));
     settled.push(await settle(counter));
-    let a: Awaited<ReturnType<typeof measured>> | null = null;
-    if (PHASES.has('a')) {
-      a = await measured(exchange, counter, () => peak(single, 1));
-      rows.push({ phase: '(a) peak, 1-order requests', perRequest: 1, ...a });
-      settled.push(await settle(counter));
-    }
-
-    const pacedSeconds = Math.max(3, s(6));
+    const a = PHASES.has('a') ? await phase('(a) peak, 1-order requests', 1, () => peak(single, 1)) : null;
     if (a && PHASES.has('c')) {
       const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
-      const half = signer.requests(traders, pacedRequestCount(halfRate, pacedSeconds), 1);
-      const c = await measured(exchange, counter, () =>
-        runPaced({
-          url: exchange.base,
-          requests: half,
-          more: () => signer.requests(traders, 1, 1)[0]!,
-          perRequest: 1,
-          rate: halfRate,
-          seconds: pacedSeconds,
-        }),
-      );
-      rows.push({
-        phase: `(c) 1-order at ${fmt(halfRate)}/s (half of a)`,
-        perRequest: 1,
-        ...c,
-        paced: c.result.paced,
-      });
-      settled.push(await settle(counter));
+      await paced(`(c) 1-order at ${fmt(halfRate)}/s (half of a)`, halfRate);
     }
-
-    if (PHASES.has('d0')) {
-      // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
-      const slow = signer.requests(traders, pacedRequestCount(100, pacedSeconds), 1, {
-        waitForOutcome: true,
-      });
-      const d0 = await measured(exchange, counter, () =>
-        runPaced({ url: exchange.base, requests: slow, perRequest: 1, rate: 100, seconds: pacedSeconds }),
-      );
-      rows.push({
-        phase: '(d0) waitForOutcome at 100/s (floor)',
-        perRequest: 1,
-        ...d0,
-        paced: d0.result.paced,
-      });
-      settled.push(await settle(counter));
-    }
-
-    let d: Awaited<ReturnType<typeof measured>> | null = null;
-    if (PHASES.has('d')) {
-      const wait = signer.requests(traders, pacedRequestCount(1000, pacedSeconds), 1, {
-        waitForOutcome: true,
-      });
-      d = await measured(exchange, counter, () =>
-        runPaced({
-          url: exchange.base,
-          requests: wait,
-          more: () => signer.requests(traders, 1, 1, { waitForOutcome: true })[0]!,
-          perRequest: 1,
-          rate: 1000,
-          seconds: pacedSeconds,
-        }),
-      );
-      rows.push({ phase: '(d) waitForOutcome at 1,000/s', perRequest: 1, ...d, paced: d.result.paced });
-      settled.push(await settle(counter));
-    }
-
-    let b: Awaited<ReturnType<typeof measured>> | null = null;
-    if (PHASES.has('b')) {
-      b = await measured(exchange, counter, () => peak(multi, 10));
-      rows.push({ phase: '(b) peak, 10-order requests', perRequest: 10, ...b });
-      settled.push(await settle(counter));
-    }
+    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
+    if (PHASES.has('d0')) await paced('(d0) waitForOutcome at 100/s (floor)', 100, { waitForOutcome: true });
+    const d = PHASES.has('d')
+      ? await paced('(d) waitForOutcome at 1,000/s', 1000, { waitForOutcome: true })
+      : null;
+    const b = PHASES.has('b') ? await phase('(b) peak, 10-order requests', 10, () => peak(multi, 10)) : null;
 
     const committedOrders = counter.orders();
     counter.close();
