@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Chain } from '../chain/chain.js';
 import type { Address } from '../chain/chain-types.js';
+import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
 import { A, B, C, createTestChain, ESCROW, tempSqlite } from '../chain/test-support.js';
 import type { EngineEvent } from '../engine/index.js';
@@ -19,18 +21,26 @@ afterEach(() => {
 });
 
 /** One "process": the database, the embedded chain on it and a started ChainLink. */
-function boot(file: ReturnType<typeof tempSqlite>) {
+function boot(
+  file: ReturnType<typeof tempSqlite>,
+  options: {
+    /** What the link sees of the chain (default: the chain itself). */
+    linkChain?: (chain: EmbeddedChain) => Chain;
+    onSubmitError?: (error: unknown) => void;
+  } = {},
+) {
   const db = file.open();
   migrate(db);
   const listenerErrors: unknown[] = [];
   const { chain, timer } = createTestChain(new SqliteChainStore(db), 4162, (e) => listenerErrors.push(e));
   const link = new ChainLink(
     db,
-    chain,
+    options.linkChain?.(chain) ?? chain,
     (account) => chain.proxyAddressFor(account),
-    (error) => {
-      throw error;
-    },
+    options.onSubmitError ??
+      ((error) => {
+        throw error;
+      }),
   );
   const updates: FillLockUpdate[][] = [];
   link.onLockUpdates((u) => updates.push([...u]));
@@ -420,6 +430,47 @@ describe('chain link: escrow per account', () => {
       ['1-0-T', 'FAILED', 'FAILED'],
       ['2-0-M', 'FAILED', 'FAILED'],
     ]);
+    await node.close();
+  });
+  it('a submission the chain refuses fails its fills and their trades at once; nothing is escrowed twice', async () => {
+    const errors: unknown[] = [];
+    const node = boot(files(), {
+      linkChain: (chain) =>
+        ({
+          async submitMany(requests) {
+            if (requests.some((r) => r.kind === 'escrow')) throw new Error('refused by the chain');
+            return chain.submitMany(requests);
+          },
+          onBlock: (listener) => chain.onBlock(listener),
+        }) as Pick<Chain, 'submitMany' | 'onBlock'> as Chain,
+      onSubmitError: (error) => errors.push(error),
+    });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 10n },
+          { account: B, orderId: 'b1', stake: 7n },
+        ),
+      ]),
+    ]);
+    await until(() => node.updates.length > 0);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['refused by the chain']);
+    for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('FAILED');
+    for (const id of ['a1', 'b1']) expect(status(node.db, 'trades', tradeOf(id))).toBe('FAILED');
+    expect(node.updates.flat().map((u) => [u.fillId, u.status, u.trade?.status ?? null])).toEqual([
+      ['1-0-M', 'FAILED', 'FAILED'],
+      ['1-0-T', 'FAILED', 'FAILED'],
+    ]);
+    node.link.flush();
+    expect(escrows(node)).toEqual([]);
+    expect(errors).toHaveLength(1);
     await node.close();
   });
 });

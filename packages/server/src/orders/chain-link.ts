@@ -96,6 +96,7 @@ export class ChainLink {
   private readonly queued: { through: number; now: number }[] = [];
   private applying = false;
   private stopped = false;
+  private now: () => number = Date.now;
 
   constructor(
     db: Database,
@@ -228,7 +229,30 @@ export class ChainLink {
   }
 
   private submit(requests: readonly TokenTxRequest[]): void {
-    this.chain.submitMany(requests).catch(this.onSubmitError);
+    this.chain.submitMany(requests).catch((error: unknown) => {
+      this.failRefusedEscrows(requests);
+      this.onSubmitError(error);
+    });
+  }
+
+  /**
+   * The chain refused a submission (all of it: submitMany is all or none). The escrowed-fills cursor has
+   * already moved past its escrows' fills, so no later flush covers them: they turn FAILED now, as if the
+   * escrow had failed on chain, instead of staying MATCHED for ever. A refused payout or deposit has no
+   * fill to mark; it is only reported.
+   */
+  private failRefusedEscrows(requests: readonly TokenTxRequest[]): void {
+    const escrows: LandedEscrow[] = [];
+    for (const request of requests) {
+      const fills = request.kind === 'escrow' ? parseEscrowMemo(request.memo ?? null) : null;
+      if (fills) escrows.push({ fills, ok: false });
+    }
+    if (escrows.length === 0 || this.stopped) return;
+    try {
+      this.publish(this.applyTx(escrows, null, this.now()), null);
+    } catch (error) {
+      this.onSubmitError(error);
+    }
   }
 
   /**
@@ -236,6 +260,7 @@ export class ChainLink {
    * the escrows of committed fills now (those of before a crash too) and then every `flushMs`.
    */
   start(now: () => number, flushMs: number): () => void {
+    this.now = now;
     this.cursor = (this.readCursor.get() as number | undefined) ?? 0;
     this.flush();
     const flushTimer = setInterval(() => {
