@@ -64,9 +64,9 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
  * - inside each batch's transaction, the other chain transactions that batch implies: payouts of resolved
  *   markets (after a flush of the fills before them) and deposits. The embedded chain keeps its mempool in
  *   the same database, so a committed batch and its chain transactions are one atomic write.
- * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed), one statement per
- *   transaction, and a trade turns LOCKED once none of its fills is still MATCHED (FAILED with any of
- *   them). SETTLED is never overwritten. Listeners get the changed rows.
+ * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed, or at once if the chain
+ *   refused to take it), one statement per transaction, and a trade turns LOCKED once none of its fills is
+ *   still MATCHED (FAILED with any of them). SETTLED is never overwritten. Listeners get the changed rows.
  * - the last block whose escrows were applied is kept (`escrow_cursor`, in the same write as the fills),
  *   so a start applies exactly the blocks that landed after it, e.g. while the exchange was down.
  */
