@@ -208,8 +208,10 @@ function dbCounter(dataDir: string) {
   const fills = db.prepare('SELECT count(*) FROM fills').pluck();
   const orders = db.prepare('SELECT count(*) FROM orders').pluck();
   const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
+  const fillStatuses = db.prepare('SELECT status, count(*) AS n FROM fills GROUP BY status ORDER BY status');
   return {
     fills: () => fills.get() as number,
+    fillStatuses: () => fillStatuses.all() as { status: string; n: number }[],
     orders: () => orders.get() as number,
     mempool: () => mempool.get() as number,
     close: () => db.close(),
@@ -390,6 +392,8 @@ async function main() {
     const b = PHASES.has('b') ? await phase('(b) peak, 10-order requests', 10, () => peak(multi, 10)) : null;
 
     const committedOrders = counter.orders();
+    // Once the chain has mined every escrow, every fill is LOCKED: none left MATCHED, none FAILED.
+    const fillStatuses = counter.fillStatuses();
     counter.close();
     counter = null;
     if (process.env.BENCH_PROFILE) console.log(`exchange stop ${Date.now()}`);
@@ -485,8 +489,9 @@ async function main() {
 
     const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
     const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
+    const allLocked = fillStatuses.every((s) => s.status === 'LOCKED');
     log(
-      `checks: ${failed.length === 0 ? 'no request failed in any phase' : `FAILURES in ${failed.map((r) => r.phase).join(', ')}`}; ${matched ? 'the exchange matched in every phase (fills > 0)' : 'NO FILLS in some phase'}`,
+      `checks: ${failed.length === 0 ? 'no request failed in any phase' : `FAILURES in ${failed.map((r) => r.phase).join(', ')}`}; ${matched ? 'the exchange matched in every phase (fills > 0)' : 'NO FILLS in some phase'}; ${allLocked ? 'every fill LOCKED once the chain settled' : `FILLS NOT LOCKED: ${fillStatuses.map((s) => `${s.status} ${fmt(s.n)}`).join(', ')}`}`,
     );
     log(`run took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     log('');
@@ -505,7 +510,7 @@ async function main() {
       );
     }
     log(`orders: ${summary.join(', ')}`);
-    if (failed.length > 0 || !matched) {
+    if (failed.length > 0 || !matched || !allLocked) {
       process.exitCode = 1;
       log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
     }

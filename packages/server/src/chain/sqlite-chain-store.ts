@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { writeTransaction } from '../lib/write-transaction.js';
 import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
 import type {
   Address,
@@ -19,7 +20,7 @@ export const CHAIN_SCHEMA_VERSION = 1;
  * safe to call at every start, from the server's migration runner or on its own.
  */
 export function migrateChainSchema(db: Database): void {
-  db.transaction(() => {
+  writeTransaction(db, () => {
     db.exec(`
       CREATE TABLE IF NOT EXISTS chain_schema_version (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -203,7 +204,7 @@ export class SqliteChainStore implements ChainStore {
       for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
     };
     // One savepoint (or transaction) for all of them and their side effects.
-    this.addPendingTx = db.transaction((txs: readonly ChainTx[], changes: StateChanges) => {
+    this.addPendingTx = writeTransaction(db, (txs: readonly ChainTx[], changes: StateChanges) => {
       const insertTx = this.s.insertTx!;
       for (const tx of txs) {
         const { hash, seq, submittedAt, ...payload } = tx;
@@ -211,7 +212,8 @@ export class SqliteChainStore implements ChainStore {
       }
       this.applyChanges(changes);
     });
-    this.appendBlockTx = db.transaction(
+    this.appendBlockTx = writeTransaction(
+      db,
       (block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges) => {
         this.s.insertBlock!.run(
           block.number,
@@ -283,7 +285,7 @@ export class SqliteChainStore implements ChainStore {
   }
 
   putMeta(changes: ReadonlyMap<string, string>): void {
-    this.db.transaction(() => this.applyChanges({ meta: changes }))();
+    writeTransaction(this.db, () => this.applyChanges({ meta: changes }))();
   }
 
   getBlock(number: number): ChainBlock | null {

@@ -1,5 +1,6 @@
 import type { SafeTransactionData } from '@oddsbook/protocol';
 import type { Database, Statement } from 'better-sqlite3';
+import { writeTransaction } from '../lib/write-transaction.js';
 import type { Address, Hash } from './chain-types.js';
 import type {
   MultisigConfirmation,
@@ -79,7 +80,7 @@ export class SqliteMultisigStore implements MultisigStore {
         'SELECT * FROM chain_multisig_confirmations WHERE safe_tx_hash = ? ORDER BY rowid',
       ),
     };
-    this.putTx = db.transaction((r: MultisigRecord) => {
+    this.putTx = writeTransaction(db, (r: MultisigRecord) => {
       this.s.replace!.run(r.updatedAt, r.safe, r.nonce, r.safeTxHash);
       this.s.upsert!.run(
         r.safeTxHash,

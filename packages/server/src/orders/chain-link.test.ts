@@ -475,6 +475,90 @@ describe('chain link: escrow per account', () => {
   });
 });
 
+describe('chain link: a flush that cannot write', () => {
+  /** One match of A against B at seq 1, written and submitted as a batch does. */
+  function oneMatch(node: Node) {
+    node.db.transaction(() =>
+      node.link.submitForBatch([
+        entry(1, [
+          match(
+            node.db,
+            1,
+            '1-0',
+            { account: A, orderId: 'a1', stake: 10n },
+            { account: B, orderId: 'b1', stake: 7n },
+          ),
+        ]),
+      ]),
+    )();
+  }
+  const fillStatuses = (node: Node) => ['1-0-M', '1-0-T'].map((id) => status(node.db, 'fills', id));
+
+  it('waits for the write lock another connection holds, and refuses nothing (the WAL checkpointer holds it)', async () => {
+    const errors: unknown[] = [];
+    const file = files();
+    const node = boot(file, { onSubmitError: (error) => errors.push(error) });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    oneMatch(node);
+    node.db.pragma('busy_timeout = 20');
+    const other = file.open();
+    other.exec('BEGIN IMMEDIATE');
+    expect(() => node.link.flush()).toThrow(/database is locked/);
+    other.exec('COMMIT');
+    other.close();
+    await new Promise((r) => setImmediate(r));
+    expect(errors).toEqual([]);
+    expect(fillStatuses(node)).toEqual(['MATCHED', 'MATCHED']);
+    node.link.flush();
+    expect(escrows(node).map((e) => e?.amount)).toEqual([10n, 7n]);
+    node.timer.tick();
+    await until(() => fillStatuses(node).every((s) => s === 'LOCKED'));
+    await node.close();
+  });
+
+  it('a refused submission whose flush then failed leaves its fills MATCHED, for the next flush to escrow', async () => {
+    const errors: unknown[] = [];
+    let refuse = true;
+    const node = boot(files(), {
+      linkChain: (chain) =>
+        ({
+          async submitMany(requests) {
+            if (refuse) {
+              refuse = false;
+              throw new Error('refused by the chain');
+            }
+            return chain.submitMany(requests);
+          },
+          onBlock: (listener) => chain.onBlock(listener),
+        }) as Pick<Chain, 'submitMany' | 'onBlock'> as Chain,
+      onSubmitError: (error) => errors.push(error),
+    });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    oneMatch(node);
+    // The write after the submission fails, so the flush rolls back: the cursor stays before the fills.
+    node.db.exec(`CREATE TEMP TRIGGER cursor_write_fails BEFORE UPDATE ON main.escrow_cursor
+      BEGIN SELECT RAISE(ABORT, 'the disk failed'); END`);
+    expect(() => node.link.flush()).toThrow('the disk failed');
+    node.db.exec('DROP TRIGGER cursor_write_fails');
+    await until(() => errors.length === 1);
+    await new Promise((r) => setImmediate(r));
+    expect(fillStatuses(node)).toEqual(['MATCHED', 'MATCHED']);
+    expect(node.updates.flat()).toEqual([]);
+    node.link.flush();
+    expect(escrows(node).map((e) => e?.amount)).toEqual([10n, 7n]);
+    node.timer.tick();
+    await until(() => fillStatuses(node).every((s) => s === 'LOCKED'));
+    expect(errors.map((e) => (e as Error).message)).toEqual(['refused by the chain']);
+    await node.close();
+  });
+});
+
 describe('chain link: escrows flushed per block', () => {
   it('merges the fills of many batches into one escrow per account, and escrows each fill once', async () => {
     const node = boot(files());

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Chain, TokenTxRequest } from '../chain/chain.js';
 import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
+import { writeTransaction } from '../lib/write-transaction.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import {
   type FillRecord,
@@ -109,10 +110,13 @@ export class ChainLink {
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
-    // By seq first: an escrow's range is one batch's seqs, a few rows to check for the account.
+    // By seq first: an escrow's range is one batch's seqs, a few rows to check for the account. Only fills
+    // the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left its fills
+    // to the next flush, which escrows them again.
     const fills = (status: 'LOCKED' | 'FAILED', where: string) =>
       db.prepare(`UPDATE fills INDEXED BY fills_by_seq SET status = '${status}', updated_at = ?
-        WHERE ${where} AND status = 'MATCHED' RETURNING *`);
+        WHERE ${where} AND status = 'MATCHED'
+          AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) RETURNING *`);
     this.lockFills = fills('LOCKED', 'account = ? AND seq BETWEEN ? AND ?');
     this.failFills = fills('FAILED', 'account = ? AND seq BETWEEN ? AND ?');
     this.lockFill = fills('LOCKED', 'seq = ? AND id = ?');
@@ -142,13 +146,16 @@ export class ChainLink {
         WHERE rowid > (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) AND seq < ? ORDER BY rowid`,
     );
     this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
-    this.flushTx = db.transaction((beforeSeq: number) => this.submitEscrows(beforeSeq));
-    this.applyTx = db.transaction((escrows: readonly LandedEscrow[], through: number | null, now: number) => {
-      const updates: FillLockUpdate[] = [];
-      for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
-      if (through !== null) this.writeCursor.run(through);
-      return updates;
-    });
+    this.flushTx = writeTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
+    this.applyTx = writeTransaction(
+      db,
+      (escrows: readonly LandedEscrow[], through: number | null, now: number) => {
+        const updates: FillLockUpdate[] = [];
+        for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
+        if (through !== null) this.writeCursor.run(through);
+        return updates;
+      },
+    );
   }
 
   /** Listens for fills (and their trades) changing status on the chain's word. */

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { writeTransaction } from '../../lib/write-transaction.js';
 
 export type Migration = { version: number; name: string; up: (db: Database) => void };
 
@@ -415,7 +416,7 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
-    db.transaction(() => {
+    writeTransaction(db, () => {
       migration.up(db);
       record.run(migration.version, migration.name, Date.now());
     })();

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { writeTransaction } from '../../lib/write-transaction.js';
 import type {
   CatalogRepository,
   FixtureRecord,
@@ -241,7 +242,7 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
     `SELECT * FROM live_scores WHERE event_id ${IN_JSON} ORDER BY event_id`,
   );
 
-  const insertMarketTx = db.transaction((m: MarketRecord): { demoted: `0x${string}`[] } | null => {
+  const insertMarketTx = writeTransaction(db, (m: MarketRecord): { demoted: `0x${string}`[] } | null => {
     const inserted = insertMarket.run(
       m.marketHash,
       m.eventId,
@@ -267,7 +268,7 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
     return { demoted };
   });
 
-  const insertFixtureTx = db.transaction((f: Omit<FixtureRecord, 'eventId'>): FixtureRecord => {
+  const insertFixtureTx = writeTransaction(db, (f: Omit<FixtureRecord, 'eventId'>): FixtureRecord => {
     // Production-like event ids: "L" followed by a number; the number is the row id offset so ids look alike.
     const eventId = `L${1_000_000 + nextFixtureId.get()!}`;
     insertFixture.run(

@@ -10,6 +10,7 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
+import { writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
@@ -114,7 +115,7 @@ export class SqliteTradingStore {
         p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (market_hash) DO UPDATE SET status = excluded.status, version = excluded.version`),
     };
-    this.commitTx = db.transaction((entries: readonly AppliedEntry[], engine: Engine) =>
+    this.commitTx = writeTransaction(db, (entries: readonly AppliedEntry[], engine: Engine) =>
       this.writeBatch(entries, engine),
     );
     const synchronous = Number(db.pragma('synchronous', { simple: true }));
@@ -485,7 +486,7 @@ export class SqliteTradingStore {
 
   /** Stores an engine snapshot taken at journal seq `seq`; keeps the two newest. */
   saveCheckpoint(seq: number, stateHash: string, snapshot: EngineSnapshot, now: number): void {
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       this.db
         .prepare(
           'INSERT OR REPLACE INTO engine_checkpoints (seq, state_hash, snapshot, created_at) VALUES (?, ?, ?, ?)',
