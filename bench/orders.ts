@@ -22,10 +22,11 @@
  * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
  * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
  * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts), BENCH_PHASES
- * (a comma list of the phases to run, default a,c,d0,d,b,e; c needs a).
+ * (a comma list of the phases to run, default a,c,d0,d,b,e; c needs a), BENCH_NODE_FLAGS (the servers' Node
+ * flags), BENCH_EXCHANGE_LOG=<file> (the exchange's stdout and stderr are written there after the run).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,8 +51,8 @@ const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SCALE = Number(process.env.BENCH_SECONDS ?? 1);
 const USE_DIST = process.env.BENCH_SERVER === 'dist';
-/** The Node flags `npm start` gives the server (package.json), for the exchange and the ceiling alike. */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+/** Node flags for the exchange and the ceiling alike (none by default, as `npm start`). */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** The phases to run (default all); (c) needs (a), whose rate it halves. */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,c,d0,d,b,e').split(',').map((p) => p.trim()));
 
@@ -517,6 +518,7 @@ async function main() {
   } finally {
     counter?.close();
     await stopChild(exchange);
+    if (process.env.BENCH_EXCHANGE_LOG) writeFileSync(process.env.BENCH_EXCHANGE_LOG, exchange.output());
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

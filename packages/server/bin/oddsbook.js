@@ -1,2 +1,2 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 import '../dist/cli.js';
