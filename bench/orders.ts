@@ -56,6 +56,9 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolea
 /** The phases to run (default all); (c) needs (a), whose rate it halves. */
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,c,d0,d,b,e').split(',').map((p) => p.trim()));
 
+// Exit (running the 'exit' handlers that stop the servers) on Ctrl-C or `timeout`, too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
+
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const log = (line: string) => console.log(line);
@@ -90,6 +93,10 @@ function procCpuSeconds(pid: number): number {
 
 async function startChild(args: string[], env: Record<string, string>, port: number): Promise<Child> {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
+  // A bench that dies must not leave a server behind, loading the machine under the next run.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
