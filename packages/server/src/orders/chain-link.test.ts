@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Chain } from '../chain/chain.js';
+import type { Chain, TokenTxRequest } from '../chain/chain.js';
 import type { Address } from '../chain/chain-types.js';
 import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
@@ -83,6 +83,17 @@ async function until(done: () => boolean, timeoutMs = 5_000) {
 async function fund(node: Node, amounts: [Address, bigint][]) {
   for (const [account, amount] of amounts) await node.chain.mint(node.chain.proxyAddressFor(account), amount);
   node.timer.tick();
+}
+
+/** The chain as the link sees it, refusing (rejecting) the submissions `refuses` picks. */
+function refusing(chain: EmbeddedChain, refuses: (requests: readonly TokenTxRequest[]) => boolean): Chain {
+  return {
+    async submitMany(requests) {
+      if (refuses(requests)) throw new Error('refused by the chain');
+      return chain.submitMany(requests);
+    },
+    onBlock: (listener) => chain.onBlock(listener),
+  } as Pick<Chain, 'submitMany' | 'onBlock'> as Chain;
 }
 
 const tradeOf = (orderId: string) => `trade-${orderId}`;
@@ -435,14 +446,7 @@ describe('chain link: escrow per account', () => {
   it('a submission the chain refuses fails its fills and their trades at once; nothing is escrowed twice', async () => {
     const errors: unknown[] = [];
     const node = boot(files(), {
-      linkChain: (chain) =>
-        ({
-          async submitMany(requests) {
-            if (requests.some((r) => r.kind === 'escrow')) throw new Error('refused by the chain');
-            return chain.submitMany(requests);
-          },
-          onBlock: (listener) => chain.onBlock(listener),
-        }) as Pick<Chain, 'submitMany' | 'onBlock'> as Chain,
+      linkChain: (chain) => refusing(chain, (requests) => requests.some((r) => r.kind === 'escrow')),
       onSubmitError: (error) => errors.push(error),
     });
     await fund(node, [
@@ -524,16 +528,11 @@ describe('chain link: a flush that cannot write', () => {
     let refuse = true;
     const node = boot(files(), {
       linkChain: (chain) =>
-        ({
-          async submitMany(requests) {
-            if (refuse) {
-              refuse = false;
-              throw new Error('refused by the chain');
-            }
-            return chain.submitMany(requests);
-          },
-          onBlock: (listener) => chain.onBlock(listener),
-        }) as Pick<Chain, 'submitMany' | 'onBlock'> as Chain,
+        refusing(chain, () => {
+          const now = refuse;
+          refuse = false;
+          return now;
+        }),
       onSubmitError: (error) => errors.push(error),
     });
     await fund(node, [
