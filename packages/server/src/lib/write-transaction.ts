@@ -1,7 +1,7 @@
 import type { Database, Transaction } from 'better-sqlite3';
 
-// biome-ignore lint/suspicious/noExplicitAny: the shape better-sqlite3's own `transaction` accepts
-type Fn = (...args: any[]) => unknown;
+/** What better-sqlite3's own `transaction` accepts. */
+type Fn = Parameters<Database['transaction']>[0];
 
 /**
  * A database transaction that takes the write lock at its BEGIN (`BEGIN IMMEDIATE`; nested, a savepoint as

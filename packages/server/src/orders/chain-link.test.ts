@@ -178,10 +178,30 @@ const entry = (seq: number, events: EngineEvent[], input?: AppliedEntry['input']
   events,
 });
 
-/** Runs the batch's chain submissions inside its own transaction, as the trading store does, then a flush. */
-function commit(node: Node, entries: AppliedEntry[]) {
+/** Runs the batch's chain submissions inside its own transaction, as the trading store does. */
+function submitBatch(node: Node, entries: AppliedEntry[]) {
   node.db.transaction(() => node.link.submitForBatch(entries))();
+}
+
+/** A batch as the trading store commits it, then a flush. */
+function commit(node: Node, entries: AppliedEntry[]) {
+  submitBatch(node, entries);
   node.link.flush();
+}
+
+/** One match of A against B at seq 1, written and submitted as a batch does. */
+function oneMatch(node: Node) {
+  submitBatch(node, [
+    entry(1, [
+      match(
+        node.db,
+        1,
+        '1-0',
+        { account: A, orderId: 'a1', stake: 10n },
+        { account: B, orderId: 'b1', stake: 7n },
+      ),
+    ]),
+  ]);
 }
 
 const status = (db: Database, table: 'fills' | 'trades', id: string) =>
@@ -453,17 +473,8 @@ describe('chain link: escrow per account', () => {
       [A, BIG],
       [B, BIG],
     ]);
-    commit(node, [
-      entry(1, [
-        match(
-          node.db,
-          1,
-          '1-0',
-          { account: A, orderId: 'a1', stake: 10n },
-          { account: B, orderId: 'b1', stake: 7n },
-        ),
-      ]),
-    ]);
+    oneMatch(node);
+    node.link.flush();
     await until(() => node.updates.length > 0);
     expect(errors.map((e) => (e as Error).message)).toEqual(['refused by the chain']);
     for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('FAILED');
@@ -480,22 +491,6 @@ describe('chain link: escrow per account', () => {
 });
 
 describe('chain link: a flush that cannot write', () => {
-  /** One match of A against B at seq 1, written and submitted as a batch does. */
-  function oneMatch(node: Node) {
-    node.db.transaction(() =>
-      node.link.submitForBatch([
-        entry(1, [
-          match(
-            node.db,
-            1,
-            '1-0',
-            { account: A, orderId: 'a1', stake: 10n },
-            { account: B, orderId: 'b1', stake: 7n },
-          ),
-        ]),
-      ]),
-    )();
-  }
   const fillStatuses = (node: Node) => ['1-0-M', '1-0-T'].map((id) => status(node.db, 'fills', id));
 
   it('waits for the write lock another connection holds, and refuses nothing (the WAL checkpointer holds it)', async () => {
