@@ -99,7 +99,7 @@ function refusing(chain: EmbeddedChain, refuses: (requests: readonly TokenTxRequ
 const tradeOf = (orderId: string) => `trade-${orderId}`;
 
 /**
- * A match at `seq` as the projections write it (a fill per side, trades upserted, all MATCHED) and the
+ * A match at `seq` as the batch writes it (its journal row, a fill per side, trades upserted, all MATCHED) and the
  * engine event the batch carries.
  */
 function match(
@@ -110,6 +110,11 @@ function match(
   taker: { account: Address; orderId: string; stake: bigint },
 ): EngineEvent {
   const pot = (maker.stake + taker.stake).toString();
+  // The entry's journal row (its time is the fills' created_at; seq doubles as the time here).
+  db.prepare(`INSERT OR IGNORE INTO journal (seq, ts, kind, payload) VALUES (?, ?, 'place', '{}')`).run(
+    seq,
+    seq,
+  );
   for (const [side, s] of [
     ['M', maker],
     ['T', taker],

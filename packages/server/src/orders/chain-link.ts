@@ -110,17 +110,23 @@ export class ChainLink {
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
-    // By seq first: an escrow's range is one batch's seqs, a few rows to check for the account. Only fills
-    // the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left its fills
-    // to the next flush, which escrows them again.
-    const fills = (status: 'LOCKED' | 'FAILED', where: string) =>
-      db.prepare(`UPDATE fills INDEXED BY fills_by_seq SET status = '${status}', updated_at = ?
+    // Only fills the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left
+    // its fills to the next flush, which escrows them again.
+    const fills = (status: 'LOCKED' | 'FAILED', index: string, where: string) =>
+      db.prepare(`UPDATE fills INDEXED BY ${index} SET status = '${status}', updated_at = @now
         WHERE ${where} AND status = 'MATCHED'
           AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) RETURNING *`);
-    this.lockFills = fills('LOCKED', 'account = ? AND seq BETWEEN ? AND ?');
-    this.failFills = fills('FAILED', 'account = ? AND seq BETWEEN ? AND ?');
-    this.lockFill = fills('LOCKED', 'seq = ? AND id = ?');
-    this.failFill = fills('FAILED', 'seq = ? AND id = ?');
+    // An escrow covers one account's fills of a flush, whose seqs span every batch of the flush: by the
+    // account's own index, bounded by the times of its first and last seq (a fill's created_at is its
+    // entry's journal time), not by seq, which would visit every account's fills in between.
+    const accountRange = `account = @account
+      AND created_at BETWEEN (SELECT ts FROM journal WHERE seq = @firstSeq) AND (SELECT ts FROM journal WHERE seq = @lastSeq)
+      AND seq BETWEEN @firstSeq AND @lastSeq`;
+    this.lockFills = fills('LOCKED', 'fills_by_account', accountRange);
+    this.failFills = fills('FAILED', 'fills_by_account', accountRange);
+    // A legacy per-fill memo: the seq is the id's first part.
+    this.lockFill = fills('LOCKED', 'fills_by_seq', 'seq = @seq AND id = @id');
+    this.failFill = fills('FAILED', 'fills_by_seq', 'seq = @seq AND id = @id');
     // The trades of the fills that just changed (a JSON array of ids). "No fill of its order still MATCHED"
     // is one probe of the partial index fills_matched_by_order.
     this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
@@ -390,8 +396,12 @@ export class ChainLink {
     const rows = (
       'fillId' in fills
         ? // A fill id starts with its match id, `<seq>-<n>`.
-          (ok ? this.lockFill : this.failFill).all(now, Number.parseInt(fills.fillId, 10), fills.fillId)
-        : (ok ? this.lockFills : this.failFills).all(now, fills.account, fills.firstSeq, fills.lastSeq)
+          (ok ? this.lockFill : this.failFill).all({
+            now,
+            seq: Number.parseInt(fills.fillId, 10),
+            id: fills.fillId,
+          })
+        : (ok ? this.lockFills : this.failFills).all({ now, ...fills })
     ) as Record<string, unknown>[];
     if (rows.length === 0) return;
     // In match order (RETURNING has none of its own).
