@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Chain, TokenTxRequest } from '../chain/chain.js';
 import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
-import { writeTransaction } from '../lib/write-transaction.js';
+import { unsyncedWriteTransaction } from '../lib/write-transaction.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import {
   type FillRecord,
@@ -152,8 +152,13 @@ export class ChainLink {
         WHERE rowid > (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) AND seq < ? ORDER BY rowid`,
     );
     this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
-    this.flushTx = writeTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
-    this.applyTx = writeTransaction(
+    // Neither write waits for the disk (on the event loop): both can be rebuilt from durable state, and the
+    // next synced commit (a batch's, a block's) carries them to disk before anything that depends on them.
+    // A flush lost to a power cut is not in any block either (blocks are synced) and the first flush after
+    // the start submits those fills again; lost LOCKED marks are re-applied from the stored blocks at the
+    // start, before anything is served.
+    this.flushTx = unsyncedWriteTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
+    this.applyTx = unsyncedWriteTransaction(
       db,
       (escrows: readonly LandedEscrow[], through: number | null, now: number) => {
         const updates: FillLockUpdate[] = [];

@@ -10,7 +10,7 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import { writeTransaction } from '../../lib/write-transaction.js';
+import { unsyncedCommits, writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
@@ -62,7 +62,7 @@ export class SqliteTradingStore {
    * batch is acknowledged: the same guarantee as FULL (the WAL is on disk before anyone is told), but the
    * event loop keeps parsing and verifying the next requests during the flush instead of blocking in it.
    */
-  private readonly walSync: { path: string; normal: Statement; restore: Statement } | null;
+  private readonly walSync: { path: string; unsynced: <T>(write: () => T) => T } | null;
   /** Kept open: SQLite keeps (resets, never replaces) the WAL file while a connection is open. */
   private walFd: number | null = null;
 
@@ -118,17 +118,9 @@ export class SqliteTradingStore {
     this.commitTx = writeTransaction(db, (entries: readonly AppliedEntry[], engine: Engine) =>
       this.writeBatch(entries, engine),
     );
-    const synchronous = Number(db.pragma('synchronous', { simple: true }));
-    const wal = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
-    this.walSync =
-      wal && synchronous >= 2
-        ? {
-            // Absolute now, as SQLite made it at open: a later chdir must not point us at another file.
-            path: resolvePath(`${db.name}-wal`),
-            normal: db.prepare('PRAGMA synchronous = NORMAL'),
-            restore: db.prepare(`PRAGMA synchronous = ${synchronous}`),
-          }
-        : null;
+    const unsynced = unsyncedCommits(db);
+    // Absolute now, as SQLite made it at open: a later chdir must not point us at another file.
+    this.walSync = unsynced ? { path: resolvePath(`${db.name}-wal`), unsynced } : null;
   }
 
   /** Runs `write` inside every batch's transaction, after the projections: its writes commit with them. */
@@ -148,13 +140,8 @@ export class SqliteTradingStore {
       this.commitTx(entries, engine);
       return;
     }
-    // NORMAL only skips the sync at commit; checkpoints still sync the WAL before and the database after.
-    walSync.normal.run();
-    try {
-      this.commitTx(entries, engine);
-    } finally {
-      walSync.restore.run();
-    }
+    // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
+    walSync.unsynced(() => this.commitTx(entries, engine));
     // Any descriptor of the file will do: fdatasync flushes the inode's dirty pages, ours included.
     this.walFd ??= openSync(walSync.path, 'r');
     const fd = this.walFd;
