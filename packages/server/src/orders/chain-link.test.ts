@@ -140,9 +140,10 @@ function match(
     );
     db.prepare(
       `INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker, stake, pot,
-         status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'ev', ?, ?, ?, ?, 'MATCHED', ?, ?)
-       ON CONFLICT (id) DO UPDATE SET status = CASE WHEN status = 'LOCKED' THEN 'MATCHED' ELSE status END`,
+         status, unlocked_fills, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'ev', ?, ?, ?, ?, 'MATCHED', 1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = CASE WHEN status = 'LOCKED' THEN 'MATCHED' ELSE status END,
+         unlocked_fills = unlocked_fills + 1`,
     ).run(
       tradeOf(s.orderId),
       s.orderId,
@@ -418,6 +419,41 @@ describe('chain link: escrow per account', () => {
     await node.chain.mint(node.chain.proxyAddressFor(C), 1n);
     node.timer.tick();
     expect(node.updates).toHaveLength(2);
+    await node.close();
+  });
+
+  it('a trade escrowed by two flushes turns LOCKED with the second escrow, not the first', async () => {
+    const node = boot(files());
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    // a1 rests and is filled twice, in batches escrowed by two flushes that land in one block.
+    for (const seq of [1, 2]) {
+      commit(node, [
+        entry(seq, [
+          match(
+            node.db,
+            seq,
+            `${seq}-0`,
+            { account: A, orderId: 'a1', stake: 10n },
+            { account: B, orderId: `b${seq}`, stake: 10n },
+          ),
+        ]),
+      ]);
+    }
+    expect(escrows(node).filter((e) => e?.memo.startsWith(`escrow:${A}`))).toHaveLength(2);
+    node.timer.tick();
+    expect(status(node.db, 'trades', tradeOf('a1'))).toBe('LOCKED');
+    // Its trade changed once, with its second fill: the first escrow left one fill of it unescrowed.
+    const a1 = node.updates.flat().filter((u) => u.tradeId === tradeOf('a1'));
+    expect(a1.map((u) => [u.fillId, u.trade?.status ?? null])).toEqual([
+      ['1-0-M', null],
+      ['2-0-M', 'LOCKED'],
+    ]);
+    expect(node.db.prepare('SELECT unlocked_fills FROM trades WHERE id = ?').pluck().get(tradeOf('a1'))).toBe(
+      0,
+    );
     await node.close();
   });
 

@@ -76,6 +76,7 @@ export class ChainLink {
   private readonly failFills: Statement;
   private readonly lockFill: Statement;
   private readonly failFill: Statement;
+  private readonly countEscrowed: Statement;
   private readonly lockTrades: Statement;
   private readonly failTrades: Statement;
   private readonly readCursor: Statement;
@@ -127,11 +128,12 @@ export class ChainLink {
     // A legacy per-fill memo: the seq is the id's first part.
     this.lockFill = fills('LOCKED', 'fills_by_seq', 'seq = @seq AND id = @id');
     this.failFill = fills('FAILED', 'fills_by_seq', 'seq = @seq AND id = @id');
-    // The trades of the fills that just changed (a JSON array of ids). "No fill of its order still MATCHED"
-    // is one probe of the partial index fills_matched_by_order.
+    // The fills that just changed leave their trades' counts of fills not yet escrowed (a JSON object:
+    // trade id -> fills); a trade turns LOCKED when its count reaches zero (a JSON array of trade ids).
+    this.countEscrowed = db.prepare(`UPDATE trades SET unlocked_fills = trades.unlocked_fills - d.value
+      FROM json_each(?) AS d WHERE trades.id = d.key`);
     this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
-      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED'
-        AND NOT EXISTS (SELECT 1 FROM fills WHERE fills.order_id = trades.order_id AND fills.status = 'MATCHED')
+      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND unlocked_fills = 0
       RETURNING *`);
     this.failTrades = db.prepare(`UPDATE trades SET status = 'FAILED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')
@@ -396,7 +398,7 @@ export class ChainLink {
     if (updates.length) for (const listener of this.listeners) listener(updates);
   }
 
-  /** One statement for the escrow's fills, one for their trades (only when a fill changed). */
+  /** One statement for the escrow's fills, two for their trades (only when a fill changed). */
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
     const rows = (
       'fillId' in fills
@@ -412,9 +414,12 @@ export class ChainLink {
     // In match order (RETURNING has none of its own).
     if (rows.length > 1) rows.sort((a, b) => (a.seq as number) - (b.seq as number) || compare(a.id, b.id));
     const changed = rows.map(toFill);
-    const tradeIds = [...new Set(changed.map((f) => f.tradeId))];
+    const fillsOfTrade: Record<string, number> = {};
+    for (const f of changed) fillsOfTrade[f.tradeId] = (fillsOfTrade[f.tradeId] ?? 0) + 1;
+    this.countEscrowed.run(JSON.stringify(fillsOfTrade));
+    const tradeIds = JSON.stringify(Object.keys(fillsOfTrade));
     const trades = new Map<string, TradeRecord>();
-    for (const row of (ok ? this.lockTrades : this.failTrades).all(now, JSON.stringify(tradeIds)) as Record<
+    for (const row of (ok ? this.lockTrades : this.failTrades).all(now, tradeIds) as Record<
       string,
       unknown
     >[]) {

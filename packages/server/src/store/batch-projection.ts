@@ -41,15 +41,21 @@ export type EntryChanges = {
   settledFills: FillRecord[];
 };
 
+/**
+ * A trade row and how many of its fills are still MATCHED (their escrow not landed): the chain link turns
+ * the trade LOCKED when that count reaches zero, with no look at the fills.
+ */
+export type CountedTrade = { row: TradeRecord; unlockedFills: number };
+
 /** Rows committed before this batch (the projection reads each at most once per batch). */
 export interface CommittedRows {
   order(orderId: string): ProjectedOrder | null;
-  trade(tradeId: string): TradeRecord | null;
+  trade(tradeId: string): CountedTrade | null;
 }
 
 /** A row the batch touched: `meta` is set for an order first written by this batch (an insert). */
 export type DirtyOrder = { row: ProjectedOrder; meta: OrderMeta | null };
-export type DirtyTrade = { row: TradeRecord; isNew: boolean };
+export type DirtyTrade = CountedTrade & { isNew: boolean };
 
 type OrderStatus = { status: OrderRecord['status']; inactiveReason: string | null };
 
@@ -193,9 +199,9 @@ export class BatchProjection {
 
     let trade = this.trades.get(tradeId);
     if (!trade) {
-      const row = this.committed.trade(tradeId);
-      trade = row
-        ? { row, isNew: false }
+      const committed = this.committed.trade(tradeId);
+      trade = committed
+        ? { ...committed, isNew: false }
         : {
             row: {
               id: tradeId,
@@ -213,6 +219,7 @@ export class BatchProjection {
               createdAt: this.ts,
               updatedAt: this.ts,
             },
+            unlockedFills: 0,
             isNew: true,
           };
       this.trades.set(tradeId, trade);
@@ -222,6 +229,7 @@ export class BatchProjection {
     t.pot = (BigInt(t.pot) + potValue).toString();
     if (t.status === 'LOCKED') t.status = 'MATCHED';
     t.updatedAt = this.ts;
+    trade.unlockedFills += 1;
     if (!this.entryTrades.has(tradeId)) this.entryTrades.set(tradeId, trade);
   }
 

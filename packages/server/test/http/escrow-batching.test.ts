@@ -142,7 +142,9 @@ describe('escrow: receipts that landed while the exchange was down', () => {
 
       // A crash after the escrow's block was stored and before the fills were written.
       const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
-      db.exec(`UPDATE fills SET status = 'MATCHED'; UPDATE trades SET status = 'MATCHED';
+      db.exec(`UPDATE fills SET status = 'MATCHED';
+        UPDATE trades SET status = 'MATCHED',
+          unlocked_fills = (SELECT count(*) FROM fills WHERE fills.order_id = trades.order_id);
         UPDATE escrow_cursor SET block_number = 0`);
       db.close();
 

@@ -82,7 +82,12 @@ describe('migration 7: per-account state tables without rowid', () => {
       INSERT INTO heartbeats VALUES ('0xa', 30, 12345);
     `);
 
-    expect(migrate(db)).toEqual([7]);
+    expect(
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 7),
+      ),
+    ).toEqual([7]);
 
     const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).raw().all();
     expect(rows('balances')).toEqual([
@@ -113,5 +118,44 @@ describe('migration 7: per-account state tables without rowid', () => {
     db.prepare(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES ('0xa', '1', '1', 3)
       ON CONFLICT (account) DO UPDATE SET available = excluded.available`).run();
     expect(db.prepare("SELECT available FROM balances WHERE account = '0xa'").pluck().get()).toBe('1');
+  });
+});
+
+describe('migration 8: a count of unescrowed fills on each trade', () => {
+  it('counts the MATCHED fills of each open trade and drops the index of MATCHED fills', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 7),
+    );
+    const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
+        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'acct', 'm', 1, 1, '5', '10', '50', ?, 1, 1, 1)`);
+    const trade =
+      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
+        is_maker, stake, pot, status, created_at, updated_at)
+      VALUES (?, ?, 'acct', 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
+    fill.run('1-0-M', '1-0', 'o1', 't1', 'LOCKED');
+    fill.run('2-0-M', '2-0', 'o1', 't1', 'MATCHED');
+    fill.run('3-0-T', '3-0', 'o1', 't1', 'MATCHED');
+    fill.run('3-1-M', '3-1', 'o2', 't2', 'LOCKED');
+    fill.run('4-0-M', '4-0', 'o3', 't3', 'SETTLED');
+    trade.run('t1', 'o1', 'MATCHED');
+    trade.run('t2', 'o2', 'LOCKED');
+    trade.run('t3', 'o3', 'SETTLED');
+
+    expect(migrate(db)).toEqual([8]);
+
+    expect(db.prepare('SELECT id, status, unlocked_fills FROM trades ORDER BY id').raw().all()).toEqual([
+      ['t1', 'MATCHED', 2],
+      ['t2', 'LOCKED', 0],
+      ['t3', 'SETTLED', 0],
+    ]);
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'fills' ORDER BY name")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(['fills_by_account', 'fills_by_order', 'fills_by_seq']);
+    db.close();
   });
 });

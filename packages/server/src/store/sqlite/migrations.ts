@@ -397,6 +397,21 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE heartbeats_v7 RENAME TO heartbeats;
       `),
   },
+  {
+    version: 8,
+    name: 'trades: count of fills not yet escrowed, instead of an index of MATCHED fills',
+    up: (db) =>
+      db.exec(`
+        -- A trade turns LOCKED when none of its fills is MATCHED. The partial index that answered that
+        -- cost two random index pages per fill (its insert and, once escrowed, its removal); the count
+        -- lives on the trade row, which each new fill rewrites anyway.
+        ALTER TABLE trades ADD COLUMN unlocked_fills INTEGER NOT NULL DEFAULT 0;
+        UPDATE trades SET unlocked_fills =
+          (SELECT count(*) FROM fills WHERE fills.order_id = trades.order_id AND fills.status = 'MATCHED')
+          WHERE status IN ('MATCHED', 'LOCKED');
+        DROP INDEX fills_matched_by_order;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

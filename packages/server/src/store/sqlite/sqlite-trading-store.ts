@@ -87,8 +87,10 @@ export class SqliteTradingStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?)`),
       insertTrade:
         p(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker,
-          stake, pot, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      updateTrade: p('UPDATE trades SET stake = ?, pot = ?, status = ?, updated_at = ? WHERE id = ?'),
+          stake, pot, status, unlocked_fills, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      updateTrade: p(
+        'UPDATE trades SET stake = ?, pot = ?, status = ?, unlocked_fills = ?, updated_at = ? WHERE id = ?',
+      ),
       settleTrades: p(`UPDATE trades SET status = 'SETTLED', outcome = @outcome,
           payout = CASE WHEN @outcome = 0 THEN stake WHEN is_outcome_one = (@outcome = 1) THEN pot ELSE '0' END,
           updated_at = @ts
@@ -172,7 +174,7 @@ export class SqliteTradingStore {
       },
       trade: (tradeId) => {
         const row = this.s.trade!.get(tradeId) as Record<string, unknown> | undefined;
-        return row ? toTrade(row) : null;
+        return row ? { row: toTrade(row), unlockedFills: row.unlocked_fills as number } : null;
       },
     });
 
@@ -310,7 +312,7 @@ export class SqliteTradingStore {
         f.createdAt,
       );
     }
-    for (const { row: t, isNew } of trades) {
+    for (const { row: t, unlockedFills, isNew } of trades) {
       if (isNew) {
         this.s.insertTrade!.run(
           t.id,
@@ -323,10 +325,11 @@ export class SqliteTradingStore {
           t.stake,
           t.pot,
           t.status,
+          unlockedFills,
           t.createdAt,
           t.updatedAt,
         );
-      } else this.s.updateTrade!.run(t.stake, t.pot, t.status, t.updatedAt, t.id);
+      } else this.s.updateTrade!.run(t.stake, t.pot, t.status, unlockedFills, t.updatedAt, t.id);
     }
   }
 
