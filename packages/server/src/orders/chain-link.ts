@@ -72,10 +72,11 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
  *   so a start applies exactly the blocks that landed after it, e.g. while the exchange was down.
  */
 export class ChainLink {
-  private readonly lockFills: Statement;
-  private readonly failFills: Statement;
-  private readonly lockFill: Statement;
-  private readonly failFill: Statement;
+  /**
+   * The MATCHED fills of an escrow (`range`, or `one` for a legacy per-fill memo) in match order, and the
+   * statement that sets their status.
+   */
+  private readonly escrowFills: Record<'range' | 'one', { select: Statement; mark: Statement }>;
   private readonly countEscrowed: Statement;
   private readonly lockTrades: Statement;
   private readonly failTrades: Statement;
@@ -113,21 +114,26 @@ export class ChainLink {
   ) {
     // Only fills the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left
     // its fills to the next flush, which escrows them again.
-    const fills = (status: 'LOCKED' | 'FAILED', index: string, where: string) =>
-      db.prepare(`UPDATE fills INDEXED BY ${index} SET status = '${status}', updated_at = @now
-        WHERE ${where} AND status = 'MATCHED'
-          AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) RETURNING *`);
+    const matched = `status = 'MATCHED' AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1)`;
     // An escrow covers one account's fills of a flush, whose seqs span every batch of the flush: by the
     // account's own index, bounded by the times of its first and last seq (a fill's created_at is its
     // entry's journal time), not by seq, which would visit every account's fills in between.
-    const accountRange = `account = @account
+    const range = `account = @account
       AND created_at BETWEEN (SELECT ts FROM journal WHERE seq = @firstSeq) AND (SELECT ts FROM journal WHERE seq = @lastSeq)
-      AND seq BETWEEN @firstSeq AND @lastSeq`;
-    this.lockFills = fills('LOCKED', 'fills_by_account', accountRange);
-    this.failFills = fills('FAILED', 'fills_by_account', accountRange);
-    // A legacy per-fill memo: the seq is the id's first part.
-    this.lockFill = fills('LOCKED', 'fills_by_seq', 'seq = @seq AND id = @id');
-    this.failFill = fills('FAILED', 'fills_by_seq', 'seq = @seq AND id = @id');
+      AND seq BETWEEN @firstSeq AND @lastSeq AND ${matched}`;
+    // Read, then changed by one statement over the same rows (one transaction): 9.5 us a fill where an
+    // UPDATE ... RETURNING *, which collects its rows in a temporary table first, took 15.5.
+    const statements = (index: string, where: string) => ({
+      select: db.prepare(`SELECT * FROM fills INDEXED BY ${index} WHERE ${where} ORDER BY seq, id`),
+      mark: db.prepare(
+        `UPDATE fills INDEXED BY ${index} SET status = @status, updated_at = @now WHERE ${where}`,
+      ),
+    });
+    this.escrowFills = {
+      range: statements('fills_by_account', range),
+      // A legacy per-fill memo: the seq is the id's first part.
+      one: statements('fills_by_seq', `seq = @seq AND id = @id AND ${matched}`),
+    };
     // The fills that just changed leave their trades' counts of fills not yet escrowed (a JSON object:
     // trade id -> fills); a trade turns LOCKED when its count reaches zero (a JSON array of trade ids).
     this.countEscrowed = db.prepare(`UPDATE trades SET unlocked_fills = trades.unlocked_fills - d.value
@@ -398,22 +404,18 @@ export class ChainLink {
     if (updates.length) for (const listener of this.listeners) listener(updates);
   }
 
-  /** One statement for the escrow's fills, two for their trades (only when a fill changed). */
+  /** Two statements for the escrow's fills, two for their trades (only when a fill changed). */
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
-    const rows = (
+    const status = ok ? 'LOCKED' : 'FAILED';
+    const [which, params] =
       'fillId' in fills
         ? // A fill id starts with its match id, `<seq>-<n>`.
-          (ok ? this.lockFill : this.failFill).all({
-            now,
-            seq: Number.parseInt(fills.fillId, 10),
-            id: fills.fillId,
-          })
-        : (ok ? this.lockFills : this.failFills).all({ now, ...fills })
-    ) as Record<string, unknown>[];
+          (['one', { seq: Number.parseInt(fills.fillId, 10), id: fills.fillId }] as const)
+        : (['range', fills] as const);
+    const rows = this.escrowFills[which].select.all(params) as Record<string, unknown>[];
     if (rows.length === 0) return;
-    // In match order (RETURNING has none of its own).
-    if (rows.length > 1) rows.sort((a, b) => (a.seq as number) - (b.seq as number) || compare(a.id, b.id));
-    const changed = rows.map(toFill);
+    this.escrowFills[which].mark.run({ ...params, status, now });
+    const changed = rows.map((row) => ({ ...toFill(row), status }));
     const fillsOfTrade: Record<string, number> = {};
     for (const f of changed) fillsOfTrade[f.tradeId] = (fillsOfTrade[f.tradeId] ?? 0) + 1;
     this.countEscrowed.run(JSON.stringify(fillsOfTrade));
@@ -425,7 +427,6 @@ export class ChainLink {
     >[]) {
       trades.set(row.id as string, toTrade(row));
     }
-    const status = ok ? 'LOCKED' : 'FAILED';
     // The changed trade rides on the last update of its fills.
     const lastOfTrade = new Map<string, number>();
     for (const [i, f] of changed.entries()) lastOfTrade.set(f.tradeId, i);
@@ -444,6 +445,3 @@ export class ChainLink {
 
 /** Escrows applied per transaction (about ten fills each at a high rate: a few ms of the event loop). */
 const APPLY_SLICE = 8;
-
-const compare = (a: unknown, b: unknown) =>
-  (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
