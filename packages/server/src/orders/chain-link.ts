@@ -87,11 +87,17 @@ export class ChainLink {
   private readonly unescrowedFills: Statement;
   private readonly writeEscrowedRowid: Statement;
   private readonly flushTx: (beforeSeq: number) => void;
+  /**
+   * Applies `escrows` from index `from` on, at least one, until `budgetMs` have passed; writes the block
+   * cursor `through` once the last is applied. Returns the changed rows and the index to go on from.
+   */
   private readonly applyTx: (
     escrows: readonly LandedEscrow[],
+    from: number,
+    budgetMs: number,
     through: number | null,
     now: number,
-  ) => FillLockUpdate[];
+  ) => { updates: FillLockUpdate[]; next: number };
   private readonly listeners: ((updates: readonly FillLockUpdate[]) => void)[] = [];
   /** The last block whose escrow receipts are applied (or had none). */
   private cursor = 0;
@@ -111,6 +117,8 @@ export class ChainLink {
      */
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
+    /** The event-loop time one slice of a block's escrows may take (0: one escrow a slice). */
+    private readonly applySliceMs = APPLY_SLICE_MS,
   ) {
     // Only fills the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left
     // its fills to the next flush, which escrows them again.
@@ -168,11 +176,20 @@ export class ChainLink {
     this.flushTx = unsyncedWriteTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
     this.applyTx = unsyncedWriteTransaction(
       db,
-      (escrows: readonly LandedEscrow[], through: number | null, now: number) => {
+      (
+        escrows: readonly LandedEscrow[],
+        from: number,
+        budgetMs: number,
+        through: number | null,
+        now: number,
+      ) => {
         const updates: FillLockUpdate[] = [];
-        for (const escrow of escrows) this.applyEscrow(escrow, now, updates);
-        if (through !== null) this.writeCursor.run(through);
-        return updates;
+        const deadline = performance.now() + budgetMs;
+        let next = from;
+        do this.applyEscrow(escrows[next++]!, now, updates);
+        while (next < escrows.length && performance.now() < deadline);
+        if (next === escrows.length && through !== null) this.writeCursor.run(through);
+        return { updates, next };
       },
     );
   }
@@ -276,7 +293,7 @@ export class ChainLink {
     // Also after a stop (the flush at shutdown): the cursor has moved either way. A closed database throws.
     if (escrows.length === 0) return;
     try {
-      this.publish(this.applyTx(escrows, null, this.now()), null);
+      this.publish(this.applyTx(escrows, 0, Number.POSITIVE_INFINITY, null, this.now()).updates, null);
     } catch (error) {
       this.onSubmitError(error);
     }
@@ -303,8 +320,10 @@ export class ChainLink {
     // Escrows whose receipts arrived while the exchange was down (or before a crash, after the last apply):
     // at once, before anything is served.
     const head = (this.headBlock.get() as number | null) ?? 0;
-    if (head > this.cursor)
-      this.publish(this.applyTx(this.storedEscrows(this.cursor, head), head, now()), head);
+    const stored = head > this.cursor ? this.storedEscrows(this.cursor, head) : [];
+    if (stored.length > 0)
+      this.publish(this.applyTx(stored, 0, Number.POSITIVE_INFINITY, head, now()).updates, head);
+    else if (head > this.cursor) this.cursor = head;
     this.stopped = false;
     this.applying = false;
     return () => {
@@ -350,32 +369,26 @@ export class ChainLink {
   }
 
   /**
-   * Applies a block's escrows. A large block (at a high fill rate, hundreds of fills) goes in slices of
-   * APPLY_SLICE escrows, one transaction each with the event loop free in between, so requests are not held
-   * up for the whole block; the cursor moves with the last slice. Applying an escrow again changes nothing
+   * Applies a block's escrows in slices of about `applySliceMs`, one transaction each with the event loop
+   * free in between: at a high fill rate a block carries hundreds of fills, and requests are not held up
+   * for all of them at once. The cursor moves with the last slice. Applying an escrow again changes nothing
    * (only MATCHED fills turn), so a crash between slices just re-applies the block at the next start.
    */
   private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
-    if (escrows.length <= APPLY_SLICE) {
-      this.publish(this.applyTx(escrows, through, now), through);
-      return;
-    }
     this.applying = true;
     let next = 0;
     const slice = () => {
       if (this.stopped) return;
       try {
-        const end = Math.min(next + APPLY_SLICE, escrows.length);
-        const last = end === escrows.length;
-        const updates = this.applyTx(escrows.slice(next, end), last ? through : null, now);
-        next = end;
-        if (!last) {
-          this.publish(updates, null);
+        const applied = this.applyTx(escrows, next, this.applySliceMs, through, now);
+        next = applied.next;
+        if (next < escrows.length) {
+          this.publish(applied.updates, null);
           setImmediate(slice);
           return;
         }
         this.applying = false;
-        this.publish(updates, through);
+        this.publish(applied.updates, through);
       } catch (error) {
         // The cursor stays behind: the next block catches up from the stored receipts.
         this.applying = false;
@@ -443,5 +456,5 @@ export class ChainLink {
   }
 }
 
-/** Escrows applied per transaction (about ten fills each at a high rate: a few ms of the event loop). */
-const APPLY_SLICE = 8;
+/** The event-loop time one slice of a block's escrows may take (each escrow about ten fills at a high rate). */
+const APPLY_SLICE_MS = 1;
