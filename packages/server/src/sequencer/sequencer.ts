@@ -5,7 +5,7 @@ import type { AppliedEntry, SequencerInput } from './inputs.js';
 
 /**
  * Where a batch becomes durable: journal, projections, in one transaction. `commitBatch` writes the
- * transaction before it returns and resolves once the write is durable (flushed).
+ * transaction (before it returns, or once the storage lets it) and resolves once the write is durable.
  */
 export interface BatchCommitter {
   commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void>;

@@ -15,6 +15,7 @@ import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/i
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import { toFill, toOrder, toTrade } from './sqlite-trading-queries.js';
+import { writeGateOf } from './write-gate.js';
 
 export { fillIdOf, tradeIdOf } from '../batch-projection.js';
 
@@ -135,15 +136,25 @@ export class SqliteTradingStore {
     return this.changesByEntry.get(entry);
   }
 
-  /** Writes the batch in one transaction; resolves once it is durable. */
+  /**
+   * Writes the batch in one transaction, at once unless the WAL checkpointer is restarting the WAL (then
+   * as soon as it is done, the event loop free meanwhile); resolves once the batch is durable.
+   */
   async commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void> {
     const walSync = this.walSync;
     if (!walSync) {
       this.commitTx(entries, engine);
       return;
     }
-    // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
-    walSync.unsynced(() => this.commitTx(entries, engine));
+    const gate = writeGateOf(this.db);
+    const entering = gate?.enter();
+    if (entering) await entering;
+    try {
+      // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
+      walSync.unsynced(() => this.commitTx(entries, engine));
+    } finally {
+      gate?.leave();
+    }
     // Any descriptor of the file will do: fdatasync flushes the inode's dirty pages, ours included.
     this.walFd ??= openSync(walSync.path, 'r');
     const fd = this.walFd;

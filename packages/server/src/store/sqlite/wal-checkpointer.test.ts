@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase } from './open-database.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { writeGateOf } from './write-gate.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -94,6 +95,51 @@ describe('WAL checkpointer', () => {
     db.close();
     // A commit may wait for one RESTART's 10 ms, never for the reader.
     expect(slowest).toBeLessThan(100);
+  });
+
+  it('takes no write lock for a RESTART while the sequencer holds the write gate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    // Restart every 10 ms: the WAL keeps its frames until someone writes again.
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 10, restartFrames: 16 });
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 100; i++) insert.run('x'.repeat(1_000));
+    })();
+    // Another connection that gives up at once when the write lock is taken.
+    const probe = new BetterSqlite3(join(dir, DATABASE_FILE));
+    probe.pragma('busy_timeout = 0');
+    const writeLockFree = () => {
+      try {
+        probe.exec('BEGIN IMMEDIATE');
+        probe.exec('ROLLBACK');
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const gate = writeGateOf(db)!;
+    const probeFor = async (ms: number) => {
+      let taken = 0;
+      for (const end = Date.now() + ms; Date.now() < end; ) {
+        if (!writeLockFree()) taken++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return taken;
+    };
+    // Without the gate the restarts take the write lock now and then...
+    expect(await probeFor(300)).toBeGreaterThan(0);
+    // ...and never while the gate is held.
+    expect(gate.enter()).toBeNull();
+    const whileHeld = await probeFor(300);
+    gate.leave();
+    expect(whileHeld).toBe(0);
+    probe.close();
+    await checkpointer.stop();
+    expect(writeGateOf(db)).toBeUndefined();
+    db.close();
   });
 
   it('stops with a last checkpoint and lets the process see its exit', async () => {

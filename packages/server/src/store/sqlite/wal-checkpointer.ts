@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, setWriteGate, writeGate } from './write-gate.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
@@ -16,6 +17,21 @@ const db = new Database(workerData.file);
 // (an operator's .backup) would hold it for the whole wait, failing the sequencer's commit after its own
 // 5 s. After 10 ms it gives up, and tries again a second later.
 db.pragma('busy_timeout = 10');
+// The write gate (write-gate.ts): 0 free, 1 held here for a RESTART, 2 held by a sequencer commit (about a
+// millisecond, on the event loop). Taken before the RESTART so that the commit waits for it off the event
+// loop; if the sequencer does not let go within a second, the RESTART goes on without it.
+const gate = new Int32Array(workerData.gate);
+const enterGate = () => {
+  for (const deadline = Date.now() + 1000; Date.now() < deadline; ) {
+    if (Atomics.compareExchange(gate, 0, ${GATE_FREE}, ${GATE_CHECKPOINTER}) === ${GATE_FREE}) return true;
+    Atomics.wait(gate, 0, ${GATE_WRITER}, 10);
+  }
+  return false;
+};
+const leaveGate = () => {
+  Atomics.store(gate, 0, ${GATE_FREE});
+  Atomics.notify(gate, 0);
+};
 let restartAfter = 0;
 const checkpoint = () => {
   try {
@@ -26,8 +42,13 @@ const checkpoint = () => {
     // searching a longer WAL index. RESTART copies the few frames left, holding writers off meanwhile
     // (milliseconds), so the next commit writes at the WAL's start again.
     if (log >= workerData.restartFrames && Date.now() >= restartAfter) {
-      const [{ busy }] = db.pragma('wal_checkpoint(RESTART)');
-      if (busy) restartAfter = Date.now() + 1000;
+      const entered = enterGate();
+      try {
+        const [{ busy }] = db.pragma('wal_checkpoint(RESTART)');
+        if (busy) restartAfter = Date.now() + 1000;
+      } finally {
+        if (entered) leaveGate();
+      }
     }
   } catch (error) {
     parentPort.postMessage(String(error));
@@ -48,7 +69,8 @@ export type WalCheckpointer = { stop(): Promise<void> };
  * Runs WAL checkpoints on a second connection in a worker thread, so the writer's commits never pay for
  * them: copying pages into the database file and its fsync happen off the event loop, and a longer
  * interval lets a page written by many commits be copied once. Once the WAL is large, each checkpoint
- * also starts it over (see the worker), so that it stays small under sustained load. The writer's own
+ * also starts it over (see the worker), so that it stays small under sustained load; the sequencer's
+ * commits wait for such a restart behind a write gate, off the event loop (write-gate.ts). The writer's own
  * automatic checkpoints are switched off while the worker runs, and back on if it fails.
  */
 export function startWalCheckpointer(
@@ -57,6 +79,7 @@ export function startWalCheckpointer(
 ): WalCheckpointer {
   const onError = options.onError ?? ((error) => console.error('WAL checkpointer failed', error));
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const gate = new SharedArrayBuffer(4);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
@@ -64,10 +87,13 @@ export function startWalCheckpointer(
       file: db.name,
       intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
       restartFrames: options.restartFrames ?? RESTART_FRAMES,
+      gate,
     },
   });
   db.pragma('wal_autocheckpoint = 0');
+  setWriteGate(db, writeGate(new Int32Array(gate)));
   const fallBack = (error: unknown) => {
+    setWriteGate(db, null);
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
     onError(error);
   };
@@ -79,6 +105,7 @@ export function startWalCheckpointer(
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         worker.off('error', fallBack);
+        setWriteGate(db, null);
         // Held while it finishes: an unref'd worker's exit would not keep the process alive to see it.
         worker.ref();
         worker.once('exit', () => resolve());

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, writeGate } from './write-gate.js';
+
+const sharedState = () => new Int32Array(new SharedArrayBuffer(4));
+
+describe('write gate', () => {
+  it('is taken at once when free, and given back', () => {
+    const state = sharedState();
+    const gate = writeGate(state);
+    expect(gate.enter()).toBeNull();
+    expect(Atomics.load(state, 0)).toBe(GATE_WRITER);
+    gate.leave();
+    expect(Atomics.load(state, 0)).toBe(GATE_FREE);
+  });
+
+  it('waits for the checkpointer without blocking the event loop, and takes the gate when it lets go', async () => {
+    const state = sharedState();
+    Atomics.store(state, 0, GATE_CHECKPOINTER);
+    const gate = writeGate(state);
+    const entering = gate.enter();
+    expect(entering).not.toBeNull();
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    setTimeout(() => {
+      // As the checkpointer's thread does after its RESTART.
+      Atomics.store(state, 0, GATE_FREE);
+      Atomics.notify(state, 0);
+    }, 30);
+    await entering;
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(3);
+    expect(Atomics.load(state, 0)).toBe(GATE_WRITER);
+    gate.leave();
+    expect(Atomics.load(state, 0)).toBe(GATE_FREE);
+  });
+
+  it('gives up waiting for a checkpointer that never lets go, and then leaves its gate alone', async () => {
+    const state = sharedState();
+    Atomics.store(state, 0, GATE_CHECKPOINTER);
+    const gate = writeGate(state, 20);
+    const started = performance.now();
+    await gate.enter();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(19);
+    gate.leave();
+    expect(Atomics.load(state, 0)).toBe(GATE_CHECKPOINTER);
+  });
+});
