@@ -369,9 +369,9 @@ export class ChainLink {
   }
 
   /**
-   * Applies a block's escrows in slices of about `applySliceMs`, one transaction each with the event loop
-   * free in between: at a high fill rate a block carries hundreds of fills, and requests are not held up
-   * for all of them at once. The cursor moves with the last slice. Applying an escrow again changes nothing
+   * Applies a block's escrows in slices of about `applySliceMs` (more while later blocks wait), one
+   * transaction each with the event loop free in between: at a high fill rate a block carries hundreds of
+   * fills, and requests are not held up for all of them at once. The cursor moves with the last slice. Applying an escrow again changes nothing
    * (only MATCHED fills turn), so a crash between slices just re-applies the block at the next start.
    */
   private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
@@ -380,7 +380,10 @@ export class ChainLink {
     const slice = () => {
       if (this.stopped) return;
       try {
-        const applied = this.applyTx(escrows, next, this.applySliceMs, through, now);
+        // Blocks mined meanwhile wait behind this one: each adds a slice's time, so that under a sustained
+        // load the receipts keep pace with the chain instead of falling further behind.
+        const budgetMs = this.applySliceMs * (1 + this.queued.length);
+        const applied = this.applyTx(escrows, next, budgetMs, through, now);
         next = applied.next;
         if (next < escrows.length) {
           this.publish(applied.updates, null);
