@@ -11,6 +11,7 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { ChainLink } from './orders/chain-link.js';
 import { openTrading, type Trading } from './orders/trading.js';
 import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
+import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { serverSecret } from './store/sqlite/server-secrets.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
@@ -62,7 +63,22 @@ export type OpenExchangeOptions = {
 
 const silentLog = { info() {}, error() {} };
 
+/** Opens the exchange on its data dir, which no other process may hold meanwhile (DataDirInUse). */
 export async function openExchange(config: Config, options: OpenExchangeOptions = {}): Promise<Exchange> {
+  const releaseDataDir = config.dataDir === ':memory:' ? () => {} : lockDataDir(config.dataDir);
+  try {
+    return await openLockedExchange(config, options, releaseDataDir);
+  } catch (error) {
+    releaseDataDir();
+    throw error;
+  }
+}
+
+async function openLockedExchange(
+  config: Config,
+  options: OpenExchangeOptions,
+  releaseDataDir: () => void,
+): Promise<Exchange> {
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const store = createSqliteStore(db);
@@ -146,6 +162,7 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
       await stopChain();
       await verifier.close();
       await store.close();
+      releaseDataDir();
     },
   };
 }

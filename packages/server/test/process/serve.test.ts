@@ -89,6 +89,16 @@ describe('the oddsbook process', () => {
       body: JSON.stringify({ address: '0x52908400098527886E0F7030069857D2E4169EE7' }),
     });
     expect(key.status).toBe(200);
+    // A second exchange on the same data dir refuses to start, and the first goes on serving.
+    const second = run(['serve'], {
+      DATA_DIR: dataDir,
+      PORT: String(Number(port) + 1),
+      DEMO: '0',
+      ADMIN_TOKEN: '',
+    });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/data dir .* is in use by another oddsbook process/);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
