@@ -97,49 +97,36 @@ describe('WAL checkpointer', () => {
     expect(slowest).toBeLessThan(100);
   });
 
-  it('takes no write lock for a RESTART while the sequencer holds the write gate', async () => {
+  it('never lets a commit behind the write gate meet a RESTART (no wait in the busy handler of SQLite)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
     dirs.push(dir);
     const db = openDatabase(dir);
-    // Restart every 10 ms: the WAL keeps its frames until someone writes again.
+    // Commits without their own fsync (as the sequencer's); restarts every 10 ms, each copying and syncing.
+    db.pragma('synchronous = NORMAL');
     const checkpointer = startWalCheckpointer(db, { intervalMs: 10, restartFrames: 16 });
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-    db.transaction(() => {
-      for (let i = 0; i < 100; i++) insert.run('x'.repeat(1_000));
-    })();
-    // Another connection that gives up at once when the write lock is taken.
-    const probe = new BetterSqlite3(join(dir, DATABASE_FILE));
-    probe.pragma('busy_timeout = 0');
-    const writeLockFree = () => {
-      try {
-        probe.exec('BEGIN IMMEDIATE');
-        probe.exec('ROLLBACK');
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const commit = db.transaction(() => {
+      for (let i = 0; i < 10; i++) insert.run('x'.repeat(1_000));
+    });
     const gate = writeGateOf(db)!;
-    const probeFor = async (ms: number) => {
-      let taken = 0;
-      for (const end = Date.now() + ms; Date.now() < end; ) {
-        if (!writeLockFree()) taken++;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      return taken;
-    };
-    // Without the gate the restarts take the write lock now and then...
-    expect(await probeFor(300)).toBeGreaterThan(0);
-    // ...and never while the gate is held.
-    expect(gate.enter()).toBeNull();
-    const whileHeld = await probeFor(300);
-    gate.leave();
-    expect(whileHeld).toBe(0);
-    probe.close();
+    let slowest = 0;
+    let commits = 0;
+    for (const end = Date.now() + 1_500; Date.now() < end; commits++) {
+      await gate.enter();
+      const started = performance.now();
+      commit();
+      slowest = Math.max(slowest, performance.now() - started);
+      gate.leave();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     await checkpointer.stop();
     expect(writeGateOf(db)).toBeUndefined();
     db.close();
+    expect(commits).toBeGreaterThan(100);
+    // A commit that meets a restart sleeps 1, 2, 5, 10, 15, 20, 25 ms... in the busy handler: 79-81 ms in
+    // runs of this test without the gate; with it, 8-9 ms at worst on a busy VM.
+    expect(slowest).toBeLessThan(30);
   });
 
   it('stops with a last checkpoint and lets the process see its exit', async () => {
