@@ -66,8 +66,8 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
  *   markets (after a flush of the fills before them) and deposits. The embedded chain keeps its mempool in
  *   the same database, so a committed batch and its chain transactions are one atomic write.
  * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed, or at once if the chain
- *   refused to take it), one statement per transaction, and a trade turns LOCKED once none of its fills is
- *   still MATCHED (FAILED with any of them). SETTLED is never overwritten. Listeners get the changed rows.
+ *   refused to take it), and a trade turns LOCKED once none of its fills is still MATCHED (a count kept on
+ *   the trade row; FAILED with any of them). SETTLED is never overwritten. Listeners get the changed rows.
  * - the last block whose escrows were applied is kept (`escrow_cursor`, in the same write as the fills),
  *   so a start applies exactly the blocks that landed after it, e.g. while the exchange was down.
  */
@@ -371,8 +371,9 @@ export class ChainLink {
   /**
    * Applies a block's escrows in slices of about `applySliceMs` (more while later blocks wait), one
    * transaction each with the event loop free in between: at a high fill rate a block carries hundreds of
-   * fills, and requests are not held up for all of them at once. The cursor moves with the last slice. Applying an escrow again changes nothing
-   * (only MATCHED fills turn), so a crash between slices just re-applies the block at the next start.
+   * fills, and requests are not held up for all of them at once. The cursor moves with the last slice.
+   * Applying an escrow again changes nothing (only MATCHED fills turn), so a crash between slices just
+   * re-applies the block at the next start.
    */
   private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
     this.applying = true;
