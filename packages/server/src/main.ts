@@ -6,6 +6,7 @@ import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
 import { compareWithJournal } from './sequencer/recovery.js';
+import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import { SqliteTradingStore } from './store/sqlite/sqlite-trading-store.js';
@@ -146,6 +147,20 @@ async function keys(argv: readonly string[]): Promise<number> {
   }
   // Only the key tables: never a second sequencer or chain on a data dir a server may be using.
   const config = loadConfig(flags);
+  // A running server authenticates from the keys it loaded at start: a key created or revoked here would
+  // not take effect there (a revoked key would go on working), so the writes need the server stopped.
+  let releaseDataDir = () => {};
+  if (action !== 'list') {
+    try {
+      releaseDataDir = lockDataDir(config.dataDir);
+    } catch (error) {
+      if (!(error instanceof DataDirInUse)) throw error;
+      console.error(
+        `An exchange is running on ${config.dataDir}: ${action} the key through its admin API (docs/operations.md), or stop it first.`,
+      );
+      return 1;
+    }
+  }
   const store = createSqliteStore(openDatabase(config.dataDir));
   const apiKeys = await ApiKeys.load(store);
   try {
@@ -174,5 +189,6 @@ async function keys(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     await store.close();
+    releaseDataDir();
   }
 }

@@ -99,6 +99,15 @@ describe('the oddsbook process', () => {
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/data dir .* is in use by another oddsbook process/);
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    // Keys are written through the running server, which authenticates from the keys it holds in memory.
+    const cliCreate = run(['keys', 'create', '0x52908400098527886E0F7030069857D2E4169EE7'], {
+      DATA_DIR: dataDir,
+    });
+    expect(cliCreate.status).toBe(1);
+    expect(cliCreate.stderr).toMatch(/An exchange is running on .*: create the key through its admin API/);
+    expect(
+      run(['keys', 'list', '0x52908400098527886E0F7030069857D2E4169EE7'], { DATA_DIR: dataDir }).status,
+    ).toBe(0);
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
