@@ -297,7 +297,7 @@ async function main() {
   const profile = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
-  // As `npm start` runs it, plus BENCH_NODE_FLAGS (none by default: the default young generation, docs/operations.md).
+  // As `npm start` runs it, plus BENCH_NODE_FLAGS (none by default; docs/operations.md on the young generation).
   const serverArgs = USE_DIST
     ? [...profile, ...NODE_FLAGS, 'packages/server/bin/oddsbook.js', 'serve']
     : [...profile, ...NODE_FLAGS, '--import', 'tsx', 'packages/server/src/cli.ts', 'serve'];

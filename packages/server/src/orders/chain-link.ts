@@ -432,7 +432,11 @@ export class ChainLink {
     const rows = this.escrowFills[which].select.all(params) as Record<string, unknown>[];
     if (rows.length === 0) return;
     this.escrowFills[which].mark.run({ ...params, status, now });
-    const changed = rows.map((row) => ({ ...toFill(row), status }));
+    const changed = rows.map((row) => {
+      const fill = toFill(row);
+      fill.status = status;
+      return fill;
+    });
     const fillsOfTrade: Record<string, number> = {};
     for (const f of changed) fillsOfTrade[f.tradeId] = (fillsOfTrade[f.tradeId] ?? 0) + 1;
     this.countEscrowed.run(JSON.stringify(fillsOfTrade));

@@ -1,7 +1,14 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, setWriteGate, writeGate } from './write-gate.js';
+import {
+  GATE_CHECKPOINTER,
+  GATE_FREE,
+  GATE_WAIT_MS,
+  GATE_WRITER,
+  setWriteGate,
+  writeGate,
+} from './write-gate.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
@@ -19,10 +26,10 @@ const db = new Database(workerData.file);
 db.pragma('busy_timeout = 10');
 // The write gate (write-gate.ts): 0 free, 1 held here for a RESTART, 2 held by a sequencer commit (about a
 // millisecond, on the event loop). Taken before the RESTART so that the commit waits for it off the event
-// loop; if the sequencer does not let go within a second, the RESTART goes on without it.
+// loop; if the sequencer does not let go within GATE_WAIT_MS, the RESTART goes on without it.
 const gate = new Int32Array(workerData.gate);
 const enterGate = () => {
-  for (const deadline = Date.now() + 1000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + ${GATE_WAIT_MS}; Date.now() < deadline; ) {
     if (Atomics.compareExchange(gate, 0, ${GATE_FREE}, ${GATE_CHECKPOINTER}) === ${GATE_FREE}) return true;
     Atomics.wait(gate, 0, ${GATE_WRITER}, 10);
   }

@@ -7,7 +7,7 @@ export const GATE_CHECKPOINTER = 1;
 /** The sequencer is writing a batch (synchronously, on the event loop). */
 export const GATE_WRITER = 2;
 
-/** After this long the sequencer stops waiting for a checkpointer that does not let go, and writes anyway. */
+/** After this long either side stops waiting for the other to let go, and writes (or restarts) anyway. */
 export const GATE_WAIT_MS = 1_000;
 
 /**
