@@ -168,6 +168,8 @@ export class BatchProjection {
     const stakeValue = isMaker ? e.makerStake : e.takerStake;
     const stake = stakeValue.toString();
     const order = this.order(orderId);
+    // A trade row is written with its order's first fill: an order with nothing filled yet has none.
+    const hasTrade = order === null || order.row.filledSize !== '0';
     if (order) {
       const remaining = isMaker ? e.makerRemainingSize : e.takerRemainingSize;
       const row = order.row;
@@ -199,7 +201,7 @@ export class BatchProjection {
 
     let trade = this.trades.get(tradeId);
     if (!trade) {
-      const committed = this.committed.trade(tradeId);
+      const committed = hasTrade ? this.committed.trade(tradeId) : null;
       trade = committed
         ? { ...committed, isNew: false }
         : {

@@ -100,9 +100,9 @@ function toInput(a: any, placed: string[], n: number): SequencerInput {
   }
 }
 
-async function openSequencer(dataDir: string) {
+async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   const db = openDatabase(dataDir);
-  const store = new SqliteTradingStore(db);
+  const store = new SqliteTradingStore(db, openOrderCacheSize);
   const state = store.sequencerState();
   const recovered = recoverEngine(store, LADDER);
   let now = 1_700_000_000_000;
@@ -116,16 +116,69 @@ async function openSequencer(dataDir: string) {
   return { db, store, sequencer, recovered };
 }
 
+/**
+ * The history rows agree with each other and with the engine: each order's fill columns and its trade are
+ * the sums of its fills, and every order the engine holds is open with the engine's remaining size.
+ */
+function expectHistoryRowsAgree(db: ReturnType<typeof openDatabase>, engine: Engine): void {
+  type Sums = { id: string; filled: string; fill_pot: string; stake: string | null; pot: string | null };
+  const orders = db
+    .prepare(
+      `SELECT o.id, o.filled_size AS filled, o.fill_pot, t.stake, t.pot FROM orders o
+        LEFT JOIN trades t ON t.order_id = o.id`,
+    )
+    .all() as Sums[];
+  const fills = db.prepare('SELECT order_id, fill_amount, pot FROM fills').all() as {
+    order_id: string;
+    fill_amount: string;
+    pot: string;
+  }[];
+  const sums = new Map<string, { stake: bigint; pot: bigint }>();
+  for (const f of fills) {
+    const s = sums.get(f.order_id) ?? { stake: 0n, pot: 0n };
+    s.stake += BigInt(f.fill_amount);
+    s.pot += BigInt(f.pot);
+    sums.set(f.order_id, s);
+  }
+  for (const o of orders) {
+    const s = sums.get(o.id);
+    expect({
+      id: o.id,
+      fillPot: o.fill_pot,
+      stake: o.stake,
+      pot: o.pot,
+      filled: BigInt(o.filled) > 0n,
+    }).toEqual({
+      id: o.id,
+      fillPot: (s?.pot ?? 0n).toString(),
+      stake: s ? s.stake.toString() : null,
+      pot: s ? s.pot.toString() : null,
+      filled: s !== undefined,
+    });
+  }
+  const rows = db.prepare('SELECT id, status, remaining_size FROM orders').all() as {
+    id: string;
+    status: string;
+    remaining_size: string;
+  }[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const [orderId, , , , , , remainingSize] of engine.snapshot().orders) {
+    expect(byId.get(orderId)).toMatchObject({ status: 'ACTIVE', remaining_size: remainingSize });
+  }
+}
+
 describe('sequencer durability', () => {
   it('projections always rebuild the exact engine state, and the journal replays to it', async () => {
     const seen = { fills: 0, settled: 0, resting: 0 };
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(inputArb, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 12 }),
-        async (batches) => {
+        // Open orders' rows kept in memory: none, a couple (evicted all the time), the default.
+        fc.constantFrom(0, 2, undefined),
+        async (batches, cacheSize) => {
           const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
           try {
-            let { db, sequencer } = await openSequencer(dataDir);
+            let { db, sequencer } = await openSequencer(dataDir, cacheSize);
             await Promise.all(
               sequencer.submitAll(
                 MARKETS.map((marketHash) => ({
@@ -151,11 +204,12 @@ describe('sequencer durability', () => {
                 // Restart in the middle: the state rebuilt from the projections must equal the live one.
                 const liveHash = sequencer.engine.stateHash();
                 db.close();
-                ({ db, sequencer } = await openSequencer(dataDir));
+                ({ db, sequencer } = await openSequencer(dataDir, cacheSize));
                 expect(sequencer.engine.stateHash()).toBe(liveHash);
               }
             }
             seen.resting += sequencer.engine.snapshot().orders.length;
+            expectHistoryRowsAgree(db, sequencer.engine);
             // Settle whatever the flow traded, so every run exercises payouts and their projections.
             await Promise.all(
               sequencer.submitAll(

@@ -35,6 +35,9 @@ function reasonOfReject(code: string): DoneReason {
   }
 }
 
+/** Bounds the open-order row cache (about 600 bytes a row); the oldest entries go first. */
+const OPEN_ORDER_CACHE_SIZE = 65_536;
+
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const toProjectedOrder = (r: Record<string, unknown>): ProjectedOrder => ({
@@ -66,8 +69,19 @@ export class SqliteTradingStore {
   private readonly walSync: { path: string; unsynced: <T>(write: () => T) => T } | null;
   /** Kept open: SQLite keeps (resets, never replaces) the WAL file while a connection is open. */
   private walFd: number | null = null;
+  /**
+   * Open (ACTIVE, PENDING) orders' rows as last committed, so that a maker's row is not read back for each
+   * of its fills. Only this store writes order rows, so an entry is never stale; a miss reads the database.
+   */
+  private readonly openOrders = new Map<string, ProjectedOrder>();
+  /** Order rows the batch being written wrote: they enter `openOrders` once it has committed. */
+  private writtenOrders: ProjectedOrder[] = [];
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** How many open orders' rows are kept in memory (tests make it small to exercise evictions). */
+    private readonly openOrderCacheSize = OPEN_ORDER_CACHE_SIZE,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       journal: p('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)'),
@@ -143,7 +157,7 @@ export class SqliteTradingStore {
   async commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void> {
     const walSync = this.walSync;
     if (!walSync) {
-      this.commitTx(entries, engine);
+      this.commit(entries, engine);
       return;
     }
     const gate = writeGateOf(this.db);
@@ -151,7 +165,7 @@ export class SqliteTradingStore {
     if (entering) await entering;
     try {
       // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
-      walSync.unsynced(() => this.commitTx(entries, engine));
+      walSync.unsynced(() => this.commit(entries, engine));
     } finally {
       gate?.leave();
     }
@@ -161,6 +175,22 @@ export class SqliteTradingStore {
     await new Promise<void>((resolve, reject) =>
       fdatasync(fd, (error) => (error ? reject(error) : resolve())),
     );
+  }
+
+  private commit(entries: readonly AppliedEntry[], engine: Engine): void {
+    this.writtenOrders = [];
+    this.commitTx(entries, engine);
+    for (const row of this.writtenOrders) {
+      if (row.status === 'ACTIVE' || row.status === 'PENDING') {
+        if (!this.openOrders.has(row.id) && this.openOrders.size >= this.openOrderCacheSize) {
+          const oldest = this.openOrders.keys().next();
+          if (oldest.done) continue;
+          this.openOrders.delete(oldest.value);
+        }
+        this.openOrders.set(row.id, row);
+      } else this.openOrders.delete(row.id);
+    }
+    this.writtenOrders = [];
   }
 
   /** Releases the WAL descriptor (the database itself is closed by its owner). */
@@ -180,6 +210,9 @@ export class SqliteTradingStore {
     };
     const rows = new BatchProjection({
       order: (orderId) => {
+        // A copy: the projection changes the rows it is given.
+        const open = this.openOrders.get(orderId);
+        if (open) return { ...open };
         const row = this.s.order!.get(orderId) as Record<string, unknown> | undefined;
         return row ? toProjectedOrder(row) : null;
       },
@@ -265,6 +298,10 @@ export class SqliteTradingStore {
   private writeRows(rows: BatchProjection): void {
     const { orders, trades, fills } = rows.takeDirty();
     for (const { row: o, meta } of orders) {
+      // Until the batch commits, a later read of the row (after a settlement's mid-batch write) must see
+      // this write: from the database, not the cache.
+      this.openOrders.delete(o.id);
+      this.writtenOrders.push({ ...o });
       if (meta) {
         this.s.insertOrder!.run({
           id: o.id,
