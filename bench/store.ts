@@ -1,0 +1,112 @@
+/**
+ * The sequencer and its SQLite store alone: `node --import tsx bench/store.ts`. No HTTP, no signatures, no
+ * chain, no realtime: orders go straight into the sequencer in batches, and each batch is applied to the
+ * engine and committed (journal and projections, synchronous=FULL as in production) as in the exchange.
+ * It prints the CPU time of this process per order, the figure the load generator of bench:orders
+ * disturbs, so that a change to the store can be compared run against run.
+ *
+ * Knobs: BENCH_ORDERS (default 60,000), BENCH_BATCH (orders per batch, default 20), BENCH_RUNS (default 3).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engine } from '../packages/server/src/engine/index.js';
+import type { SequencerInput } from '../packages/server/src/sequencer/inputs.js';
+import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
+import { openDatabase } from '../packages/server/src/store/sqlite/open-database.js';
+import { SqliteTradingStore } from '../packages/server/src/store/sqlite/sqlite-trading-store.js';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 20);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const LADDER = 800;
+const STEP = 10n ** 20n / BigInt(LADDER);
+const MARKETS = Array.from({ length: 4 }, (_, i) => `0x${(i + 1).toString(16).repeat(64)}`);
+const ACCOUNTS = Array.from({ length: 32 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+
+/** A deterministic stream (xorshift), so that every run places the same orders. */
+function random(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+function orderInput(n: number, next: () => number): SequencerInput {
+  const orderId = `0x${n.toString(16).padStart(64, '0')}`;
+  const isOne = next() < 0.5;
+  // Ticks around the middle on both sides, so that about half the orders cross and half rest.
+  const tick = 395 + Math.floor(next() * 10);
+  return {
+    kind: 'engine',
+    command: {
+      type: 'place',
+      orderId,
+      account: ACCOUNTS[Math.floor(next() * ACCOUNTS.length)]!,
+      marketHash: MARKETS[Math.floor(next() * MARKETS.length)]!,
+      isBettingOutcomeOne: isOne,
+      percentageOdds: BigInt(isOne ? tick : LADDER - tick) * STEP,
+      totalBetSize: 1_000_000n + BigInt(Math.floor(next() * 9_000_000)),
+      expiry: 4_000_000_000,
+      timeInForce: next() < 0.8 ? 'GTC' : 'IOC',
+    },
+    meta: {
+      commandId: `cmd-${n}`,
+      eventId: 'L1',
+      clientOrderId: null,
+      salt: '0x01',
+      baseToken: '0x0000000000000000000000000000000000000001',
+      signature: `0x${'ab'.repeat(65)}`,
+    },
+  };
+}
+
+async function run(): Promise<{ cpuUs: number; wallUs: number; fills: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-store-'));
+  const db = openDatabase(dir);
+  const store = new SqliteTradingStore(db);
+  let now = 1_700_000_000_000;
+  const sequencer = new Sequencer({
+    engine: new Engine({ ladderSize: LADDER }),
+    committer: store,
+    clock: { now: () => (now += 1) },
+    lastSeq: 0,
+    lastTs: 0,
+    maxQueue: BATCH * 2,
+  });
+  const submit = (inputs: SequencerInput[]) => Promise.all(sequencer.submitAll(inputs));
+  await submit(
+    MARKETS.map((marketHash) => ({
+      kind: 'engine',
+      command: { type: 'openMarket', marketHash, eventId: 'L1' },
+    })),
+  );
+  await submit(
+    ACCOUNTS.map((account) => ({ kind: 'engine', command: { type: 'credit', account, amount: 10n ** 15n } })),
+  );
+  const next = random(7);
+  const inputs = Array.from({ length: ORDERS }, (_, i) => orderInput(i + 1, next));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < inputs.length; i += BATCH) await submit(inputs.slice(i, i + BATCH));
+  const wallUs = ((performance.now() - started) * 1000) / ORDERS;
+  const used = process.cpuUsage(cpu);
+  const fills = db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
+  store.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { cpuUs: (used.user + used.system) / ORDERS, wallUs, fills };
+}
+
+console.log(
+  `${ORDERS.toLocaleString('en-US')} orders in batches of ${BATCH}, ${RUNS} runs (the first warms up)`,
+);
+for (let r = 0; r < RUNS; r++) {
+  const { cpuUs, wallUs, fills } = await run();
+  console.log(
+    `run ${r + 1}: ${cpuUs.toFixed(1)} µs CPU per order, ${wallUs.toFixed(1)} µs wall per order, ${fills.toLocaleString('en-US')} fills`,
+  );
+}
