@@ -180,17 +180,19 @@ export class SqliteTradingStore {
   private commit(entries: readonly AppliedEntry[], engine: Engine): void {
     this.writtenOrders = [];
     this.commitTx(entries, engine);
-    for (const row of this.writtenOrders) {
-      if (row.status === 'ACTIVE' || row.status === 'PENDING') {
-        if (!this.openOrders.has(row.id) && this.openOrders.size >= this.openOrderCacheSize) {
-          const oldest = this.openOrders.keys().next();
-          if (oldest.done) continue;
-          this.openOrders.delete(oldest.value);
-        }
-        this.openOrders.set(row.id, row);
-      } else this.openOrders.delete(row.id);
+    for (const row of this.writtenOrders) this.rememberCommitted(row);
+  }
+
+  /** Keeps an open order's committed row, the oldest one leaving when full; forgets a closed order's. */
+  private rememberCommitted(row: ProjectedOrder): void {
+    this.openOrders.delete(row.id);
+    if (row.status !== 'ACTIVE' && row.status !== 'PENDING') return;
+    if (this.openOrders.size >= this.openOrderCacheSize) {
+      const oldest = this.openOrders.keys().next();
+      if (oldest.done) return;
+      this.openOrders.delete(oldest.value);
     }
-    this.writtenOrders = [];
+    this.openOrders.set(row.id, row);
   }
 
   /** Releases the WAL descriptor (the database itself is closed by its owner). */
@@ -301,7 +303,8 @@ export class SqliteTradingStore {
       // Until the batch commits, a later read of the row (after a settlement's mid-batch write) must see
       // this write: from the database, not the cache.
       this.openOrders.delete(o.id);
-      this.writtenOrders.push({ ...o });
+      // Not copied: the projection hands its rows over here and never changes them again.
+      this.writtenOrders.push(o);
       if (meta) {
         this.s.insertOrder!.run({
           id: o.id,
