@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, writeGate } from './write-gate.js';
 
@@ -43,5 +44,35 @@ describe('write gate', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(19);
     gate.leave();
     expect(Atomics.load(state, 0)).toBe(GATE_CHECKPOINTER);
+  });
+
+  it('keeps the process alive while it waits, though nothing else would', () => {
+    // The checkpointer's thread is unref'd and Atomics.waitAsync holds nothing: only the gate keeps the
+    // process running until the checkpointer lets go and the batch is written.
+    const script = `
+      import { Worker } from 'node:worker_threads';
+      import { writeGate } from ${JSON.stringify(new URL('./write-gate.ts', import.meta.url).href)};
+      const state = new Int32Array(new SharedArrayBuffer(4));
+      Atomics.store(state, 0, ${GATE_CHECKPOINTER});
+      // An eval worker's code is a module here, as the script is (--input-type=module).
+      const checkpointer = new Worker(
+        \`import { workerData } from 'node:worker_threads';
+         const state = new Int32Array(workerData);
+         Atomics.wait(state, 0, ${GATE_CHECKPOINTER}, 100);
+         Atomics.store(state, 0, ${GATE_FREE});
+         Atomics.notify(state, 0);\`,
+        { eval: true, workerData: state.buffer },
+      );
+      checkpointer.unref();
+      await writeGate(state).enter();
+      console.log('entered', Atomics.load(state, 0));
+    `;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(child.stderr).toBe('');
+    expect(child.stdout.trim()).toBe(`entered ${GATE_WRITER}`);
+    expect(child.status).toBe(0);
   });
 });

@@ -35,12 +35,19 @@ export function writeGate(state: Int32Array, waitMs = GATE_WAIT_MS): WriteGate {
     enter() {
       if (take()) return null;
       return (async () => {
-        const deadline = performance.now() + waitMs;
-        while (!take()) {
-          const left = deadline - performance.now();
-          if (left <= 0) return;
-          const wait = Atomics.waitAsync(state, 0, GATE_CHECKPOINTER, left);
-          if (wait.async) await wait.value;
+        // Atomics.waitAsync does not keep Node's event loop alive: a process with nothing else pending (one
+        // shutting down, a command-line run) would exit in the middle of the wait, its batch unwritten.
+        const keepAlive = setTimeout(() => {}, waitMs);
+        try {
+          const deadline = performance.now() + waitMs;
+          while (!take()) {
+            const left = deadline - performance.now();
+            if (left <= 0) return;
+            const wait = Atomics.waitAsync(state, 0, GATE_CHECKPOINTER, left);
+            if (wait.async) await wait.value;
+          }
+        } finally {
+          clearTimeout(keepAlive);
         }
       })();
     },
