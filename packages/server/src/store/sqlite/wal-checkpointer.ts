@@ -14,6 +14,8 @@ import {
 export const CHECKPOINT_INTERVAL_MS = 250;
 /** A WAL of at least this many frames (4 KiB pages) is started over once it is copied back. */
 export const RESTART_FRAMES = 4_096;
+/** Passive checkpoints a tick may run, each copying what the one before could not see, to catch up. */
+export const CHECKPOINT_PASSES = 6;
 
 // CommonJS on purpose: an eval worker runs it as is, from sources and built alike.
 const WORKER_SOURCE = `
@@ -42,12 +44,19 @@ const leaveGate = () => {
 let restartAfter = 0;
 const checkpoint = () => {
   try {
-    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    let [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
     // Under steady writes a passive checkpoint never catches the frames committed while it ran, and SQLite
     // reuses the WAL from its start only once every frame is back: the file would grow for as long as the
     // load lasts, every frame written past its end (the kernel zeroes each new page) and every page read
-    // searching a longer WAL index. RESTART copies the few frames left, holding writers off meanwhile
-    // (milliseconds), so the next commit writes at the WAL's start again.
+    // searching a longer WAL index. Further passes copy what was committed during the one before, each
+    // shorter, until one finds nothing new (a write that begins then starts the WAL over by itself).
+    for (let pass = 1; pass < workerData.passes && log > 0 && checkpointed === log; pass++) {
+      const [next] = db.pragma('wal_checkpoint(PASSIVE)');
+      if (next.log === log) break;
+      ({ log, checkpointed } = next);
+    }
+    // A large WAL is started over by a RESTART, which copies the frames the passes left (few) and holds
+    // writers off while it runs.
     if (log >= workerData.restartFrames && Date.now() >= restartAfter) {
       const entered = enterGate();
       try {
@@ -82,7 +91,13 @@ export type WalCheckpointer = { stop(): Promise<void> };
  */
 export function startWalCheckpointer(
   db: Database,
-  options: { intervalMs?: number; restartFrames?: number; onError?: (error: unknown) => void } = {},
+  options: {
+    intervalMs?: number;
+    restartFrames?: number;
+    /** Passive checkpoints a tick at most (1: no catching up, only RESTARTs keep the WAL small). */
+    passes?: number;
+    onError?: (error: unknown) => void;
+  } = {},
 ): WalCheckpointer {
   const onError = options.onError ?? ((error) => console.error('WAL checkpointer failed', error));
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -94,6 +109,7 @@ export function startWalCheckpointer(
       file: db.name,
       intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
       restartFrames: options.restartFrames ?? RESTART_FRAMES,
+      passes: options.passes ?? CHECKPOINT_PASSES,
       gate,
     },
   });
