@@ -86,7 +86,7 @@ async function run(): Promise<RunFigures> {
     clock: { now: () => (now += 1) },
     lastSeq: 0,
     lastTs: 0,
-    maxQueue: BATCH * 2,
+    maxQueue: Math.max(BATCH * 2, ACCOUNTS.length),
   });
   const submit = (inputs: SequencerInput[]) => Promise.all(sequencer.submitAll(inputs));
   await submit(
