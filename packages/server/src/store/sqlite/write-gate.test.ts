@@ -71,8 +71,7 @@ describe('write gate', () => {
       encoding: 'utf8',
       timeout: 20_000,
     });
-    expect(child.stderr).toBe('');
-    expect(child.stdout.trim()).toBe(`entered ${GATE_WRITER}`);
+    expect(child.stdout.trim(), child.stderr).toBe(`entered ${GATE_WRITER}`);
     expect(child.status).toBe(0);
   });
 });
