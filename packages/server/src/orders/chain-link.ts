@@ -293,7 +293,7 @@ export class ChainLink {
     // Also after a stop (the flush at shutdown): the cursor has moved either way. A closed database throws.
     if (escrows.length === 0) return;
     try {
-      this.publish(this.applyTx(escrows, 0, Number.POSITIVE_INFINITY, null, this.now()).updates, null);
+      this.applyAtOnce(escrows, null, this.now());
     } catch (error) {
       this.onSubmitError(error);
     }
@@ -321,8 +321,7 @@ export class ChainLink {
     // at once, before anything is served.
     const head = (this.headBlock.get() as number | null) ?? 0;
     const stored = head > this.cursor ? this.storedEscrows(this.cursor, head) : [];
-    if (stored.length > 0)
-      this.publish(this.applyTx(stored, 0, Number.POSITIVE_INFINITY, head, now()).updates, head);
+    if (stored.length > 0) this.applyAtOnce(stored, head, now());
     else if (head > this.cursor) this.cursor = head;
     this.stopped = false;
     this.applying = false;
@@ -403,6 +402,11 @@ export class ChainLink {
       this.drainQueue();
     };
     slice();
+  }
+
+  /** Applies `escrows` in one transaction, whatever their number, and publishes the changed rows. */
+  private applyAtOnce(escrows: readonly LandedEscrow[], through: number | null, now: number): void {
+    this.publish(this.applyTx(escrows, 0, Number.POSITIVE_INFINITY, through, now).updates, through);
   }
 
   /** Blocks that arrived while a large one was applying, in order (the first catches up from storage). */
