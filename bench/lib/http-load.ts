@@ -182,10 +182,12 @@ export async function runPaced(options: {
   requests: readonly BenchRequest[];
   perRequest: number;
   more?: () => BenchRequest;
+  /** Reuse the requests (for a server that keeps no state). */
+  wrap?: boolean;
   rate: number;
   seconds: number;
 }): Promise<LoadResult & { paced: OpenLoopStats }> {
-  const { take } = cursor(options.requests, options.more);
+  const { take } = cursor(options.requests, options.more, options.wrap);
   const r = await runOpenLoop({ url: options.url, take, rate: options.rate, seconds: options.seconds });
   const requests = r.latencies.length;
   // Offered load is exactly `rate` for `seconds`; the wall time also holds the tail of the last answers.
