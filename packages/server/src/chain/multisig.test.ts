@@ -228,11 +228,6 @@ describe('multisig add-signer', () => {
     await expectCode({ ...confirmBody(p, sigA), safeTxHash: '0x1234' }, 'INVALID_REQUEST');
     await expectCode(confirmBody(p, '0x1234'), 'INVALID_SIGNATURE');
     await expectCode(confirmBody(p, `${sigA.slice(0, 130)}1f`), 'INVALID_SIGNATURE');
-    // High-s twin of A's signature.
-    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-    const s = BigInt(`0x${sigA.slice(66, 130)}`);
-    const twin = `${sigA.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${sigA.endsWith('1c') ? '1b' : '1c'}`;
-    await expectCode(confirmBody(p, twin), 'MALLEABLE_SIGNATURE');
     await expectCode(confirmBody(p, sigA, B), 'SIGNER_MISMATCH');
     // Signed by a stranger.
     await expectCode(confirmBody(p, await sign(signerC, p)), 'SIGNER_NOT_OWNER');
@@ -370,4 +365,31 @@ describe('Safe execution on the embedded chain', () => {
     timer.tick();
     expect(await chain.getReceipt(r2.txHash)).toMatchObject({ status: 'success' });
   });
+
+  it('takes a high-s signature, as the Safe does, as the same owner as its low-s twin', async () => {
+    const { chain, timer, multisig } = await setup();
+    const p0 = await multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: B, threshold: 2 });
+    await multisig.confirm(confirmBody(p0, await sign(signerA, p0)));
+    timer.tick();
+    const p1 = await multisig.prepare({ safeAddress: SAFE_A, newSignerAddress: C });
+    const lowS = await sign(signerA, p1);
+    const first = await multisig.confirm(confirmBody(p1, highSTwin(lowS), A));
+    expect(first).toMatchObject({ confirmedBy: [A], signedCount: 1, isReadyToExecute: false });
+    // The low-s twin is the same owner again: nothing changes.
+    expect(await multisig.confirm(confirmBody(p1, lowS, A))).toEqual(first);
+    // B's high-s signature completes it; the Safe executes with both high-s signatures.
+    const second = await multisig.confirm(confirmBody(p1, highSTwin(await sign(signerB, p1)), B));
+    expect(second).toMatchObject({ confirmedBy: [A, B], isReadyToExecute: true });
+    timer.tick();
+    expect(await multisig.progress(p1.safeTxHash)).toMatchObject({ isExecuted: true });
+    expect(await chain.getSafe(SAFE_A)).toMatchObject({ owners: [C, B, A], nonce: 2 });
+  });
 });
+
+/** The other signature of the same key and hash: s' = n - s, v flipped (what ecrecover also accepts). */
+function highSTwin(signature: string): string {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = signature.endsWith('1c') ? '1b' : '1c';
+  return `${signature.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${v}`;
+}

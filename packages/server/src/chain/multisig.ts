@@ -35,7 +35,6 @@ import type { MultisigRecord, MultisigStore } from './multisig-store.js';
  * | SAFE_TX_FAILED | 409 | it landed and reverted (e.g. GS013); the nonce is unused, prepare again |
  * | SAFE_TX_ALREADY_EXECUTED | 409 | it already executed and this owner had not confirmed it |
  * | INVALID_SIGNATURE | 400 | not a 65-byte signature with v in {0,1,27,28}, or nothing recovers |
- * | MALLEABLE_SIGNATURE | 400 | s > n/2 |
  * | SIGNER_MISMATCH | 400 | the signature recovers to someone other than `signerAddress` |
  * | SIGNER_NOT_OWNER | 403 | the signature recovers to an address that is not a current owner |
  *
@@ -56,7 +55,6 @@ export const MULTISIG_ERRORS = {
   SAFE_TX_FAILED: 409,
   SAFE_TX_ALREADY_EXECUTED: 409,
   INVALID_SIGNATURE: 400,
-  MALLEABLE_SIGNATURE: 400,
   SIGNER_MISMATCH: 400,
   SIGNER_NOT_OWNER: 403,
 } as const;
@@ -235,8 +233,9 @@ export class MultisigCoordinator {
 
     const signature = normalizeSafeEip712Signature(input.signature as Hash);
     if (!signature) throw new MultisigError('INVALID_SIGNATURE');
-    const recovered = recoverSigner(Buffer.from(hash.slice(2), 'hex'), signature);
-    if (!recovered.ok) throw new MultisigError(recovered.code);
+    // A high-s signature counts as its low-s twin does, as in the Safe: confirmations are keyed by owner.
+    const recovered = recoverSigner(Buffer.from(hash.slice(2), 'hex'), signature, { acceptHighS: true });
+    if (!recovered.ok) throw new MultisigError('INVALID_SIGNATURE');
     const signer = recovered.signer;
     if (
       input.signerAddress !== undefined &&

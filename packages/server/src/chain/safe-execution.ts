@@ -13,13 +13,14 @@ import type { Address, Hash, SafeState } from './chain-types.js';
 export type SafeExecution = { ok: true; safe: SafeState } | { ok: false; error: string };
 
 const ETH_SIGN_PREFIX = Buffer.from('\x19Ethereum Signed Message:\n32', 'latin1');
+const ACCEPT_HIGH_S = { acceptHighS: true } as const;
 
 /**
  * Safe `checkNSignatures` for EOA signatures: the first `threshold` 65-byte static parts, each
  * recovering to an owner, in strictly ascending owner order. v 27/28 is an EIP-712 signature of the
  * hash, v 31/32 an eth_sign one. Contract (v 0) and approved-hash (v 1) signatures have no meaning
  * without msg.sender and contracts here, so they fail as on-chain they would for an unapproved hash.
- * Deviation: high-s signatures are refused (ecrecover would accept them).
+ * High-s signatures count, as ecrecover takes them (signers such as AWS KMS produce them half the time).
  */
 export function checkSafeSignatures(
   hash: Hash,
@@ -36,10 +37,10 @@ export function checkSafeSignatures(
     const part = signatures.slice(2 + i * 130, 2 + (i + 1) * 130);
     const v = Number.parseInt(part.slice(128), 16);
     let recovered: ReturnType<typeof recoverSigner>;
-    if (v === 27 || v === 28) recovered = recoverSigner(digest, `0x${part}`);
+    if (v === 27 || v === 28) recovered = recoverSigner(digest, `0x${part}`, ACCEPT_HIGH_S);
     else if (v === 31 || v === 32) {
       const prefixed = keccak256Buffer(Buffer.concat([ETH_SIGN_PREFIX, digest]));
-      recovered = recoverSigner(prefixed, `0x${part.slice(0, 128)}${(v - 4).toString(16)}`);
+      recovered = recoverSigner(prefixed, `0x${part.slice(0, 128)}${(v - 4).toString(16)}`, ACCEPT_HIGH_S);
     } else if (v === 1) return 'GS025';
     else return 'GS026';
     if (!recovered.ok) return 'GS026';

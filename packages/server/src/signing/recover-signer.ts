@@ -7,7 +7,8 @@ import { ecdsaRecoverXY, keccak256Buffer } from './native-crypto.js';
  *   or no public key recovers.
  * - `MALLEABLE_SIGNATURE`: s > n/2. ecrecover, viem and libsecp256k1 accept the twin (n - s, v ^ 1)
  *   of every signature; refusing high s keeps one signature per (message, key), so signatures can key
- *   dedup and replay indexes.
+ *   dedup and replay indexes. Unless `acceptHighS` (a Safe's owner signatures: the Safe contract takes
+ *   whatever ecrecover takes, and keys confirmations by owner, not by signature).
  */
 export type SignatureErrorCode = 'INVALID_SIGNATURE' | 'MALLEABLE_SIGNATURE';
 
@@ -19,7 +20,11 @@ const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
 const rs = Buffer.alloc(64);
 
 /** Recovers the checksummed signer of a 32-byte digest from a 65-byte r‖s‖v hex signature. */
-export function recoverSigner(digest: Uint8Array, signature: string): RecoverResult {
+export function recoverSigner(
+  digest: Uint8Array,
+  signature: string,
+  options: { acceptHighS?: boolean } = {},
+): RecoverResult {
   if (typeof signature !== 'string' || !SIGNATURE_HEX.test(signature)) {
     return { ok: false, code: 'INVALID_SIGNATURE' };
   }
@@ -29,7 +34,8 @@ export function recoverSigner(digest: Uint8Array, signature: string): RecoverRes
   if (v === 27 || v === 28) recid = v - 27;
   else if (v === 0 || v === 1) recid = v;
   else return { ok: false, code: 'INVALID_SIGNATURE' };
-  if (Buffer.compare(rs.subarray(32, 64), HALF_N) > 0) return { ok: false, code: 'MALLEABLE_SIGNATURE' };
+  if (!options.acceptHighS && Buffer.compare(rs.subarray(32, 64), HALF_N) > 0)
+    return { ok: false, code: 'MALLEABLE_SIGNATURE' };
   let xy: Buffer;
   try {
     xy = ecdsaRecoverXY(rs, recid, digest);
