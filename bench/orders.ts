@@ -319,6 +319,9 @@ async function main() {
     `exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, ${DEFAULT_VERIFY_WORKERS} verifier worker(s), pid ${exchange.child.pid}`,
   );
   const rows: Row[] = [];
+  /** A measured phase's row; a paced one keeps the open-loop figures too. */
+  const record = (phase: string, perRequest: number, m: Awaited<ReturnType<typeof measured<LoadResult & { paced?: OpenLoopStats }>>>) =>
+    rows.push({ phase, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
   let counter: ReturnType<typeof dbCounter> | null = null;
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
@@ -367,7 +370,7 @@ async function main() {
       run: () => Promise<LoadResult & { paced?: OpenLoopStats }>,
     ) => {
       const m = await measured(exchange, db, run);
-      rows.push({ phase: label, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
+      record(label, perRequest, m);
       settled.push(await settle(db));
       return m;
     };
@@ -431,7 +434,7 @@ async function main() {
         await ceilingPeak(Math.max(1, s(3)));
         if (PHASES.has('e')) {
           const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
-          rows.push({ phase: '(e) ceiling: verify-only Fastify, 1-order', perRequest: 1, ...e });
+          record('(e) ceiling: verify-only Fastify, 1-order', 1, e);
           ceilingRate = e.result.ordersPerSecond;
         }
         // The floor of (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
@@ -450,12 +453,7 @@ async function main() {
               seconds: pacedSeconds,
             }),
           );
-          rows.push({
-            phase: `(${phase}) ceiling paced at ${fmt(rate)}/s`,
-            perRequest: 1,
-            ...m,
-            ...(m.result.paced ? { paced: m.result.paced } : {}),
-          });
+          record(`(${phase}) ceiling paced at ${fmt(rate)}/s`, 1, m);
         }
       } finally {
         await stopChild(ceiling);

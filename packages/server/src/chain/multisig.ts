@@ -12,7 +12,7 @@ import {
 } from '@oddsbook/protocol';
 import { getAddress, isAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
-import { recoverSigner } from '../signing/recover-signer.js';
+import { ACCEPT_HIGH_S, recoverSigner } from '../signing/recover-signer.js';
 import type { Chain } from './chain.js';
 import type { Address, ChainReceipt, Hash, SafeState } from './chain-types.js';
 import type { MultisigRecord, MultisigStore } from './multisig-store.js';
@@ -234,7 +234,7 @@ export class MultisigCoordinator {
     const signature = normalizeSafeEip712Signature(input.signature as Hash);
     if (!signature) throw new MultisigError('INVALID_SIGNATURE');
     // A high-s signature counts as its low-s twin does, as in the Safe: confirmations are keyed by owner.
-    const recovered = recoverSigner(Buffer.from(hash.slice(2), 'hex'), signature, { acceptHighS: true });
+    const recovered = recoverSigner(Buffer.from(hash.slice(2), 'hex'), signature, ACCEPT_HIGH_S);
     if (!recovered.ok) throw new MultisigError('INVALID_SIGNATURE');
     const signer = recovered.signer;
     if (

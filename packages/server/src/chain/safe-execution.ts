@@ -7,13 +7,12 @@ import {
   ZERO_ADDRESS,
 } from '@oddsbook/protocol';
 import { keccak256Buffer } from '../signing/native-crypto.js';
-import { recoverSigner } from '../signing/recover-signer.js';
+import { ACCEPT_HIGH_S, recoverSigner } from '../signing/recover-signer.js';
 import type { Address, Hash, SafeState } from './chain-types.js';
 
 export type SafeExecution = { ok: true; safe: SafeState } | { ok: false; error: string };
 
 const ETH_SIGN_PREFIX = Buffer.from('\x19Ethereum Signed Message:\n32', 'latin1');
-const ACCEPT_HIGH_S = { acceptHighS: true } as const;
 
 /**
  * Safe `checkNSignatures` for EOA signatures: the first `threshold` 65-byte static parts, each

@@ -14,6 +14,9 @@ export type SignatureErrorCode = 'INVALID_SIGNATURE' | 'MALLEABLE_SIGNATURE';
 
 export type RecoverResult = { ok: true; signer: `0x${string}` } | { ok: false; code: SignatureErrorCode };
 
+/** The option a Safe's owner signatures are recovered with. */
+export const ACCEPT_HIGH_S = { acceptHighS: true } as const;
+
 const HALF_N = Buffer.from('7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0', 'hex');
 const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
 
@@ -23,7 +26,7 @@ const rs = Buffer.alloc(64);
 export function recoverSigner(
   digest: Uint8Array,
   signature: string,
-  options: { acceptHighS?: boolean } = {},
+  options?: { acceptHighS?: boolean },
 ): RecoverResult {
   if (typeof signature !== 'string' || !SIGNATURE_HEX.test(signature)) {
     return { ok: false, code: 'INVALID_SIGNATURE' };
@@ -34,7 +37,7 @@ export function recoverSigner(
   if (v === 27 || v === 28) recid = v - 27;
   else if (v === 0 || v === 1) recid = v;
   else return { ok: false, code: 'INVALID_SIGNATURE' };
-  if (!options.acceptHighS && Buffer.compare(rs.subarray(32, 64), HALF_N) > 0)
+  if (!options?.acceptHighS && Buffer.compare(rs.subarray(32, 64), HALF_N) > 0)
     return { ok: false, code: 'MALLEABLE_SIGNATURE' };
   let xy: Buffer;
   try {
