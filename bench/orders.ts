@@ -320,8 +320,11 @@ async function main() {
   );
   const rows: Row[] = [];
   /** A measured phase's row; a paced one keeps the open-loop figures too. */
-  const record = (phase: string, perRequest: number, m: Awaited<ReturnType<typeof measured<LoadResult & { paced?: OpenLoopStats }>>>) =>
-    rows.push({ phase, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
+  const record = (
+    phase: string,
+    perRequest: number,
+    m: Awaited<ReturnType<typeof measured<LoadResult & { paced?: OpenLoopStats }>>>,
+  ) => rows.push({ phase, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
   let counter: ReturnType<typeof dbCounter> | null = null;
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
