@@ -218,7 +218,9 @@ function dbCounter(dataDir: string) {
   const fills = db.prepare('SELECT count(*) FROM fills').pluck();
   const orders = db.prepare('SELECT count(*) FROM orders').pluck();
   const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
-  const fillStatuses = db.prepare('SELECT status, count(*) AS n FROM fills GROUP BY status ORDER BY status');
+  const fillStatuses = db.prepare(
+    'SELECT status, count(*) AS n FROM fills_shown GROUP BY status ORDER BY status',
+  );
   return {
     fills: () => fills.get() as number,
     fillStatuses: () => fillStatuses.all() as { status: string; n: number }[],

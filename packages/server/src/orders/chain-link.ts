@@ -65,20 +65,21 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
  * - inside each batch's transaction, the other chain transactions that batch implies: payouts of resolved
  *   markets (after a flush of the fills before them) and deposits. The embedded chain keeps its mempool in
  *   the same database, so a committed batch and its chain transactions are one atomic write.
- * - when an escrow transaction lands, its fills turn LOCKED (FAILED if it failed, or at once if the chain
- *   refused to take it), and a trade turns LOCKED once none of its fills is still MATCHED (a count kept on
- *   the trade row; FAILED with any of them). SETTLED is never overwritten. Listeners get the changed rows.
- * - the last block whose escrows were applied is kept (`escrow_cursor`, in the same write as the fills),
+ * - when an escrow transaction lands, its account's watermark (`escrow_locks`) moves to the escrow's last
+ *   seq: its fills show LOCKED, and so does a trade once the watermark passes its last fill (the `_shown`
+ *   views; no fill or trade row is rewritten). A failed escrow, or one the chain refused to take, turns its
+ *   fills and their trades FAILED. SETTLED is never overwritten. Listeners get the changed rows.
+ * - the last block whose escrows were applied is kept (`escrow_cursor`, in the same write as the marks),
  *   so a start applies exactly the blocks that landed after it, e.g. while the exchange was down.
  */
 export class ChainLink {
   /**
-   * The MATCHED fills of an escrow (`range`, or `one` for a legacy per-fill memo) in match order, and the
-   * statement that sets their status.
+   * The fills of an escrow (`range`, or `one` for a legacy per-fill memo) still MATCHED, in match order,
+   * and the statement that fails them.
    */
-  private readonly escrowFills: Record<'range' | 'one', { select: Statement; mark: Statement }>;
-  private readonly countEscrowed: Statement;
-  private readonly lockTrades: Statement;
+  private readonly escrowFills: Record<'range' | 'one', { select: Statement; fail: Statement }>;
+  private readonly lockThrough: Statement;
+  private readonly lockedTrades: Statement;
   private readonly failTrades: Statement;
   private readonly readCursor: Statement;
   private readonly writeCursor: Statement;
@@ -120,21 +121,21 @@ export class ChainLink {
     /** The event-loop time one slice of a block's escrows may take (0: one escrow a slice). */
     private readonly applySliceMs = APPLY_SLICE_MS,
   ) {
-    // Only fills the escrowed-fills cursor has passed: a refused submission whose flush then rolled back left
-    // its fills to the next flush, which escrows them again.
-    const matched = `status = 'MATCHED' AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1)`;
+    // Only fills the escrowed-fills cursor has passed (a refused submission whose flush then rolled back left
+    // its fills to the next flush, which escrows them again) and not yet under their account's watermark
+    // (applying a block again finds nothing).
+    const matched = `status = 'MATCHED' AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1)
+      AND seq > ifnull((SELECT through_seq FROM escrow_locks WHERE escrow_locks.account = fills.account), -1)`;
     // An escrow covers one account's fills of a flush, whose seqs span every batch of the flush: by the
     // account's own index, bounded by the times of its first and last seq (a fill's created_at is its
     // entry's journal time), not by seq, which would visit every account's fills in between.
     const range = `account = @account
       AND created_at BETWEEN (SELECT ts FROM journal WHERE seq = @firstSeq) AND (SELECT ts FROM journal WHERE seq = @lastSeq)
       AND seq BETWEEN @firstSeq AND @lastSeq AND ${matched}`;
-    // Read, then changed by one statement over the same rows (one transaction): 9.5 us a fill where an
-    // UPDATE ... RETURNING *, which collects its rows in a temporary table first, took 15.5.
     const statements = (index: string, where: string) => ({
       select: db.prepare(`SELECT * FROM fills INDEXED BY ${index} WHERE ${where} ORDER BY seq, id`),
-      mark: db.prepare(
-        `UPDATE fills INDEXED BY ${index} SET status = @status, updated_at = @now WHERE ${where}`,
+      fail: db.prepare(
+        `UPDATE fills INDEXED BY ${index} SET status = 'FAILED', updated_at = @now WHERE ${where}`,
       ),
     });
     this.escrowFills = {
@@ -142,13 +143,14 @@ export class ChainLink {
       // A legacy per-fill memo: the seq is the id's first part.
       one: statements('fills_by_seq', `seq = @seq AND id = @id AND ${matched}`),
     };
-    // The fills that just changed leave their trades' counts of fills not yet escrowed (a JSON object:
-    // trade id -> fills); a trade turns LOCKED when its count reaches zero (a JSON array of trade ids).
-    this.countEscrowed = db.prepare(`UPDATE trades SET unlocked_fills = trades.unlocked_fills - d.value
-      FROM json_each(?) AS d WHERE trades.id = d.key`);
-    this.lockTrades = db.prepare(`UPDATE trades SET status = 'LOCKED', updated_at = ?
-      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND unlocked_fills = 0
-      RETURNING *`);
+    // A landed escrow moves its account's watermark: every fill (and trade) under it shows LOCKED (the views
+    // of migration 9); no row is rewritten. Escrows land in the order they were submitted.
+    this.lockThrough = db.prepare(`INSERT INTO escrow_locks (account, through_seq, locked_at) VALUES (?, ?, ?)
+      ON CONFLICT (account) DO UPDATE SET through_seq = max(through_seq, excluded.through_seq),
+        locked_at = excluded.locked_at`);
+    // The trades of the escrow's fills that it locks: those with no fill after it (trade ids, a JSON array).
+    this.lockedTrades = db.prepare(`SELECT * FROM trades
+      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND last_fill_seq <= ?`);
     this.failTrades = db.prepare(`UPDATE trades SET status = 'FAILED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')
       RETURNING *`);
@@ -425,7 +427,10 @@ export class ChainLink {
     if (updates.length) for (const listener of this.listeners) listener(updates);
   }
 
-  /** Two statements for the escrow's fills, two for their trades (only when a fill changed). */
+  /**
+   * A landed escrow moves its account's watermark; a failed one fails its fills and their trades. Either
+   * way the fills and trades it changed are read for the listeners.
+   */
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
     const status = ok ? 'LOCKED' : 'FAILED';
     const [which, params] =
@@ -435,22 +440,27 @@ export class ChainLink {
         : (['range', fills] as const);
     const rows = this.escrowFills[which].select.all(params) as Record<string, unknown>[];
     if (rows.length === 0) return;
-    this.escrowFills[which].mark.run({ ...params, status, now });
     const changed = rows.map((row) => {
       const fill = toFill(row);
       fill.status = status;
       return fill;
     });
-    const fillsOfTrade: Record<string, number> = {};
-    for (const f of changed) fillsOfTrade[f.tradeId] = (fillsOfTrade[f.tradeId] ?? 0) + 1;
-    this.countEscrowed.run(JSON.stringify(fillsOfTrade));
-    const tradeIds = JSON.stringify(Object.keys(fillsOfTrade));
+    const through = 'fillId' in fills ? (rows[0]!.seq as number) : fills.lastSeq;
+    const tradeIds = JSON.stringify([...new Set(changed.map((f) => f.tradeId))]);
     const trades = new Map<string, TradeRecord>();
-    for (const row of (ok ? this.lockTrades : this.failTrades).all(now, tradeIds) as Record<
-      string,
-      unknown
-    >[]) {
-      trades.set(row.id as string, toTrade(row));
+    if (ok) {
+      this.lockThrough.run(changed[0]!.account, through, now);
+      for (const row of this.lockedTrades.all(tradeIds, through) as Record<string, unknown>[]) {
+        const trade = toTrade(row);
+        trade.status = 'LOCKED';
+        trade.updatedAt = now;
+        trades.set(trade.id, trade);
+      }
+    } else {
+      this.escrowFills[which].fail.run({ ...params, now });
+      for (const row of this.failTrades.all(now, tradeIds) as Record<string, unknown>[]) {
+        trades.set(row.id as string, toTrade(row));
+      }
     }
     // The changed trade rides on the last update of its fills.
     const lastOfTrade = new Map<string, number>();

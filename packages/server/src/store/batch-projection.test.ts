@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderMatchedEvent } from '../engine/index.js';
-import { BatchProjection, type CountedTrade, tradeIdOf } from './batch-projection.js';
+import { BatchProjection, type SequencedTrade, tradeIdOf } from './batch-projection.js';
 import type { TradeRecord } from './sqlite/sqlite-trading-queries.js';
 
 const MARKET = `0x${'cd'.repeat(32)}`;
@@ -24,7 +24,7 @@ const matched = (matchId: string, makerOrderId: string, takerOrderId: string): O
   takerRemainingSize: 0n,
 });
 
-const lockedTrade = (orderId: string): TradeRecord => ({
+const committedTrade = (orderId: string): TradeRecord => ({
   id: tradeIdOf(orderId),
   orderId,
   account: '0xa',
@@ -34,7 +34,7 @@ const lockedTrade = (orderId: string): TradeRecord => ({
   isMaker: true,
   stake: '10',
   pot: '20',
-  status: 'LOCKED',
+  status: 'MATCHED',
   outcome: null,
   payout: null,
   createdAt: 1,
@@ -42,9 +42,9 @@ const lockedTrade = (orderId: string): TradeRecord => ({
 });
 
 describe('BatchProjection: trades', () => {
-  it('counts the fills each trade waits on: every new fill adds one, and a LOCKED trade turns MATCHED', () => {
-    const committed = new Map<string, CountedTrade>([
-      [tradeIdOf('maker'), { row: lockedTrade('maker'), unlockedFills: 0 }],
+  it("keeps each trade's last fill seq, which decides when its escrows have landed", () => {
+    const committed = new Map<string, SequencedTrade>([
+      [tradeIdOf('maker'), { row: committedTrade('maker'), lastFillSeq: 3 }],
     ]);
     const rows = new BatchProjection({ order: () => null, trade: (id) => committed.get(id) ?? null });
     rows.beginEntry(7, 70);
@@ -57,11 +57,11 @@ describe('BatchProjection: trades', () => {
     const trades = new Map(rows.takeDirty().trades.map((t) => [t.row.orderId, t]));
     expect(trades.get('maker')).toMatchObject({
       isNew: false,
-      unlockedFills: 2,
+      lastFillSeq: 8,
       row: { status: 'MATCHED', stake: '30', pot: '60', updatedAt: 80 },
     });
-    expect(trades.get('taker1')).toMatchObject({ isNew: true, unlockedFills: 1, row: { status: 'MATCHED' } });
-    // The count is the exchange's own bookkeeping: what realtime publishes is the trade row alone.
-    expect(changes.trades.map((t) => Object.keys(t).includes('unlockedFills'))).toEqual([false, false]);
+    expect(trades.get('taker1')).toMatchObject({ isNew: true, lastFillSeq: 7, row: { status: 'MATCHED' } });
+    // The seq is the exchange's own bookkeeping: what realtime publishes is the trade row alone.
+    expect(changes.trades.map((t) => Object.keys(t).includes('lastFillSeq'))).toEqual([false, false]);
   });
 });

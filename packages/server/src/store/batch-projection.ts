@@ -42,20 +42,20 @@ export type EntryChanges = {
 };
 
 /**
- * A trade row and how many of its fills are still MATCHED (their escrow not landed): the chain link turns
- * the trade LOCKED when that count reaches zero, with no look at the fills.
+ * A trade row and the seq of its last fill: the trade shows LOCKED once its account's escrows have landed
+ * through that seq (the `trades_shown` view), with no row update when they land.
  */
-export type CountedTrade = { row: TradeRecord; unlockedFills: number };
+export type SequencedTrade = { row: TradeRecord; lastFillSeq: number };
 
 /** Rows committed before this batch (the projection reads each at most once per batch). */
 export interface CommittedRows {
   order(orderId: string): ProjectedOrder | null;
-  trade(tradeId: string): CountedTrade | null;
+  trade(tradeId: string): SequencedTrade | null;
 }
 
 /** A row the batch touched: `meta` is set for an order first written by this batch (an insert). */
 export type DirtyOrder = { row: ProjectedOrder; meta: OrderMeta | null };
-export type DirtyTrade = CountedTrade & { isNew: boolean };
+export type DirtyTrade = SequencedTrade & { isNew: boolean };
 
 type OrderStatus = { status: OrderRecord['status']; inactiveReason: string | null };
 
@@ -221,7 +221,7 @@ export class BatchProjection {
               createdAt: this.ts,
               updatedAt: this.ts,
             },
-            unlockedFills: 0,
+            lastFillSeq: this.seq,
             isNew: true,
           };
       this.trades.set(tradeId, trade);
@@ -229,9 +229,8 @@ export class BatchProjection {
     const t = trade.row;
     t.stake = (BigInt(t.stake) + stakeValue).toString();
     t.pot = (BigInt(t.pot) + potValue).toString();
-    if (t.status === 'LOCKED') t.status = 'MATCHED';
     t.updatedAt = this.ts;
-    trade.unlockedFills += 1;
+    trade.lastFillSeq = this.seq;
     if (!this.entryTrades.has(tradeId)) this.entryTrades.set(tradeId, trade);
   }
 

@@ -144,7 +144,12 @@ describe('migration 8: a count of unescrowed fills on each trade', () => {
     trade.run('t2', 'o2', 'LOCKED');
     trade.run('t3', 'o3', 'SETTLED');
 
-    expect(migrate(db)).toEqual([8]);
+    expect(
+      migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 8),
+      ),
+    ).toEqual([8]);
 
     expect(db.prepare('SELECT id, status, unlocked_fills FROM trades ORDER BY id').raw().all()).toEqual([
       ['t1', 'MATCHED', 2],
@@ -156,6 +161,79 @@ describe('migration 8: a count of unescrowed fills on each trade', () => {
       .pluck()
       .all();
     expect(indexes).toEqual(['fills_by_account', 'fills_by_order', 'fills_by_seq']);
+    db.close();
+  });
+});
+
+describe('migration 9: LOCKED by a per-account escrow watermark', () => {
+  it('keeps what every fill and trade shows while storing LOCKED as MATCHED under the watermark', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 8),
+    );
+    const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
+        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'm', 1, 1, '5', '10', '50', ?, ?, 1, 1)`);
+    const trade =
+      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
+        is_maker, stake, pot, status, created_at, updated_at)
+      VALUES (?, ?, ?, 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
+    // a: escrowed through seq 2, its seq 3 not yet; t1 partly escrowed, t2 wholly. b: nothing escrowed.
+    fill.run('1-0-M', '1-0', 'o1', 't1', 'a', 'LOCKED', 1);
+    fill.run('2-0-M', '2-0', 'o2', 't2', 'a', 'LOCKED', 2);
+    fill.run('3-0-M', '3-0', 'o1', 't1', 'a', 'MATCHED', 3);
+    fill.run('3-1-T', '3-1', 'o3', 't3', 'b', 'MATCHED', 3);
+    fill.run('4-0-T', '4-0', 'o4', 't4', 'b', 'SETTLED', 4);
+    fill.run('5-0-T', '5-0', 'o5', 't5', 'b', 'FAILED', 5);
+    trade.run('t1', 'o1', 'a', 'MATCHED');
+    trade.run('t2', 'o2', 'a', 'LOCKED');
+    trade.run('t3', 'o3', 'b', 'MATCHED');
+    trade.run('t4', 'o4', 'b', 'SETTLED');
+    trade.run('t5', 'o5', 'b', 'FAILED');
+    const shown = () => ({
+      fills: db.prepare('SELECT id, status FROM fills_shown ORDER BY id').raw().all(),
+      trades: db.prepare('SELECT id, status FROM trades_shown ORDER BY id').raw().all(),
+    });
+    const before = {
+      fills: db.prepare('SELECT id, status FROM fills ORDER BY id').raw().all(),
+      trades: db.prepare('SELECT id, status FROM trades ORDER BY id').raw().all(),
+    };
+
+    expect(migrate(db)).toEqual([9]);
+
+    expect(shown()).toEqual(before);
+    expect(db.prepare('SELECT DISTINCT status FROM fills ORDER BY 1').pluck().all()).toEqual([
+      'FAILED',
+      'MATCHED',
+      'SETTLED',
+    ]);
+    expect(db.prepare('SELECT account, through_seq FROM escrow_locks').raw().all()).toEqual([['a', 2]]);
+    // A trade shown LOCKED was updated when the watermark last moved; one MATCHED keeps its own time.
+    db.prepare("UPDATE escrow_locks SET locked_at = 99 WHERE account = 'a'").run();
+    expect(
+      db.prepare('SELECT id, updated_at FROM trades_shown WHERE account = ? ORDER BY id').raw().all('a'),
+    ).toEqual([
+      ['t1', 1],
+      ['t2', 99],
+    ]);
+    expect(db.prepare('SELECT id, last_fill_seq FROM trades ORDER BY id').raw().all()).toEqual([
+      ['t1', 3],
+      ['t2', 2],
+      ['t3', 3],
+      ['t4', 4],
+      ['t5', 5],
+    ]);
+    // b's escrow through seq 3 lands: its MATCHED fill and trade show LOCKED, the others keep theirs.
+    db.prepare("INSERT INTO escrow_locks VALUES ('b', 3, 100)").run();
+    expect(shown().fills).toContainEqual(['3-1-T', 'LOCKED']);
+    expect(shown().trades).toEqual([
+      ['t1', 'MATCHED'],
+      ['t2', 'LOCKED'],
+      ['t3', 'LOCKED'],
+      ['t4', 'SETTLED'],
+      ['t5', 'FAILED'],
+    ]);
     db.close();
   });
 });

@@ -412,6 +412,48 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP INDEX fills_matched_by_order;
       `),
   },
+  {
+    version: 9,
+    name: 'escrowed fills and trades LOCKED by a per-account watermark, not by row updates',
+    up: (db) =>
+      db.exec(`
+        -- Each account's escrows land in the order they were submitted, and each covers its fills up to a
+        -- seq: a fill is escrowed once the account's highest landed escrow reaches its seq, and a trade once
+        -- it reaches the trade's last fill. Storing that one number per account replaces rewriting every
+        -- fill and trade row (and their pages in the WAL) when an escrow lands. Stored statuses are now
+        -- MATCHED, SETTLED and FAILED; LOCKED is shown by the views below, which every read goes through.
+        CREATE TABLE escrow_locks (
+          account     TEXT PRIMARY KEY,
+          through_seq INTEGER NOT NULL,
+          locked_at   INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO escrow_locks (account, through_seq, locked_at)
+          SELECT account, max(seq), max(updated_at) FROM fills WHERE status = 'LOCKED' GROUP BY account;
+        UPDATE fills SET status = 'MATCHED' WHERE status = 'LOCKED';
+        ALTER TABLE trades ADD COLUMN last_fill_seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE trades SET last_fill_seq = (SELECT max(seq) FROM fills WHERE fills.order_id = trades.order_id),
+          status = CASE status WHEN 'LOCKED' THEN 'MATCHED' ELSE status END;
+        ALTER TABLE trades DROP COLUMN unlocked_fills;
+        CREATE VIEW fills_shown AS
+          SELECT f.id, f.match_id, f.order_id, f.trade_id, f.account, f.market_hash, f.is_outcome_one,
+            f.is_maker, f.fill_amount, f.pot, f.fill_odds,
+            CASE WHEN f.status = 'MATCHED' AND f.seq <= l.through_seq THEN 'LOCKED' ELSE f.status END AS status,
+            f.seq, f.created_at, f.updated_at
+          FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account;
+        -- A LOCKED trade's updatedAt is when its account's watermark last moved: after its last fill, and
+        -- never later than what a later fill or the settlement writes.
+        CREATE VIEW trades_shown AS
+          SELECT t.id, t.order_id, t.account, t.market_hash, t.event_id, t.is_outcome_one, t.is_maker, t.stake,
+            t.pot,
+            CASE WHEN t.status = 'MATCHED' AND t.last_fill_seq <= l.through_seq THEN 'LOCKED' ELSE t.status END
+              AS status,
+            t.outcome, t.payout, t.created_at,
+            CASE WHEN t.status = 'MATCHED' AND t.last_fill_seq <= l.through_seq THEN l.locked_at ELSE t.updated_at END
+              AS updated_at,
+            t.last_fill_seq
+          FROM trades t LEFT JOIN escrow_locks l ON l.account = t.account;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

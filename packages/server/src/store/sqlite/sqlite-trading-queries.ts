@@ -120,7 +120,10 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
   updatedAt: r.updated_at as number,
 });
 
-/** Read side of trading: every query the routes and the order path run against the projections. */
+/**
+ * Read side of trading: every query the routes and the order path run against the projections. Fills and
+ * trades are read through the `_shown` views, which add LOCKED (escrow landed) to their stored status.
+ */
 export class SqliteTradingQueries implements OrderLookups {
   private readonly s: Record<string, Statement>;
 
@@ -215,7 +218,7 @@ export class SqliteTradingQueries implements OrderLookups {
     return (
       this.db
         .prepare(
-          `SELECT * FROM fills WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, seq ${dir}, id ${dir}
+          `SELECT * FROM fills_shown WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, seq ${dir}, id ${dir}
            LIMIT @limit OFFSET @offset`,
         )
         .all({ account, ...filter, ...page }) as Record<string, unknown>[]
@@ -243,7 +246,7 @@ export class SqliteTradingQueries implements OrderLookups {
     return (
       this.db
         .prepare(
-          `SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, id ${dir}
+          `SELECT * FROM trades_shown WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, id ${dir}
            LIMIT @limit OFFSET @offset`,
         )
         .all({ account, ...filter, ...statuses, status: undefined, ...page }) as Record<string, unknown>[]
@@ -257,7 +260,7 @@ export class SqliteTradingQueries implements OrderLookups {
     return (
       this.db
         .prepare(
-          `SELECT * FROM trades WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC
+          `SELECT * FROM trades_shown WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC
            LIMIT @limit OFFSET @offset`,
         )
         .all({ ...filter, ...page }) as Record<string, unknown>[]

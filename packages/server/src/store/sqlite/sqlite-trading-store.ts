@@ -102,16 +102,16 @@ export class SqliteTradingStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?)`),
       insertTrade:
         p(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker,
-          stake, pot, status, unlocked_fills, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+          stake, pot, status, last_fill_seq, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       updateTrade: p(
-        'UPDATE trades SET stake = ?, pot = ?, status = ?, unlocked_fills = ?, updated_at = ? WHERE id = ?',
+        'UPDATE trades SET stake = ?, pot = ?, status = ?, last_fill_seq = ?, updated_at = ? WHERE id = ?',
       ),
       settleTrades: p(`UPDATE trades SET status = 'SETTLED', outcome = @outcome,
           payout = CASE WHEN @outcome = 0 THEN stake WHEN is_outcome_one = (@outcome = 1) THEN pot ELSE '0' END,
           updated_at = @ts
-        WHERE market_hash = @marketHash AND status IN ('MATCHED', 'LOCKED')`),
+        WHERE market_hash = @marketHash AND status = 'MATCHED'`),
       settleFills: p(`UPDATE fills SET status = 'SETTLED', updated_at = ?
-        WHERE order_id IN (SELECT order_id FROM trades WHERE market_hash = ?) AND status IN ('MATCHED', 'LOCKED')`),
+        WHERE order_id IN (SELECT order_id FROM trades WHERE market_hash = ?) AND status = 'MATCHED'`),
       settledTrades: p(
         "SELECT * FROM trades WHERE market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id",
       ),
@@ -220,7 +220,7 @@ export class SqliteTradingStore {
       },
       trade: (tradeId) => {
         const row = this.s.trade!.get(tradeId) as Record<string, unknown> | undefined;
-        return row ? { row: toTrade(row), unlockedFills: row.unlocked_fills as number } : null;
+        return row ? { row: toTrade(row), lastFillSeq: row.last_fill_seq as number } : null;
       },
     });
 
@@ -363,7 +363,7 @@ export class SqliteTradingStore {
         f.createdAt,
       );
     }
-    for (const { row: t, unlockedFills, isNew } of trades) {
+    for (const { row: t, lastFillSeq, isNew } of trades) {
       if (isNew) {
         this.s.insertTrade!.run(
           t.id,
@@ -376,11 +376,11 @@ export class SqliteTradingStore {
           t.stake,
           t.pot,
           t.status,
-          unlockedFills,
+          lastFillSeq,
           t.createdAt,
           t.updatedAt,
         );
-      } else this.s.updateTrade!.run(t.stake, t.pot, t.status, unlockedFills, t.updatedAt, t.id);
+      } else this.s.updateTrade!.run(t.stake, t.pot, t.status, lastFillSeq, t.updatedAt, t.id);
     }
   }
 
