@@ -1,6 +1,7 @@
 /** Drives block production. Injected so tests step blocks themselves. */
 export interface BlockTimer {
-  start(intervalMs: number, onTick: () => void): void;
+  /** `onTick` may return a promise of the tick's work (a block announced once it is durable). */
+  start(intervalMs: number, onTick: () => unknown): void;
   stop(): void;
 }
 
@@ -22,13 +23,13 @@ export function intervalBlockTimer(): BlockTimer {
 
 /** Test timer: nothing happens until `tick()`. */
 export class ManualBlockTimer implements BlockTimer {
-  private onTick: (() => void) | null = null;
+  private onTick: (() => unknown) | null = null;
 
   get running(): boolean {
     return this.onTick !== null;
   }
 
-  start(_intervalMs: number, onTick: () => void): void {
+  start(_intervalMs: number, onTick: () => unknown): void {
     this.onTick = onTick;
   }
 
@@ -36,8 +37,15 @@ export class ManualBlockTimer implements BlockTimer {
     this.onTick = null;
   }
 
-  /** Fires one tick (one block if anything is pending). A stopped timer ignores it. */
-  tick(times = 1): void {
-    for (let i = 0; i < times; i++) this.onTick?.();
+  /**
+   * Fires `times` ticks (one block each if anything is pending); a stopped timer ignores them. Synchronous
+   * while each tick's work is; else a promise of the remaining ticks, each after the one before is done.
+   */
+  tick(times = 1): Promise<void> | undefined {
+    for (let i = 0; i < times; i++) {
+      const pending = this.onTick?.();
+      if (pending instanceof Promise) return pending.then(() => this.tick(times - i - 1));
+    }
+    return undefined;
   }
 }

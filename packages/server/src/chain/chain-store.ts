@@ -41,7 +41,18 @@ export interface ChainStore {
   pendingTransactions(limit?: number): ChainTx[];
   /** Adds transactions to the mempool (in this order) with their side effects, in one write. */
   addPending(txs: readonly ChainTx[], changes: StateChanges): void;
-  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void;
+  /**
+   * Lands a block with its receipts and every state change, in one write. Returns a promise when the write
+   * is committed and reaches the disk off the event loop: the block is durable once it resolves, and nobody
+   * may be told of it before. Returns nothing when the block is durable on return.
+   */
+  appendBlock(
+    block: ChainBlock,
+    receipts: readonly ChainReceipt[],
+    changes: StateChanges,
+  ): Promise<void> | undefined;
+  /** Releases what the store holds open besides the database, which stays with its owner. */
+  close?(): void;
   putMeta(changes: ReadonlyMap<string, string>): void;
   getBlock(number: number): ChainBlock | null;
   getTransaction(hash: Hash): ChainTx | null;
@@ -85,7 +96,7 @@ export class MemoryChainStore implements ChainStore {
     this.apply(changes);
   }
 
-  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void {
+  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): undefined {
     this.blocks.set(block.number, structuredClone(block));
     this.head = structuredClone(block);
     for (const r of receipts) {

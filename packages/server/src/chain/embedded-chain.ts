@@ -159,7 +159,9 @@ export class EmbeddedChain implements Chain, ChainFaults {
   private nextSeq: number;
   private failNextDeploymentFlag: boolean;
   private running = false;
+  /** From a block's write until it is announced (after its sync): the next block waits. */
   private mining = false;
+  private landing: Promise<void> = Promise.resolve();
   private readonly proxyCache = new Map<Address, Address>();
   private readonly receiptListeners = new Set<(receipt: ChainReceipt) => void>();
   private readonly blockListeners = new Set<(block: ChainBlock, receipts: readonly ChainReceipt[]) => void>();
@@ -196,62 +198,96 @@ export class EmbeddedChain implements Chain, ChainFaults {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.timer.start(this.blockTimeMs, () => {
-      try {
-        this.mineBlock();
-      } catch (error) {
-        // The store refused the block: nothing changed, the transactions stay pending for the next tick.
-        this.onListenerError(error);
-      }
-    });
+    this.timer.start(this.blockTimeMs, () => this.mineBlock());
   }
 
+  /** Stops producing blocks; resolves once a block being written is durable and announced. */
   async stop(): Promise<void> {
     this.running = false;
     this.timer.stop();
+    await this.landing;
+    this.store.close?.();
   }
 
   /**
-   * Mines one block with the pending transactions (none: no block; empty blocks are not produced).
-   * The timer calls it; tests and tools may call it directly.
+   * Mines one block with the pending transactions (none: no block; empty blocks are not produced) and
+   * announces it to listeners and waiters once it is durable: at once, or when the store's write reaches
+   * the disk off the event loop (the promise). Its state is applied at once, as the database has it; only
+   * what tells anyone of the block waits. The timer calls it; tests and tools may call it directly. A
+   * block the store refused changes nothing: its transactions stay pending for the next tick.
    */
-  mineBlock(): ChainBlock | null {
-    if (this.mining) return null;
+  mineBlock(): Promise<void> | undefined {
+    if (this.mining) return undefined;
     this.mining = true;
+    let mined: ReturnType<EmbeddedChain['mineNext']>;
     try {
-      const txs = this.store.pendingTransactions(this.maxTxPerBlock);
-      if (txs.length === 0) return null;
-      const number = (this.head?.number ?? 0) + 1;
-      const header = {
-        number,
-        parentHash: this.head?.hash ?? ZERO_HASH,
-        timestamp: Math.max(this.clock.now(), this.head?.timestamp ?? 0),
-        transactions: txs.map((t) => t.hash),
-      };
-      const block: ChainBlock = { ...header, hash: blockHash(header, this.chainId) };
-      const overlay = new Overlay(this.state);
-      const receipts = txs.map((tx, index): ChainReceipt => {
-        const error = this.apply(tx, overlay, number);
-        return {
-          transactionHash: tx.hash,
-          blockNumber: number,
-          blockHash: block.hash,
-          transactionIndex: index,
-          status: error === null ? 'success' : 'failed',
-          error,
-          tx,
-        };
-      });
-      this.store.appendBlock(block, receipts, overlay.changes());
-      for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
-      for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
-      for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
-      this.head = block;
-      this.emit(block, receipts);
-      return block;
-    } finally {
+      mined = this.mineNext();
+    } catch (error) {
       this.mining = false;
+      this.onListenerError(error);
+      return undefined;
     }
+    if (!mined) {
+      this.mining = false;
+      return undefined;
+    }
+    const { block, receipts, durable } = mined;
+    const announce = () => {
+      try {
+        this.emit(block, receipts);
+      } finally {
+        this.mining = false;
+      }
+    };
+    if (!durable) {
+      announce();
+      return undefined;
+    }
+    this.landing = durable.then(announce, (error: unknown) => {
+      // The block is committed but its sync failed: the disk may not have it, so no one is told and no
+      // block follows it (as the sequencer stops on a failed flush). A restart starts from what is on disk.
+      this.running = false;
+      this.timer.stop();
+      this.onListenerError(error);
+    });
+    return this.landing;
+  }
+
+  /** Writes the next block and applies its state; null when nothing is pending. */
+  private mineNext(): {
+    block: ChainBlock;
+    receipts: ChainReceipt[];
+    durable: Promise<void> | undefined;
+  } | null {
+    const txs = this.store.pendingTransactions(this.maxTxPerBlock);
+    if (txs.length === 0) return null;
+    const number = (this.head?.number ?? 0) + 1;
+    const header = {
+      number,
+      parentHash: this.head?.hash ?? ZERO_HASH,
+      timestamp: Math.max(this.clock.now(), this.head?.timestamp ?? 0),
+      transactions: txs.map((t) => t.hash),
+    };
+    const block: ChainBlock = { ...header, hash: blockHash(header, this.chainId) };
+    const overlay = new Overlay(this.state);
+    const receipts = txs.map((tx, index): ChainReceipt => {
+      const error = this.apply(tx, overlay, number);
+      return {
+        transactionHash: tx.hash,
+        blockNumber: number,
+        blockHash: block.hash,
+        transactionIndex: index,
+        status: error === null ? 'success' : 'failed',
+        error,
+        tx,
+      };
+    });
+    const durable = this.store.appendBlock(block, receipts, overlay.changes());
+    for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
+    for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
+    for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
+    this.head = block;
+    return { block, receipts, durable };
   }
 
   /** Transactions submitted and not yet mined, oldest first. */

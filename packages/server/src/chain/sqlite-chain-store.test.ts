@@ -367,3 +367,45 @@ describe('openEmbeddedChain', () => {
     db2.close();
   });
 });
+
+describe('blocks on a database whose commits are synced (synchronous = FULL, as the exchange opens it)', () => {
+  it('applies a block at once and announces it once its WAL is on disk, one block at a time', async () => {
+    const f = files();
+    const db = f.open();
+    db.pragma('synchronous = FULL');
+    const { chain, timer } = createTestChain(new SqliteChainStore(db));
+    const announced: number[] = [];
+    chain.onBlock((block) => announced.push(block.number));
+    const wa = chain.proxyAddressFor(A);
+    await chain.deployProxy(A);
+    const mint = await chain.mint(wa, 100n);
+    let receipt = false;
+    void chain.waitForReceipt(mint.txHash).then(() => {
+      receipt = true;
+    });
+
+    const landing = timer.tick();
+    expect(landing).toBeInstanceOf(Promise);
+    // Written and applied (what the database holds), but nobody is told before the sync.
+    expect(await chain.balanceOf(wa)).toBe(100n);
+    expect(announced).toEqual([]);
+    expect(receipt).toBe(false);
+    // A tick meanwhile mines nothing: the next block follows this one.
+    await chain.mint(wa, 5n);
+    expect(timer.tick()).toBeUndefined();
+
+    await landing;
+    expect(announced).toEqual([1]);
+    await Promise.resolve();
+    expect(receipt).toBe(true);
+    await timer.tick();
+    expect(announced).toEqual([1, 2]);
+    expect(await chain.balanceOf(wa)).toBe(105n);
+    // stop() waits for a block being synced.
+    await chain.mint(wa, 1n);
+    void timer.tick();
+    await chain.stop();
+    expect(announced).toEqual([1, 2, 3]);
+    db.close();
+  });
+});

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { type WalSync, walSync } from '../lib/wal-sync.js';
 import { writeTransaction } from '../lib/write-transaction.js';
 import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
 import type {
@@ -140,9 +141,11 @@ export class SqliteChainStore implements ChainStore {
     receipts: readonly ChainReceipt[],
     changes: StateChanges,
   ) => void;
+  private readonly wal: WalSync | null;
 
   constructor(private readonly db: Database) {
     migrateChainSchema(db);
+    this.wal = walSync(db);
     this.s = {
       head: db.prepare('SELECT * FROM chain_blocks ORDER BY number DESC LIMIT 1'),
       block: db.prepare('SELECT * FROM chain_blocks WHERE number = ?'),
@@ -280,8 +283,22 @@ export class SqliteChainStore implements ChainStore {
     this.addPendingTx(txs, changes);
   }
 
-  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): void {
-    this.appendBlockTx(block, receipts, changes);
+  appendBlock(
+    block: ChainBlock,
+    receipts: readonly ChainReceipt[],
+    changes: StateChanges,
+  ): Promise<void> | undefined {
+    if (!this.wal) {
+      this.appendBlockTx(block, receipts, changes);
+      return undefined;
+    }
+    // Its fsync off the event loop, like a sequencer batch's: twice a second, it took 3-30 ms there.
+    this.wal.unsynced(() => this.appendBlockTx(block, receipts, changes));
+    return this.wal.sync();
+  }
+
+  close(): void {
+    this.wal?.close();
   }
 
   putMeta(changes: ReadonlyMap<string, string>): void {

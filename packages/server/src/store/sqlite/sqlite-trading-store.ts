@@ -1,5 +1,3 @@
-import { closeSync, fdatasync, openSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   type DoneReason,
@@ -10,7 +8,8 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import { unsyncedCommits, writeTransaction } from '../../lib/write-transaction.js';
+import { type WalSync, walSync } from '../../lib/wal-sync.js';
+import { writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
@@ -66,9 +65,7 @@ export class SqliteTradingStore {
    * batch is acknowledged: the same guarantee as FULL (the WAL is on disk before anyone is told), but the
    * event loop keeps parsing and verifying the next requests during the flush instead of blocking in it.
    */
-  private readonly walSync: { path: string; unsynced: <T>(write: () => T) => T } | null;
-  /** Kept open: SQLite keeps (resets, never replaces) the WAL file while a connection is open. */
-  private walFd: number | null = null;
+  private readonly walSync: WalSync | null;
   /**
    * Open (ACTIVE, PENDING) orders' rows as last committed, so that a maker's row is not read back for each
    * of its fills. Only this store writes order rows, so an entry is never stale; a miss reads the database.
@@ -135,9 +132,7 @@ export class SqliteTradingStore {
     this.commitTx = writeTransaction(db, (entries: readonly AppliedEntry[], engine: Engine) =>
       this.writeBatch(entries, engine),
     );
-    const unsynced = unsyncedCommits(db);
-    // Absolute now, as SQLite made it at open: a later chdir must not point us at another file.
-    this.walSync = unsynced ? { path: resolvePath(`${db.name}-wal`), unsynced } : null;
+    this.walSync = walSync(db);
   }
 
   /** Runs `write` inside every batch's transaction, after the projections: its writes commit with them. */
@@ -169,12 +164,7 @@ export class SqliteTradingStore {
     } finally {
       gate?.leave();
     }
-    // Any descriptor of the file will do: fdatasync flushes the inode's dirty pages, ours included.
-    this.walFd ??= openSync(walSync.path, 'r');
-    const fd = this.walFd;
-    await new Promise<void>((resolve, reject) =>
-      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
-    );
+    await walSync.sync();
   }
 
   private commit(entries: readonly AppliedEntry[], engine: Engine): void {
@@ -197,8 +187,7 @@ export class SqliteTradingStore {
 
   /** Releases the WAL descriptor (the database itself is closed by its owner). */
   close(): void {
-    if (this.walFd !== null) closeSync(this.walFd);
-    this.walFd = null;
+    this.walSync?.close();
   }
 
   private writeBatch(entries: readonly AppliedEntry[], engine: Engine): void {
