@@ -3,7 +3,7 @@
  * client reseeds from REST and then applies publications by id. Every object payload also carries
  * `messageId`, its identity for deduplication (the same id on a replay).
  */
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import type { ChannelKind } from '../channels.js';
 import { Fixture, LiveScore, Market } from './catalog.js';
 import { Address, Bytes32, UintString } from './common.js';
@@ -19,7 +19,7 @@ import {
 
 const MessageId = Type.String({ description: 'identity for deduplication; the same on a replay' });
 
-const withMessageId = <T extends TSchema>(properties: Record<string, T>) =>
+const withMessageId = <P extends TProperties>(properties: P) =>
   Type.Object({ messageId: MessageId, ...properties });
 
 /**
