@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type OrderDomain, orderTypedData, tickToOdds } from '@oddsbook/protocol';
+import { type OrderDomain, tickToOdds } from '@oddsbook/protocol';
 import secp256k1 from 'secp256k1';
 import { type Hex, recoverTypedDataAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createOrderVerifier } from '../../packages/server/src/signing/order-verifier.js';
+import { viemOrderTypedData } from '../../packages/server/test/helpers/trading.js';
 
 export type BenchTrader = {
   privateKey: Buffer;
@@ -103,7 +104,7 @@ export async function crossCheckWithViem(
   orders: readonly WireBenchOrder[],
 ): Promise<number> {
   for (const o of orders) {
-    const typed = orderTypedData(domain, {
+    const typed = viemOrderTypedData(domain, {
       marketHash: o.marketHash as Hex,
       baseToken: o.baseToken as Hex,
       totalBetSize: BigInt(o.totalBetSize),

@@ -81,8 +81,10 @@ describe('@oddsbook/client against a listening server', () => {
       escrowedAmount: (9n * USDC).toString(),
     });
 
-    const cancelled = await maker.cancelOrders([made!.orderId]);
-    expect(cancelled.cancelled.map((c) => c.orderId)).toEqual([made!.orderId]);
+    const madeId = made?.orderId;
+    if (!madeId) throw new Error(`the maker's order has no id: ${JSON.stringify(made)}`);
+    const cancelled = await maker.cancelOrders([madeId]);
+    expect(cancelled.cancelled.map((c) => c.orderId)).toEqual([madeId]);
     expect((await maker.listOrders()).orders).toEqual([]);
     expect((await maker.heartbeat(30)).expiresAt).toBeTruthy();
     expect(await maker.realtimeToken()).toMatch(/^ey/);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type OrderMessage, orderTypedData, tickToOdds } from '@oddsbook/protocol';
+import { type OrderDomain, type OrderMessage, orderTypedData, tickToOdds } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { TestExchange, TestUser } from './test-exchange.js';
 
@@ -90,6 +90,15 @@ export type OrderFields = {
   salt?: bigint;
 };
 
+/**
+ * `orderTypedData` in the shape viem's typed-data functions are typed for: given `EIP712Domain` among the
+ * types, viem types the domain by it, so its uint256 `chainId` is a bigint where `OrderDomain` has a
+ * number. The same digest and signature either way.
+ */
+export function viemOrderTypedData(domain: OrderDomain, order: OrderMessage) {
+  return { ...orderTypedData(domain, order), domain: { ...domain, chainId: BigInt(domain.chainId) } };
+}
+
 /** A wire order signed with the user's key over the exchange's EIP-712 domain (viem signTypedData). */
 export async function signOrder(t: TestExchange, user: TestUser, f: OrderFields) {
   const message: OrderMessage = {
@@ -103,7 +112,7 @@ export async function signOrder(t: TestExchange, user: TestUser, f: OrderFields)
     isMakerBettingOutcomeOne: f.isOne ?? true,
   };
   const signature = await privateKeyToAccount(user.privateKey).signTypedData(
-    orderTypedData(t.exchange.orderDomain, message),
+    viemOrderTypedData(t.exchange.orderDomain, message),
   );
   return {
     marketHash: message.marketHash,

@@ -51,8 +51,13 @@ describe('catalog: operator API', () => {
       [`/admin/fixtures/${eventId}/scores`, { teamOneScore: 1, teamTwoScore: 0 }],
       [`/admin/fixtures/${eventId}/status`, { status: 2 }],
     ];
+    const badHeaders: Record<string, string>[] = [
+      {},
+      { 'x-admin-token': 'not-the-admin-token' },
+      { 'x-svc-api-key': 'x' },
+    ];
     for (const [url, payload] of routes) {
-      for (const headers of [{}, { 'x-admin-token': 'not-the-admin-token' }, { 'x-svc-api-key': 'x' }]) {
+      for (const headers of badHeaders) {
         const response = await post(url, payload, headers);
         expect(response.statusCode, url).toBe(401);
         expect(response.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 });

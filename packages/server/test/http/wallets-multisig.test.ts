@@ -32,7 +32,7 @@ describe('proxy wallets and multisig through HTTP', () => {
     removeDataDir(t.dataDir);
   });
 
-  const post = (url: string, user: TestUser, payload?: unknown) =>
+  const post = (url: string, user: TestUser, payload?: object) =>
     t.app.inject({
       method: 'POST',
       url,

@@ -3,12 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type OrderMessage, orderTypedData, tickToOdds } from '@oddsbook/protocol';
+import { type OrderMessage, tickToOdds } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../src/config.js';
 import { EIP712_DOMAIN_NAME } from '../../src/exchange.js';
 import { removeDataDir, testPrivateKey } from '../helpers/test-exchange.js';
+import { viemOrderTypedData } from '../helpers/trading.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN = 'crash-test-admin-token-0123';
@@ -151,7 +152,7 @@ describe('crash safety', () => {
               maker: trader.account.address,
               isMakerBettingOutcomeOne: isOne,
             };
-            const orderSignature = await trader.account.signTypedData(orderTypedData(domain, message));
+            const orderSignature = await trader.account.signTypedData(viemOrderTypedData(domain, message));
             return {
               marketHash,
               maker: message.maker,
