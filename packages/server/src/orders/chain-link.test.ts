@@ -8,6 +8,7 @@ import { A, B, C, createTestChain, ESCROW, tempSqlite } from '../chain/test-supp
 import type { EngineEvent } from '../engine/index.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { migrate } from '../store/sqlite/migrations.js';
+import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
 import { ChainLink, chainMemo, type FillLockUpdate, parseEscrowMemo } from './chain-link.js';
 
 const D: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
@@ -29,6 +30,8 @@ function boot(
     onSubmitError?: (error: unknown) => void;
     /** Default: a block in one slice. 0: one escrow a slice (slices that do not depend on the machine). */
     applySliceMs?: number;
+    /** The flush timer's period (default: a minute, so that tests flush by hand). */
+    flushMs?: number;
   } = {},
 ) {
   const db = file.open();
@@ -48,7 +51,7 @@ function boot(
   const updates: FillLockUpdate[][] = [];
   link.onLockUpdates((u) => updates.push([...u]));
   let now = 5_000;
-  const stop = link.start(() => ++now, 60_000);
+  const stop = link.start(() => ++now, options.flushMs ?? 60_000);
   return {
     db,
     chain,
@@ -536,6 +539,44 @@ describe('chain link: escrow per account', () => {
     node.link.flush();
     expect(escrows(node)).toEqual([]);
     expect(errors).toHaveLength(1);
+    await node.close();
+  });
+});
+
+describe('chain link: behind the write gate', () => {
+  it("waits off the event loop while the WAL checkpointer's restart holds the gate: flushes, then receipts", async () => {
+    const node = boot(files(), { flushMs: 5 });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    setWriteGate(node.db, writeGate(gate));
+    const restart = () => Atomics.store(gate, 0, GATE_CHECKPOINTER);
+    const done = () => {
+      Atomics.store(gate, 0, GATE_FREE);
+      Atomics.notify(gate, 0);
+    };
+    const fillStatuses = () => ['1-0-M', '1-0-T'].map((id) => status(node.db, 'fills', id));
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    restart();
+    oneMatch(node);
+    await turns(6);
+    expect(escrows(node)).toEqual([]); // the flush timer waits, the event loop turns
+    done();
+    await until(() => escrows(node).length === 2);
+
+    restart();
+    node.timer.tick();
+    await turns(6);
+    expect(fillStatuses()).toEqual(['MATCHED', 'MATCHED']); // the block's receipts wait too
+    done();
+    await until(() => fillStatuses().every((s) => s === 'LOCKED'));
+    expect(Atomics.load(gate, 0)).toBe(GATE_FREE);
+    setWriteGate(node.db, null);
     await node.close();
   });
 });

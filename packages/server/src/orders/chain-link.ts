@@ -9,6 +9,7 @@ import {
   toFill,
   toTrade,
 } from '../store/sqlite/sqlite-trading-queries.js';
+import { withWriteGate } from '../store/sqlite/write-gate.js';
 
 /** Memos that tie chain transactions to exchange records. */
 export const chainMemo = {
@@ -109,7 +110,7 @@ export class ChainLink {
   private now: () => number = Date.now;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly chain: Chain,
     private readonly walletOf: (account: `0x${string}`) => `0x${string}`,
     /**
@@ -311,7 +312,11 @@ export class ChainLink {
     this.flush();
     const flushTimer = setInterval(() => {
       try {
-        this.flush();
+        // Behind the write gate: while the WAL checkpointer restarts the WAL, off the event loop.
+        const written = withWriteGate(this.db, () => {
+          if (!this.stopped) this.flush();
+        });
+        if (written instanceof Promise) written.catch(this.onSubmitError);
       } catch (error) {
         this.onSubmitError(error);
       }
@@ -372,20 +377,23 @@ export class ChainLink {
   /**
    * Applies a block's escrows in slices of about `applySliceMs` (more while later blocks wait), one
    * transaction each with the event loop free in between: at a high fill rate a block carries hundreds of
-   * fills, and requests are not held up for all of them at once. The cursor moves with the last slice.
-   * Applying an escrow again changes nothing (only MATCHED fills turn), so a crash between slices just
-   * re-applies the block at the next start.
+   * fills, and requests are not held up for all of them at once. Each slice goes behind the write gate, so
+   * a slice that meets the WAL checkpointer's restart waits off the event loop. The cursor moves with the
+   * last slice. Applying an escrow again changes nothing (only fills above the watermark are reported), so
+   * a crash between slices just re-applies the block at the next start.
    */
   private apply(escrows: readonly LandedEscrow[], through: number, now: number): void {
     this.applying = true;
     let next = 0;
-    const slice = () => {
-      if (this.stopped) return;
+    const failed = (error: unknown) => {
+      // The cursor stays behind: the next block catches up from the stored receipts.
+      this.applying = false;
+      this.queued.length = 0;
+      this.onSubmitError(error);
+    };
+    const sliced = (applied: { updates: FillLockUpdate[]; next: number } | null) => {
+      if (applied === null) return; // stopped while waiting for the gate
       try {
-        // Blocks mined meanwhile wait behind this one: each adds a slice's time, so that under a sustained
-        // load the receipts keep pace with the chain instead of falling further behind.
-        const budgetMs = this.applySliceMs * (1 + this.queued.length);
-        const applied = this.applyTx(escrows, next, budgetMs, through, now);
         next = applied.next;
         if (next < escrows.length) {
           this.publish(applied.updates, null);
@@ -395,13 +403,26 @@ export class ChainLink {
         this.applying = false;
         this.publish(applied.updates, through);
       } catch (error) {
-        // The cursor stays behind: the next block catches up from the stored receipts.
-        this.applying = false;
-        this.queued.length = 0;
-        this.onSubmitError(error);
+        failed(error);
         return;
       }
       this.drainQueue();
+    };
+    const slice = () => {
+      if (this.stopped) return;
+      try {
+        const written = withWriteGate(this.db, () =>
+          this.stopped
+            ? null
+            : // Blocks mined meanwhile wait behind this one: each adds a slice's time, so that under a
+              // sustained load the receipts keep pace with the chain instead of falling further behind.
+              this.applyTx(escrows, next, this.applySliceMs * (1 + this.queued.length), through, now),
+        );
+        if (written instanceof Promise) written.then(sliced, failed);
+        else sliced(written);
+      } catch (error) {
+        failed(error);
+      }
     };
     slice();
   }

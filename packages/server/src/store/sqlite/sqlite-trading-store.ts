@@ -14,7 +14,7 @@ import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/i
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import { toFill, toOrder, toTrade } from './sqlite-trading-queries.js';
-import { writeGateOf } from './write-gate.js';
+import { withWriteGate } from './write-gate.js';
 
 export { fillIdOf, tradeIdOf } from '../batch-projection.js';
 
@@ -155,15 +155,9 @@ export class SqliteTradingStore {
       this.commit(entries, engine);
       return;
     }
-    const gate = writeGateOf(this.db);
-    const entering = gate?.enter();
-    if (entering) await entering;
-    try {
-      // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
-      walSync.unsynced(() => this.commit(entries, engine));
-    } finally {
-      gate?.leave();
-    }
+    // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
+    const written = withWriteGate(this.db, () => walSync.unsynced(() => this.commit(entries, engine)));
+    if (written instanceof Promise) await written;
     await walSync.sync();
   }
 

@@ -26,9 +26,10 @@ const db = new Database(workerData.file);
 // (an operator's .backup) would hold it for the whole wait, failing the sequencer's commit after its own
 // 5 s. After 10 ms it gives up, and tries again a second later.
 db.pragma('busy_timeout = 10');
-// The write gate (write-gate.ts): 0 free, 1 held here for a RESTART, 2 held by a sequencer commit (about a
-// millisecond, on the event loop). Taken before the RESTART so that the commit waits for it off the event
-// loop; if the sequencer does not let go within GATE_WAIT_MS, the RESTART goes on without it.
+// The write gate (write-gate.ts): 0 free, 1 held here for a RESTART, 2 held by a write on the event loop
+// (a batch commit, an escrow flush, a slice of receipts: about a millisecond). Taken before the RESTART so
+// that the write waits for it off the event loop; if the writer does not let go within GATE_WAIT_MS, the
+// RESTART goes on without it.
 const gate = new Int32Array(workerData.gate);
 const enterGate = () => {
   for (const deadline = Date.now() + ${GATE_WAIT_MS}; Date.now() < deadline; ) {
@@ -85,8 +86,8 @@ export type WalCheckpointer = { stop(): Promise<void> };
  * Runs WAL checkpoints on a second connection in a worker thread, so the writer's commits never pay for
  * them: copying pages into the database file and its fsync happen off the event loop, and a longer
  * interval lets a page written by many commits be copied once. Once the WAL is large, each checkpoint
- * also starts it over (see the worker), so that it stays small under sustained load; the sequencer's
- * commits wait for such a restart behind a write gate, off the event loop (write-gate.ts). The writer's own
+ * also starts it over (see the worker), so that it stays small under sustained load; the event loop's
+ * writes wait for such a restart behind a write gate, off the event loop (write-gate.ts). The writer's own
  * automatic checkpoints are switched off while the worker runs, and back on if it fails.
  */
 export function startWalCheckpointer(

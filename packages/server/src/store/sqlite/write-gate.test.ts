@@ -1,16 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, writeGate } from './write-gate.js';
+import { GATE_CHECKPOINTER, GATE_FREE, GATE_WRITER, type GatePass, writeGate } from './write-gate.js';
 
 const sharedState = () => new Int32Array(new SharedArrayBuffer(4));
 
 describe('write gate', () => {
   it('is taken at once when free, and given back', () => {
     const state = sharedState();
-    const gate = writeGate(state);
-    expect(gate.enter()).toBeNull();
+    const pass = writeGate(state).enter();
+    expect(pass).not.toBeInstanceOf(Promise);
     expect(Atomics.load(state, 0)).toBe(GATE_WRITER);
-    gate.leave();
+    (pass as GatePass).leave();
     expect(Atomics.load(state, 0)).toBe(GATE_FREE);
   });
 
@@ -19,7 +19,7 @@ describe('write gate', () => {
     Atomics.store(state, 0, GATE_CHECKPOINTER);
     const gate = writeGate(state);
     const entering = gate.enter();
-    expect(entering).not.toBeNull();
+    expect(entering).toBeInstanceOf(Promise);
     let turns = 0;
     const ticker = setInterval(() => turns++, 1);
     setTimeout(() => {
@@ -27,11 +27,11 @@ describe('write gate', () => {
       Atomics.store(state, 0, GATE_FREE);
       Atomics.notify(state, 0);
     }, 30);
-    await entering;
+    const pass = await entering;
     clearInterval(ticker);
     expect(turns).toBeGreaterThan(3);
     expect(Atomics.load(state, 0)).toBe(GATE_WRITER);
-    gate.leave();
+    pass.leave();
     expect(Atomics.load(state, 0)).toBe(GATE_FREE);
   });
 
@@ -40,10 +40,34 @@ describe('write gate', () => {
     Atomics.store(state, 0, GATE_CHECKPOINTER);
     const gate = writeGate(state, 20);
     const started = performance.now();
-    await gate.enter();
+    const pass = await gate.enter();
     expect(performance.now() - started).toBeGreaterThanOrEqual(19);
-    gate.leave();
+    pass.leave();
     expect(Atomics.load(state, 0)).toBe(GATE_CHECKPOINTER);
+  });
+
+  it('lets writes of this thread that wait for the checkpointer through one at a time, in turn', async () => {
+    const state = sharedState();
+    Atomics.store(state, 0, GATE_CHECKPOINTER);
+    const gate = writeGate(state);
+    const order: string[] = [];
+    const write = async (name: string) => {
+      const pass = await gate.enter();
+      order.push(`${name} in ${Atomics.load(state, 0)}`);
+      // The holder keeps it across turns of the event loop; the other waits without spinning.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      order.push(`${name} out`);
+      pass.leave();
+      pass.leave(); // a second leave lets go of nothing the other holds
+    };
+    const both = Promise.all([write('a'), write('b')]);
+    setTimeout(() => {
+      Atomics.store(state, 0, GATE_FREE);
+      Atomics.notify(state, 0);
+    }, 10);
+    await both;
+    expect(order).toEqual([`a in ${GATE_WRITER}`, 'a out', `b in ${GATE_WRITER}`, 'b out']);
+    expect(Atomics.load(state, 0)).toBe(GATE_FREE);
   });
 
   it('keeps the process alive while it waits, though nothing else would', () => {

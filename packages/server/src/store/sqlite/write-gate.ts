@@ -11,51 +11,65 @@ export const GATE_WRITER = 2;
 export const GATE_WAIT_MS = 1_000;
 
 /**
- * Keeps the sequencer's batch commits out of the WAL checkpointer's RESTART without blocking the event
- * loop. A commit that meets the restart in SQLite waits in SQLite's busy handler, which sleeps on the event
- * loop in steps of 1, 2, 5, 10 ms...: a 9 ms restart held every request up for 19 ms, four times a second
- * at 1,000 orders/s. Behind the gate the batch waits asynchronously and goes the moment the restart ends.
- * SQLite's own locks still decide: the gate only spares the event loop the wait. Other writers (rare)
- * do not take it.
+ * Keeps the event loop's commits out of the WAL checkpointer's RESTART without blocking the event loop. A
+ * commit that meets the restart in SQLite waits in SQLite's busy handler, which sleeps on the event loop in
+ * steps of 1, 2, 5, 10 ms...: a 9 ms restart held every request up for 19 ms, four times a second at 1,000
+ * orders/s. Behind the gate a write waits asynchronously and goes the moment the restart ends. SQLite's own
+ * locks still decide: the gate only spares the event loop the wait. Writers on the event loop take turns
+ * through it too (a write is synchronous, so one holds it only from its turn to its end).
  */
 export type WriteGate = {
-  /** Null when the gate was free and is now held; else a promise of holding it (or of giving up waiting). */
-  enter(): Promise<void> | null;
-  /** Lets go of the gate, if held, and wakes the checkpointer. */
-  leave(): void;
+  /**
+   * A pass at once when the gate is free; else a promise of one once it is (or, after `waitMs`, of a pass
+   * that holds nothing: the write goes on and SQLite's locks decide).
+   */
+  enter(): GatePass | Promise<GatePass>;
 };
 
+/** Lets go of the gate (once; a pass that took nothing lets go of nothing) and wakes whoever waits. */
+export type GatePass = { leave(): void };
+
+const NOTHING_HELD: GatePass = { leave() {} };
+
 export function writeGate(state: Int32Array, waitMs = GATE_WAIT_MS): WriteGate {
-  let held = false;
-  const take = () => {
-    held = Atomics.compareExchange(state, 0, GATE_FREE, GATE_WRITER) === GATE_FREE;
-    return held;
+  const take = (): GatePass | null => {
+    if (Atomics.compareExchange(state, 0, GATE_FREE, GATE_WRITER) !== GATE_FREE) return null;
+    let held = true;
+    return {
+      leave() {
+        if (!held) return;
+        held = false;
+        Atomics.store(state, 0, GATE_FREE);
+        Atomics.notify(state, 0);
+      },
+    };
   };
   return {
     enter() {
-      if (take()) return null;
+      const pass = take();
+      if (pass) return pass;
       return (async () => {
         // Atomics.waitAsync does not keep Node's event loop alive: a process with nothing else pending (one
-        // shutting down, a command-line run) would exit in the middle of the wait, its batch unwritten.
+        // shutting down, a command-line run) would exit in the middle of the wait, its write not done.
         const keepAlive = setTimeout(() => {}, waitMs);
         try {
           const deadline = performance.now() + waitMs;
-          while (!take()) {
+          for (;;) {
+            const pass = take();
+            if (pass) return pass;
             const left = deadline - performance.now();
-            if (left <= 0) return;
-            const wait = Atomics.waitAsync(state, 0, GATE_CHECKPOINTER, left);
+            if (left <= 0) return NOTHING_HELD;
+            // Whoever holds it (the checkpointer, or another write of this thread waiting for its turn)
+            // notifies when it lets go.
+            const holder = Atomics.load(state, 0);
+            if (holder === GATE_FREE) continue;
+            const wait = Atomics.waitAsync(state, 0, holder, left);
             if (wait.async) await wait.value;
           }
         } finally {
           clearTimeout(keepAlive);
         }
       })();
-    },
-    leave() {
-      if (!held) return;
-      held = false;
-      Atomics.store(state, 0, GATE_FREE);
-      Atomics.notify(state, 0);
     },
   };
 }
@@ -65,7 +79,24 @@ const gates = new WeakMap<Database, WriteGate>();
 /** The gate of the checkpointer running on `db`'s file, if one runs. */
 export const writeGateOf = (db: Database): WriteGate | undefined => gates.get(db);
 
+/** Sets (null: removes) the gate of the checkpointer running on `db`'s file. */
 export function setWriteGate(db: Database, gate: WriteGate | null): void {
   if (gate) gates.set(db, gate);
   else gates.delete(db);
+}
+
+/**
+ * Runs `write` (synchronous) holding `db`'s write gate: at once when the gate is free or there is none,
+ * else once the checkpointer lets go (a promise of the result).
+ */
+export function withWriteGate<T>(db: Database, write: () => T): T | Promise<T> {
+  const entering = gates.get(db)?.enter();
+  const run = (pass: GatePass | undefined) => {
+    try {
+      return write();
+    } finally {
+      pass?.leave();
+    }
+  };
+  return entering instanceof Promise ? entering.then(run) : run(entering);
 }
