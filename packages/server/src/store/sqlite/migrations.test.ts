@@ -2,6 +2,29 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from './migrations.js';
 
+/** Fills and trades as the schema before migrations 8 and 9 holds them (the columns those migrations read). */
+function tradingRows(db: InstanceType<typeof BetterSqlite3>) {
+  const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
+      is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, 'm', 1, 1, '5', '10', '50', ?, ?, 1, 1)`);
+  const trade = db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
+      is_maker, stake, pot, status, created_at, updated_at)
+    VALUES (?, ?, ?, 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
+  return {
+    fill: (
+      id: string,
+      matchId: string,
+      orderId: string,
+      tradeId: string,
+      account: string,
+      status: string,
+      seq: number,
+    ) => fill.run(id, matchId, orderId, tradeId, account, status, seq),
+    trade: (id: string, orderId: string, account: string, status: string) =>
+      trade.run(id, orderId, account, status),
+  };
+}
+
 describe('migration 6: fills without a primary key, escrow ranges by seq', () => {
   it('keeps every fill and its rowid; only append-only or order-keyed indexes remain', () => {
     const db = new BetterSqlite3(':memory:');
@@ -128,21 +151,15 @@ describe('migration 8: a count of unescrowed fills on each trade', () => {
       db,
       MIGRATIONS.filter((m) => m.version <= 7),
     );
-    const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
-        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
-      VALUES (?, ?, ?, ?, 'acct', 'm', 1, 1, '5', '10', '50', ?, 1, 1, 1)`);
-    const trade =
-      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
-        is_maker, stake, pot, status, created_at, updated_at)
-      VALUES (?, ?, 'acct', 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
-    fill.run('1-0-M', '1-0', 'o1', 't1', 'LOCKED');
-    fill.run('2-0-M', '2-0', 'o1', 't1', 'MATCHED');
-    fill.run('3-0-T', '3-0', 'o1', 't1', 'MATCHED');
-    fill.run('3-1-M', '3-1', 'o2', 't2', 'LOCKED');
-    fill.run('4-0-M', '4-0', 'o3', 't3', 'SETTLED');
-    trade.run('t1', 'o1', 'MATCHED');
-    trade.run('t2', 'o2', 'LOCKED');
-    trade.run('t3', 'o3', 'SETTLED');
+    const { fill, trade } = tradingRows(db);
+    fill('1-0-M', '1-0', 'o1', 't1', 'acct', 'LOCKED', 1);
+    fill('2-0-M', '2-0', 'o1', 't1', 'acct', 'MATCHED', 1);
+    fill('3-0-T', '3-0', 'o1', 't1', 'acct', 'MATCHED', 1);
+    fill('3-1-M', '3-1', 'o2', 't2', 'acct', 'LOCKED', 1);
+    fill('4-0-M', '4-0', 'o3', 't3', 'acct', 'SETTLED', 1);
+    trade('t1', 'o1', 'acct', 'MATCHED');
+    trade('t2', 'o2', 'acct', 'LOCKED');
+    trade('t3', 'o3', 'acct', 'SETTLED');
 
     expect(
       migrate(
@@ -172,25 +189,19 @@ describe('migration 9: LOCKED by a per-account escrow watermark', () => {
       db,
       MIGRATIONS.filter((m) => m.version <= 8),
     );
-    const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
-        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, 'm', 1, 1, '5', '10', '50', ?, ?, 1, 1)`);
-    const trade =
-      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
-        is_maker, stake, pot, status, created_at, updated_at)
-      VALUES (?, ?, ?, 'm', 'e', 1, 1, '5', '10', ?, 1, 1)`);
+    const { fill, trade } = tradingRows(db);
     // a: escrowed through seq 2, its seq 3 not yet; t1 partly escrowed, t2 wholly. b: nothing escrowed.
-    fill.run('1-0-M', '1-0', 'o1', 't1', 'a', 'LOCKED', 1);
-    fill.run('2-0-M', '2-0', 'o2', 't2', 'a', 'LOCKED', 2);
-    fill.run('3-0-M', '3-0', 'o1', 't1', 'a', 'MATCHED', 3);
-    fill.run('3-1-T', '3-1', 'o3', 't3', 'b', 'MATCHED', 3);
-    fill.run('4-0-T', '4-0', 'o4', 't4', 'b', 'SETTLED', 4);
-    fill.run('5-0-T', '5-0', 'o5', 't5', 'b', 'FAILED', 5);
-    trade.run('t1', 'o1', 'a', 'MATCHED');
-    trade.run('t2', 'o2', 'a', 'LOCKED');
-    trade.run('t3', 'o3', 'b', 'MATCHED');
-    trade.run('t4', 'o4', 'b', 'SETTLED');
-    trade.run('t5', 'o5', 'b', 'FAILED');
+    fill('1-0-M', '1-0', 'o1', 't1', 'a', 'LOCKED', 1);
+    fill('2-0-M', '2-0', 'o2', 't2', 'a', 'LOCKED', 2);
+    fill('3-0-M', '3-0', 'o1', 't1', 'a', 'MATCHED', 3);
+    fill('3-1-T', '3-1', 'o3', 't3', 'b', 'MATCHED', 3);
+    fill('4-0-T', '4-0', 'o4', 't4', 'b', 'SETTLED', 4);
+    fill('5-0-T', '5-0', 'o5', 't5', 'b', 'FAILED', 5);
+    trade('t1', 'o1', 'a', 'MATCHED');
+    trade('t2', 'o2', 'a', 'LOCKED');
+    trade('t3', 'o3', 'b', 'MATCHED');
+    trade('t4', 'o4', 'b', 'SETTLED');
+    trade('t5', 'o5', 'b', 'FAILED');
     const shown = () => ({
       fills: db.prepare('SELECT id, status FROM fills_shown ORDER BY id').raw().all(),
       trades: db.prepare('SELECT id, status FROM trades_shown ORDER BY id').raw().all(),

@@ -59,12 +59,7 @@ export class SqliteTradingStore {
   private readonly commitTx: (entries: readonly AppliedEntry[], engine: Engine) => void;
   private readonly inTransaction: ((entries: readonly AppliedEntry[]) => void)[] = [];
   private readonly changesByEntry = new WeakMap<AppliedEntry, EntryChanges>();
-  /**
-   * Set when the database is a WAL file opened with synchronous=FULL (or EXTRA). A batch then commits with
-   * synchronous=NORMAL and its WAL frames are flushed with fdatasync on libuv's thread pool before the
-   * batch is acknowledged: the same guarantee as FULL (the WAL is on disk before anyone is told), but the
-   * event loop keeps parsing and verifying the next requests during the flush instead of blocking in it.
-   */
+  /** Set when commits are synced (WAL, synchronous=FULL): a batch is acknowledged once `sync` resolves. */
   private readonly walSync: WalSync | null;
   /**
    * Open (ACTIVE, PENDING) orders' rows as last committed, so that a maker's row is not read back for each
