@@ -12,9 +12,9 @@
  * Phases: (a) peak orders/s with 1-order requests; (b) peak with 10-order requests; (c) latency of 1-order
  * requests at half of (a)'s rate; (d) `waitForOutcome: true` latency at 1,000 orders/s (and, as (d0), at
  * 100/s, where nothing queues: the floor of one acknowledgement); (e) the ceiling's
- * peak with 1-order requests, and (e0), (e1) its latency paced at 100/s and 1,000/s (what HTTP, the
+ * peak with 1-order requests, (e10) with 10-order requests, and (e0), (e1) its latency paced at 100/s and 1,000/s (what HTTP, the
  * signature check and this generator alone take, against (d0) and (d)). They run in the order a, c, d0, d,
- * b, e, e0, e1; between two, the bench waits until the
+ * b, e, e10, e0, e1; between two, the bench waits until the
  * embedded chain has mined the escrows of the last phase, so that a phase does not pay for the previous
  * one's backlog (the settle times are printed). Every phase checks that no request failed (non-2xx 0, no FAILED order) and
  * counts the fills the exchange committed (read from its database).
@@ -24,7 +24,7 @@
  * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
  * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
  * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts), BENCH_PHASES
- * (a comma list of the phases to run, default a,c,d0,d,b,e,e0,e1; c needs a), BENCH_NODE_FLAGS (the servers' Node
+ * (a comma list of the phases to run, default a,c,d0,d,b,e,e10,e0,e1; c needs a), BENCH_NODE_FLAGS (the servers' Node
  * flags), BENCH_EXCHANGE_LOG=<file> (the exchange's stdout and stderr are written there after the run).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -56,7 +56,9 @@ const USE_DIST = process.env.BENCH_SERVER === 'dist';
 /** Node flags for the exchange and the ceiling alike (none by default, as `npm start`). */
 const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** The phases to run (default all); (c) needs (a), whose rate it halves. */
-const PHASES = new Set((process.env.BENCH_PHASES ?? 'a,c,d0,d,b,e,e0,e1').split(',').map((p) => p.trim()));
+const PHASES = new Set(
+  (process.env.BENCH_PHASES ?? 'a,c,d0,d,b,e,e10,e0,e1').split(',').map((p) => p.trim()),
+);
 
 // Exit (running the 'exit' handlers that stop the servers) on Ctrl-C or `timeout`, too.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
@@ -419,7 +421,7 @@ async function main() {
 
     // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
     let ceilingRate: number | null = null;
-    if (PHASES.has('e') || PHASES.has('e0') || PHASES.has('e1')) {
+    if (['e', 'e10', 'e0', 'e1'].some((p) => PHASES.has(p))) {
       const ceilingPort = randomPort();
       const ceiling = await startChild(
         [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
@@ -427,12 +429,12 @@ async function main() {
         ceilingPort,
       );
       try {
-        const ceilingPeak = (seconds: number) =>
+        const ceilingPeak = (seconds: number, perRequest = 1) =>
           runPeak({
             url: ceiling.base,
-            requests: single,
+            requests: perRequest === 1 ? single : multi,
             wrap: true,
-            perRequest: 1,
+            perRequest,
             connections: CONNECTIONS,
             seconds,
           });
@@ -441,6 +443,11 @@ async function main() {
           const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
           record('(e) ceiling: verify-only Fastify, 1-order', 1, e);
           ceilingRate = e.result.ordersPerSecond;
+        }
+        // What (b)'s 10-order requests can reach when only their signatures are checked.
+        if (PHASES.has('e10')) {
+          const e10 = await measured(ceiling, null, () => ceilingPeak(peakSeconds, 10));
+          record('(e10) ceiling: verify-only, 10-order', 10, e10);
         }
         // The floor of (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
         for (const [phase, rate] of [

@@ -6,11 +6,14 @@
  * thread (the sequencer's, the exchange's bottleneck) and of the whole process, the figures the load
  * generator of bench:orders disturbs, so that a change to the store can be compared run against run.
  *
- * Knobs: BENCH_ORDERS (default 60,000), BENCH_BATCH (orders per batch, default 20), BENCH_RUNS (default 3).
+ * Knobs: BENCH_ORDERS (default 60,000), BENCH_BATCH (orders per batch, default 20), BENCH_RUNS (default 3),
+ * BENCH_WAL_FRAMES=1 (one more run, without checkpoints, that reports the pages each commit wrote to the WAL,
+ * by table and index: what a commit's cost grows with).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
 import { Engine } from '../packages/server/src/engine/index.js';
 import type { SequencerInput } from '../packages/server/src/sequencer/inputs.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
@@ -21,6 +24,7 @@ import { startWalCheckpointer } from '../packages/server/src/store/sqlite/wal-ch
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const WAL_FRAMES = process.env.BENCH_WAL_FRAMES === '1';
 const LADDER = 800;
 const STEP = 10n ** 20n / BigInt(LADDER);
 const MARKETS = Array.from({ length: 4 }, (_, i) => `0x${(i + 1).toString(16).repeat(64)}`);
@@ -74,10 +78,33 @@ function mainThreadCpuUs(): number {
 
 type RunFigures = { mainUs: number; cpuUs: number; wallUs: number; fills: number };
 
-async function run(): Promise<RunFigures> {
+/**
+ * WAL frames per commit by B-tree (table or index; page 1 counts as sqlite_schema), read from the WAL file
+ * of a database whose WAL was emptied before the `commits` measured and never checkpointed since.
+ */
+function walFramesByTree(db: Database, commits: number): [string, number][] {
+  const wal = readFileSync(`${db.name}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const tree = new Map<number, string>();
+  for (const { name, pageno } of db.prepare('SELECT name, pageno FROM dbstat').all() as {
+    name: string;
+    pageno: number;
+  }[])
+    tree.set(pageno, name);
+  const frames = new Map<string, number>();
+  // A 32-byte header, then frames of a 24-byte header (page number first) and the page.
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    const name = tree.get(wal.readUInt32BE(at)) ?? 'freelist';
+    frames.set(name, (frames.get(name) ?? 0) + 1);
+  }
+  return [...frames].map(([name, n]): [string, number] => [name, n / commits]).sort((a, b) => b[1] - a[1]);
+}
+
+async function run(mapWal = false): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-store-'));
   const db = openDatabase(dir);
-  const checkpointer = startWalCheckpointer(db);
+  if (mapWal) db.pragma('wal_autocheckpoint = 0');
+  const checkpointer = mapWal ? null : startWalCheckpointer(db);
   const store = new SqliteTradingStore(db);
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
@@ -100,6 +127,7 @@ async function run(): Promise<RunFigures> {
   );
   const next = random(7);
   const inputs = Array.from({ length: ORDERS }, (_, i) => orderInput(i + 1, next));
+  if (mapWal) db.pragma('wal_checkpoint(TRUNCATE)');
   const cpu = process.cpuUsage();
   const main = mainThreadCpuUs();
   const started = performance.now();
@@ -108,7 +136,13 @@ async function run(): Promise<RunFigures> {
   const used = process.cpuUsage(cpu);
   const mainUs = (mainThreadCpuUs() - main) / ORDERS;
   const fills = db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
-  await checkpointer.stop();
+  if (mapWal) {
+    const frames = walFramesByTree(db, Math.ceil(ORDERS / BATCH));
+    const total = frames.reduce((sum, [, n]) => sum + n, 0);
+    console.log(`WAL pages per commit of ${BATCH} orders: ${total.toFixed(1)}`);
+    for (const [name, n] of frames) console.log(`  ${n.toFixed(2).padStart(6)}  ${name}`);
+  }
+  await checkpointer?.stop();
   store.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
@@ -125,3 +159,4 @@ for (let r = 0; r < RUNS; r++) {
       `${wallUs.toFixed(1)} µs wall, ${fills.toLocaleString('en-US')} fills`,
   );
 }
+if (WAL_FRAMES) await run(true);
