@@ -250,6 +250,48 @@ describe('sequencer durability', () => {
     expect(seen.resting).toBeGreaterThan(0);
   });
 
+  it('resumes both seqs from the journal when it ends with inputs the engine never saw', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
+    try {
+      let { db, store, sequencer } = await openSequencer(dataDir);
+      expect(store.sequencerState()).toEqual({ lastSeq: 0, engineLastSeq: -1, lastTs: 0 });
+      await Promise.all(
+        sequencer.submitAll([
+          { kind: 'engine', command: { type: 'openMarket', marketHash: MARKETS[0]!, eventId: 'L1' } },
+          { kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 50_000_000n } },
+        ]),
+      );
+      // An in-play order admitted (PENDING), then withdrawn: journaled, never applied to the engine.
+      const orderId = `0x${'9'.repeat(64)}`;
+      const order = {
+        type: 'place' as const,
+        orderId,
+        account: '0xA1',
+        marketHash: MARKETS[0]!,
+        isBettingOutcomeOne: true,
+        percentageOdds: 400n * STEP,
+        totalBetSize: 1_000_000n,
+        expiry: 4_000_000_000,
+        timeInForce: 'GTC' as const,
+      };
+      await sequencer.submit({ kind: 'admit', order, meta: meta(orderId), activateAt: 9_999 });
+      await sequencer.submit({ kind: 'withdraw', orderIds: [orderId], reason: 'CANCELLED' });
+      const lastTs = db.prepare('SELECT max(ts) FROM journal').pluck().get() as number;
+      const liveHash = sequencer.engine.stateHash();
+      db.close();
+
+      ({ db, store, sequencer } = await openSequencer(dataDir));
+      expect(store.sequencerState()).toEqual({ lastSeq: 4, engineLastSeq: 2, lastTs });
+      expect(sequencer.engine.stateHash()).toBe(liveHash);
+      await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 1n } });
+      expect(db.prepare('SELECT max(seq) FROM journal').pluck().get()).toBe(5);
+      expect(store.sequencerState()).toMatchObject({ lastSeq: 5, engineLastSeq: 5 });
+      db.close();
+    } finally {
+      removeDataDir(dataDir);
+    }
+  });
+
   it('refuses to start when the projections disagree with the journal', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
     try {

@@ -454,6 +454,16 @@ export const MIGRATIONS: readonly Migration[] = [
           FROM trades t LEFT JOIN escrow_locks l ON l.account = t.account;
       `),
   },
+  {
+    version: 10,
+    name: 'sequencer state read from the journal',
+    up: (db) =>
+      db.exec(`
+        -- Its two seqs were the journal's last and its last engine command's, rewritten by every batch: a
+        -- page of every commit's WAL for what recovery reads from the journal's end.
+        DROP TABLE sequencer_state;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

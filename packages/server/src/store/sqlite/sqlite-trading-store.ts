@@ -77,7 +77,6 @@ export class SqliteTradingStore {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       journal: p('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)'),
-      state: p('UPDATE sequencer_state SET last_seq = ?, engine_last_seq = ? WHERE id = 1'),
       order: p('SELECT * FROM orders WHERE id = ?'),
       trade: p('SELECT * FROM trades WHERE id = ?'),
       insertOrder: p(`INSERT INTO orders (id, account, market_hash, event_id, is_outcome_one, percentage_odds,
@@ -270,7 +269,6 @@ export class SqliteTradingStore {
       const market = engine.market(marketHash);
       if (market) this.s.market!.run(marketHash, market.eventId, openSeq, market.status, market.version);
     }
-    this.s.state!.run(entries[entries.length - 1]!.seq, engine.lastAppliedSeq);
     for (const write of this.inTransaction) write(entries);
   }
 
@@ -420,17 +418,20 @@ export class SqliteTradingStore {
 
   // ------------------------------------------------------------------ recovery reads
 
-  /** Seq of the last journaled input and of the last engine command. */
+  /** Seq and time of the last journaled input, and seq of the last engine command (-1: none yet). */
   sequencerState(): { lastSeq: number; engineLastSeq: number; lastTs: number } {
-    const row = this.db
-      .prepare('SELECT last_seq, engine_last_seq FROM sequencer_state WHERE id = 1')
-      .get() as {
-      last_seq: number;
-      engine_last_seq: number;
-    };
-    const lastTs =
-      (this.db.prepare('SELECT ts FROM journal ORDER BY seq DESC LIMIT 1').pluck().get() as number) ?? 0;
-    return { lastSeq: row.last_seq, engineLastSeq: row.engine_last_seq, lastTs };
+    const last = this.db.prepare('SELECT seq, ts FROM journal ORDER BY seq DESC LIMIT 1').get() as
+      | { seq: number; ts: number }
+      | undefined;
+    // Read backwards from the end, past the inputs that never reach the engine (admitted in-play orders
+    // waiting out their delay, withdrawals): at most a betting delay's worth.
+    const engineLastSeq = this.db
+      .prepare(
+        "SELECT seq FROM journal WHERE json_extract(payload, '$.kind') = 'engine' ORDER BY seq DESC LIMIT 1",
+      )
+      .pluck()
+      .get() as number | undefined;
+    return { lastSeq: last?.seq ?? 0, engineLastSeq: engineLastSeq ?? -1, lastTs: last?.ts ?? 0 };
   }
 
   /** The engine state as the projections hold it, in the engine's canonical snapshot form. */
