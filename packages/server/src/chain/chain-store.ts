@@ -51,6 +51,11 @@ export interface ChainStore {
     receipts: readonly ChainReceipt[],
     changes: StateChanges,
   ): Promise<void> | undefined;
+  /**
+   * Runs `write` (synchronous) once a write would not wait on the event loop for another connection (the
+   * WAL checkpointer's restart): at once, or later (a promise of its result). Without it: at once.
+   */
+  whenWritable?<T>(write: () => T): T | Promise<T>;
   /** Releases what the store holds open besides the database, which stays with its owner. */
   close?(): void;
   putMeta(changes: ReadonlyMap<string, string>): void;

@@ -213,12 +213,24 @@ export class EmbeddedChain implements Chain, ChainFaults {
    * Mines one block with the pending transactions (none: no block; empty blocks are not produced) and
    * announces it to listeners and waiters once it is durable: at once, or when the store's write reaches
    * the disk off the event loop (the promise). Its state is applied at once, as the database has it; only
-   * what tells anyone of the block waits. The timer calls it; tests and tools may call it directly. A
-   * block the store refused changes nothing: its transactions stay pending for the next tick.
+   * what tells anyone of the block waits. While the store cannot write without waiting (the WAL
+   * checkpointer restarting), the whole block waits, so that it is still computed and written in one turn.
+   * The timer calls it; tests and tools may call it directly. A block the store refused changes nothing:
+   * its transactions stay pending for the next tick.
    */
   mineBlock(): Promise<void> | undefined {
     if (this.mining) return undefined;
     this.mining = true;
+    const landed = this.store.whenWritable
+      ? this.store.whenWritable(() => this.mineAndLand())
+      : this.mineAndLand();
+    if (landed === undefined) return undefined;
+    this.landing = Promise.resolve(landed);
+    return this.landing;
+  }
+
+  /** The body of `mineBlock`: `mining` is set, and cleared once the block is announced or not mined. */
+  private mineAndLand(): Promise<void> | undefined {
     let mined: ReturnType<EmbeddedChain['mineNext']>;
     try {
       mined = this.mineNext();
@@ -243,14 +255,13 @@ export class EmbeddedChain implements Chain, ChainFaults {
       announce();
       return undefined;
     }
-    this.landing = durable.then(announce, (error: unknown) => {
+    return durable.then(announce, (error: unknown) => {
       // The block is committed but its sync failed: the disk may not have it, so no one is told and no
       // block follows it (as the sequencer stops on a failed flush). A restart starts from what is on disk.
       this.running = false;
       this.timer.stop();
       this.onListenerError(error);
     });
-    return this.landing;
   }
 
   /** Writes the next block and applies its state; null when nothing is pending. */

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
+import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
 import type { Hash } from './chain-types.js';
 import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';
 import { openEmbeddedChain } from './open-embedded-chain.js';
@@ -406,6 +407,43 @@ describe('blocks on a database whose commits are synced (synchronous = FULL, as 
     void timer.tick();
     await chain.stop();
     expect(announced).toEqual([1, 2, 3]);
+    db.close();
+  });
+});
+
+describe("blocks behind the write gate (the WAL checkpointer's restart)", () => {
+  it('waits off the event loop while the gate is held, then computes, writes and announces the block', async () => {
+    const db = files().open();
+    const store = new SqliteChainStore(db);
+    const { chain, timer } = createTestChain(store);
+    const announced: number[] = [];
+    chain.onBlock((block) => announced.push(block.number));
+    const wa = chain.proxyAddressFor(A);
+    await chain.deployProxy(A);
+    await timer.tick();
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    setWriteGate(db, writeGate(gate));
+    await chain.mint(wa, 100n);
+    Atomics.store(gate, 0, GATE_CHECKPOINTER);
+
+    const landing = timer.tick();
+    expect(landing).toBeInstanceOf(Promise);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
+    // Nothing mined meanwhile: not in the database, not applied, not announced; another tick waits too.
+    expect(store.getBlock(2)).toBeNull();
+    expect(await chain.balanceOf(wa)).toBe(0n);
+    expect(announced).toEqual([1]);
+    expect(timer.tick()).toBeUndefined();
+
+    Atomics.store(gate, 0, GATE_FREE);
+    Atomics.notify(gate, 0);
+    await landing;
+    expect(announced).toEqual([1, 2]);
+    expect(store.getBlock(2)?.transactions).toHaveLength(1);
+    expect(await chain.balanceOf(wa)).toBe(100n);
+    expect(Atomics.load(gate, 0)).toBe(GATE_FREE);
+    setWriteGate(db, null);
+    await chain.stop();
     db.close();
   });
 });

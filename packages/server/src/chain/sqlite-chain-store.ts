@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { type WalSync, walSync } from '../lib/wal-sync.js';
 import { writeTransaction } from '../lib/write-transaction.js';
+import { withWriteGate } from '../store/sqlite/write-gate.js';
 import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
 import type {
   Address,
@@ -295,6 +296,10 @@ export class SqliteChainStore implements ChainStore {
     // Its fsync off the event loop, like a sequencer batch's: twice a second, it took 3-30 ms there.
     this.wal.unsynced(() => this.appendBlockTx(block, receipts, changes));
     return this.wal.sync();
+  }
+
+  whenWritable<T>(write: () => T): T | Promise<T> {
+    return withWriteGate(this.db, write);
   }
 
   close(): void {
