@@ -2,15 +2,17 @@ import type { FillRow, OrderRow, TradeRow } from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import type { FillRecord, OrderRecord, TradeRecord } from '../store/sqlite/sqlite-trading-queries.js';
 
-// The rows of one batch share its timestamp: the last conversion is kept.
-let lastMs = Number.NaN;
-let lastIso = '';
+// A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
+// conversions are kept, and dropped all together now and then.
+const isoCache = new Map<number, string>();
 function iso(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    if (isoCache.size >= 4096) isoCache.clear();
+    text = new Date(ms).toISOString();
+    isoCache.set(ms, text);
   }
-  return lastIso;
+  return text;
 }
 
 export function orderToWire(o: OrderRecord, wallet: `0x${string}`): OrderRow {
