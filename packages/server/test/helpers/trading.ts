@@ -82,6 +82,8 @@ export type OrderFields = {
   marketHash: `0x${string}`;
   /** Ladder tick 1..799 (0.125 % steps), own frame. */
   tick: number;
+  /** Odds as signed, instead of the tick's (off the ladder, out of range). */
+  odds?: bigint;
   size: bigint;
   isOne?: boolean;
   timeInForce?: 'GTC' | 'IOC' | 'FOK';
@@ -105,7 +107,7 @@ export async function signOrder(t: TestExchange, user: TestUser, f: OrderFields)
     marketHash: f.marketHash,
     baseToken: t.config.baseToken,
     totalBetSize: f.size,
-    percentageOdds: tickToOdds(f.tick),
+    percentageOdds: f.odds ?? tickToOdds(f.tick),
     salt: f.salt ?? BigInt(`0x${randomBytes(32).toString('hex')}`),
     expiry: f.expiry ?? Math.floor(Date.now() / 1000) + 3600,
     maker: user.address,
@@ -119,7 +121,7 @@ export async function signOrder(t: TestExchange, user: TestUser, f: OrderFields)
     maker: message.maker,
     baseToken: message.baseToken,
     totalBetSize: f.size.toString(),
-    percentageOdds: tickToOdds(f.tick).toString(),
+    percentageOdds: message.percentageOdds.toString(),
     salt: `0x${BigInt(message.salt).toString(16).padStart(64, '0')}`,
     expiry: Number(message.expiry),
     isMakerBettingOutcomeOne: message.isMakerBettingOutcomeOne,
