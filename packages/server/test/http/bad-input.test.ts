@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSpecErrorShape } from '../helpers/error-shapes.js';
 import { startTestExchange, type TestExchange, type TestUser } from '../helpers/test-exchange.js';
 
 type OpenApiOperation = {
@@ -86,22 +87,6 @@ function bodyLike(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> 
   if (schema.items) shaped.push(fc.array(bodyLike(schema.items, depth + 1), { maxLength: 12 }));
   for (const alternative of schema.anyOf ?? []) shaped.push(bodyLike(alternative, depth + 1));
   return fc.oneof(...shaped);
-}
-
-/** The error shapes of the spec (Errors): the common one, 503's, the order-size one and the legacy one. */
-function expectSpecErrorShape(status: number, body: Record<string, unknown>): void {
-  if (body.message === 'TOTAL_BET_SIZE_TOO_LOW') {
-    expect(body).toMatchObject({ marketHash: expect.any(String), minimum: expect.any(String) });
-  } else if (body.status === 'failure') {
-    expect(body.errorCode).toBeDefined();
-  } else {
-    const message = body.message;
-    expect(
-      typeof message === 'string' || (Array.isArray(message) && message.every((m) => typeof m === 'string')),
-    ).toBe(true);
-    expect(body.statusCode).toBe(status);
-    if (status !== 503) expect(typeof body.error).toBe('string');
-  }
 }
 
 describe('bad input on every route of the OpenAPI document', () => {

@@ -1,6 +1,7 @@
 import { tickToOdds } from '@oddsbook/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSpecErrorShape } from '../helpers/error-shapes.js';
 import { startTestExchange, type TestExchange, type TestUser } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, signOrder, USDC } from '../helpers/trading.js';
 
@@ -85,14 +86,6 @@ async function balances() {
   return rows.map((r) => ({ available: BigInt(r.availableAmount), escrowed: BigInt(r.escrowedAmount) }));
 }
 
-function expectRefusalShape(status: number, body: Record<string, unknown>) {
-  if (body.message === 'TOTAL_BET_SIZE_TOO_LOW') {
-    expect(body).toMatchObject({ marketHash: expect.any(String), minimum: expect.any(String) });
-  } else {
-    expect(body).toMatchObject({ error: expect.any(String), statusCode: status });
-  }
-}
-
 describe('random signed orders and cancels through HTTP on one market, then its settlement', () => {
   it('answers each in the spec shapes, never loses or makes money, and pays out exactly what was staked', async () => {
     const total = FUNDS * BigInt(traders.length);
@@ -123,7 +116,7 @@ describe('random signed orders and cancels through HTTP on one market, then its 
                 expect(res.statusCode, res.body).toBeLessThan(500);
                 if (res.statusCode !== 200) {
                   expect(res.statusCode).toBe(400);
-                  expectRefusalShape(res.statusCode, res.json());
+                  expectSpecErrorShape(res.statusCode, res.json());
                   continue;
                 }
                 for (const r of res.json().data.orders as {
