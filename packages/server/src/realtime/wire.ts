@@ -51,7 +51,8 @@ export type Command =
   | { method: 'send'; id: number; req: unknown }
   | { method: 'pong'; id: 0 };
 
-const METHODS = [
+/** The commands of the client protocol, by their key in a command frame. */
+export const COMMAND_METHODS = [
   'connect',
   'subscribe',
   'unsubscribe',
@@ -88,7 +89,7 @@ export function decodeCommands(text: string): Command[] | undefined {
     if (!isRecord(value)) return undefined;
     const id = value.id ?? 0;
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) return undefined;
-    const method = METHODS.find((m) => value[m] !== undefined);
+    const method = COMMAND_METHODS.find((m) => value[m] !== undefined);
     if (method === undefined) {
       // `{}` is a pong; anything else without a method is malformed.
       if (id !== 0 || Object.keys(value).some((k) => k !== 'id')) return undefined;

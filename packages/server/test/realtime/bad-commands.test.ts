@@ -1,6 +1,7 @@
 import { accountOrdersChannel } from '@oddsbook/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_METHODS } from '../../src/realtime/wire.js';
 import {
   ALICE,
   BOB,
@@ -21,20 +22,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const METHODS = [
-  'connect',
-  'subscribe',
-  'unsubscribe',
-  'publish',
-  'presence',
-  'presence_stats',
-  'history',
-  'ping',
-  'send',
-  'rpc',
-  'refresh',
-  'sub_refresh',
-] as const;
 const CHANNELS = [
   BOOK,
   'markets:global',
@@ -76,7 +63,7 @@ const params = mostly(
 const command = fc
   .tuple(
     fc.option(mostly(fc.nat({ max: 1000 })), { nil: undefined, freq: 30 }),
-    fc.oneof({ weight: 30, arbitrary: fc.constantFrom(...METHODS) }, fc.string()),
+    fc.oneof({ weight: 30, arbitrary: fc.constantFrom(...COMMAND_METHODS) }, fc.string()),
     params,
   )
   .map(([id, method, p]) => (id === undefined ? { [method]: p } : { id, [method]: p }));
