@@ -214,31 +214,34 @@ export class EmbeddedChain implements Chain, ChainFaults {
    * announces it to listeners and waiters once it is durable: at once, or when the store's write reaches
    * the disk off the event loop (the promise). Its state is applied at once, as the database has it; only
    * what tells anyone of the block waits. While the store cannot write without waiting (the WAL
-   * checkpointer restarting), the whole block waits, so that it is still computed and written in one turn.
+   * checkpointer restarting), the block is not computed yet: it is computed and written in one turn once
+   * the store can write, and announced outside that write.
    * The timer calls it; tests and tools may call it directly. A block the store refused changes nothing:
    * its transactions stay pending for the next tick.
    */
   mineBlock(): Promise<void> | undefined {
     if (this.mining) return undefined;
     this.mining = true;
-    const landed = this.store.whenWritable
-      ? this.store.whenWritable(() => this.mineAndLand())
-      : this.mineAndLand();
-    if (landed === undefined) return undefined;
-    this.landing = Promise.resolve(landed);
-    return this.landing;
+    const mined = this.store.whenWritable
+      ? this.store.whenWritable(() => this.mineReported())
+      : this.mineReported();
+    const landed = mined instanceof Promise ? mined.then((m) => this.land(m)) : this.land(mined);
+    if (landed) this.landing = landed;
+    return landed;
   }
 
-  /** The body of `mineBlock`: `mining` is set, and cleared once the block is announced or not mined. */
-  private mineAndLand(): Promise<void> | undefined {
-    let mined: ReturnType<EmbeddedChain['mineNext']>;
+  /** `mineNext`, a failure reported instead of thrown (its transactions stay pending). */
+  private mineReported(): ReturnType<EmbeddedChain['mineNext']> {
     try {
-      mined = this.mineNext();
+      return this.mineNext();
     } catch (error) {
-      this.mining = false;
       this.onListenerError(error);
-      return undefined;
+      return null;
     }
+  }
+
+  /** Announces a mined block once it is durable; `mining` ends then, or at once when nothing was mined. */
+  private land(mined: ReturnType<EmbeddedChain['mineNext']>): Promise<void> | undefined {
     if (!mined) {
       this.mining = false;
       return undefined;
