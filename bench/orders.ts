@@ -213,6 +213,8 @@ type Row = {
   bytesPerOrder: number;
   /** Open-loop (paced) phases only: what the generator saw besides the latency from the schedule. */
   paced?: OpenLoopStats;
+  /** Exchange phases only: the sequencer's group commits during the phase (from its /metrics). */
+  commits?: GroupCommits;
 };
 
 function dbCounter(dataDir: string) {
@@ -243,6 +245,19 @@ async function settle(counter: ReturnType<typeof dbCounter>): Promise<number> {
   }
   await new Promise((r) => setTimeout(r, 700)); // the block after the last one applies its receipts
   return (performance.now() - started) / 1000;
+}
+
+type GroupCommits = { batches: number; inputs: number; seconds: number };
+
+/** The sequencer's running totals: batches, inputs in them, and seconds from queue to durable. */
+async function groupCommits(base: string): Promise<GroupCommits> {
+  const body = await (await fetch(`${base}/metrics`)).text();
+  const value = (name: string) => Number(body.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? Number.NaN);
+  return {
+    batches: value('oddsbook_sequencer_batch_inputs_count'),
+    inputs: value('oddsbook_sequencer_batch_inputs_sum'),
+    seconds: value('oddsbook_sequencer_commit_seconds_sum'),
+  };
 }
 
 async function measured<R extends LoadResult>(
@@ -328,7 +343,15 @@ async function main() {
     phase: string,
     perRequest: number,
     m: Awaited<ReturnType<typeof measured<LoadResult & { paced?: OpenLoopStats }>>>,
-  ) => rows.push({ phase, perRequest, ...m, ...(m.result.paced ? { paced: m.result.paced } : {}) });
+    commits?: GroupCommits,
+  ) =>
+    rows.push({
+      phase,
+      perRequest,
+      ...m,
+      ...(m.result.paced ? { paced: m.result.paced } : {}),
+      ...(commits ? { commits } : {}),
+    });
   let counter: ReturnType<typeof dbCounter> | null = null;
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
@@ -376,8 +399,14 @@ async function main() {
       perRequest: number,
       run: () => Promise<LoadResult & { paced?: OpenLoopStats }>,
     ) => {
+      const before = await groupCommits(exchange.base);
       const m = await measured(exchange, db, run);
-      record(label, perRequest, m);
+      const after = await groupCommits(exchange.base);
+      record(label, perRequest, m, {
+        batches: after.batches - before.batches,
+        inputs: after.inputs - before.inputs,
+        seconds: after.seconds - before.seconds,
+      });
       settled.push(await settle(db));
       return m;
     };
@@ -522,6 +551,17 @@ async function main() {
       const l = p.latenciesFromSend;
       log(
         `  ${r.phase.padEnd(42)} from send p50 ${ms(percentile(l, 0.5))} p99 ${ms(percentile(l, 0.99))} max ${ms(l[l.length - 1] ?? Number.NaN)} ms; send delay p99 ${ms(percentile(p.sendDelays, 0.99))} max ${ms(p.sendDelays[p.sendDelays.length - 1] ?? Number.NaN)} ms, ${p.late} late (> ${LATE_MS} ms), ${p.waitedForConnection} waited for a connection; ${p.connections} connections, ${p.maxInFlight} max in flight; generator CPU ${fmt(p.generatorCpuMicrosPerRequest)} µs/request; answered ${p.wallSeconds.toFixed(1)} s after the first send`,
+      );
+    }
+    log('');
+    log(
+      "the exchange's group commits (its /metrics): batches, inputs per batch, mean time from queue to durable",
+    );
+    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
+      const c = r.commits;
+      if (!c) continue;
+      log(
+        `  ${r.phase.padEnd(42)} ${fmt(c.batches)} batches, ${(c.inputs / Math.max(1, c.batches)).toFixed(1)} inputs each, ${ms((1000 * c.seconds) / Math.max(1, c.batches))} ms`,
       );
     }
     log('');

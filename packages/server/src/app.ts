@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
+import { registerExchangeMetrics } from './http/plugins/exchange-metrics.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
 import { registerValidation } from './http/plugins/validation.js';
@@ -71,13 +72,14 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
       },
     },
   });
-  registerMetrics(app);
+  const metrics = registerMetrics(app);
 
   const realtime = startExchangeRealtime(exchange, {
     logger: app.log,
     ...(options.realtime ? { hub: options.realtime } : {}),
   });
   realtime.hub.attach(app.server);
+  registerExchangeMetrics(metrics, exchange, realtime.hub);
   // Before the server closes: open WebSockets would otherwise keep it from closing.
   app.addHook('preClose', async () => realtime.close());
   if (exchange.config.rateLimits) await registerRateLimits(app);

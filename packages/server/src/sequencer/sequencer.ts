@@ -34,6 +34,8 @@ type Pending = {
 };
 
 export type CommitListener = (entries: readonly AppliedEntry[]) => void;
+/** A batch became durable: its inputs, and the seconds from taking it off the queue (write and sync). */
+export type BatchObserver = (inputs: number, seconds: number) => void;
 
 /**
  * The single writer. Inputs queue; once per event-loop turn the queue is taken as one batch: each input
@@ -52,6 +54,7 @@ export class Sequencer {
   private readonly maxBatch: number;
   private readonly onFatal: (error: unknown) => void;
   private readonly listeners: CommitListener[] = [];
+  private readonly batchObservers: BatchObserver[] = [];
   private queue: Pending[] = [];
   /** The batch written and not yet durable. */
   private flushing: readonly Pending[] | null = null;
@@ -63,8 +66,6 @@ export class Sequencer {
   private failure: unknown = null;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  /** Statistics for metrics and benchmarks. */
-  readonly stats = { batches: 0, inputs: 0, maxBatchSize: 0 };
 
   constructor(options: SequencerOptions) {
     this.engine = options.engine;
@@ -92,6 +93,11 @@ export class Sequencer {
 
   onCommitted(listener: CommitListener): void {
     this.listeners.push(listener);
+  }
+
+  /** For metrics: called with each batch's size and commit time once it is durable. */
+  observeBatches(observer: BatchObserver): void {
+    this.batchObservers.push(observer);
   }
 
   submit(input: SequencerInput): Promise<AppliedEntry> {
@@ -143,6 +149,7 @@ export class Sequencer {
     if (this.failure !== null || this.queue.length === 0 || this.flushing !== null) return;
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
+    const taken = performance.now();
     const entries = this.apply(batch);
     let durable: Promise<void>;
     try {
@@ -153,17 +160,16 @@ export class Sequencer {
     }
     this.flushing = batch;
     durable.then(
-      () => this.answer(batch, entries),
+      () => this.answer(batch, entries, taken),
       (error: unknown) => this.fail(error, batch),
     );
   }
 
-  private answer(batch: readonly Pending[], entries: AppliedEntry[]): void {
+  private answer(batch: readonly Pending[], entries: AppliedEntry[], taken: number): void {
     if (this.failure !== null) return;
     this.flushing = null;
-    this.stats.batches += 1;
-    this.stats.inputs += entries.length;
-    if (entries.length > this.stats.maxBatchSize) this.stats.maxBatchSize = entries.length;
+    const seconds = (performance.now() - taken) / 1000;
+    for (const observe of this.batchObservers) observe(entries.length, seconds);
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(entries[i]!);
     // The answers are sent in this turn's microtasks; publishing and the next batch come after them.
     this.unpublished += 1;

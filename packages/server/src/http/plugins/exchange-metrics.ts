@@ -1,0 +1,113 @@
+import { statSync } from 'node:fs';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Exchange } from '../../exchange.js';
+import type { RealtimeHub } from '../../realtime/hub.js';
+
+/** A counter read from a component's running total at each scrape. */
+function totalCounter(registry: Registry, name: string, help: string, read: () => number): Counter<string> {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+function gauge(registry: Registry, name: string, help: string, read: () => number | Promise<number>) {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      this.set(await read());
+    },
+  });
+}
+
+/** Size of the database's WAL file in bytes (0 when there is none: in memory, or just truncated). */
+function walBytes(databaseFile: string): number {
+  try {
+    return statSync(`${databaseFile}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The exchange's own figures beside the HTTP ones: the sequencer's group commits (how many inputs each
+ * batch carried and how long it took to become durable), its queue, signature checks, the realtime hub,
+ * the embedded chain and the WAL.
+ */
+export function registerExchangeMetrics(registry: Registry, exchange: Exchange, hub: RealtimeHub): void {
+  const { sequencer } = exchange.trading;
+  const batchInputs = new Histogram({
+    name: 'oddsbook_sequencer_batch_inputs',
+    help: 'Inputs (orders, cancels, ...) per committed batch: one transaction and one fsync each',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096],
+    registers: [registry],
+  });
+  const commitSeconds = new Histogram({
+    name: 'oddsbook_sequencer_commit_seconds',
+    help: 'From taking a batch off the queue to its being durable (engine, write, fsync)',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  sequencer.observeBatches((inputs, seconds) => {
+    batchInputs.observe(inputs);
+    commitSeconds.observe(seconds);
+  });
+  gauge(
+    registry,
+    'oddsbook_sequencer_queue_inputs',
+    'Inputs waiting for the next batch',
+    () => sequencer.queueLength,
+  );
+  gauge(
+    registry,
+    'oddsbook_sequencer_last_seq',
+    'Sequence number of the last journaled input',
+    () => sequencer.lastSeq,
+  );
+
+  new Counter({
+    name: 'oddsbook_signature_checks_total',
+    help: 'Order signatures checked, by thread (worker pool or main thread)',
+    labelNames: ['thread'] as const,
+    registers: [registry],
+    collect() {
+      const { onWorkers, inThread } = exchange.verifier.stats();
+      this.reset();
+      this.inc({ thread: 'worker' }, onWorkers);
+      this.inc({ thread: 'main' }, inThread);
+    },
+  });
+
+  gauge(
+    registry,
+    'oddsbook_realtime_connections',
+    'Open realtime WebSocket connections',
+    () => hub.stats().connections,
+  );
+  gauge(
+    registry,
+    'oddsbook_realtime_subscriptions',
+    'Channel subscriptions over all realtime connections',
+    () => hub.stats().subscriptions,
+  );
+  totalCounter(
+    registry,
+    'oddsbook_realtime_publications_total',
+    'Publications the realtime hub sent to its channels',
+    () => hub.stats().publications,
+  );
+
+  gauge(registry, 'oddsbook_chain_block_number', 'Latest block of the embedded chain', () =>
+    exchange.chain.blockNumber(),
+  );
+  gauge(registry, 'oddsbook_sqlite_wal_bytes', "Size of the database's write-ahead log", () =>
+    exchange.db.memory ? 0 : walBytes(exchange.db.name),
+  );
+}

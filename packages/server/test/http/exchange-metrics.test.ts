@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
+import { createMarket, createTrader, postOrders, signOrder, USDC } from '../helpers/trading.js';
+
+/** The value of one sample of a Prometheus text exposition (labels exactly as written, e.g. `{thread="main"}`). */
+function sample(body: string, name: string, labels = ''): number {
+  const line = body.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+  if (!line) throw new Error(`no sample ${name}${labels}`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('exchange metrics on /metrics', () => {
+  let t: TestExchange;
+  const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  beforeAll(async () => {
+    t = await startTestExchange();
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+
+  it('counts every sequenced input in a committed batch, the queue, signature checks, chain and WAL', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t, 1_000n * USDC);
+    const before = await scrape();
+    const checksBefore =
+      sample(before, 'oddsbook_signature_checks_total', '{thread="worker"}') +
+      sample(before, 'oddsbook_signature_checks_total', '{thread="main"}');
+
+    const orders = await Promise.all(
+      [400, 410, 420].map((tick) => signOrder(t, maker, { marketHash, tick, size: 10n * USDC })),
+    );
+    const posted = await postOrders(t, maker, orders, { waitForOutcome: true });
+    expect(posted.statusCode).toBe(200);
+    const single = await postOrders(t, maker, [
+      await signOrder(t, maker, { marketHash, tick: 430, size: USDC }),
+    ]);
+    expect(single.statusCode).toBe(200);
+    await t.exchange.trading.sequencer.idle();
+
+    const after = await scrape();
+    const { lastSeq } = t.exchange.trading.sequencer;
+    // A fresh exchange starts at seq 0: every input since is in exactly one durable batch.
+    expect(sample(after, 'oddsbook_sequencer_last_seq')).toBe(lastSeq);
+    expect(sample(after, 'oddsbook_sequencer_batch_inputs_sum')).toBe(lastSeq);
+    const batches = sample(after, 'oddsbook_sequencer_batch_inputs_count');
+    expect(batches).toBeGreaterThan(sample(before, 'oddsbook_sequencer_batch_inputs_count'));
+    expect(batches).toBeLessThanOrEqual(lastSeq);
+    expect(sample(after, 'oddsbook_sequencer_batch_inputs_bucket', '{le="+Inf"}')).toBe(batches);
+    expect(sample(after, 'oddsbook_sequencer_commit_seconds_count')).toBe(batches);
+    expect(sample(after, 'oddsbook_sequencer_commit_seconds_sum')).toBeGreaterThan(0);
+    expect(sample(after, 'oddsbook_sequencer_queue_inputs')).toBe(0);
+
+    const checksAfter =
+      sample(after, 'oddsbook_signature_checks_total', '{thread="worker"}') +
+      sample(after, 'oddsbook_signature_checks_total', '{thread="main"}');
+    expect(checksAfter - checksBefore).toBe(4);
+
+    expect(sample(after, 'oddsbook_chain_block_number')).toBe(await t.exchange.chain.blockNumber());
+    expect(sample(after, 'oddsbook_chain_block_number')).toBeGreaterThan(0);
+    expect(sample(after, 'oddsbook_sqlite_wal_bytes')).toBeGreaterThan(0);
+    expect(sample(after, 'oddsbook_realtime_connections')).toBe(0);
+    expect(sample(after, 'oddsbook_realtime_publications_total')).toBeGreaterThan(0);
+  });
+});
