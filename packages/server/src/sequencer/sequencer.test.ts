@@ -65,6 +65,30 @@ describe('sequencer', () => {
     expect(s.isIdle).toBe(true);
   });
 
+  it('reports each batch to its observers once durable: its inputs and the time from queue to durable', async () => {
+    const { committer, writes } = manualCommitter();
+    const s = sequencer(committer);
+    const observed: { inputs: number; seconds: number }[] = [];
+    s.observeBatches((inputs, seconds) => observed.push({ inputs, seconds }));
+    const first = s.submitAll([credit(1), credit(2)]);
+    await turn();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(observed).toEqual([]); // written, not yet durable
+    writes[0]!.flush.resolve();
+    await Promise.all(first);
+    expect(observed).toHaveLength(1);
+    expect(observed[0]!.inputs).toBe(2);
+    expect(observed[0]!.seconds).toBeGreaterThanOrEqual(0.015);
+    expect(observed[0]!.seconds).toBeLessThan(5);
+
+    writes.length = 0;
+    const failing = s.submit(credit(3));
+    await turn();
+    writes[0]!.flush.reject(new Error('disk gone'));
+    await expect(failing).rejects.toMatchObject({ statusCode: 503 });
+    expect(observed).toHaveLength(1); // a batch that never became durable is not counted
+  });
+
   it('a failed flush refuses everything not yet answered, stops, and reports once', async () => {
     const { committer, writes } = manualCommitter();
     let fatal = 0;
