@@ -37,6 +37,8 @@ export type Config = {
   blockTimeMs: number;
   /** Per-key request limits (429 past them); off only for benchmarks and tests. */
   rateLimits: boolean;
+  /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
+  realtimeHistoryMax: number;
 };
 
 export class ConfigError extends Error {
@@ -85,6 +87,12 @@ const OPTIONS = {
     flag: 'rate-limits',
     help: 'per-key request limits (1/0)',
     fallback: '1',
+  },
+  realtimeHistoryMax: {
+    env: 'REALTIME_HISTORY_MAX',
+    flag: 'realtime-history-max',
+    help: 'realtime publications kept for recovery, all channels together',
+    fallback: '250000',
   },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -171,5 +179,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     logLevel,
     blockTimeMs: integer('BLOCK_TIME_MS', raw('blockTimeMs'), 10, 60_000),
     rateLimits: flag('RATE_LIMITS', raw('rateLimits')),
+    realtimeHistoryMax: integer('REALTIME_HISTORY_MAX', raw('realtimeHistoryMax'), 1_000, 100_000_000),
   };
 }

@@ -34,6 +34,7 @@ export function startExchangeRealtime(
   const { trading, catalog, chainLink, wallets } = exchange;
   const logger = options.logger;
   const hub = createRealtimeHub({
+    maxHistoryPublications: exchange.config.realtimeHistoryMax,
     ...options.hub,
     verifyToken: createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock),
     ...(logger ? { logger } : {}),

@@ -14,7 +14,7 @@ import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
 import { DISCONNECTS } from './codes.js';
 import { Connection, type HubContext } from './connection.js';
 import { type RealtimeHubOptions, type ResolvedOptions, silentLogger } from './options.js';
-import { ChannelStream, isPlainObject } from './stream.js';
+import { ChannelStream, HistoryBudget, isPlainObject } from './stream.js';
 import type { Topic } from './topic.js';
 import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
 
@@ -44,6 +44,10 @@ export type RealtimeHubStats = {
   subscriptions: number;
   topics: number;
   publications: number;
+  /** Publications kept for recovery and history, over all channels. */
+  historyKept: number;
+  /** Publications dropped from a history to keep the total within `maxHistoryPublications`. */
+  historyEvicted: number;
   /** WebSocket frames written. */
   frames: number;
   /** Replies and pushes written (several share a frame). */
@@ -70,6 +74,8 @@ export type RealtimeHub = {
 };
 
 const TEXT_FRAME = { binary: false } as const;
+/** About 100-200 MB of publications (400-700 bytes each as kept): the history of several hundred busy users. */
+export const DEFAULT_MAX_HISTORY_PUBLICATIONS = 250_000;
 const SWEEP_INTERVAL_MS = 60_000;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
@@ -92,6 +98,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,
     recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
     historyMaxPublications: options.historyMaxPublications ?? 1000,
+    maxHistoryPublications: options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS,
     streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
     allowAnonymous: options.allowAnonymous ?? false,
     version: options.version ?? '0.1.0',
@@ -127,6 +134,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   let flushScheduled = false;
   let closed = false;
   const counters = { pongs: 0, commands: 0, publications: 0, frames: 0, messages: 0 };
+  const historyBudget = new HistoryBudget(options.maxHistoryPublications);
 
   // Clients with identical output this turn (typically every subscriber of one busy channel) share one encoded frame.
   let memoLines: string[] | undefined;
@@ -175,8 +183,10 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     const now = clock.now();
     const cutoff = now - options.streamMetaTtlMs;
     for (const [key, topic] of topics) {
-      if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) topics.delete(key);
-      else topic.stream.expire(now);
+      if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) {
+        topic.stream.clear();
+        topics.delete(key);
+      } else topic.stream.expire(now);
     }
   }
   const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
@@ -191,7 +201,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         topic = {
           key: target.key,
           channel: target.channel,
-          stream: new ChannelStream(target.settings, clock.now()),
+          stream: new ChannelStream(target.settings, clock.now(), undefined, historyBudget),
           pushPrefix: pubPushPrefix(target.channel),
           subscribers: new Set(),
         };
@@ -308,6 +318,8 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         subscriptions,
         topics: topics.size,
         publications: counters.publications,
+        historyKept: historyBudget.kept,
+        historyEvicted: historyBudget.evicted,
         frames: counters.frames,
         messages: counters.messages,
         commands: counters.commands,

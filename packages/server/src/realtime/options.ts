@@ -44,6 +44,11 @@ export type RealtimeHubOptions = {
   recoveryMaxPublications?: number;
   /** Most publications one history call returns. Default 1000. */
   historyMaxPublications?: number;
+  /**
+   * Most publications kept for recovery and history over all channels together; past it the oldest go
+   * first, whichever channel holds them. Default 250,000 (each channel's own size and 5-minute age apply too).
+   */
+  maxHistoryPublications?: number;
   /** How long a stream's position outlives its last publication once nobody is subscribed. Default 24 h. */
   streamMetaTtlMs?: number;
   /** Accept connect without a token (user ''): public channels only. Default false. */

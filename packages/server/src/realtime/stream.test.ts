@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChannelStream, type StreamSettings } from './stream.js';
+import { ChannelStream, HistoryBudget, type StreamSettings } from './stream.js';
 
 const RECOVERABLE: StreamSettings = { historySize: 5, historyTtlMs: 60_000, recoverable: true };
 
@@ -132,5 +133,85 @@ describe('ChannelStream', () => {
       publishN(stream, 3);
       expect(stream.recover({ offset: 1, epoch: stream.epoch }, 100, 0).recovered).toBe(false);
     });
+  });
+});
+
+describe('HistoryBudget', () => {
+  const KEEP: StreamSettings = { historySize: 10, historyTtlMs: 60_000, recoverable: true };
+  const offsets = (stream: ChannelStream, now = 0) => stream.readAfter(0, 1_000, now).map((p) => p.offset);
+
+  it('drops the oldest publication of all streams first once the total passes the cap', () => {
+    const budget = new HistoryBudget(3);
+    const a = new ChannelStream(KEEP, 0, 'A', budget);
+    const b = new ChannelStream(KEEP, 0, 'B', budget);
+    a.append({ n: 'a1' }, 0);
+    b.append({ n: 'b1' }, 0);
+    a.append({ n: 'a2' }, 0);
+    expect(budget.kept).toBe(3);
+    b.append({ n: 'b2' }, 0); // a1 is the oldest of all
+    expect([offsets(a), offsets(b), budget.kept, budget.evicted]).toEqual([[2], [1, 2], 3, 1]);
+    a.append({ n: 'a3' }, 0); // then b1
+    expect([offsets(a), offsets(b), budget.evicted]).toEqual([[2, 3], [2], 2]);
+    // A position inside what the budget dropped cannot be recovered; one after it can.
+    expect(a.recover({ offset: 0, epoch: 'A' }, 100, 0)).toEqual({ recovered: false });
+    const recovered = a.recover({ offset: 1, epoch: 'A' }, 100, 0);
+    expect(recovered.recovered && recovered.publications.map((p) => p.offset)).toEqual([2, 3]);
+    expect(a.position).toEqual({ offset: 3, epoch: 'A' });
+  });
+
+  it('gets back what a stream drops by its own size, age or clear, without counting it as evicted', () => {
+    const budget = new HistoryBudget(100);
+    const small = new ChannelStream(
+      { historySize: 2, historyTtlMs: 1_000, recoverable: true },
+      0,
+      'S',
+      budget,
+    );
+    const other = new ChannelStream(KEEP, 0, 'O', budget);
+    for (let i = 0; i < 5; i++) small.append({ i }, 0);
+    other.append({}, 0);
+    expect(budget.kept).toBe(3); // 2 of small's 5, other's 1
+    small.append({ late: true }, 2_000); // the two older ones are past the TTL
+    expect([offsets(small, 2_000), budget.kept]).toEqual([[6], 2]);
+    other.clear();
+    expect([offsets(other), other.position.offset, budget.kept, budget.evicted]).toEqual([[], 1, 1, 0]);
+  });
+
+  it('refuses a cap below one', () => {
+    expect(() => new HistoryBudget(0)).toThrow(RangeError);
+  });
+
+  it('agrees with a model: each stream keeps a newest run, the total never passes the cap, oldest dropped first', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(3), { maxLength: 120 }),
+        (max, sizes, appends) => {
+          const budget = new HistoryBudget(max);
+          const streams = sizes.map(
+            (historySize, i) =>
+              new ChannelStream({ historySize, historyTtlMs: 1e12, recoverable: true }, 0, `E${i}`, budget),
+          );
+          // The model: every kept publication as [stream, offset], oldest first.
+          let kept: [number, number][] = [];
+          const tops = sizes.map(() => 0);
+          for (const pick of appends) {
+            const i = pick % streams.length;
+            streams[i]!.append({ pick }, 0);
+            tops[i]! += 1;
+            kept.push([i, tops[i]!]);
+            const own = kept.filter(([s]) => s === i);
+            if (own.length > sizes[i]!) kept = kept.filter((k) => k !== own[0]);
+            if (kept.length > max) kept = kept.slice(kept.length - max);
+            expect(budget.kept).toBe(kept.length);
+            streams.forEach((stream, s) => {
+              expect(offsets(stream)).toEqual(kept.filter(([k]) => k === s).map(([, o]) => o));
+            });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -50,6 +50,10 @@ function encodeData(data: unknown, messageId: string | undefined): string {
 class Entry implements StreamPublication {
   readonly offset: number;
   readonly time: number;
+  /** Its neighbours in the budget's list of every kept publication, oldest first; its stream. */
+  older: Entry | undefined;
+  newer: Entry | undefined;
+  stream: ChannelStream | undefined;
   #data: unknown;
   #messageId: string | undefined;
   #json: string | undefined;
@@ -87,6 +91,63 @@ function encodePublication(dataJson: string, offset: number, messageId: string |
   return offset > 0 ? `{"data":${dataJson},"offset":${offset}${tags}}` : `{"data":${dataJson}${tags}}`;
 }
 
+/**
+ * Caps the publications kept over all the streams that share it. Each stream bounds its own history by
+ * size and age, but streams multiply with users (three account channels each): past the cap, the oldest
+ * kept publication of all is dropped first, from whichever stream holds it, so memory stays bounded
+ * however many users trade. A client whose position it dropped gets `recovered: false` and reseeds from
+ * REST, as after any gap in the history.
+ */
+export class HistoryBudget {
+  readonly max: number;
+  #kept = 0;
+  #evicted = 0;
+  #oldest: Entry | undefined;
+  #newest: Entry | undefined;
+
+  constructor(max: number) {
+    if (!Number.isInteger(max) || max < 1)
+      throw new RangeError('a history budget keeps at least 1 publication');
+    this.max = max;
+  }
+
+  /** Publications kept now, over all streams. */
+  get kept(): number {
+    return this.#kept;
+  }
+
+  /** Publications dropped to stay within the cap (not those that left by their stream's size or age). */
+  get evicted(): number {
+    return this.#evicted;
+  }
+
+  /** A stream kept `entry` (its newest): counted, and the oldest ones beyond the cap dropped. */
+  add(entry: Entry, stream: ChannelStream): void {
+    entry.stream = stream;
+    entry.older = this.#newest;
+    if (this.#newest) this.#newest.newer = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
+    this.#kept++;
+    // Streams append in time order and drop from their oldest end, so the oldest kept publication of
+    // all is also the oldest of its own stream.
+    while (this.#kept > this.max) {
+      this.#evicted++;
+      this.#oldest!.stream!.dropOldest();
+    }
+  }
+
+  /** A stream dropped `entry` (its oldest). */
+  remove(entry: Entry): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.#oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.#newest = entry.older;
+    entry.older = entry.newer = entry.stream = undefined;
+    this.#kept--;
+  }
+}
+
 /** Throws for a value JSON cannot encode at all; the rest of the encoding happens when the JSON is first read. */
 function checkData(data: unknown): void {
   const type = typeof data;
@@ -104,13 +165,15 @@ export class ChannelStream {
   private head = 0;
   private count = 0;
   lastPublishAt: number;
+  private readonly budget: HistoryBudget | undefined;
 
-  constructor(settings: StreamSettings, now: number, epoch: string = newEpoch()) {
+  constructor(settings: StreamSettings, now: number, epoch: string = newEpoch(), budget?: HistoryBudget) {
     if (settings.recoverable && settings.historySize <= 0)
       throw new RangeError('a recoverable stream needs history');
     this.settings = settings;
     this.epoch = epoch;
     this.lastPublishAt = now;
+    this.budget = budget;
   }
 
   get hasHistory(): boolean {
@@ -141,27 +204,32 @@ export class ChannelStream {
     const offset = this.hasHistory ? ++this.topOffset : 0;
     const entry = new Entry(offset, now, data, messageId, dataJson);
     if (offset === 0) return entry;
-    const size = this.settings.historySize;
-    if (this.count < size) {
-      this.ring[(this.head + this.count) % size] = entry;
-      this.count++;
-    } else {
-      this.ring[this.head] = entry;
-      this.head = (this.head + 1) % size;
-    }
+    if (this.count === this.settings.historySize) this.dropOldest();
+    this.ring[(this.head + this.count) % this.settings.historySize] = entry;
+    this.count++;
+    this.budget?.add(entry, this);
     this.expire(now);
     return entry;
   }
 
   /** Drops publications older than the TTL. */
   expire(now: number): void {
-    const size = this.settings.historySize;
     const cutoff = now - this.settings.historyTtlMs;
-    while (this.count > 0 && this.ring[this.head]!.time <= cutoff) {
-      this.ring[this.head] = undefined;
-      this.head = (this.head + 1) % size;
-      this.count--;
-    }
+    while (this.count > 0 && this.ring[this.head]!.time <= cutoff) this.dropOldest();
+  }
+
+  /** Drops every kept publication (the stream is being forgotten); its position stays. */
+  clear(): void {
+    while (this.count > 0) this.dropOldest();
+  }
+
+  /** Drops the oldest kept publication (there is one). */
+  dropOldest(): void {
+    const entry = this.ring[this.head]!;
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) % this.settings.historySize;
+    this.count--;
+    this.budget?.remove(entry);
   }
 
   /** Offset of the oldest kept publication, or top + 1 when none is kept. */

@@ -62,5 +62,8 @@ describe('exchange metrics on /metrics', () => {
     expect(sample(after, 'oddsbook_sqlite_wal_bytes')).toBeGreaterThan(0);
     expect(sample(after, 'oddsbook_realtime_connections')).toBe(0);
     expect(sample(after, 'oddsbook_realtime_publications_total')).toBeGreaterThan(0);
+    // The orders' publications are kept for recovery: well under the default cap, nothing dropped.
+    expect(sample(after, 'oddsbook_realtime_history_publications')).toBeGreaterThan(4);
+    expect(sample(after, 'oddsbook_realtime_history_evicted_total')).toBe(0);
   });
 });

@@ -54,6 +54,9 @@ describe('the oddsbook process', () => {
     expect(result.stderr).toMatch(/PORT must be an integer, got "eighty"/);
     const network = run(['serve'], { NETWORK: 'moon' });
     expect(network.stderr).toMatch(/NETWORK must be mainnet or testnet/);
+    const history = run(['serve'], { REALTIME_HISTORY_MAX: '10' });
+    expect(history.status).toBe(2);
+    expect(history.stderr).toMatch(/REALTIME_HISTORY_MAX must be/);
     const flag = run(['serve', '--bogus'], {});
     expect(flag.status).toBe(2);
     expect(run(['serve', '--help'], {}).stdout).toMatch(/--data-dir\s+DATA_DIR/);

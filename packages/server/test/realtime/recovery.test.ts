@@ -1,7 +1,17 @@
 import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } from 'centrifuge';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPolicy, DEFAULT_STREAM_SETTINGS } from '../../src/realtime/channel-policy.js';
-import { ALICE, BOOK, closeAll, officialClient, startHub, type TestHub, tokenFor, until } from './helpers.js';
+import {
+  ALICE,
+  BOB,
+  BOOK,
+  closeAll,
+  officialClient,
+  startHub,
+  type TestHub,
+  tokenFor,
+  until,
+} from './helpers.js';
 
 let t: TestHub | undefined;
 const clients: Centrifuge[] = [];
@@ -101,6 +111,23 @@ describe('recovery after a reconnect', () => {
     t.hub.publish(BOOK, { i: 11 });
     await until(() => w.pubs.length === 2);
     expect(offsets(w.pubs)).toEqual([1, 11]);
+  });
+
+  it('fails recovery when the hub-wide history cap dropped the gap for other channels, and says so in its stats', async () => {
+    t = await startHub({ maxHistoryPublications: 5 });
+    const w = await subscribedClient(BOOK);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+
+    cutConnections();
+    await until(() => w.sub.state === 'subscribing');
+    t.hub.publish(BOOK, { i: 2 }); // missed; then other users' channels push it out of the hub's 5
+    for (let n = 0; n < 5; n++) t.hub.publish(`account:orders_v3_#${BOB}`, { n });
+    expect(t.hub.stats()).toMatchObject({ historyKept: 5, historyEvicted: 2 });
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: false });
+    expect(w.subscribed[1]!.streamPosition?.offset).toBe(2);
+    expect(w.pubs).toHaveLength(1);
   });
 
   it('fails recovery when the missed publications are older than the history TTL (5 minutes)', async () => {

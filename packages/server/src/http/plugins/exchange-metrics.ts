@@ -103,6 +103,18 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     'Publications the realtime hub sent to its channels',
     () => hub.stats().publications,
   );
+  gauge(
+    registry,
+    'oddsbook_realtime_history_publications',
+    'Publications kept for recovery and history over all channels (at most REALTIME_HISTORY_MAX)',
+    () => hub.stats().historyKept,
+  );
+  totalCounter(
+    registry,
+    'oddsbook_realtime_history_evicted_total',
+    'Publications dropped from a history to stay within REALTIME_HISTORY_MAX',
+    () => hub.stats().historyEvicted,
+  );
 
   gauge(registry, 'oddsbook_chain_block_number', 'Latest block of the embedded chain', () =>
     exchange.chain.blockNumber(),
