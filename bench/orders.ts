@@ -21,7 +21,7 @@
  *
  * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
  * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs: BENCH_CONNECTIONS
- * (peak phases, default 64), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
+ * (peak phases, default 64), BENCH_TRADERS (accounts placing the orders, default 32), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
  * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
  * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts), BENCH_PHASES
  * (a comma list of the phases to run, default a,c,d0,d,b,e,e10,e0,e1; c needs a), BENCH_NODE_FLAGS (the servers' Node
@@ -47,7 +47,7 @@ import {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = 'bench-orders-admin-token-0123456789';
-const TRADERS = 32;
+const TRADERS = Number(process.env.BENCH_TRADERS ?? 32);
 const MARKETS = 4;
 const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
