@@ -85,36 +85,33 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     },
   });
 
-  gauge(
-    registry,
-    'oddsbook_realtime_connections',
-    'Open realtime WebSocket connections',
-    () => hub.stats().connections,
-  );
-  gauge(
-    registry,
-    'oddsbook_realtime_subscriptions',
-    'Channel subscriptions over all realtime connections',
-    () => hub.stats().subscriptions,
-  );
-  totalCounter(
-    registry,
-    'oddsbook_realtime_publications_total',
-    'Publications the realtime hub sent to its channels',
-    () => hub.stats().publications,
-  );
-  gauge(
-    registry,
-    'oddsbook_realtime_history_publications',
-    'Publications kept for recovery and history over all channels (at most REALTIME_HISTORY_MAX)',
-    () => hub.stats().historyKept,
-  );
-  totalCounter(
-    registry,
-    'oddsbook_realtime_history_evicted_total',
-    'Publications dropped from a history to stay within REALTIME_HISTORY_MAX',
-    () => hub.stats().historyEvicted,
-  );
+  const hubGauges = [
+    ['oddsbook_realtime_connections', 'Open realtime WebSocket connections', 'connections'],
+    [
+      'oddsbook_realtime_subscriptions',
+      'Channel subscriptions over all realtime connections',
+      'subscriptions',
+    ],
+    [
+      'oddsbook_realtime_history_publications',
+      'Publications kept for recovery and history over all channels (at most REALTIME_HISTORY_MAX)',
+      'historyKept',
+    ],
+  ] as const;
+  for (const [name, help, figure] of hubGauges) gauge(registry, name, help, () => hub.stats()[figure]);
+  const hubTotals = [
+    [
+      'oddsbook_realtime_publications_total',
+      'Publications the realtime hub sent to its channels',
+      'publications',
+    ],
+    [
+      'oddsbook_realtime_history_evicted_total',
+      'Publications dropped from a history to stay within REALTIME_HISTORY_MAX',
+      'historyEvicted',
+    ],
+  ] as const;
+  for (const [name, help, figure] of hubTotals) totalCounter(registry, name, help, () => hub.stats()[figure]);
 
   gauge(registry, 'oddsbook_chain_block_number', 'Latest block of the embedded chain', () =>
     exchange.chain.blockNumber(),
