@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ladderSize, tickToOdds } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createExchangeClient } from './client.js';
 import { signOrder } from './sign-order.js';
@@ -12,11 +13,12 @@ Options:
   --url <base url>        exchange base url, to read the domain and base token (default http://127.0.0.1:8080)
   --market <hash>         marketHash
   --outcome one|two       the outcome the order bets on
-  --tick <1..799>         price on the 0.125 % ladder (k/800), or --odds <percentageOdds x 10^20>
+  --tick <1..799>         price on the exchange's ladder (k/800 at its 0.125 % step), or --odds <percentageOdds x 10^20>
   --size <base units>     stake, e.g. 5000000 for 5 USDC
   --tif GTC|IOC|FOK       time in force (default GTC)
   --expires-in <seconds>  default 3600
-  --client-order-id <id>  optional tag`;
+  --client-order-id <id>  optional tag
+  --help                  this text`;
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -36,8 +38,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       tif: { type: 'string', default: 'GTC' },
       'expires-in': { type: 'string', default: '3600' },
       'client-order-id': { type: 'string' },
+      help: { type: 'boolean' },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const key = process.env.ODDSBOOK_PRIVATE_KEY;
   if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key))
     throw new Error('set ODDSBOOK_PRIVATE_KEY to a 0x-prefixed 32-byte hex key');
@@ -46,13 +53,28 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (values.outcome !== 'one' && values.outcome !== 'two') throw new Error('--outcome is one or two');
   if (!['GTC', 'IOC', 'FOK'].includes(values.tif!)) throw new Error('--tif is GTC, IOC or FOK');
+  if (!/^[1-9][0-9]*$/.test(values.size)) throw new Error('--size is a whole number of base units above 0');
   const client = createExchangeClient({ baseUrl: values.url! });
-  const metadata = await client.getMetadata();
+  const metadata = await client.getMetadata().catch((error: unknown) => {
+    throw new Error(`cannot read the exchange's metadata at ${values.url}: ${(error as Error).message}`);
+  });
+  let percentageOdds: bigint;
+  if (values.odds) {
+    if (!/^[1-9][0-9]*$/.test(values.odds))
+      throw new Error('--odds is a whole number (percentageOdds x 10^20)');
+    percentageOdds = BigInt(values.odds);
+  } else {
+    const ticks = ladderSize(metadata.oddsLadderStepSize);
+    const tick = Number(values.tick);
+    if (!Number.isInteger(tick) || tick < 1 || tick >= ticks)
+      throw new Error(`--tick is a whole number from 1 to ${ticks - 1} on this exchange's ladder`);
+    percentageOdds = tickToOdds(tick, metadata.oddsLadderStepSize);
+  }
   const order = await signOrder(privateKeyToAccount(key as `0x${string}`), await client.getOrderDomain(), {
     marketHash: values.market as `0x${string}`,
     baseToken: metadata.activeAsset.baseToken as `0x${string}`,
     totalBetSize: BigInt(values.size),
-    ...(values.odds ? { percentageOdds: BigInt(values.odds) } : { tick: Number(values.tick) }),
+    percentageOdds,
     isMakerBettingOutcomeOne: values.outcome === 'one',
     timeInForce: values.tif as 'GTC' | 'IOC' | 'FOK',
     expiry: Math.floor(Date.now() / 1000) + Number(values['expires-in']),
