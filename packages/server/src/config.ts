@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
+import { DEFAULT_MAX_HISTORY_PUBLICATIONS } from './realtime/options.js';
 
 /** The two networks of the spec. Addresses are oddsbook's own, so a signature made here never replays elsewhere. */
 export const NETWORKS = {
@@ -92,7 +93,7 @@ const OPTIONS = {
     env: 'REALTIME_HISTORY_MAX',
     flag: 'realtime-history-max',
     help: 'realtime publications kept for recovery, all channels together',
-    fallback: '250000',
+    fallback: String(DEFAULT_MAX_HISTORY_PUBLICATIONS),
   },
 } as const;
 type OptionName = keyof typeof OPTIONS;

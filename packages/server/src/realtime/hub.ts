@@ -13,7 +13,12 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
 import { DISCONNECTS } from './codes.js';
 import { Connection, type HubContext } from './connection.js';
-import { type RealtimeHubOptions, type ResolvedOptions, silentLogger } from './options.js';
+import {
+  DEFAULT_MAX_HISTORY_PUBLICATIONS,
+  type RealtimeHubOptions,
+  type ResolvedOptions,
+  silentLogger,
+} from './options.js';
 import { ChannelStream, HistoryBudget, isPlainObject } from './stream.js';
 import type { Topic } from './topic.js';
 import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
@@ -74,8 +79,6 @@ export type RealtimeHub = {
 };
 
 const TEXT_FRAME = { binary: false } as const;
-/** About 100-200 MB of publications (400-700 bytes each as kept): the history of several hundred busy users. */
-export const DEFAULT_MAX_HISTORY_PUBLICATIONS = 250_000;
 const SWEEP_INTERVAL_MS = 60_000;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {

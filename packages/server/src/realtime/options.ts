@@ -8,6 +8,9 @@ export type RealtimeLogger = { debug: LogFn; info: LogFn; warn: LogFn; error: Lo
 /** Returns the identity of a token, or throws RealtimeTokenError (`expired` or `invalid`). May be async. */
 export type TokenVerifier = (token: string) => RealtimeIdentity | Promise<RealtimeIdentity>;
 
+/** About 100-200 MB of publications (400-700 bytes each as kept): the history of several hundred busy users. */
+export const DEFAULT_MAX_HISTORY_PUBLICATIONS = 250_000;
+
 export type RealtimeHubOptions = {
   verifyToken: TokenVerifier;
   /** Default: createChannelPolicy() (production history sizes, owner-only account channels). */
