@@ -20,12 +20,16 @@
  * counts the fills the exchange committed (read from its database).
  *
  * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
- * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs: BENCH_CONNECTIONS
- * (peak phases, default 64), BENCH_TRADERS (accounts placing the orders, default 32), BENCH_SECONDS (scales every phase, default 1), BENCH_PROFILE=<dir> (the exchange
- * writes a CPU profile there: node --cpu-prof), BENCH_TRACE=1 (a 100 ms time series of each paced phase:
- * latency, this process's event-loop lag, a /health probe's round trip; bench/lib/trace.ts), BENCH_PHASES
- * (a comma list of the phases to run, default a,c,d0,d,b,e,e10,e0,e1; c needs a), BENCH_NODE_FLAGS (the servers' Node
- * flags), BENCH_EXCHANGE_LOG=<file> (the exchange's stdout and stderr are written there after the run).
+ * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs:
+ * - BENCH_CONNECTIONS: keep-alive connections of the peak phases (default 64);
+ * - BENCH_TRADERS: accounts placing the orders (default 32);
+ * - BENCH_SECONDS: scales every phase (default 1);
+ * - BENCH_PHASES: a comma list of the phases to run (default a,c,d0,d,b,e,e10,e0,e1; c needs a);
+ * - BENCH_PROFILE=<dir>: the exchange writes a CPU profile there (node --cpu-prof);
+ * - BENCH_TRACE=1: a 100 ms time series of each paced phase (latency, this process's event-loop lag, a
+ *   /health probe's round trip; bench/lib/trace.ts);
+ * - BENCH_NODE_FLAGS: the servers' Node flags;
+ * - BENCH_EXCHANGE_LOG=<file>: the exchange's stdout and stderr are written there after the run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
