@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ladderSize, tickToOdds } from '@oddsbook/protocol';
+import { ladderSize, type OrderDomain } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createExchangeClient } from './client.js';
 import { signOrder } from './sign-order.js';
@@ -58,28 +58,34 @@ export async function main(argv: readonly string[]): Promise<number> {
   const metadata = await client.getMetadata().catch((error: unknown) => {
     throw new Error(`cannot read the exchange's metadata at ${values.url}: ${(error as Error).message}`);
   });
-  let percentageOdds: bigint;
+  let price: { percentageOdds: bigint } | { tick: number };
   if (values.odds) {
     if (!/^[1-9][0-9]*$/.test(values.odds))
       throw new Error('--odds is a whole number (percentageOdds x 10^20)');
-    percentageOdds = BigInt(values.odds);
+    price = { percentageOdds: BigInt(values.odds) };
   } else {
     const ticks = ladderSize(metadata.oddsLadderStepSize);
     const tick = Number(values.tick);
     if (!Number.isInteger(tick) || tick < 1 || tick >= ticks)
       throw new Error(`--tick is a whole number from 1 to ${ticks - 1} on this exchange's ladder`);
-    percentageOdds = tickToOdds(tick, metadata.oddsLadderStepSize);
+    price = { tick };
   }
-  const order = await signOrder(privateKeyToAccount(key as `0x${string}`), await client.getOrderDomain(), {
-    marketHash: values.market as `0x${string}`,
-    baseToken: metadata.activeAsset.baseToken as `0x${string}`,
-    totalBetSize: BigInt(values.size),
-    percentageOdds,
-    isMakerBettingOutcomeOne: values.outcome === 'one',
-    timeInForce: values.tif as 'GTC' | 'IOC' | 'FOK',
-    expiry: Math.floor(Date.now() / 1000) + Number(values['expires-in']),
-    ...(values['client-order-id'] ? { clientOrderId: values['client-order-id'] } : {}),
-  });
+  const domain = metadata.domain as OrderDomain;
+  const order = await signOrder(
+    privateKeyToAccount(key as `0x${string}`),
+    domain,
+    {
+      marketHash: values.market as `0x${string}`,
+      baseToken: metadata.activeAsset.baseToken as `0x${string}`,
+      totalBetSize: BigInt(values.size),
+      ...price,
+      isMakerBettingOutcomeOne: values.outcome === 'one',
+      timeInForce: values.tif as 'GTC' | 'IOC' | 'FOK',
+      expiry: Math.floor(Date.now() / 1000) + Number(values['expires-in']),
+      ...(values['client-order-id'] ? { clientOrderId: values['client-order-id'] } : {}),
+    },
+    metadata.oddsLadderStepSize,
+  );
   console.log(JSON.stringify(order));
   return 0;
 }

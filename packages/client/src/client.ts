@@ -70,10 +70,12 @@ export function createExchangeClient(options: ExchangeClientOptions) {
         orders.map(async (o) => {
           if ('orderSignature' in o) return o;
           if (!options.account) throw new TypeError('an account is needed to sign orders');
-          return signOrder(options.account, meta.domain as OrderDomain, {
-            baseToken: meta.activeAsset.baseToken as `0x${string}`,
-            ...o,
-          });
+          return signOrder(
+            options.account,
+            meta.domain as OrderDomain,
+            { baseToken: meta.activeAsset.baseToken as `0x${string}`, ...o },
+            meta.oddsLadderStepSize,
+          );
         }),
       );
       return (

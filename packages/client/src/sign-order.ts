@@ -1,4 +1,5 @@
 import {
+  DEFAULT_ODDS_LADDER_STEP,
   normalizeOrderMessage,
   ORDER_TYPES,
   type OrderDomain,
@@ -45,13 +46,18 @@ function randomSalt(): bigint {
   return BigInt(`0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`);
 }
 
-/** Signs an order with EIP-712 over the exchange's domain (`GET /metadata/obv3` `domain`). */
+/**
+ * Signs an order with EIP-712 over the exchange's domain (`GET /metadata/obv3` `domain`); a `tick` is read
+ * on the exchange's ladder (`oddsLadderStepSize` of the same metadata).
+ */
 export async function signOrder(
   account: LocalAccount,
   domain: OrderDomain,
   p: OrderParameters,
+  ladderStepSize = DEFAULT_ODDS_LADDER_STEP,
 ): Promise<SignedOrder> {
-  const percentageOdds = p.percentageOdds ?? (p.tick !== undefined ? tickToOdds(p.tick) : undefined);
+  const percentageOdds =
+    p.percentageOdds ?? (p.tick !== undefined ? tickToOdds(p.tick, ladderStepSize) : undefined);
   if (percentageOdds === undefined) throw new TypeError('give percentageOdds or tick');
   const salt = p.salt ?? randomSalt();
   const message: OrderMessage = {

@@ -2,6 +2,16 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from './migrations.js';
 
+/** The migrations up to and including `version`. */
+const through = (version: number) => MIGRATIONS.filter((m) => m.version <= version);
+
+/** A new in-memory database at schema `version`. */
+function databaseAt(version: number) {
+  const db = new BetterSqlite3(':memory:');
+  migrate(db, through(version));
+  return db;
+}
+
 /** Fills and trades as the schema before migrations 8 and 9 holds them (the columns those migrations read). */
 function tradingRows(db: InstanceType<typeof BetterSqlite3>) {
   const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
@@ -27,11 +37,7 @@ function tradingRows(db: InstanceType<typeof BetterSqlite3>) {
 
 describe('migration 6: fills without a primary key, escrow ranges by seq', () => {
   it('keeps every fill and its rowid; only append-only or order-keyed indexes remain', () => {
-    const db = new BetterSqlite3(':memory:');
-    migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version <= 5),
-    );
+    const db = databaseAt(5);
     const fill = db.prepare(`INSERT INTO fills (rowid, id, match_id, order_id, trade_id, account, market_hash,
         is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, 'acct', 'm', 1, 1, '5', '10', '50', ?, ?, 1, 1)`);
@@ -48,12 +54,7 @@ describe('migration 6: fills without a primary key, escrow ranges by seq', () =>
     trade.run('t2', 'o2', 'LOCKED');
     db.prepare('UPDATE escrow_cursor SET fills_rowid = 7').run();
 
-    expect(
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 6),
-      ),
-    ).toEqual([6]);
+    expect(migrate(db, through(6))).toEqual([6]);
 
     expect(db.prepare('SELECT rowid, id, status, seq FROM fills ORDER BY rowid').raw().all()).toEqual([
       [3, '1-0-M', 'LOCKED', 1],
@@ -93,11 +94,7 @@ describe('migration 6: fills without a primary key, escrow ranges by seq', () =>
 
 describe('migration 7: per-account state tables without rowid', () => {
   it('keeps every row and stores each table as its primary-key B-tree', () => {
-    const db = new BetterSqlite3(':memory:');
-    migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version <= 6),
-    );
+    const db = databaseAt(6);
     db.exec(`
       INSERT INTO balances VALUES ('0xb', '10', '5', 1), ('0xa', '0', '7', 2);
       INSERT INTO engine_markets VALUES ('m1', 'e1', 3, 'OPEN', 9);
@@ -105,12 +102,7 @@ describe('migration 7: per-account state tables without rowid', () => {
       INSERT INTO heartbeats VALUES ('0xa', 30, 12345);
     `);
 
-    expect(
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 7),
-      ),
-    ).toEqual([7]);
+    expect(migrate(db, through(7))).toEqual([7]);
 
     const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).raw().all();
     expect(rows('balances')).toEqual([
@@ -146,11 +138,7 @@ describe('migration 7: per-account state tables without rowid', () => {
 
 describe('migration 8: a count of unescrowed fills on each trade', () => {
   it('counts the MATCHED fills of each open trade and drops the index of MATCHED fills', () => {
-    const db = new BetterSqlite3(':memory:');
-    migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version <= 7),
-    );
+    const db = databaseAt(7);
     const { fill, trade } = tradingRows(db);
     fill('1-0-M', '1-0', 'o1', 't1', 'acct', 'LOCKED', 1);
     fill('2-0-M', '2-0', 'o1', 't1', 'acct', 'MATCHED', 1);
@@ -161,12 +149,7 @@ describe('migration 8: a count of unescrowed fills on each trade', () => {
     trade('t2', 'o2', 'acct', 'LOCKED');
     trade('t3', 'o3', 'acct', 'SETTLED');
 
-    expect(
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 8),
-      ),
-    ).toEqual([8]);
+    expect(migrate(db, through(8))).toEqual([8]);
 
     expect(db.prepare('SELECT id, status, unlocked_fills FROM trades ORDER BY id').raw().all()).toEqual([
       ['t1', 'MATCHED', 2],
@@ -184,11 +167,7 @@ describe('migration 8: a count of unescrowed fills on each trade', () => {
 
 describe('migration 9: LOCKED by a per-account escrow watermark', () => {
   it('keeps what every fill and trade shows while storing LOCKED as MATCHED under the watermark', () => {
-    const db = new BetterSqlite3(':memory:');
-    migrate(
-      db,
-      MIGRATIONS.filter((m) => m.version <= 8),
-    );
+    const db = databaseAt(8);
     const { fill, trade } = tradingRows(db);
     // a: escrowed through seq 2, its seq 3 not yet; t1 partly escrowed, t2 wholly. b: nothing escrowed.
     fill('1-0-M', '1-0', 'o1', 't1', 'a', 'LOCKED', 1);
@@ -211,12 +190,7 @@ describe('migration 9: LOCKED by a per-account escrow watermark', () => {
       trades: db.prepare('SELECT id, status FROM trades ORDER BY id').raw().all(),
     };
 
-    expect(
-      migrate(
-        db,
-        MIGRATIONS.filter((m) => m.version <= 9),
-      ),
-    ).toEqual([9]);
+    expect(migrate(db, through(9))).toEqual([9]);
 
     expect(shown()).toEqual(before);
     expect(db.prepare('SELECT DISTINCT status FROM fills ORDER BY 1').pluck().all()).toEqual([
