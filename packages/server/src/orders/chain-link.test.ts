@@ -32,6 +32,10 @@ function boot(
     applySliceMs?: number;
     /** The flush timer's period (default: a minute, so that tests flush by hand). */
     flushMs?: number;
+    /** Which accounts' LOCKED rows the listener wants (default: all). */
+    wants?: (account: string) => boolean;
+    /** The link's clock starts here (default 5,000 ms) and moves 1 ms a reading. */
+    clockFrom?: number;
   } = {},
 ) {
   const db = file.open();
@@ -49,8 +53,8 @@ function boot(
     options.applySliceMs ?? Number.POSITIVE_INFINITY,
   );
   const updates: FillLockUpdate[][] = [];
-  link.onLockUpdates((u) => updates.push([...u]));
-  let now = 5_000;
+  link.onLockUpdates((u) => updates.push([...u]), options.wants);
+  let now = options.clockFrom ?? 5_000;
   const stop = link.start(() => ++now, options.flushMs ?? 60_000);
   return {
     db,
@@ -430,6 +434,44 @@ describe('chain link: escrow per account', () => {
     node.timer.tick();
     expect(node.updates).toHaveLength(2);
     await node.close();
+  });
+
+  it('an account whose rows nobody wants: its watermark moves, its fills and trades show LOCKED, none is read back', async () => {
+    const f = files();
+    const node = boot(f, { wants: (account) => account === B });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 11n },
+          { account: B, orderId: 'b1', stake: 9n },
+        ),
+      ]),
+    ]);
+    node.timer.tick();
+    for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('LOCKED');
+    for (const id of ['a1', 'b1']) expect(status(node.db, 'trades', tradeOf(id))).toBe('LOCKED');
+    expect(node.updates.flat().map((u) => [u.fillId, u.account, u.trade?.id ?? null])).toEqual([
+      ['1-0-T', B, tradeOf('b1')],
+    ]);
+    const watermark = (db: Database) =>
+      db.prepare('SELECT through_seq, locked_at FROM escrow_locks WHERE account = ?').get(A);
+    const locked = watermark(node.db);
+    expect(locked).toMatchObject({ through_seq: 1 });
+
+    // Every block applied again (as after a crash before the cursor moved) changes nothing, not even the time.
+    node.db.prepare('UPDATE escrow_cursor SET block_number = 0').run();
+    await node.close();
+    const again = boot(f, { wants: () => false, clockFrom: 9_000 });
+    expect(watermark(again.db)).toEqual(locked);
+    expect(again.updates).toEqual([]);
+    await again.close();
   });
 
   it('a trade escrowed by two flushes turns LOCKED with the second escrow, not the first', async () => {

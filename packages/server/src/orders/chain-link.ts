@@ -79,6 +79,8 @@ export class ChainLink {
    * and the statement that fails them.
    */
   private readonly escrowFills: Record<'range' | 'one', { select: Statement; fail: Statement }>;
+  /** Whether a landed range escrow still has a fill to lock (when nobody wants its rows). */
+  private readonly anyEscrowFill: Statement;
   private readonly lockThrough: Statement;
   private readonly lockedTrades: Statement;
   private readonly failTrades: Statement;
@@ -100,7 +102,10 @@ export class ChainLink {
     through: number | null,
     now: number,
   ) => { updates: FillLockUpdate[]; next: number };
-  private readonly listeners: ((updates: readonly FillLockUpdate[]) => void)[] = [];
+  private readonly listeners: {
+    listener: (updates: readonly FillLockUpdate[]) => void;
+    wants: (account: string) => boolean;
+  }[] = [];
   /** The last block whose escrow receipts are applied (or had none). */
   private cursor = 0;
   /** Blocks waiting for a large block before them to finish applying, oldest first. */
@@ -144,11 +149,14 @@ export class ChainLink {
       // A legacy per-fill memo: the seq is the id's first part.
       one: statements('fills_by_seq', `seq = @seq AND id = @id AND ${matched}`),
     };
+    this.anyEscrowFill = db
+      .prepare(`SELECT 1 FROM fills INDEXED BY fills_by_account WHERE ${range} LIMIT 1`)
+      .pluck();
     // A landed escrow moves its account's watermark: every fill (and trade) under it shows LOCKED (the views
     // of migration 9); no row is rewritten. Escrows land in the order they were submitted.
     this.lockThrough = db.prepare(`INSERT INTO escrow_locks (account, through_seq, locked_at) VALUES (?, ?, ?)
-      ON CONFLICT (account) DO UPDATE SET through_seq = max(through_seq, excluded.through_seq),
-        locked_at = excluded.locked_at`);
+      ON CONFLICT (account) DO UPDATE SET through_seq = excluded.through_seq, locked_at = excluded.locked_at
+        WHERE excluded.through_seq > through_seq`);
     // The trades of the escrow's fills that it locks: those with no fill after it (trade ids, a JSON array).
     this.lockedTrades = db.prepare(`SELECT * FROM trades
       WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND last_fill_seq <= ?`);
@@ -197,9 +205,16 @@ export class ChainLink {
     );
   }
 
-  /** Listens for fills (and their trades) changing status on the chain's word. */
-  onLockUpdates(listener: (updates: readonly FillLockUpdate[]) => void): void {
-    this.listeners.push(listener);
+  /**
+   * Listens for fills (and their trades) changing status on the chain's word. `wants`: whether the
+   * listener wants an account's LOCKED rows at all; when no listener does, a landed escrow only moves the
+   * account's watermark, without reading its fills and trades back.
+   */
+  onLockUpdates(
+    listener: (updates: readonly FillLockUpdate[]) => void,
+    wants: (account: string) => boolean = () => true,
+  ): void {
+    this.listeners.push({ listener, wants });
   }
 
   /**
@@ -445,7 +460,7 @@ export class ChainLink {
 
   private publish(updates: FillLockUpdate[], through: number | null): void {
     if (through !== null) this.cursor = through;
-    if (updates.length) for (const listener of this.listeners) listener(updates);
+    if (updates.length) for (const { listener } of this.listeners) listener(updates);
   }
 
   /**
@@ -453,6 +468,11 @@ export class ChainLink {
    * way the fills and trades it changed are read for the listeners.
    */
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
+    if (ok && 'account' in fills && !this.listeners.some(({ wants }) => wants(fills.account))) {
+      if (this.anyEscrowFill.get(fills) !== undefined)
+        this.lockThrough.run(fills.account, fills.lastSeq, now);
+      return;
+    }
     const status = ok ? 'LOCKED' : 'FAILED';
     const [which, params] =
       'fillId' in fills

@@ -59,6 +59,7 @@ export function startExchangeRealtime(
       return sportInfo.get(marketHash);
     },
     ladderSize: trading.engine.ladder.size,
+    observed: (channel, user) => hub.observed(channel, user),
   });
 
   let open = true;
@@ -96,10 +97,13 @@ export function startExchangeRealtime(
       publish(publications('chain', () => publisher.lockUpdates(updates)));
     }
   });
-  chainLink.onLockUpdates((updates) => {
-    if (unpublishedBatches > 0) heldLocks.push(...updates);
-    else publish(publications('chain', () => publisher.lockUpdates(updates)));
-  });
+  chainLink.onLockUpdates(
+    (updates) => {
+      if (unpublishedBatches > 0) heldLocks.push(...updates);
+      else publish(publications('chain', () => publisher.lockUpdates(updates)));
+    },
+    (account) => publisher.wantsLockUpdates(account),
+  );
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
     publish(publications('catalog', () => catalogPublications(event)));

@@ -27,8 +27,8 @@ export type PublishInput = {
   channel: string;
   /**
    * Any JSON value. An object gets `messageId` added when it has none. Encoded when first sent or read
-   * back (often never: a channel nobody follows only keeps it for recovery), so it must not change
-   * after publishing.
+   * back (often never: a channel whose subscribers left only keeps it for recovery), so it must not
+   * change after publishing.
    */
   data: unknown;
   /** Required for per-user channels (`account:fills_v3`): the checksummed EOA the publication is for. */
@@ -38,7 +38,7 @@ export type PublishInput = {
 };
 
 export type PublishResult = {
-  /** Stream offset; 0 on a channel without history. */
+  /** Stream offset; 0 on a channel without history, and on one nobody follows (see `observed`). */
   offset: number;
   epoch: string;
   messageId: string;
@@ -67,6 +67,13 @@ export type RealtimeHub = {
   publish(channel: string, data: unknown, options?: { user?: string; messageId?: string }): PublishResult;
   /** Publishes in order; all of them go out in the same frames. */
   publishMany(inputs: readonly PublishInput[]): PublishResult[];
+  /**
+   * Whether a publication to this channel now goes anywhere: the channel has a stream, because a client
+   * subscribed (or its position was asked) since the stream was last forgotten. A channel without one
+   * has no subscriber and no client holding a position in it, so a publication there is dropped, not
+   * kept: publishers may skip making it.
+   */
+  observed(channel: string, user?: string): boolean;
   /**
    * The stream position of a channel now, e.g. to send along with a REST snapshot taken in the same
    * turn: a client subscribing with that position (centrifuge-js `getState` or `since`) gets exactly the
@@ -258,12 +265,10 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     const target = channelPolicy.publishTarget(channel, user);
     const messageId = messageIdOf(data, explicitId);
     counters.publications++;
-    let topic = topics.get(target.key);
-    if (topic === undefined) {
-      // Nobody listens and nothing is kept: nothing to do (not even the encoding).
-      if (target.settings.historySize === 0) return { offset: 0, epoch: '', messageId };
-      topic = context.openTopic(target);
-    }
+    const topic = topics.get(target.key);
+    // No stream: nobody subscribed since it was last forgotten, so no client holds a position in it that
+    // this publication could complete (a stream's epoch is drawn when it opens). Nothing to send or keep.
+    if (topic === undefined) return { offset: 0, epoch: '', messageId };
     // Encoded now for live subscribers; otherwise kept as it is, encoded if a recovery ever reads it.
     const live = topic.subscribers.size > 0;
     const pub = topic.stream.append(data, now, messageId, live);
@@ -297,6 +302,9 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         results[i] = publishOne(input.channel, input.data, input.user, input.messageId, now);
       }
       return results;
+    },
+    observed(channel, user) {
+      return topics.has(channelPolicy.publishTarget(channel, user).key);
     },
     position(channel, user) {
       const target = channelPolicy.publishTarget(channel, user);

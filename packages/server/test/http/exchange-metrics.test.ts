@@ -1,6 +1,9 @@
+import { accountOrdersChannel } from '@oddsbook/protocol';
+import type { Centrifuge } from 'centrifuge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, postOrders, signOrder, USDC } from '../helpers/trading.js';
+import { officialClient, until } from '../realtime/helpers.js';
 
 /** The value of one sample of a Prometheus text exposition (labels exactly as written, e.g. `{thread="main"}`). */
 function sample(body: string, name: string, labels = ''): number {
@@ -11,11 +14,13 @@ function sample(body: string, name: string, labels = ''): number {
 
 describe('exchange metrics on /metrics', () => {
   let t: TestExchange;
+  let client: Centrifuge | undefined;
   const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
   beforeAll(async () => {
     t = await startTestExchange();
   });
   afterAll(async () => {
+    client?.disconnect();
     await t.close();
     removeDataDir(t.dataDir);
   });
@@ -23,6 +28,27 @@ describe('exchange metrics on /metrics', () => {
   it('counts every sequenced input in a committed batch, the queue, signature checks, chain and WAL', async () => {
     const { marketHash } = await createMarket(t);
     const maker = await createTrader(t, 1_000n * USDC);
+    // The maker follows its orders over the realtime WebSocket: that channel's publications are kept.
+    const api = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    client = officialClient(`${api.replace('http://', 'ws://')}/connection/websocket`, {
+      getToken: async () => {
+        const res = await fetch(`${api}/user/realtime-token-v3/api-key`, { headers: maker.headers });
+        return ((await res.json()) as { data: { token: string } }).data.token;
+      },
+    });
+    const orderUpdates: unknown[] = [];
+    const sub = client.newSubscription(accountOrdersChannel(maker.address), {
+      positioned: true,
+      recoverable: true,
+    });
+    sub.on('publication', (ctx) => orderUpdates.push(ctx.data));
+    let subscribed = false;
+    sub.on('subscribed', () => {
+      subscribed = true;
+    });
+    sub.subscribe();
+    client.connect();
+    await until(() => subscribed, 5000, 'subscribed');
     const before = await scrape();
     const checksBefore =
       sample(before, 'oddsbook_signature_checks_total', '{thread="worker"}') +
@@ -60,10 +86,13 @@ describe('exchange metrics on /metrics', () => {
     expect(sample(after, 'oddsbook_chain_block_number')).toBe(await t.exchange.chain.blockNumber());
     expect(sample(after, 'oddsbook_chain_block_number')).toBeGreaterThan(0);
     expect(sample(after, 'oddsbook_sqlite_wal_bytes')).toBeGreaterThan(0);
-    expect(sample(after, 'oddsbook_realtime_connections')).toBe(0);
+    expect(sample(after, 'oddsbook_realtime_connections')).toBe(1);
+    expect(sample(after, 'oddsbook_realtime_subscriptions')).toBe(1);
     expect(sample(after, 'oddsbook_realtime_publications_total')).toBeGreaterThan(0);
-    // The orders' publications are kept for recovery: well under the default cap, nothing dropped.
-    expect(sample(after, 'oddsbook_realtime_history_publications')).toBeGreaterThan(4);
+    // Kept for recovery: the four order updates of the followed channel only (the book, the active orders
+    // and the rest have no follower), well under the default cap, nothing dropped.
+    await until(() => orderUpdates.length === 4, 5000, 'order updates');
+    expect(sample(await scrape(), 'oddsbook_realtime_history_publications')).toBe(4);
     expect(sample(after, 'oddsbook_realtime_history_evicted_total')).toBe(0);
   });
 });

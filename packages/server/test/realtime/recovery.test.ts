@@ -70,6 +70,31 @@ describe('recovery after a reconnect', () => {
     expect(new Set(ids).size).toBe(9);
   });
 
+  it('keeps nothing for a channel nobody follows; once followed, keeps it for recovery after its subscribers left', async () => {
+    t = await startHub();
+    expect(t.hub.observed(BOOK)).toBe(false);
+    expect(t.hub.publish(BOOK, { i: 0 })).toMatchObject({ offset: 0, epoch: '' });
+    expect(t.hub.stats()).toMatchObject({ topics: 0, historyKept: 0 });
+
+    const w = await subscribedClient(BOOK);
+    expect(t.hub.observed(BOOK)).toBe(true);
+    expect(t.hub.observed('account:fills_v3', ALICE)).toBe(false); // per user: nobody follows Alice's
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.pubs.length === 1);
+    w.c.disconnect();
+    await until(() => t!.hub.stats().subscriptions === 0, 5000, 'left');
+    expect(t.hub.observed(BOOK)).toBe(true);
+    t.hub.publish(BOOK, { i: 2 });
+    expect(t.hub.stats()).toMatchObject({ topics: 1, historyKept: 2 });
+
+    w.c.connect();
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: true });
+    await until(() => w.pubs.length === 2, 5000, 'recovered');
+    expect(w.pubs.map((p) => p.data)).toMatchObject([{ i: 1 }, { i: 2 }]);
+    expect(offsets(w.pubs)).toEqual([1, 2]);
+  });
+
   it('recovers with nothing missed (recovered, no publications)', async () => {
     t = await startHub();
     const w = await subscribedClient(BOOK);
@@ -121,8 +146,10 @@ describe('recovery after a reconnect', () => {
 
     cutConnections();
     await until(() => w.sub.state === 'subscribing');
-    t.hub.publish(BOOK, { i: 2 }); // missed; then other users' channels push it out of the hub's 5
-    for (let n = 0; n < 5; n++) t.hub.publish(`account:orders_v3_#${BOB}`, { n });
+    t.hub.publish(BOOK, { i: 2 }); // missed; then another user's channel pushes it out of the hub's 5
+    const bobs = `account:orders_v3_#${BOB}`;
+    t.hub.position(bobs); // followed: a channel nobody follows keeps nothing
+    for (let n = 0; n < 5; n++) t.hub.publish(bobs, { n });
     expect(t.hub.stats()).toMatchObject({ historyKept: 5, historyEvicted: 2 });
     await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
     expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: false });
@@ -165,6 +192,7 @@ describe('recovery after a reconnect', () => {
 
   it('answers 112 to a getState client whose position is unrecoverable, which reloads its state and recovers', async () => {
     t = await startHub();
+    t.hub.position(BOOK); // handed out with a snapshot: the stream keeps what follows
     for (let i = 1; i <= 3; i++) t.hub.publish(BOOK, { i });
     const c = officialClient(t.url, { token: tokenFor(ALICE) });
     clients.push(c);

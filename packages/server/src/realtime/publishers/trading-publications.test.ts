@@ -19,7 +19,7 @@ import { openDatabase } from '../../store/sqlite/open-database.js';
 import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
 import { SqliteTradingStore, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
 import type { Publication } from './publication.js';
-import { TradingPublisher } from './trading-publications.js';
+import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';
 
 const MAKER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TAKER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
@@ -45,19 +45,23 @@ beforeEach(() => {
   queries = new SqliteTradingQueries(db);
   engine = new Engine({ ladderSize: LADDER });
   seq = 0;
-  publisher = new TradingPublisher({
-    changes: (entry) => store.changesOf(entry),
-    walletOf: () => WALLET,
-    levels: (hash) => engine.levels(hash),
-    marketInfo: () => ({ sportId: 1, leagueId: 7 }),
-    ladderSize: LADDER,
-  });
+  publisher = new TradingPublisher(context());
   commit([
     { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
     { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
     { kind: 'engine', command: { type: 'credit', account: TAKER, amount: 1_000n * USDC } },
   ]);
 });
+
+function context(): TradingPublisherContext {
+  return {
+    changes: (entry) => store.changesOf(entry),
+    walletOf: () => WALLET,
+    levels: (hash) => engine.levels(hash),
+    marketInfo: () => ({ sportId: 1, leagueId: 7 }),
+    ladderSize: LADDER,
+  };
+}
 
 function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): AppliedEntry[] {
   const entries = inputs.map((input) => {
@@ -356,5 +360,33 @@ describe('TradingPublisher', () => {
     // A fill whose trade did not change status (another fill still MATCHED): the fill only.
     const partial = publisher.lockUpdates([{ ...update, fill: lockedFill, trade: null }]);
     expect(partial.map((p) => p.channel)).toEqual([ACCOUNT_FILLS_CHANNEL]);
+  });
+
+  it('makes only the publications of followed channels, each with the id it has when all are followed', () => {
+    const followed = new Set([
+      accountOrdersChannel(TAKER),
+      `${ACCOUNT_FILLS_CHANNEL}#${MAKER}`,
+      GLOBAL_CHANNELS.recent_trades,
+    ]);
+    const isFollowed = (channel: string, user?: string) =>
+      followed.has(user ? `${channel}#${user}` : channel);
+    const partial = new TradingPublisher({ ...context(), observed: isFollowed });
+    const batches = [
+      commit([place(order(MAKER, 400, 50n * USDC))]),
+      commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
+    ];
+    for (const entries of batches) {
+      const all = publisher.batch(entries);
+      const made = partial.batch(entries);
+      expect(made).toEqual(all.filter((p) => isFollowed(p.channel, p.user)));
+    }
+    expect(partial.wantsLockUpdates(MAKER)).toBe(true);
+    expect(partial.wantsLockUpdates(TAKER)).toBe(false);
+
+    const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    const trade = queries.trades(MAKER, { sortAsc: true }, { limit: 1, offset: 0 })[0]!;
+    const update = { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' as const };
+    const pubs = partial.lockUpdates([{ ...update, fill: fill!, trade }]);
+    expect(pubs.map((p) => [p.channel, p.user])).toEqual([[ACCOUNT_FILLS_CHANNEL, MAKER]]);
   });
 });

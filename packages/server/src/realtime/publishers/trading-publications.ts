@@ -28,6 +28,8 @@ export type TradingPublisherContext = {
   /** Sport and league of a market when known without I/O (optional fields of `best_odds:global`). */
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
   ladderSize: number;
+  /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
+  observed?(channel: string, user?: string): boolean;
 };
 
 type CreateResult = { commandId: string; outcome?: OrderOutcome };
@@ -40,7 +42,9 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * Per entry, in this order: order rows (account + active orders), fills, trades, public trades, rows
  * settled by a resolution. Per batch, at the end: one book per changed market (market and event
  * channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
- * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry).
+ * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry). A
+ * publication to a channel nobody follows is not made (most accounts of a busy exchange are REST-only),
+ * but keeps its number, so an id never depends on who listens.
  */
 export class TradingPublisher {
   readonly #ctx: TradingPublisherContext;
@@ -52,9 +56,19 @@ export class TradingPublisher {
     this.#ctx = context;
   }
 
+  #observed(channel: string, user?: string): boolean {
+    return this.#ctx.observed?.(channel, user) ?? true;
+  }
+
+  /** Whether lock updates of this account's fills would be published (else the chain link need not read them). */
+  wantsLockUpdates(account: string): boolean {
+    const names = this.#names.of(account);
+    return this.#observed(ACCOUNT_FILLS_CHANNEL, names.user) || this.#observed(names.trades);
+  }
+
   batch(entries: readonly AppliedEntry[]): Publication[] {
     if (entries.length === 0) return [];
-    const out = new Publications();
+    const out = new Publications((channel, user) => this.#observed(channel, user));
     const changedMarkets = new Set<string>();
 
     for (const entry of entries) {
@@ -73,17 +87,21 @@ export class TradingPublisher {
   lockUpdates(updates: readonly FillLockUpdate[]): Publication[] {
     const out: Publication[] = [];
     for (const { fill } of updates) {
+      const user = this.#names.of(fill.account).user;
+      if (!this.#observed(ACCOUNT_FILLS_CHANNEL, user)) continue;
       out.push({
         channel: ACCOUNT_FILLS_CHANNEL,
-        user: this.#names.of(fill.account).user,
+        user,
         data: fillToWire(fill),
         messageId: `fill:${fill.id}:${fill.status}`,
       });
     }
     for (const { trade } of updates) {
       if (!trade) continue;
+      const channel = this.#names.of(trade.account).trades;
+      if (!this.#observed(channel)) continue;
       out.push({
-        channel: this.#names.of(trade.account).trades,
+        channel,
         data: tradeToWire(trade),
         messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
       });
@@ -122,68 +140,85 @@ export class TradingPublisher {
 
     for (const row of changes.orders) {
       const names = this.#names.of(row.account);
-      const wire = orderToWire(row, this.#ctx.walletOf(row.account));
-      const create = row.id === createdId ? created : withdrawals?.get(row.id);
-      const update: Omit<AccountOrderUpdate, 'messageId'> = create ? { ...wire, ...create } : wire;
-      out.add(names.orders, update);
+      let wire: ReturnType<typeof orderToWire> | undefined;
+      const wireOf = () => (wire ??= orderToWire(row, this.#ctx.walletOf(row.account)));
+      out.add(names.orders, () => {
+        const create = row.id === createdId ? created : withdrawals?.get(row.id);
+        const update: Omit<AccountOrderUpdate, 'messageId'> = create ? { ...wireOf(), ...create } : wireOf();
+        return update;
+      });
       // An order placed and gone in the same command (an IOC, a refused order) was never open.
       const neverOpen = row.status === 'INACTIVE' && row.createdAt === ts && input.kind === 'engine';
-      if (!neverOpen) out.add(names.active, wire);
+      if (!neverOpen) out.add(names.active, wireOf);
     }
     for (const fill of changes.fills) {
-      out.add(ACCOUNT_FILLS_CHANNEL, fillToWire(fill), this.#names.of(fill.account).user);
+      out.add(ACCOUNT_FILLS_CHANNEL, () => fillToWire(fill), this.#names.of(fill.account).user);
     }
     for (const trade of changes.trades) {
-      out.add(this.#names.of(trade.account).trades, tradeToWire(trade));
+      out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
       if (!trade.isMaker) publicTrades(trade, out);
     }
     for (const trade of changes.settledTrades) {
-      out.add(this.#names.of(trade.account).trades, tradeToWire(trade));
+      out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
     }
     for (const fill of changes.settledFills) {
-      out.add(ACCOUNT_FILLS_CHANNEL, fillToWire(fill), this.#names.of(fill.account).user);
+      out.add(ACCOUNT_FILLS_CHANNEL, () => fillToWire(fill), this.#names.of(fill.account).user);
     }
   }
 
   #book(marketHash: string, out: Publications): void {
     const levels = this.#ctx.levels(marketHash);
     if (!levels) return;
-    const book = bookToWire(levels, { takerPerspective: false, ladderSize: this.#ctx.ladderSize });
-    out.add(orderBookMarketChannel(marketHash), book);
+    let book: ReturnType<typeof bookToWire> | undefined;
+    const bookOf = () =>
+      (book ??= bookToWire(levels, { takerPerspective: false, ladderSize: this.#ctx.ladderSize }));
+    out.add(orderBookMarketChannel(marketHash), bookOf);
     const eventChannel = eventBookChannel(levels.eventId);
-    if (eventChannel) out.add(eventChannel, book);
+    if (eventChannel) out.add(eventChannel, bookOf);
 
     const one = levels.outcomeOne[0];
     const two = levels.outcomeTwo[0];
     const key = `${one ? `${one.tick}:${one.size}` : '-'}|${two ? `${two.tick}:${two.size}` : '-'}`;
     if (this.#bestOdds.get(marketHash) !== key) {
       this.#bestOdds.set(marketHash, key);
-      const info = this.#ctx.marketInfo(marketHash);
-      const best: Omit<BestOddsUpdate, 'messageId'> = {
-        marketHash,
-        eventId: levels.eventId,
-        outcomeOne: one ? levelToWire(one) : null,
-        outcomeTwo: two ? levelToWire(two) : null,
-        ...(info ? { sportId: info.sportId, leagueId: info.leagueId } : {}),
-      };
-      out.add(GLOBAL_CHANNELS.best_odds, best);
+      out.add(GLOBAL_CHANNELS.best_odds, () => {
+        const info = this.#ctx.marketInfo(marketHash);
+        const best: Omit<BestOddsUpdate, 'messageId'> = {
+          marketHash,
+          eventId: levels.eventId,
+          outcomeOne: one ? levelToWire(one) : null,
+          outcomeTwo: two ? levelToWire(two) : null,
+          ...(info ? { sportId: info.sportId, leagueId: info.leagueId } : {}),
+        };
+        return best;
+      });
     }
   }
 }
 
-/** A batch's publications, numbered `<seq>:<n>` as they are added: n counts from 0 in each entry. */
+/**
+ * A batch's publications, numbered `<seq>:<n>` as they are added: n counts from 0 in each entry. One to
+ * a channel nobody follows keeps its number but is not made.
+ */
 class Publications {
   readonly list: Publication[] = [];
+  readonly #observed: (channel: string, user?: string) => boolean;
   #seq = 0;
   #n = 0;
+
+  constructor(observed: (channel: string, user?: string) => boolean) {
+    this.#observed = observed;
+  }
 
   startEntry(seq: number): void {
     this.#seq = seq;
     this.#n = 0;
   }
 
-  add(channel: string, data: unknown, user?: string): void {
-    this.list.push({ channel, data, user, messageId: `${this.#seq}:${this.#n++}` });
+  add(channel: string, make: () => unknown, user?: string): void {
+    const n = this.#n++;
+    if (this.#observed(channel, user))
+      this.list.push({ channel, data: make(), user, messageId: `${this.#seq}:${n}` });
   }
 }
 
@@ -196,15 +231,20 @@ function isReplay(events: AppliedEntry['events']): boolean {
 
 /** A taker bet on the two public tapes (quarter-line legs are not split yet: every flag is false). */
 function publicTrades(trade: TradeRecord, out: Publications): void {
-  const row = publicTradeToWire(trade);
-  const recent: Omit<RecentTrade, 'messageId'> = { ...row, isQuarterLineLeg: false };
-  const consolidated: Omit<ConsolidatedTrade, 'messageId'> = {
-    ...row,
-    isQuarterLineParent: false,
-    isQuarterLineLeg: false,
-    quarterLineFillHash: null,
-    netReturn: (BigInt(trade.pot) - BigInt(trade.stake)).toString(),
-  };
-  out.add(GLOBAL_CHANNELS.recent_trades, recent);
-  out.add(GLOBAL_CHANNELS.recent_trades_consolidated, consolidated);
+  let row: ReturnType<typeof publicTradeToWire> | undefined;
+  const rowOf = () => (row ??= publicTradeToWire(trade));
+  out.add(GLOBAL_CHANNELS.recent_trades, () => {
+    const recent: Omit<RecentTrade, 'messageId'> = { ...rowOf(), isQuarterLineLeg: false };
+    return recent;
+  });
+  out.add(GLOBAL_CHANNELS.recent_trades_consolidated, () => {
+    const consolidated: Omit<ConsolidatedTrade, 'messageId'> = {
+      ...rowOf(),
+      isQuarterLineParent: false,
+      isQuarterLineLeg: false,
+      quarterLineFillHash: null,
+      netReturn: (BigInt(trade.pot) - BigInt(trade.stake)).toString(),
+    };
+    return consolidated;
+  });
 }
