@@ -151,35 +151,40 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     if (typeof fromFlag === 'string') return fromFlag;
     return env[option.env] ?? option.fallback;
   };
+  // An error names the setting as the operator gave it: the flag if one was passed, else the variable.
+  const label = (name: OptionName): string => {
+    const option = OPTIONS[name];
+    return typeof parsed[option.flag] === 'string' ? `--${option.flag}` : option.env;
+  };
 
   const networkName = raw('network');
   if (networkName !== 'mainnet' && networkName !== 'testnet') {
-    throw new ConfigError(`NETWORK must be mainnet or testnet, got "${networkName}"`);
+    throw new ConfigError(`${label('network')} must be mainnet or testnet, got "${networkName}"`);
   }
   const network = NETWORKS[networkName];
   const logLevel = raw('logLevel') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+    throw new ConfigError(`${label('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
   const adminToken = raw('adminToken');
   if (adminToken && adminToken.length < 16)
-    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+    throw new ConfigError(`${label('adminToken')} must be at least 16 characters`);
 
   return {
-    port: integer('PORT', raw('port'), 0, 65535),
+    port: integer(label('port'), raw('port'), 0, 65535),
     host: raw('host'),
     dataDir: resolve(raw('dataDir')),
     network: networkName,
     chainId: network.chainId,
     verifyingContract: raw('verifyingContract')
-      ? address('VERIFYING_CONTRACT', raw('verifyingContract'))
+      ? address(label('verifyingContract'), raw('verifyingContract'))
       : network.verifyingContract,
-    baseToken: raw('baseToken') ? address('BASE_TOKEN', raw('baseToken')) : network.baseToken,
+    baseToken: raw('baseToken') ? address(label('baseToken'), raw('baseToken')) : network.baseToken,
     adminToken: adminToken || randomBytes(24).toString('base64url'),
     adminTokenGenerated: !adminToken,
-    demo: parsed['no-demo'] === true ? false : flag('DEMO', raw('demo')),
+    demo: parsed['no-demo'] === true ? false : flag(label('demo'), raw('demo')),
     logLevel,
-    blockTimeMs: integer('BLOCK_TIME_MS', raw('blockTimeMs'), 10, 60_000),
-    rateLimits: flag('RATE_LIMITS', raw('rateLimits')),
-    realtimeHistoryMax: integer('REALTIME_HISTORY_MAX', raw('realtimeHistoryMax'), 1_000, 100_000_000),
+    blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
+    rateLimits: flag(label('rateLimits'), raw('rateLimits')),
+    realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
   };
 }

@@ -51,7 +51,10 @@ describe('the oddsbook process', () => {
   it('rejects bad configuration with a clear message and exit code 2', () => {
     const result = run(['serve', '--port', 'eighty'], {});
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/PORT must be an integer, got "eighty"/);
+    // Named as the operator gave it: the flag, or the variable.
+    expect(result.stderr).toMatch(/--port must be an integer, got "eighty"/);
+    expect(run(['serve'], { PORT: 'eighty' }).stderr).toMatch(/PORT must be an integer, got "eighty"/);
+    expect(run(['serve', '--admin-token', 'short'], {}).stderr).toMatch(/--admin-token must be at least 16/);
     const network = run(['serve'], { NETWORK: 'moon' });
     expect(network.stderr).toMatch(/NETWORK must be mainnet or testnet/);
     const history = run(['serve'], { REALTIME_HISTORY_MAX: '10' });
