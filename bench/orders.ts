@@ -23,6 +23,8 @@
  * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs:
  * - BENCH_CONNECTIONS: keep-alive connections of the peak phases (default 64);
  * - BENCH_TRADERS: accounts placing the orders (default 32);
+ * - BENCH_FOLLOW: how many of them follow their orders, trades, fills and the books over the realtime
+ *   WebSocket while they trade (default 0: REST-only traders; bench/lib/followers.ts);
  * - BENCH_SECONDS: scales every phase (default 1);
  * - BENCH_PHASES: a comma list of the phases to run (default a,c,d0,d,b,e,e10,e0,e1; c needs a);
  * - BENCH_PROFILE=<dir>: the exchange writes a CPU profile there (node --cpu-prof);
@@ -39,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import type { OrderDomain } from '@oddsbook/protocol';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
+import { type Followers, follow } from './lib/followers.js';
 import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
 import { LATE_MS, type OpenLoopStats } from './lib/open-loop.js';
 import {
@@ -52,6 +55,7 @@ import {
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = 'bench-orders-admin-token-0123456789';
 const TRADERS = Number(process.env.BENCH_TRADERS ?? 32);
+const FOLLOW = Math.min(TRADERS, Number(process.env.BENCH_FOLLOW ?? 0));
 const MARKETS = 4;
 const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -357,9 +361,16 @@ async function main() {
       ...(commits ? { commits } : {}),
     });
   let counter: ReturnType<typeof dbCounter> | null = null;
+  let followers: Followers | null = null;
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
     const { marketHashes, domain, baseToken } = await setUpExchange(exchange.base, traders);
+    if (FOLLOW > 0) {
+      followers = await follow(exchange.base, traders.slice(0, FOLLOW), marketHashes);
+      log(
+        `followers: ${FOLLOW} of the traders follow their orders, active orders, trades, fills and the ${MARKETS} books over the realtime WebSocket`,
+      );
+    }
     counter = dbCounter(dataDir);
     const signer = createOrderSigner({
       domain,
@@ -449,6 +460,11 @@ async function main() {
     const fillStatuses = counter.fillStatuses();
     counter.close();
     counter = null;
+    if (followers) {
+      log(`followers received ${fmt(followers.publications())} publications`);
+      followers.close();
+      followers = null;
+    }
     if (process.env.BENCH_PROFILE) console.log(`exchange stop ${Date.now()}`);
     await stopChild(exchange);
 
@@ -604,6 +620,7 @@ async function main() {
       log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
     }
   } finally {
+    followers?.close();
     counter?.close();
     await stopChild(exchange);
     if (process.env.BENCH_EXCHANGE_LOG) writeFileSync(process.env.BENCH_EXCHANGE_LOG, exchange.output());
