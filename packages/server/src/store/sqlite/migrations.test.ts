@@ -227,3 +227,34 @@ describe('migration 9: LOCKED by a per-account escrow watermark', () => {
     db.close();
   });
 });
+
+describe('migration 11: open orders read at start through the per-account index', () => {
+  it('drops orders_open; the start still reads the ACTIVE orders in placement order, without scanning orders', () => {
+    const db = databaseAt(10);
+    const order = db.prepare(`INSERT INTO orders (id, account, market_hash, event_id, is_outcome_one,
+        percentage_odds, total_bet_size, remaining_size, filled_size, fill_pot, expiry, time_in_force, status,
+        salt, base_token, signature, command_id, placed_seq, created_at, updated_at)
+      VALUES (?, ?, 'm', 'e', 1, '50', '10', '10', '0', '0', 9, 'GTC', ?, 's', 'b', 'sig', 'c', ?, ?, 1)`);
+    order.run('o1', 'a', 'ACTIVE', 7, 1);
+    order.run('o2', 'b', 'INACTIVE', 2, 2);
+    order.run('o3', 'b', 'ACTIVE', 3, 3);
+    order.run('o4', 'a', 'PENDING', null, 4);
+    order.run('o5', 'c', 'ACTIVE', 5, 5);
+
+    expect(migrate(db)).toEqual([11]);
+
+    const indexes = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'orders' AND sql IS NOT NULL",
+      )
+      .pluck()
+      .all();
+    expect(indexes.sort()).toEqual(['orders_by_client_id', 'orders_open_by_account', 'orders_pending']);
+    const startQuery =
+      "SELECT id FROM orders WHERE status <> 'INACTIVE' AND status = 'ACTIVE' ORDER BY placed_seq";
+    expect(db.prepare(startQuery).pluck().all()).toEqual(['o3', 'o5', 'o1']);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${startQuery}`).all() as { detail: string }[];
+    expect(plan.map((p) => p.detail)).toContain('SCAN orders USING INDEX orders_open_by_account');
+    db.close();
+  });
+});

@@ -464,6 +464,16 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP TABLE sequencer_state;
       `),
   },
+  {
+    version: 11,
+    name: 'open orders read at start through the per-account index',
+    up: (db) =>
+      db.exec(`
+        -- Read only when a start rebuilds the books, yet maintained by every order that rests or leaves the
+        -- book: a page of most commits. orders_open_by_account (status <> 'INACTIVE') holds the same orders.
+        DROP INDEX orders_open;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -465,8 +465,9 @@ export class SqliteTradingStore {
     const scale = 10n ** 20n;
     const orders: OrderSnapshot[] = (
       this.db
+        // Through the open orders' partial index (the first condition lets the planner use it), sorted here.
         .prepare(`SELECT id, account, market_hash, is_outcome_one, percentage_odds, total_bet_size, remaining_size,
-            expiry, placed_seq FROM orders WHERE status = 'ACTIVE' ORDER BY placed_seq`)
+            expiry, placed_seq FROM orders WHERE status <> 'INACTIVE' AND status = 'ACTIVE' ORDER BY placed_seq`)
         .all() as Record<string, string | number>[]
     ).map((o) => [
       o.id as string,
