@@ -464,8 +464,8 @@ export class ChainLink {
   }
 
   /**
-   * A landed escrow moves its account's watermark; a failed one fails its fills and their trades. Either
-   * way the fills and trades it changed are read for the listeners.
+   * A landed escrow moves its account's watermark; a failed one fails its fills and their trades. The
+   * fills and trades it changed are read back for the listeners, unless it landed and none wants them.
    */
   private applyEscrow({ fills, ok }: LandedEscrow, now: number, updates: FillLockUpdate[]): void {
     if (ok && 'account' in fills && !this.listeners.some(({ wants }) => wants(fills.account))) {

@@ -465,7 +465,7 @@ export class SqliteTradingStore {
     const scale = 10n ** 20n;
     const orders: OrderSnapshot[] = (
       this.db
-        // Through the open orders' partial index (the first condition lets the planner use it), sorted here.
+        // Through the open orders' partial index (its condition, repeated, lets the planner use it), then sorted.
         .prepare(`SELECT id, account, market_hash, is_outcome_one, percentage_odds, total_bet_size, remaining_size,
             expiry, placed_seq FROM orders WHERE status <> 'INACTIVE' AND status = 'ACTIVE' ORDER BY placed_seq`)
         .all() as Record<string, string | number>[]
