@@ -48,6 +48,7 @@ export type RealtimeHubStats = {
   connections: number;
   subscriptions: number;
   topics: number;
+  /** Publications to channels with a stream (a followed channel); the others are dropped uncounted. */
   publications: number;
   /** Publications kept for recovery and history, over all channels. */
   historyKept: number;
@@ -264,11 +265,11 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   ): PublishResult {
     const target = channelPolicy.publishTarget(channel, user);
     const messageId = messageIdOf(data, explicitId);
-    counters.publications++;
     const topic = topics.get(target.key);
     // No stream: nobody subscribed since it was last forgotten, so no client holds a position in it that
     // this publication could complete (a stream's epoch is drawn when it opens). Nothing to send or keep.
     if (topic === undefined) return { offset: 0, epoch: '', messageId };
+    counters.publications++;
     // Encoded now for live subscribers; otherwise kept as it is, encoded if a recovery ever reads it.
     const live = topic.subscribers.size > 0;
     const pub = topic.stream.append(data, now, messageId, live);

@@ -74,7 +74,7 @@ describe('recovery after a reconnect', () => {
     t = await startHub();
     expect(t.hub.observed(BOOK)).toBe(false);
     expect(t.hub.publish(BOOK, { i: 0 })).toMatchObject({ offset: 0, epoch: '' });
-    expect(t.hub.stats()).toMatchObject({ topics: 0, historyKept: 0 });
+    expect(t.hub.stats()).toMatchObject({ topics: 0, historyKept: 0, publications: 0 });
 
     const w = await subscribedClient(BOOK);
     expect(t.hub.observed(BOOK)).toBe(true);
@@ -85,7 +85,7 @@ describe('recovery after a reconnect', () => {
     await until(() => t!.hub.stats().subscriptions === 0, 5000, 'left');
     expect(t.hub.observed(BOOK)).toBe(true);
     t.hub.publish(BOOK, { i: 2 });
-    expect(t.hub.stats()).toMatchObject({ topics: 1, historyKept: 2 });
+    expect(t.hub.stats()).toMatchObject({ topics: 1, historyKept: 2, publications: 2 });
 
     w.c.connect();
     await until(() => w.subscribed.length === 2, 5000, 'resubscribed');

@@ -102,7 +102,7 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
   const hubTotals = [
     [
       'oddsbook_realtime_publications_total',
-      'Publications the realtime hub sent to its channels',
+      'Publications to followed realtime channels (one to a channel nobody follows is dropped)',
       'publications',
     ],
     [
