@@ -443,17 +443,8 @@ describe('chain link: escrow per account', () => {
       [A, BIG],
       [B, BIG],
     ]);
-    commit(node, [
-      entry(1, [
-        match(
-          node.db,
-          1,
-          '1-0',
-          { account: A, orderId: 'a1', stake: 11n },
-          { account: B, orderId: 'b1', stake: 9n },
-        ),
-      ]),
-    ]);
+    oneMatch(node);
+    node.link.flush();
     node.timer.tick();
     for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('LOCKED');
     for (const id of ['a1', 'b1']) expect(status(node.db, 'trades', tradeOf(id))).toBe('LOCKED');
