@@ -111,8 +111,10 @@ describe('WAL checkpointer', () => {
     reader.close();
     await checkpointer.stop();
     db.close();
-    // A commit may wait for one RESTART's 10 ms, never for the reader.
-    expect(slowest).toBeLessThan(100);
+    // A commit may wait for one RESTART's 10 ms, never for the reader: a checkpointer waiting on the
+    // reader as long as the writer would (5 s) held a commit for 5.0 s (checked). The bound leaves room
+    // for this VM's disk, whose syncs alone have reached 244 ms (a commit here syncs).
+    expect(slowest).toBeLessThan(1_000);
   });
 
   it('never lets a commit behind the write gate meet a RESTART (no wait in the busy handler of SQLite)', async () => {
