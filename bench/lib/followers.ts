@@ -5,9 +5,9 @@ import {
   activeOrdersChannel,
   orderBookMarketChannel,
 } from '@oddsbook/protocol';
-import { Centrifuge } from 'centrifuge';
+import type { Centrifuge } from 'centrifuge';
 import { getAddress } from 'viem';
-import WebSocket from 'ws';
+import { exchangeClient } from '../../packages/server/test/realtime/helpers.js';
 import type { BenchTrader } from './order-fixtures.js';
 
 export type Followers = {
@@ -15,6 +15,8 @@ export type Followers = {
   publications(): number;
   close(): void;
 };
+
+const LIVE_WITHIN_MS = 60_000;
 
 /**
  * Traders that follow their own trading over the realtime WebSocket, as a bot with a UI or a market maker
@@ -27,26 +29,13 @@ export async function follow(
   traders: readonly BenchTrader[],
   marketHashes: readonly string[],
 ): Promise<Followers> {
-  const url = `${base.replace('http://', 'ws://')}/connection/websocket`;
   const clients: Centrifuge[] = [];
+  const live: Promise<void>[] = [];
   let received = 0;
-  let pending = 0;
-  let failed: Error | undefined;
-  let allLive: () => void = () => {};
-  const live = new Promise<void>((resolve) => {
-    allLive = resolve;
-  });
   for (const trader of traders) {
     const user = getAddress(trader.address);
-    const client = new Centrifuge(url, {
-      websocket: WebSocket,
-      getToken: async () => {
-        const res = await fetch(`${base}/user/realtime-token-v3/api-key`, {
-          headers: { 'x-svc-api-key': trader.apiKey },
-        });
-        return ((await res.json()) as { data: { token: string } }).data.token;
-      },
-    });
+    const client = exchangeClient(base, { 'x-svc-api-key': trader.apiKey });
+    clients.push(client);
     const channels = [
       accountOrdersChannel(user),
       activeOrdersChannel(user),
@@ -56,36 +45,38 @@ export async function follow(
     ];
     for (const channel of channels) {
       const sub = client.newSubscription(channel, { positioned: true, recoverable: true });
-      pending++;
-      sub.once('subscribed', () => {
-        if (--pending === 0) allLive();
-      });
-      sub.on('error', (ctx) => {
-        failed = new Error(`follower ${user} on ${channel}: ${ctx.error.message}`);
-        allLive();
-      });
+      live.push(
+        new Promise((resolve, reject) => {
+          sub.once('subscribed', () => resolve());
+          sub.once('error', (ctx) =>
+            reject(new Error(`follower ${user} on ${channel}: ${ctx.error.message}`)),
+          );
+        }),
+      );
       sub.on('publication', () => {
         received++;
       });
       sub.subscribe();
     }
     client.connect();
-    clients.push(client);
   }
-  const timeout = setTimeout(() => {
-    failed ??= new Error(`followers: ${pending} subscriptions still not live after 60 s`);
-    allLive();
-  }, 60_000);
-  if (pending > 0) await live;
-  clearTimeout(timeout);
-  if (failed) {
+  const close = () => {
     for (const client of clients) client.disconnect();
-    throw failed;
-  }
-  return {
-    publications: () => received,
-    close() {
-      for (const client of clients) client.disconnect();
-    },
   };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`followers not live after ${LIVE_WITHIN_MS / 1000} s`)),
+      LIVE_WITHIN_MS,
+    );
+  });
+  try {
+    await Promise.race([Promise.all(live), timeout]);
+  } catch (error) {
+    close();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { publications: () => received, close };
 }

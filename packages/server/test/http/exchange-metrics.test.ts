@@ -3,7 +3,7 @@ import type { Centrifuge } from 'centrifuge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, postOrders, signOrder, USDC } from '../helpers/trading.js';
-import { officialClient, until } from '../realtime/helpers.js';
+import { exchangeClient, until } from '../realtime/helpers.js';
 
 /** The value of one sample of a Prometheus text exposition (labels exactly as written, e.g. `{thread="main"}`). */
 function sample(body: string, name: string, labels = ''): number {
@@ -30,12 +30,7 @@ describe('exchange metrics on /metrics', () => {
     const maker = await createTrader(t, 1_000n * USDC);
     // The maker follows its orders over the realtime WebSocket: that channel's publications are kept.
     const api = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    client = officialClient(`${api.replace('http://', 'ws://')}/connection/websocket`, {
-      getToken: async () => {
-        const res = await fetch(`${api}/user/realtime-token-v3/api-key`, { headers: maker.headers });
-        return ((await res.json()) as { data: { token: string } }).data.token;
-      },
-    });
+    client = exchangeClient(api, maker.headers);
     const orderUpdates: unknown[] = [];
     const sub = client.newSubscription(accountOrdersChannel(maker.address), {
       positioned: true,

@@ -29,17 +29,15 @@ import {
   type TestUser,
 } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, postOrders, signOrder, USDC } from '../helpers/trading.js';
-import { officialClient, until as waitFor } from './helpers.js';
+import { exchangeClient, until as waitFor } from './helpers.js';
 
 let t: TestExchange;
 let api: string;
-let wsUrl: string;
 const clients: Centrifuge[] = [];
 
 beforeAll(async () => {
   t = await startTestExchange();
   api = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  wsUrl = `${api.replace('http://', 'ws://')}/connection/websocket`;
 });
 
 afterEach(() => {
@@ -51,14 +49,9 @@ afterAll(async () => {
   removeDataDir(t.dataDir);
 });
 
-/** The official client, with its token from the REST route (as docs/realtime.md shows). */
+/** The official client of the test exchange, its token from the REST route. */
 function clientOf(user: TestUser): Centrifuge {
-  const c = officialClient(wsUrl, {
-    getToken: async () => {
-      const res = await fetch(`${api}/user/realtime-token-v3/api-key`, { headers: user.headers });
-      return ((await res.json()) as { data: { token: string } }).data.token;
-    },
-  });
+  const c = exchangeClient(api, user.headers);
   clients.push(c);
   return c;
 }
@@ -577,16 +570,7 @@ describe('shutdown', () => {
     try {
       const url = await own.app.listen({ port: 0, host: '127.0.0.1' });
       const user = await own.createUser();
-      const c = officialClient(`${url.replace('http://', 'ws://')}/connection/websocket`, {
-        getToken: async () =>
-          (
-            (await (
-              await fetch(`${url}/user/realtime-token-v3/api-key`, { headers: user.headers })
-            ).json()) as {
-              data: { token: string };
-            }
-          ).data.token,
-      });
+      const c = exchangeClient(url, user.headers);
       clients.push(c);
       const codes: number[] = [];
       c.on('connecting', (ctx) => codes.push(ctx.code));

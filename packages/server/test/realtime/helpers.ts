@@ -61,6 +61,19 @@ export function officialClient(url: string, options: Partial<Options> = {}): Cen
   });
 }
 
+/**
+ * The official client of an exchange serving HTTP at `api`, its connection token from the REST route with
+ * the user's API key headers (as docs/realtime.md shows).
+ */
+export function exchangeClient(api: string, headers: Record<string, string>): Centrifuge {
+  return officialClient(`${api.replace('http://', 'ws://')}/connection/websocket`, {
+    getToken: async () => {
+      const res = await fetch(`${api}/user/realtime-token-v3/api-key`, { headers });
+      return ((await res.json()) as { data: { token: string } }).data.token;
+    },
+  });
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
