@@ -8,7 +8,8 @@
  *
  * Knobs: BENCH_ORDERS (default 60,000), BENCH_BATCH (orders per batch, default 20), BENCH_RUNS (default 3),
  * BENCH_WAL_FRAMES=1 (one more run, without checkpoints, that reports the pages each commit wrote to the WAL,
- * by table and index: what a commit's cost grows with).
+ * by table and index: what a commit's cost grows with), BENCH_RESOLVE=1 (each run then closes and resolves
+ * one of its four markets and reports how long that batch held the sequencer: every order waits for it).
  */
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WAL_FRAMES = process.env.BENCH_WAL_FRAMES === '1';
+const RESOLVE = process.env.BENCH_RESOLVE === '1';
 const LADDER = 800;
 const STEP = 10n ** 20n / BigInt(LADDER);
 const MARKETS = Array.from({ length: 4 }, (_, i) => `0x${(i + 1).toString(16).repeat(64)}`);
@@ -142,6 +144,18 @@ async function run(mapWal = false): Promise<RunFigures> {
   const used = process.cpuUsage(cpu);
   const mainUs = (mainThreadCpuUs() - main) / ORDERS;
   const fills = db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
+  if (RESOLVE && !mapWal) {
+    const marketHash = MARKETS[0]!;
+    const count = (table: string) =>
+      db.prepare(`SELECT count(*) FROM ${table} WHERE market_hash = ?`).pluck().get(marketHash) as number;
+    await submit([{ kind: 'engine', command: { type: 'closeMarket', marketHash } }]);
+    const resolving = performance.now();
+    await submit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome: 1 } }]);
+    console.log(
+      `  resolving a market of ${count('trades').toLocaleString('en-US')} trades and ` +
+        `${count('fills').toLocaleString('en-US')} fills: ${(performance.now() - resolving).toFixed(1)} ms`,
+    );
+  }
   if (mapWal) {
     const frames = walFramesByTree(db, Math.ceil(ORDERS / BATCH));
     const total = frames.reduce((sum, [, n]) => sum + n, 0);

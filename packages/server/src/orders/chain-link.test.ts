@@ -549,6 +549,38 @@ describe('chain link: escrow per account', () => {
     ]);
     await node.close();
   });
+  it('escrows landing after their market resolved neither lock nor fail its rows: they stay SETTLED', async () => {
+    const node = boot(files());
+    await fund(node, [[A, BIG]]); // D has nothing: its escrow fails
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 10n },
+          { account: D, orderId: 'd1', stake: 10n },
+        ),
+      ]),
+    ]);
+    // The market resolved (migration 12's row) after the escrows were submitted, before they landed.
+    node.db.prepare('INSERT INTO market_settlements VALUES (?, 1, 5)').run(MARKET);
+    node.timer.tick();
+    const receipts = await Promise.all(
+      (await node.chain.getBlock(2))!.transactions.map((h) => node.chain.getReceipt(h)),
+    );
+    expect(receipts.map((r) => [memoOf(r?.tx), r?.status])).toEqual([
+      [`escrow:${A}:1-1`, 'success'],
+      [`escrow:${D}:1-1`, 'failed'],
+    ]);
+    for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('SETTLED');
+    for (const id of ['a1', 'd1']) expect(status(node.db, 'trades', tradeOf(id))).toBe('SETTLED');
+    expect(node.db.prepare('SELECT DISTINCT status FROM fills').pluck().all()).toEqual(['MATCHED']);
+    expect(node.db.prepare('SELECT DISTINCT status FROM trades').pluck().all()).toEqual(['MATCHED']);
+    expect(node.updates.flat()).toEqual([]);
+    await node.close();
+  });
+
   it('a submission the chain refuses fails its fills and their trades at once; nothing is escrowed twice', async () => {
     const errors: unknown[] = [];
     const node = boot(files(), {

@@ -129,9 +129,10 @@ export class ChainLink {
   ) {
     // Only fills the escrowed-fills cursor has passed (a refused submission whose flush then rolled back left
     // its fills to the next flush, which escrows them again) and not yet under their account's watermark
-    // (applying a block again finds nothing).
+    // (applying a block again finds nothing), nor in a resolved market (they show SETTLED, for good).
     const matched = `status = 'MATCHED' AND rowid <= (SELECT fills_rowid FROM escrow_cursor WHERE id = 1)
-      AND seq > ifnull((SELECT through_seq FROM escrow_locks WHERE escrow_locks.account = fills.account), -1)`;
+      AND seq > ifnull((SELECT through_seq FROM escrow_locks WHERE escrow_locks.account = fills.account), -1)
+      AND ${UNSETTLED('fills')}`;
     // An escrow covers one account's fills of a flush, whose seqs span every batch of the flush: by the
     // account's own index, bounded by the times of its first and last seq (a fill's created_at is its
     // entry's journal time), not by seq, which would visit every account's fills in between.
@@ -159,9 +160,11 @@ export class ChainLink {
         WHERE excluded.through_seq > through_seq`);
     // The trades of the escrow's fills that it locks: those with no fill after it (trade ids, a JSON array).
     this.lockedTrades = db.prepare(`SELECT * FROM trades
-      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND last_fill_seq <= ?`);
+      WHERE id IN (SELECT value FROM json_each(?)) AND status = 'MATCHED' AND last_fill_seq <= ?
+        AND ${UNSETTLED('trades')}`);
     this.failTrades = db.prepare(`UPDATE trades SET status = 'FAILED', updated_at = ?
       WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')
+        AND ${UNSETTLED('trades')}
       RETURNING *`);
     this.readCursor = db.prepare('SELECT block_number FROM escrow_cursor WHERE id = 1').pluck();
     this.writeCursor = db.prepare('UPDATE escrow_cursor SET block_number = ? WHERE id = 1');
@@ -518,6 +521,10 @@ export class ChainLink {
     });
   }
 }
+
+/** A row of `table` not in a resolved market (whose MATCHED rows show SETTLED: migration 12). */
+const UNSETTLED = (table: 'fills' | 'trades') =>
+  `NOT EXISTS (SELECT 1 FROM market_settlements s WHERE s.market_hash = ${table}.market_hash)`;
 
 /** The event-loop time one slice of a block's escrows may take (each escrow about ten fills at a high rate). */
 const APPLY_SLICE_MS = 1;

@@ -59,6 +59,7 @@ export function startExchangeRealtime(
       return sportInfo.get(marketHash);
     },
     ladderSize: trading.engine.ladder.size,
+    settledOf: (marketHash, account) => trading.queries.settledOf(marketHash, account),
     observed: (channel, user) => hub.observed(channel, user),
   });
 

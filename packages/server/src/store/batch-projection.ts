@@ -36,9 +36,6 @@ export type EntryChanges = {
   orders: ProjectedOrder[];
   fills: FillRecord[];
   trades: TradeRecord[];
-  /** Rows a market resolution settled (read back after the set-based update). */
-  settledTrades: TradeRecord[];
-  settledFills: FillRecord[];
 };
 
 /**
@@ -87,8 +84,6 @@ export class BatchProjection {
       orders: [...this.entryOrders.values()].map((d) => ({ ...d.row })),
       fills: this.entryFills,
       trades: [...this.entryTrades.values()].map((d) => ({ ...d.row })),
-      settledTrades: [],
-      settledFills: [],
     };
     this.entryOrders = new Map();
     this.entryTrades = new Map();

@@ -163,6 +163,11 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
       status: 'SETTLED',
       settlement: { outcome: 2, payout: (50n * USDC).toString() },
     });
+    const settledFills = (
+      await t.app.inject({ method: 'GET', url: '/fills-v3', headers: maker.headers })
+    ).json().data.fills;
+    expect(settledFills.length).toBeGreaterThan(0);
+    for (const fill of settledFills) expect(fill.status).toBe('SETTLED');
     const closed = (
       await t.app.inject({ method: 'GET', url: `/orders-v3/${made.orderId}`, headers: maker.headers })
     ).json().data;

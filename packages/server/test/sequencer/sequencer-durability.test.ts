@@ -233,7 +233,7 @@ describe('sequencer durability', () => {
             expect(fromJournal.stateHash()).toBe(liveHash);
             seen.fills += reopened.db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
             seen.settled += reopened.db
-              .prepare("SELECT count(*) FROM trades WHERE status = 'SETTLED'")
+              .prepare("SELECT count(*) FROM trades_shown WHERE status = 'SETTLED'")
               .pluck()
               .get() as number;
             reopened.db.close();

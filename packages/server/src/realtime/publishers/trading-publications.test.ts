@@ -60,6 +60,7 @@ function context(): TradingPublisherContext {
     levels: (hash) => engine.levels(hash),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
+    settledOf: (marketHash, account) => queries.settledOf(marketHash, account),
   };
 }
 
@@ -308,6 +309,46 @@ describe('TradingPublisher', () => {
       settlement: { outcome: 1, payout: (40n * USDC).toString() },
     });
     expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
+    // Named by row and status, as lock updates are: the same whoever follows.
+    const [trade] = queries.trades(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    expect(on(resolve, accountTradesChannel(MAKER))[0]!.messageId).toBe(
+      `trade:${trade!.id}:SETTLED:${trade!.updatedAt}`,
+    );
+    const [fill] = queries.fills(TAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
+  });
+
+  it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', () => {
+    publisher.batch(
+      commit([
+        place(order(MAKER, 400, 50n * USDC)),
+        place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
+      ]),
+    );
+    const read: string[] = [];
+    const followed = new Set([`${ACCOUNT_FILLS_CHANNEL}#${MAKER}`]);
+    const partial = new TradingPublisher({
+      ...context(),
+      observed: (channel, user) => followed.has(user ? `${channel}#${user}` : channel),
+      settledOf: (marketHash, account) => {
+        read.push(account);
+        return queries.settledOf(marketHash, account);
+      },
+    });
+    const resolve = commit([
+      { kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 2 } },
+    ]);
+    const all = publisher.batch(resolve);
+    const made = partial.batch(resolve);
+
+    expect(read).toEqual([MAKER]);
+    expect(made).toEqual(all.filter((p) => p.channel === ACCOUNT_FILLS_CHANNEL && p.user === MAKER));
+    expect(data(made)).toMatchObject([{ status: 'SETTLED' }]);
+    // Nobody following: nothing is read back.
+    read.length = 0;
+    followed.clear();
+    expect(partial.batch(resolve)).toEqual([]);
+    expect(read).toEqual([]);
   });
 
   it('publishes expiries with inactiveReason EXPIRED and the book without the order', () => {

@@ -15,7 +15,7 @@ import { outcomeOf, withdrawnOutcome } from '../../orders/outcome.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import type { EntryChanges } from '../../store/batch-projection.js';
-import type { TradeRecord } from '../../store/sqlite/sqlite-trading-queries.js';
+import type { FillRecord, TradeRecord } from '../../store/sqlite/sqlite-trading-queries.js';
 import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
 
 export type TradingPublisherContext = {
@@ -28,6 +28,11 @@ export type TradingPublisherContext = {
   /** Sport and league of a market when known without I/O (optional fields of `best_odds:global`). */
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
   ladderSize: number;
+  /**
+   * An account's SETTLED trades and fills in a resolved market, read when its channels are followed (inside
+   * the resolving batch's transaction, so as it leaves them).
+   */
+  settledOf(marketHash: string, account: string): { trades: TradeRecord[]; fills: FillRecord[] };
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
 };
@@ -42,9 +47,10 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * Per entry, in this order: order rows (account + active orders), fills, trades, public trades, rows
  * settled by a resolution. Per batch, at the end: one book per changed market (market and event
  * channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
- * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry). A
- * publication to a channel nobody follows is not made (most accounts of a busy exchange are REST-only),
- * but keeps its number, so an id never depends on who listens.
+ * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry), except the
+ * rows of a resolution and of lock updates, named by row and status (`trade:<id>:<status>:<updatedAt>`,
+ * `fill:<id>:<status>`). A publication to a channel nobody follows is not made (most accounts of a busy
+ * exchange are REST-only), but keeps its number, so an id never depends on who listens.
  */
 export class TradingPublisher {
   readonly #ctx: TradingPublisherContext;
@@ -158,11 +164,39 @@ export class TradingPublisher {
       out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
       if (!trade.isMaker) publicTrades(trade, out);
     }
-    for (const trade of changes.settledTrades) {
-      out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
+    for (const event of events)
+      if (event.type === 'payout') this.#settled(event.marketHash, event.account, out);
+  }
+
+  /**
+   * A resolution's trades and fills of one account (each holder of the market has a payout event), read
+   * only when its trades or fills are followed: a market may hold many thousands. Their ids name the row
+   * and its status, as lock updates do, so they never depend on who follows.
+   */
+  #settled(marketHash: string, account: string, out: Publications): void {
+    const names = this.#names.of(account);
+    const trades = this.#observed(names.trades);
+    const fills = this.#observed(ACCOUNT_FILLS_CHANNEL, names.user);
+    if (!trades && !fills) return;
+    const settled = this.#ctx.settledOf(marketHash, account);
+    if (trades) {
+      for (const trade of settled.trades) {
+        out.push({
+          channel: names.trades,
+          data: tradeToWire(trade),
+          messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
+        });
+      }
     }
-    for (const fill of changes.settledFills) {
-      out.add(ACCOUNT_FILLS_CHANNEL, () => fillToWire(fill), this.#names.of(fill.account).user);
+    if (fills) {
+      for (const fill of settled.fills) {
+        out.push({
+          channel: ACCOUNT_FILLS_CHANNEL,
+          user: names.user,
+          data: fillToWire(fill),
+          messageId: `fill:${fill.id}:${fill.status}`,
+        });
+      }
     }
   }
 
@@ -219,6 +253,11 @@ class Publications {
     const n = this.#n++;
     if (this.#observed(channel, user))
       this.list.push({ channel, data: make(), user, messageId: `${this.#seq}:${n}` });
+  }
+
+  /** A publication with an id of its own (outside the entry's numbering), to a channel known to be followed. */
+  push(publication: Publication): void {
+    this.list.push(publication);
   }
 }
 

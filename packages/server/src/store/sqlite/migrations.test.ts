@@ -241,7 +241,7 @@ describe('migration 11: open orders read at start through the per-account index'
     order.run('o4', 'a', 'PENDING', null, 4);
     order.run('o5', 'c', 'ACTIVE', 5, 5);
 
-    expect(migrate(db)).toEqual([11]);
+    expect(migrate(db, through(11))).toEqual([11]);
 
     const indexes = db
       .prepare(
@@ -255,6 +255,75 @@ describe('migration 11: open orders read at start through the per-account index'
     expect(db.prepare(startQuery).pluck().all()).toEqual(['o3', 'o5', 'o1']);
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${startQuery}`).all() as { detail: string }[];
     expect(plan.map((p) => p.detail)).toContain('SCAN orders USING INDEX orders_open_by_account');
+    db.close();
+  });
+});
+
+describe('migration 12: a resolution stored once per market', () => {
+  it('shows the MATCHED and LOCKED trades and fills of a resolved market SETTLED with their payout, and nothing else changes', () => {
+    const db = databaseAt(11);
+    const fill = db.prepare(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash,
+        is_outcome_one, is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
+      VALUES (?, 'x', ?, 't', ?, ?, ?, 1, '5', '10', '50', ?, ?, 1, 1)`);
+    const trade =
+      db.prepare(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one,
+        is_maker, stake, pot, status, outcome, payout, last_fill_seq, created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'e', ?, 1, '5', '12', ?, ?, ?, ?, 1, 1)`);
+    // In market m: a's fill and trade escrowed (LOCKED), b's not (MATCHED), c's FAILED, d's settled before
+    // this migration (stored SETTLED). In market n, e's is MATCHED.
+    fill.run('f1', 'o1', 'a', 'm', 1, 'MATCHED', 1);
+    fill.run('f2', 'o2', 'b', 'm', 0, 'MATCHED', 2);
+    fill.run('f3', 'o3', 'c', 'm', 1, 'FAILED', 3);
+    fill.run('f4', 'o4', 'd', 'm', 1, 'SETTLED', 4);
+    fill.run('f5', 'o5', 'e', 'n', 1, 'MATCHED', 5);
+    trade.run('ta', 'o1', 'a', 'm', 1, 'MATCHED', null, null, 1);
+    trade.run('tb', 'o2', 'b', 'm', 0, 'MATCHED', null, null, 2);
+    trade.run('tc', 'o3', 'c', 'm', 1, 'FAILED', null, null, 3);
+    trade.run('td', 'o4', 'd', 'm', 1, 'SETTLED', 2, '0', 4);
+    trade.run('te', 'o5', 'e', 'n', 1, 'MATCHED', null, null, 5);
+    db.prepare("INSERT INTO escrow_locks VALUES ('a', 1, 7)").run();
+    const shown = () => ({
+      fills: db.prepare('SELECT id, status, updated_at FROM fills_shown ORDER BY id').raw().all(),
+      trades: db
+        .prepare('SELECT id, status, outcome, payout, updated_at FROM trades_shown ORDER BY id')
+        .raw()
+        .all(),
+    });
+    const before = shown();
+
+    expect(migrate(db, through(12))).toEqual([12]);
+    expect(shown()).toEqual(before);
+
+    db.prepare("INSERT INTO market_settlements VALUES ('m', 1, 50)").run();
+    expect(shown()).toEqual({
+      fills: [
+        ['f1', 'SETTLED', 50],
+        ['f2', 'SETTLED', 50],
+        ['f3', 'FAILED', 1],
+        ['f4', 'SETTLED', 1],
+        ['f5', 'MATCHED', 1],
+      ],
+      trades: [
+        ['ta', 'SETTLED', 1, '12', 50],
+        ['tb', 'SETTLED', 1, '0', 50],
+        ['tc', 'FAILED', null, null, 1],
+        ['td', 'SETTLED', 2, '0', 1],
+        ['te', 'MATCHED', null, null, 1],
+      ],
+    });
+    // A void market refunds each stake.
+    db.prepare("INSERT INTO market_settlements VALUES ('n', 0, 60)").run();
+    expect(
+      db.prepare("SELECT status, outcome, payout FROM trades_shown WHERE id = 'te'").raw().get(),
+    ).toEqual(['SETTLED', 0, '5']);
+    // Nothing was rewritten: the stored statuses are those inserted.
+    expect(db.prepare('SELECT status FROM trades ORDER BY id').pluck().all()).toEqual([
+      'MATCHED',
+      'MATCHED',
+      'FAILED',
+      'SETTLED',
+      'MATCHED',
+    ]);
     db.close();
   });
 });

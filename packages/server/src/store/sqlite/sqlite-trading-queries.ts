@@ -137,6 +137,18 @@ export class SqliteTradingQueries implements OrderLookups {
       ),
       order: p('SELECT * FROM orders WHERE id = ? AND account = ?'),
       orderByClientId: p('SELECT * FROM orders WHERE account = ? AND client_order_id = ?'),
+      settledTrades: p(`SELECT * FROM trades_shown
+        WHERE account = ? AND market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id`),
+      settledFills: p(`SELECT * FROM fills_shown
+        WHERE account = ? AND market_hash = ? AND status = 'SETTLED' ORDER BY seq, id`),
+    };
+  }
+
+  /** One account's SETTLED trades and fills in a resolved market (as it shows them once resolved). */
+  settledOf(marketHash: string, account: string): { trades: TradeRecord[]; fills: FillRecord[] } {
+    return {
+      trades: (this.s.settledTrades!.all(account, marketHash) as Record<string, unknown>[]).map(toTrade),
+      fills: (this.s.settledFills!.all(account, marketHash) as Record<string, unknown>[]).map(toFill),
     };
   }
 

@@ -13,7 +13,7 @@ import { writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
-import { toFill, toOrder, toTrade } from './sqlite-trading-queries.js';
+import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
 
 export { fillIdOf, tradeIdOf } from '../batch-projection.js';
@@ -97,20 +97,8 @@ export class SqliteTradingStore {
       updateTrade: p(
         'UPDATE trades SET stake = ?, pot = ?, status = ?, last_fill_seq = ?, updated_at = ? WHERE id = ?',
       ),
-      settleTrades: p(`UPDATE trades SET status = 'SETTLED', outcome = @outcome,
-          payout = CASE WHEN @outcome = 0 THEN stake WHEN is_outcome_one = (@outcome = 1) THEN pot ELSE '0' END,
-          updated_at = @ts
-        WHERE market_hash = @marketHash AND status = 'MATCHED'`),
-      settleFills: p(`UPDATE fills SET status = 'SETTLED', updated_at = ?
-        WHERE order_id IN (SELECT order_id FROM trades WHERE market_hash = ?) AND status = 'MATCHED'`),
-      settledTrades: p(
-        "SELECT * FROM trades WHERE market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id",
-      ),
-      settledFills: p(
-        // Through the trades (indexed by market): fills have no market index (settleFills likewise).
-        `SELECT f.* FROM trades t JOIN fills f ON f.order_id = t.order_id
-          WHERE t.market_hash = ? AND f.status = 'SETTLED' ORDER BY f.seq, f.id`,
-      ),
+      // The views show the market's MATCHED trades and fills SETTLED from this row (migration 12).
+      settleMarket: p('INSERT INTO market_settlements (market_hash, outcome, settled_at) VALUES (?, ?, ?)'),
       balance: p(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (account) DO UPDATE SET available = excluded.available, escrowed = excluded.escrowed,
           updated_at = excluded.updated_at`),
@@ -210,7 +198,6 @@ export class SqliteTradingStore {
         encodeInput(input),
       );
       rows.beginEntry(seq, ts);
-      const settled: { marketHash: string; outcome: number }[] = [];
       if (input.kind === 'admit') rows.admit(input.order, input.meta, input.activateAt);
       else if (input.kind === 'withdraw') rows.withdraw(input.orderIds, input.reason);
       else {
@@ -224,23 +211,11 @@ export class SqliteTradingStore {
             touchPosition,
             touchedAccounts,
             touchedMarkets,
-            settled,
+            ts,
           });
         }
       }
       const changes = rows.endEntry();
-      for (const { marketHash, outcome } of settled) {
-        // Set-based: every trade and fill of the market, so the batch's own rows are written first.
-        this.writeRows(rows);
-        this.s.settleTrades!.run({ outcome, ts, marketHash });
-        this.s.settleFills!.run(ts, marketHash);
-        changes.settledTrades.push(
-          ...(this.s.settledTrades!.all(marketHash) as Record<string, unknown>[]).map(toTrade),
-        );
-        changes.settledFills.push(
-          ...(this.s.settledFills!.all(marketHash) as Record<string, unknown>[]).map(toFill),
-        );
-      }
       this.changesByEntry.set(entry, changes);
     }
     this.writeRows(rows);
@@ -370,7 +345,7 @@ export class SqliteTradingStore {
       touchPosition: (marketHash: string, account: string) => void;
       touchedAccounts: Set<string>;
       touchedMarkets: Map<string, number>;
-      settled: { marketHash: string; outcome: number }[];
+      ts: number;
     },
   ): void {
     switch (event.type) {
@@ -406,7 +381,7 @@ export class SqliteTradingStore {
         break;
       case 'marketResolved':
         if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
-        c.settled.push({ marketHash: event.marketHash, outcome: event.outcome });
+        this.s.settleMarket!.run(event.marketHash, event.outcome, c.ts);
         break;
       case 'payout':
         c.touchPosition(event.marketHash, event.account);
