@@ -131,7 +131,7 @@ export class SqliteTradingStore {
    * Writes the batch in one transaction, at once unless the WAL checkpointer is restarting the WAL (then
    * as soon as it is done, the event loop free meanwhile); resolves once the batch is durable.
    */
-  async commitBatch(entries: readonly AppliedEntry[], engine: Engine): Promise<void> {
+  async commitBatch(entries: readonly AppliedEntry[], engine: Engine, onWritten?: () => void): Promise<void> {
     const walSync = this.walSync;
     if (!walSync) {
       this.commit(entries, engine);
@@ -140,6 +140,9 @@ export class SqliteTradingStore {
     // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
     const written = withWriteGate(this.db, () => walSync.unsynced(() => this.commit(entries, engine)));
     if (written instanceof Promise) await written;
+    onWritten?.();
+    // Syncs the WAL as it stands now: this batch and every commit before it (an earlier batch whose own
+    // sync is still running is durable once both are: the sequencer answers in order).
     await walSync.sync();
   }
 
