@@ -324,6 +324,14 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
       payload: { outcome: 3 },
     });
     expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toEqual(['body/outcome must be <= 2']);
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: t.admin,
+      payload: { outcome: '2' },
+    });
+    expect(text.json()).toMatchObject({ statusCode: 400, message: ['body/outcome must be integer'] });
     const unknown = await t.app.inject({
       method: 'POST',
       url: `/admin/markets/0x${'cd'.repeat(32)}/resolve`,

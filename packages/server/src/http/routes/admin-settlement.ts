@@ -18,7 +18,14 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
         tags: ['admin'],
         params: Type.Object({ marketHash: Bytes32 }),
         body: Type.Object(
-          { outcome: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)]) },
+          // One bound each way, so a bad outcome gets one message ("must be <= 2"), not one per value.
+          {
+            outcome: Type.Integer({
+              minimum: 0,
+              maximum: 2,
+              description: '0 void, 1 outcome one, 2 outcome two',
+            }),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Envelope(Market) },
