@@ -186,8 +186,8 @@ export class Sequencer {
     }
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
-    const flight: Flight = { batch, entries: [], taken: performance.now(), writtenAt: null, durable: false };
-    flight.entries = this.apply(batch);
+    const taken = performance.now();
+    const flight: Flight = { batch, entries: this.apply(batch), taken, writtenAt: null, durable: false };
     this.inFlight.push(flight);
     let durable: Promise<void>;
     try {

@@ -94,23 +94,12 @@ export class TradingPublisher {
     const out: Publication[] = [];
     for (const { fill } of updates) {
       const user = this.#names.of(fill.account).user;
-      if (!this.#observed(ACCOUNT_FILLS_CHANNEL, user)) continue;
-      out.push({
-        channel: ACCOUNT_FILLS_CHANNEL,
-        user,
-        data: fillToWire(fill),
-        messageId: `fill:${fill.id}:${fill.status}`,
-      });
+      if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
     }
     for (const { trade } of updates) {
       if (!trade) continue;
       const channel = this.#names.of(trade.account).trades;
-      if (!this.#observed(channel)) continue;
-      out.push({
-        channel,
-        data: tradeToWire(trade),
-        messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
-      });
+      if (this.#observed(channel)) out.push(tradePublication(channel, trade));
     }
     return out;
   }
@@ -179,25 +168,8 @@ export class TradingPublisher {
     const fills = this.#observed(ACCOUNT_FILLS_CHANNEL, names.user);
     if (!trades && !fills) return;
     const settled = this.#ctx.settledOf(marketHash, account);
-    if (trades) {
-      for (const trade of settled.trades) {
-        out.push({
-          channel: names.trades,
-          data: tradeToWire(trade),
-          messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
-        });
-      }
-    }
-    if (fills) {
-      for (const fill of settled.fills) {
-        out.push({
-          channel: ACCOUNT_FILLS_CHANNEL,
-          user: names.user,
-          data: fillToWire(fill),
-          messageId: `fill:${fill.id}:${fill.status}`,
-        });
-      }
-    }
+    if (trades) for (const trade of settled.trades) out.push(tradePublication(names.trades, trade));
+    if (fills) for (const fill of settled.fills) out.push(fillPublication(names.user, fill));
   }
 
   #book(marketHash: string, out: Publications): void {
@@ -260,6 +232,21 @@ class Publications {
     this.list.push(publication);
   }
 }
+
+/** A trade row named by its id, status and time (lock updates, settlements): the same whoever follows. */
+const tradePublication = (channel: string, trade: TradeRecord): Publication => ({
+  channel,
+  data: tradeToWire(trade),
+  messageId: `trade:${trade.id}:${trade.status}:${trade.updatedAt}`,
+});
+
+/** A fill row to its user, named by its id and status. */
+const fillPublication = (user: string, fill: FillRecord): Publication => ({
+  channel: ACCOUNT_FILLS_CHANNEL,
+  user,
+  data: fillToWire(fill),
+  messageId: `fill:${fill.id}:${fill.status}`,
+});
 
 /** Whether a place command's order id was a replay (refused as a duplicate). */
 function isReplay(events: AppliedEntry['events']): boolean {
