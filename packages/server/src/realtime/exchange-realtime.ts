@@ -59,7 +59,7 @@ export function startExchangeRealtime(
       return sportInfo.get(marketHash);
     },
     ladderSize: trading.engine.ladder.size,
-    settledOf: (marketHash, account) => trading.queries.settledOf(marketHash, account),
+    settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
     observed: (channel, user) => hub.observed(channel, user),
   });
 

@@ -60,7 +60,7 @@ function context(): TradingPublisherContext {
     levels: (hash) => engine.levels(hash),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
-    settledOf: (marketHash, account) => queries.settledOf(marketHash, account),
+    settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
   };
 }
 
@@ -330,9 +330,9 @@ describe('TradingPublisher', () => {
     const partial = new TradingPublisher({
       ...context(),
       observed: (channel, user) => followed.has(user ? `${channel}#${user}` : channel),
-      settledOf: (marketHash, account) => {
-        read.push(account);
-        return queries.settledOf(marketHash, account);
+      settledOf: (marketHash, accounts) => {
+        read.push(...accounts);
+        return queries.settledOf(marketHash, accounts);
       },
     });
     const resolve = commit([

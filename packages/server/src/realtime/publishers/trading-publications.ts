@@ -29,10 +29,10 @@ export type TradingPublisherContext = {
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
   ladderSize: number;
   /**
-   * An account's SETTLED trades and fills in a resolved market, read when its channels are followed (inside
-   * the resolving batch's transaction, so as it leaves them).
+   * Some accounts' SETTLED trades and fills in a resolved market, read for those whose channels are
+   * followed (inside the resolving batch's transaction, so as it leaves them).
    */
-  settledOf(marketHash: string, account: string): { trades: TradeRecord[]; fills: FillRecord[] };
+  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
 };
@@ -154,22 +154,32 @@ export class TradingPublisher {
       if (!trade.isMaker) publicTrades(trade, out);
     }
     for (const event of events)
-      if (event.type === 'payout') this.#settled(event.marketHash, event.account, out);
+      if (event.type === 'marketResolved') this.#settled(event.marketHash, events, out);
   }
 
   /**
-   * A resolution's trades and fills of one account (each holder of the market has a payout event), read
-   * only when its trades or fills are followed: a market may hold many thousands. Their ids name the row
-   * and its status, as lock updates do, so they never depend on who follows.
+   * A resolution's trades and fills, read back only for the holders (each has a payout event) whose
+   * trades or fills are followed: a market may hold many thousands. Their ids name the row and its
+   * status, as lock updates do, so they never depend on who follows.
    */
-  #settled(marketHash: string, account: string, out: Publications): void {
-    const names = this.#names.of(account);
-    const trades = this.#observed(names.trades);
-    const fills = this.#observed(ACCOUNT_FILLS_CHANNEL, names.user);
-    if (!trades && !fills) return;
-    const settled = this.#ctx.settledOf(marketHash, account);
-    if (trades) for (const trade of settled.trades) out.push(tradePublication(names.trades, trade));
-    if (fills) for (const fill of settled.fills) out.push(fillPublication(names.user, fill));
+  #settled(marketHash: string, events: AppliedEntry['events'], out: Publications): void {
+    const followed: string[] = [];
+    for (const e of events) {
+      if (e.type !== 'payout' || e.marketHash !== marketHash) continue;
+      const names = this.#names.of(e.account);
+      if (this.#observed(names.trades) || this.#observed(ACCOUNT_FILLS_CHANNEL, names.user))
+        followed.push(e.account);
+    }
+    if (followed.length === 0) return;
+    const settled = this.#ctx.settledOf(marketHash, followed);
+    for (const trade of settled.trades) {
+      const channel = this.#names.of(trade.account).trades;
+      if (this.#observed(channel)) out.push(tradePublication(channel, trade));
+    }
+    for (const fill of settled.fills) {
+      const user = this.#names.of(fill.account).user;
+      if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
+    }
   }
 
   #book(marketHash: string, out: Publications): void {

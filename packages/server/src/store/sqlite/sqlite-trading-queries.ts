@@ -137,18 +137,24 @@ export class SqliteTradingQueries implements OrderLookups {
       ),
       order: p('SELECT * FROM orders WHERE id = ? AND account = ?'),
       orderByClientId: p('SELECT * FROM orders WHERE account = ? AND client_order_id = ?'),
+      // Through the market's trades (`+account` keeps the planner off the per-account indexes): the cost is
+      // the market's size, never the accounts' whole histories (a market maker's may be millions of rows).
       settledTrades: p(`SELECT * FROM trades_shown
-        WHERE account = ? AND market_hash = ? AND status = 'SETTLED' ORDER BY created_at, id`),
+        WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts))
+          AND status = 'SETTLED' ORDER BY created_at, id`),
       settledFills: p(`SELECT * FROM fills_shown
-        WHERE account = ? AND market_hash = ? AND status = 'SETTLED' ORDER BY seq, id`),
+        WHERE order_id IN (SELECT order_id FROM trades
+            WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts)))
+          AND status = 'SETTLED' ORDER BY seq, id`),
     };
   }
 
-  /** One account's SETTLED trades and fills in a resolved market (as it shows them once resolved). */
-  settledOf(marketHash: string, account: string): { trades: TradeRecord[]; fills: FillRecord[] } {
+  /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
+  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] } {
+    const params = { marketHash, accounts: JSON.stringify(accounts) };
     return {
-      trades: (this.s.settledTrades!.all(account, marketHash) as Record<string, unknown>[]).map(toTrade),
-      fills: (this.s.settledFills!.all(account, marketHash) as Record<string, unknown>[]).map(toFill),
+      trades: (this.s.settledTrades!.all(params) as Record<string, unknown>[]).map(toTrade),
+      fills: (this.s.settledFills!.all(params) as Record<string, unknown>[]).map(toFill),
     };
   }
 
