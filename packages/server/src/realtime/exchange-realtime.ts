@@ -103,7 +103,7 @@ export function startExchangeRealtime(
       if (unpublishedBatches > 0) heldLocks.push(...updates);
       else publish(publications('chain', () => publisher.lockUpdates(updates)));
     },
-    (account) => publisher.wantsLockUpdates(account),
+    (account) => publisher.followsTradesOrFills(account),
   );
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);

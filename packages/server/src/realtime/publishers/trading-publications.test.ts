@@ -421,8 +421,8 @@ describe('TradingPublisher', () => {
       const made = partial.batch(entries);
       expect(made).toEqual(all.filter((p) => isFollowed(p.channel, p.user)));
     }
-    expect(partial.wantsLockUpdates(MAKER)).toBe(true);
-    expect(partial.wantsLockUpdates(TAKER)).toBe(false);
+    expect(partial.followsTradesOrFills(MAKER)).toBe(true);
+    expect(partial.followsTradesOrFills(TAKER)).toBe(false);
 
     const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
     const trade = queries.trades(MAKER, { sortAsc: true }, { limit: 1, offset: 0 })[0]!;

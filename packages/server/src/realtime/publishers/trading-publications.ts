@@ -66,8 +66,11 @@ export class TradingPublisher {
     return this.#ctx.observed?.(channel, user) ?? true;
   }
 
-  /** Whether lock updates of this account's fills would be published (else the chain link need not read them). */
-  wantsLockUpdates(account: string): boolean {
+  /**
+   * Whether the account's trades or fills are followed: else neither its lock updates nor a resolution's
+   * settled rows would be published, and nobody need read them back.
+   */
+  followsTradesOrFills(account: string): boolean {
     const names = this.#names.of(account);
     return this.#observed(ACCOUNT_FILLS_CHANNEL, names.user) || this.#observed(names.trades);
   }
@@ -165,9 +168,7 @@ export class TradingPublisher {
   #settled(marketHash: string, events: AppliedEntry['events'], out: Publications): void {
     const followed: string[] = [];
     for (const e of events) {
-      if (e.type !== 'payout' || e.marketHash !== marketHash) continue;
-      const names = this.#names.of(e.account);
-      if (this.#observed(names.trades) || this.#observed(ACCOUNT_FILLS_CHANNEL, names.user))
+      if (e.type === 'payout' && e.marketHash === marketHash && this.followsTradesOrFills(e.account))
         followed.push(e.account);
     }
     if (followed.length === 0) return;
