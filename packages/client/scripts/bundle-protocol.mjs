@@ -40,12 +40,17 @@ function stage() {
     const list = missing.map(([name, version]) => `"${name}": "${version}"`).join(', ');
     throw new Error(`the bundled @oddsbook/protocol needs these in the client's dependencies too: ${list}`);
   }
+  // Without the npm_config_* of the pack running this script (a -w or --pack-destination is not for this one).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key)));
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: protocolDir,
       encoding: 'utf8',
+      env,
     }),
   );
+  if (packed?.name !== protocol.name)
+    throw new Error(`npm pack listed ${packed?.name}, not ${protocol.name}`);
   if (!packed.files.some((file) => file.path === 'dist/index.js'))
     throw new Error('@oddsbook/protocol is not built (dist/index.js missing)');
   remove();
