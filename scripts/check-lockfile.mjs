@@ -24,66 +24,70 @@ function workspaceDirs() {
   );
 }
 
-const copy = mkdtempSync(join(tmpdir(), 'oddsbook-lockfile-'));
-try {
-  const files = ['package.json', 'package-lock.json', '.npmrc'];
-  for (const dir of workspaceDirs()) files.push(join(dir, 'package.json'));
-  for (const file of files) {
-    if (!existsSync(join(root, file))) continue;
-    mkdirSync(dirname(join(copy, file)), { recursive: true });
-    cpSync(join(root, file), join(copy, file));
-  }
-  const npm = spawnSync(
-    'npm',
-    [
-      'install',
-      '--package-lock-only',
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=warn',
-    ],
-    { cwd: copy, encoding: 'utf8', timeout: 120_000 },
-  );
-  if (npm.status !== 0) {
-    console.error(npm.stderr || npm.error?.message);
-    console.error('check-lockfile: `npm install --package-lock-only` fails');
-    process.exit(1);
-  }
-  const problems = [];
-  const engineWarnings = npm.stderr.split('\n').filter((line) => line.includes('EBADENGINE'));
-  if (engineWarnings.length > 0) {
-    problems.push(
-      `npm warns that a package's engines exclude Node ${process.version}:\n${engineWarnings.join('\n')}\n` +
-        'Pin a version of it (or of its dependent) that supports this Node with `overrides` in package.json.',
+/** What keeps package-lock.json from being the one npm writes, or npm from installing it quietly. */
+function problems() {
+  const copy = mkdtempSync(join(tmpdir(), 'oddsbook-lockfile-'));
+  try {
+    const files = ['package.json', 'package-lock.json', '.npmrc'];
+    for (const dir of workspaceDirs()) files.push(join(dir, 'package.json'));
+    for (const file of files) {
+      if (!existsSync(join(root, file))) continue;
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      cpSync(join(root, file), join(copy, file));
+    }
+    // Without the npm_config_* of an `npm run` that may have started this.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key)));
+    const npm = spawnSync(
+      'npm',
+      [
+        'install',
+        '--package-lock-only',
+        '--ignore-scripts',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=warn',
+      ],
+      { cwd: copy, env, encoding: 'utf8', timeout: 120_000 },
     );
+    if (npm.status !== 0)
+      return [`\`npm install --package-lock-only\` fails:\n${npm.stderr || npm.error?.message}`];
+    const found = [];
+    const engineWarnings = npm.stderr.split('\n').filter((line) => line.includes('EBADENGINE'));
+    if (engineWarnings.length > 0) {
+      found.push(
+        `npm warns that a package's engines exclude Node ${process.version}:\n${engineWarnings.join('\n')}\n` +
+          'Pin a version of it (or of its dependent) that supports this Node with `overrides` in package.json.',
+      );
+    }
+    const committed = readFileSync(join(root, 'package-lock.json'), 'utf8').split('\n');
+    const rewritten = readFileSync(join(copy, 'package-lock.json'), 'utf8').split('\n');
+    const first = committed.findIndex((line, i) => line !== rewritten[i]);
+    if (first !== -1 || committed.length !== rewritten.length) {
+      const at = first === -1 ? Math.min(committed.length, rewritten.length) : first;
+      found.push(
+        `npm install rewrites package-lock.json from line ${at + 1}:\n` +
+          `  committed: ${committed
+            .slice(at, at + 3)
+            .join(' ')
+            .trim()}\n` +
+          `  npm:       ${rewritten
+            .slice(at, at + 3)
+            .join(' ')
+            .trim()}\n` +
+          'Run `npm install`, then `node scripts/complete-lockfile.mjs`, and commit package-lock.json.',
+      );
+    }
+    return found;
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
   }
-  const committed = readFileSync(join(root, 'package-lock.json'), 'utf8').split('\n');
-  const rewritten = readFileSync(join(copy, 'package-lock.json'), 'utf8').split('\n');
-  const first = committed.findIndex((line, i) => line !== rewritten[i]);
-  if (first !== -1 || committed.length !== rewritten.length) {
-    const at = first === -1 ? Math.min(committed.length, rewritten.length) : first;
-    problems.push(
-      `npm install rewrites package-lock.json from line ${at + 1}:\n` +
-        `  committed: ${committed
-          .slice(at, at + 3)
-          .join(' ')
-          .trim()}\n` +
-        `  npm:       ${rewritten
-          .slice(at, at + 3)
-          .join(' ')
-          .trim()}\n` +
-        'Run `npm install`, then `node scripts/complete-lockfile.mjs`, and commit package-lock.json.',
-    );
-  }
-  if (problems.length > 0) {
-    for (const problem of problems) console.error(`check-lockfile: ${problem}`);
-    process.exit(1);
-  }
+}
+
+const found = problems();
+for (const problem of found) console.error(`check-lockfile: ${problem}`);
+if (found.length > 0) process.exitCode = 1;
+else
   console.log(
     'check-lockfile: package-lock.json is what npm install writes, and no engine excludes this Node',
   );
-} finally {
-  rmSync(copy, { recursive: true, force: true });
-}
