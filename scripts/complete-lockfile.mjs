@@ -4,6 +4,8 @@
 // `npm ci` refuses the lockfile as out of sync. This adds an entry for every optional dependency the
 // lockfile lacks, with the os/cpu/libc its name declares, so npm ci accepts the lockfile and skips them on
 // this platform, as it would with a complete registry. Run it after `npm install` changes the lockfile.
+// It writes the file exactly as npm does (key order below), so a later `npm install` leaves it unchanged;
+// `node scripts/check-lockfile.mjs` checks that.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const OS = [
@@ -28,6 +30,43 @@ const CPU = {
   riscv64: 'riscv64',
   s390x: 's390x',
 };
+
+// npm writes lockfiles with json-stringify-nice: in every object, these keys first in this order, then the
+// other plain values, then the nested objects, each group by localeCompare('en') (so "string_decoder" sorts
+// before "string-width", where a code-unit sort puts it after).
+const NPM_KEY_ORDER = [
+  'name',
+  'version',
+  'lockfileVersion',
+  'resolved',
+  'integrity',
+  'requires',
+  'packages',
+  'dependencies',
+];
+
+function isObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function compareKeys(a, b) {
+  const ia = NPM_KEY_ORDER.indexOf(a);
+  const ib = NPM_KEY_ORDER.indexOf(b);
+  if (ia !== -1 || ib !== -1) return ia === -1 ? 1 : ib === -1 ? -1 : ia - ib;
+  return a.localeCompare(b, 'en');
+}
+
+function stringifyLikeNpm(lock) {
+  const sorted = (_key, value) =>
+    isObject(value)
+      ? Object.fromEntries(
+          Object.entries(value).sort(([ak, av], [bk, bv]) =>
+            isObject(av) === isObject(bv) ? compareKeys(ak, bk) : isObject(av) ? 1 : -1,
+          ),
+        )
+      : value;
+  return `${JSON.stringify(lock, sorted, 2)}\n`;
+}
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
@@ -60,10 +99,5 @@ for (const [key, entry] of Object.entries(lock.packages)) {
     added += 1;
   }
 }
-lock.packages = Object.fromEntries(
-  Object.entries(lock.packages).sort(([a], [b]) =>
-    a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0,
-  ),
-);
-writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
+writeFileSync(path, stringifyLikeNpm(lock));
 console.log(`complete-lockfile: ${added} optional platform package(s) recorded`);

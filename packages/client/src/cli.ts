@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ladderSize, type OrderDomain } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -18,10 +19,18 @@ Options:
   --tif GTC|IOC|FOK       time in force (default GTC)
   --expires-in <seconds>  default 3600
   --client-order-id <id>  optional tag
-  --help                  this text`;
+  --help                  this text
+
+oddsbook-client --version prints the SDK's version.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--version') {
+    // ../package.json from src/ (sources) and from dist/ (the built package) alike.
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    console.log(manifest.version);
+    return 0;
+  }
   if (command !== 'sign-order') {
     console.log(USAGE);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
