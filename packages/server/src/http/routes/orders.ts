@@ -18,9 +18,9 @@ import type { Exchange } from '../../exchange.js';
 import { EXCHANGE_LIMITS } from '../../limits.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
-import type { OrderSort } from '../../store/sqlite/sqlite-trading-queries.js';
+import { type OrderSort, orderListing } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
-import { readPage } from '../page-key.js';
+import { NextKeyQuery, readPage } from '../page-key.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
@@ -67,7 +67,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
           sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
         response: {
           200: Envelope(
@@ -86,15 +86,15 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         nextKey?: string;
       };
       const perPage = q.perPage ?? 100;
-      const page = readPage(q.nextKey, perPage, (range) =>
+      const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? true);
+      const page = readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.openOrders(
           request.account,
           {
             ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
             ...(q.eventId ? { eventId: q.eventId } : {}),
-            sortBy: q.sortBy ?? 'createdAt',
-            sortAsc: q.sortAsc ?? true,
           },
+          listing,
           range,
         ),
       );

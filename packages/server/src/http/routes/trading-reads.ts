@@ -15,8 +15,9 @@ import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
 import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
+import { fillListing, tradeListing } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
-import { readPage } from '../page-key.js';
+import { NextKeyQuery, readPage } from '../page-key.js';
 
 const security = [{ apiKey: [] }];
 const NextKey = Type.Union([Type.String(), Type.Null()]);
@@ -49,7 +50,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           endDate: Type.Optional(IsoDate),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
         response: { 200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })) },
       },
@@ -57,15 +58,16 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     async (request) => {
       const q = request.query as Record<string, string | number | boolean | undefined>;
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+      const listing = fillListing((q.sortAsc as boolean | undefined) ?? true);
+      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.fills(
           request.account,
           {
             ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
             ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
             ...dateRange(q as { startDate?: string; endDate?: string }),
-            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
           },
+          listing,
           range,
         ),
       );
@@ -88,7 +90,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           endDate: Type.Optional(IsoDate),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
         response: { 200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })) },
       },
@@ -100,15 +102,16 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         throw badRequest('INVALID_STATUS', `status must be among ${FILL_STATUSES.join(', ')}`);
       }
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+      const listing = tradeListing((q.sortAsc as boolean | undefined) ?? true);
+      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.trades(
           request.account,
           {
             ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
             status: statuses,
             ...dateRange(q as { startDate?: string; endDate?: string }),
-            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
           },
+          listing,
           range,
         ),
       );
@@ -181,7 +184,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
         querystring: Type.Object({
           marketHash: Type.Optional(Bytes32),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
         response: { 200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })) },
       },
@@ -189,8 +192,13 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     async (request) => {
       const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
       const perPage = q.perPage ?? 50;
-      const page = readPage(q.nextKey, perPage, (range) =>
-        trading.queries.publicTrades(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}, range),
+      const listing = tradeListing(false, 'public');
+      const page = readPage(q.nextKey, perPage, listing, (range) =>
+        trading.queries.publicTrades(
+          q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {},
+          listing,
+          range,
+        ),
       );
       return success({ trades: page.rows.map(publicTradeToWire), nextKey: page.nextKey });
     },
