@@ -17,6 +17,7 @@ import { bookToWire } from '../../orders/book.js';
 import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import { fillListing, tradeListing } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
 
 const security = [{ apiKey: [] }];
@@ -41,6 +42,8 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/fills-v3',
     {
       schema: {
+        summary: 'List the account’s fills',
+        description: 'One row per match; keyset paged by nextKey.',
         tags: ['fills'],
         security,
         querystring: Type.Object({
@@ -52,7 +55,10 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
@@ -79,6 +85,8 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/trades-v3',
     {
       schema: {
+        summary: 'List the account’s trades (bets)',
+        description: 'One row per order’s fills together; keyset paged by nextKey.',
         tags: ['trades'],
         security,
         querystring: Type.Object({
@@ -92,7 +100,10 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
@@ -123,10 +134,13 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/heartbeat/v3',
     {
       schema: {
+        summary: 'Arm, refresh or disarm the cancel-all heartbeat',
+        description:
+          'When the timer lapses every open order of the account is cancelled (HEARTBEAT_TIMEOUT); 0 disarms.',
         tags: ['heartbeat'],
         security,
         body: HeartbeatBody,
-        response: { 200: Envelope(HeartbeatResult) },
+        response: { 200: Envelope(HeartbeatResult), ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -148,12 +162,14 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     '/orderbook-v3/snapshot',
     {
       schema: {
+        summary: 'Order book snapshot of a market',
+        description: 'Levels aggregated, best first, maker frame unless showTakerPerspective.',
         tags: ['book'],
         querystring: Type.Object({
           marketHash: Bytes32,
           showTakerPerspective: Type.Optional(Type.Boolean()),
         }),
-        response: { 200: Envelope(BookSnapshot) },
+        response: { 200: Envelope(BookSnapshot), ...errorResponses(400, 404, 429) },
       },
     },
     async (request) => {
@@ -180,13 +196,18 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     '/trades-v3/public',
     {
       schema: {
+        summary: 'Public trade tape',
+        description: 'Taker bets, newest first, without identities; keyset paged by nextKey.',
         tags: ['trades'],
         querystring: Type.Object({
           marketHash: Type.Optional(Bytes32),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })),
+          ...errorResponses(400, 429),
+        },
       },
     },
     async (request) => {
