@@ -117,8 +117,17 @@ export function createExchangeClient(options: ExchangeClientOptions) {
         nextKey?: string;
       } = {},
     ) => request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
-    listTrades: (query: { marketHash?: string; status?: string; perPage?: number; nextKey?: string } = {}) =>
-      request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
+    listTrades: (
+      query: {
+        marketHash?: string;
+        status?: string;
+        startDate?: string;
+        endDate?: string;
+        sortAsc?: boolean;
+        perPage?: number;
+        nextKey?: string;
+      } = {},
+    ) => request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
     getBalance: async () =>

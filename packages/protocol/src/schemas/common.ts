@@ -22,13 +22,38 @@ export const StringEnum = <const T extends readonly string[]>(
 export const Envelope = <T extends TSchema>(data: T) =>
   Type.Object({ status: Type.Literal('success'), data }, { additionalProperties: false });
 
+/** The common error shape `{message, error, statusCode}` (every 4xx but the two below). */
 export const ErrorBodySchema = Type.Object(
   {
-    message: Type.Union([Type.String(), Type.Array(Type.String())]),
-    error: Type.String(),
+    message: Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: 'a code (BAD_AUTH), a sentence, or the list of validation messages',
+    }),
+    error: Type.String({ description: 'the HTTP reason phrase: Bad Request, Unauthorized, ...' }),
     statusCode: Type.Integer(),
   },
-  { description: 'Common error shape' },
+  { title: 'ErrorBody', description: 'Common error shape' },
+);
+
+/** 503 Service Unavailable: no `error` field. */
+export const UnavailableBodySchema = Type.Object(
+  { message: Type.String(), statusCode: Type.Literal(503) },
+  { title: 'UnavailableBody', description: '503 error shape' },
+);
+
+/** 400 on `POST /orders-v3` when a stake is below the market minimum. */
+export const BetSizeTooLowBodySchema = Type.Object(
+  {
+    message: Type.Literal('TOTAL_BET_SIZE_TOO_LOW'),
+    marketHash: Bytes32,
+    minimum: Type.String({ description: 'the market minimum in base units, a decimal string' }),
+  },
+  { title: 'BetSizeTooLowBody' },
+);
+
+/** Legacy (v2) routes: `{status: "failure", errorCode}`. */
+export const LegacyFailureBodySchema = Type.Object(
+  { status: Type.Literal('failure'), errorCode: Type.String() },
+  { title: 'LegacyFailureBody' },
 );
 
 export type Address = Static<typeof Address>;

@@ -65,7 +65,13 @@ export const OrderOutcome = Type.Object({
 export type OrderOutcome = Static<typeof OrderOutcome>;
 
 export const CreateOrderResult = Type.Object({
-  orderId: Nullable(Type.String()),
+  orderId: Nullable(
+    Type.String({
+      pattern: '^0x[0-9a-f]{64}$',
+      description:
+        'the signed order id (EIP-712 digest), FAILED results too; null only for an order that cannot be hashed',
+    }),
+  ),
   status: Type.Union([Type.Literal('SUBMITTED'), Type.Literal('FAILED')]),
   commandId: Type.Optional(Type.String()),
   clientOrderId: Type.Optional(Type.String()),
@@ -100,9 +106,7 @@ export type OrderRow = Static<typeof OrderRow>;
 
 export const CancelOrdersBody = Type.Object(
   {
-    orders: Type.Array(
-      Type.Object({ orderId: Type.String({ maxLength: 66 }) }, { additionalProperties: false }),
-    ),
+    orders: Type.Array(Type.Object({ orderId: Bytes32 }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );

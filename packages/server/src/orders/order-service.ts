@@ -161,8 +161,11 @@ export class OrderService {
     };
     const eligible = candidates.filter((c) => {
       const reason = this.perOrderFailure(c);
-      if (reason) fail(c, reason);
-      return !reason;
+      if (!reason) return true;
+      // Refused before verification, yet its id is known to the client: a hash, no signature recovery.
+      results[c.index]!.orderId = this.o.verifier.orderId(c.input);
+      fail(c, reason);
+      return false;
     });
 
     const verified = await this.o.verifier.verifyBatch(

@@ -30,6 +30,8 @@ export type VerifierPool = {
   verifyBatch(items: readonly VerifyItem[]): Promise<VerifyResult[]>;
   /** The in-thread fallback, for callers that need an answer now. */
   verifySync(item: VerifyItem): VerifyResult;
+  /** The order id (EIP-712 digest) alone, in-thread: a hash, no signature recovery. Null when malformed. */
+  orderId(order: WireOrder): `0x${string}` | null;
   /** Items verified so far on worker threads and in-thread. */
   stats(): { onWorkers: number; inThread: number };
   close(): Promise<void>;
@@ -201,6 +203,9 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     },
     verifySync(item) {
       return runLocal([item])[0]!;
+    },
+    orderId(order) {
+      return local.orderId(order);
     },
     stats() {
       return { onWorkers, inThread };

@@ -29,7 +29,7 @@ export type ProjectedOrder = OrderRecord & {
   commandId: string;
 };
 
-export type ProjectedFill = FillRecord & { seq: number };
+export type ProjectedFill = FillRecord;
 
 /** What one journal entry changed: every row it touched, as it stood right after the entry. */
 export type EntryChanges = {
@@ -191,8 +191,7 @@ export class BatchProjection {
       seq: this.seq,
     };
     this.fills.push(fill);
-    const { seq: _seq, ...record } = fill;
-    this.entryFills.push(record);
+    this.entryFills.push(fill);
 
     let trade = this.trades.get(tradeId);
     if (!trade) {

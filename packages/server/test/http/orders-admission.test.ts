@@ -1,4 +1,4 @@
-import { tickToOdds } from '@oddsbook/protocol';
+import { orderId, tickToOdds } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   removeDataDir,
@@ -159,6 +159,42 @@ describe('POST /orders-v3 admission', () => {
       status: 'FAILED',
       reason: 'DUPLICATE_CLIENT_ORDER_ID',
       clientOrderId: 'dup-1',
+    });
+  });
+
+  it('gives a FAILED result the order id whenever the order can be hashed', async () => {
+    const failing = [
+      await order({ marketHash: `0x${'cd'.repeat(32)}` }),
+      { ...(await order()), baseToken: '0x0000000000000000000000000000000000000001' },
+      { ...(await order()), percentageOdds: (tickToOdds(400) + 1n).toString() },
+      { ...(await order()), totalBetSize: (2n ** 255n).toString() },
+    ];
+    const response = await post(failing);
+    expect(response.statusCode).toBe(200);
+    const results = response.json().data.orders as {
+      orderId: string | null;
+      status: string;
+      reason: string;
+    }[];
+    expect(results.map((r) => r.reason)).toEqual([
+      'MARKET_NOT_FOUND',
+      'BAD_BASE_TOKEN',
+      'ODDS_NOT_ON_LADDER',
+      'TOTAL_BET_SIZE_TOO_HIGH',
+    ]);
+    results.forEach((result, i) => {
+      const wire = failing[i]!;
+      expect(result.status).toBe('FAILED');
+      expect(result.orderId).toBe(
+        orderId(t.exchange.orderDomain, {
+          ...wire,
+          baseToken: wire.baseToken as `0x${string}`,
+          totalBetSize: BigInt(wire.totalBetSize),
+          percentageOdds: BigInt(wire.percentageOdds),
+          salt: BigInt(wire.salt),
+          expiry: BigInt(wire.expiry),
+        }),
+      );
     });
   });
 

@@ -136,6 +136,18 @@ describe('orders v3: reads, cancels, heartbeat, expiry, betting delay, restart',
       payload: { orders: [] },
     });
     expect(empty.json().data).toEqual({ cancelled: [], notCancelled: [], unconfirmed: [] });
+    // Ids are 32-byte hex, as on every other route: anything else is a 400, not echoed as NOT_FOUND.
+    for (const orderId of ['abc', '0x12', `0x${'zz'.repeat(32)}`, `${'12'.repeat(33)}`, 'x'.repeat(66)]) {
+      const bad = await t.app.inject({
+        method: 'DELETE',
+        url: '/orders-v3',
+        headers: user.headers,
+        payload: { orders: [{ orderId: mine.orderId }, { orderId }] },
+      });
+      expect(bad.statusCode, orderId).toBe(400);
+      expect(bad.json()).toMatchObject({ error: 'Bad Request', statusCode: 400 });
+      expect(bad.json().message.join(' ')).toMatch(/body\/orders\/1\/orderId must match pattern/);
+    }
     const tooMany = Array.from({ length: 101 }, (_, i) => ({
       orderId: `0x${i.toString(16).padStart(64, '0')}`,
     }));

@@ -1,5 +1,5 @@
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 
 type ValidationIssue = { instancePath?: string; message?: string; params?: Record<string, unknown> };
@@ -14,6 +14,15 @@ function validationMessages(context: string | undefined, issues: readonly Valida
 }
 
 /**
+ * Writes an error body as it is. A route's error response schemas (error-responses.ts) document the
+ * shapes; serializing through them would drop the fields a shape of its own carries (`minimum`) or fail
+ * on one without `error` (503).
+ */
+function sendError(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.status(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
  * One error handler for the whole API. Every failure leaves in one of the spec's shapes; a 5xx never
  * carries internals (they go to the log with the request id).
  */
@@ -21,31 +30,33 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-      return reply.status(error.statusCode).send(error.body ?? errorBody(error.statusCode, error.message));
+      return sendError(reply, error.statusCode, error.body ?? errorBody(error.statusCode, error.message));
     }
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
-      return reply
-        .status(400)
-        .send(errorBody(400, validationMessages(fastifyError.validationContext, fastifyError.validation)));
+      return sendError(
+        reply,
+        400,
+        errorBody(400, validationMessages(fastifyError.validationContext, fastifyError.validation)),
+      );
     }
     const status = fastifyError.statusCode ?? 500;
     if (status === 429) {
-      return reply.status(429).send(errorBody(429, ErrorCode.RATE_LIMITED));
+      return sendError(reply, 429, errorBody(429, ErrorCode.RATE_LIMITED));
     }
     if (status >= 400 && status < 500) {
       const message =
         fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
           ? `${ErrorCode.MALFORMED_JSON}: the body is not valid JSON`
           : fastifyError.message;
-      return reply.status(status).send(errorBody(status, message));
+      return sendError(reply, status, errorBody(status, message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    if (status === 503) return reply.status(503).send({ message: 'Service Unavailable', statusCode: 503 });
-    return reply.status(500).send(errorBody(500, 'Internal Server Error'));
+    if (status === 503) return sendError(reply, 503, { message: 'Service Unavailable', statusCode: 503 });
+    return sendError(reply, 500, errorBody(500, 'Internal Server Error'));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody(404, `Cannot ${request.method} ${request.url.split('?')[0]}`));
+    sendError(reply, 404, errorBody(404, `Cannot ${request.method} ${request.url.split('?')[0]}`));
   });
 }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
+import { errorResponses } from '../error-responses.js';
 
 const KeyInfo = Type.Object({
   keyId: Type.String(),
@@ -21,6 +22,9 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
     '/admin/api-keys',
     {
       schema: {
+        summary: 'Issue an API key for an account',
+        description: 'The key is shown once; only its hash is stored.',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         body: Type.Object(
           { address: Address, label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
@@ -28,6 +32,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
         ),
         response: {
           200: Envelope(Type.Object({ apiKey: Type.String(), keyId: Type.String(), address: Address })),
+          ...errorResponses(400, 401),
         },
       },
     },
@@ -50,9 +55,11 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
     '/admin/api-keys',
     {
       schema: {
+        summary: 'List the API keys of an account',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         querystring: Type.Object({ address: Address }),
-        response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyInfo) })) },
+        response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyInfo) })), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -77,9 +84,14 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
     '/admin/api-keys/:keyId',
     {
       schema: {
+        summary: 'Revoke an API key',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: Envelope(Type.Object({ keyId: Type.String(), revokedAt: Type.String() })) },
+        response: {
+          200: Envelope(Type.Object({ keyId: Type.String(), revokedAt: Type.String() })),
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
     async (request) => {

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 import { EventId } from './catalog-query.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
@@ -21,6 +22,8 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     '/admin/leagues',
     {
       schema: {
+        summary: 'Create a league',
+        security: [{ adminToken: [] }],
         tags,
         body: Type.Object(
           {
@@ -30,7 +33,10 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Type.Object({ leagueId: Type.Integer() })) },
+        response: {
+          200: Envelope(Type.Object({ leagueId: Type.Integer() })),
+          ...errorResponses(400, 401, 404, 409),
+        },
       },
     },
     async (request) => {
@@ -45,6 +51,8 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     '/admin/fixtures',
     {
       schema: {
+        summary: 'Create a fixture',
+        security: [{ adminToken: [] }],
         tags,
         body: Type.Object(
           {
@@ -55,7 +63,10 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Type.Object({ eventId: Type.String() })) },
+        response: {
+          200: Envelope(Type.Object({ eventId: Type.String() })),
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
     async (request) => {
@@ -71,6 +82,9 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     '/admin/markets',
     {
       schema: {
+        summary: 'Create a market on a fixture',
+        description: '409 when the market exists or the fixture is closed.',
+        security: [{ adminToken: [] }],
         tags,
         body: Type.Object(
           {
@@ -88,7 +102,10 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Type.Object({ marketHash: Bytes32 })) },
+        response: {
+          200: Envelope(Type.Object({ marketHash: Bytes32 })),
+          ...errorResponses(400, 401, 404, 409),
+        },
       },
     },
     async (request) => {
@@ -118,6 +135,9 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     '/admin/fixtures/:eventId/scores',
     {
       schema: {
+        summary: 'Record a live score',
+        description: 'Published on fixtures:live_scores.',
+        security: [{ adminToken: [] }],
         tags,
         params: Type.Object({ eventId: EventId }),
         body: Type.Object(
@@ -129,7 +149,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(LiveScore) },
+        response: { 200: Envelope(LiveScore), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -149,10 +169,13 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     '/admin/fixtures/:eventId/status',
     {
       schema: {
+        summary: 'Set a fixture status (1..9)',
+        description: 'A finished, cancelled or abandoned fixture closes its markets.',
+        security: [{ adminToken: [] }],
         tags,
         params: Type.Object({ eventId: EventId }),
         body: Type.Object({ status: FixtureStatusValue }, { additionalProperties: false }),
-        response: { 200: Envelope(Fixture) },
+        response: { 200: Envelope(Fixture), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { marketToWire } from '../../catalog/wire.js';
 import { conflict, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
+import { errorResponses } from '../error-responses.js';
 
 /**
  * `POST /admin/markets/{marketHash}/resolve {outcome}`: the market's result. Open orders are cancelled
@@ -15,6 +16,9 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
     '/admin/markets/:marketHash/resolve',
     {
       schema: {
+        summary: 'Resolve a market and pay out its trades',
+        description: 'Outcome 1 or 2, or 0 for void (every stake refunded). 409 when already resolved.',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         params: Type.Object({ marketHash: Bytes32 }),
         body: Type.Object(
@@ -28,7 +32,7 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Market) },
+        response: { 200: Envelope(Market), ...errorResponses(400, 401, 404, 409, 503) },
       },
     },
     async (request) => {

@@ -2,6 +2,7 @@ import { BalanceRow, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange.js';
+import { errorResponses } from '../error-responses.js';
 
 /**
  * `GET /user/balance-v3`: the account's capital as the matching engine counts it. `availableAmount` can
@@ -13,9 +14,14 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
     '/user/balance-v3',
     {
       schema: {
+        summary: 'Balances of the account’s proxy wallet',
+        description: 'Available and escrowed amounts in base units.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
-        response: { 200: Envelope(Type.Object({ balances: Type.Array(BalanceRow) })) },
+        response: {
+          200: Envelope(Type.Object({ balances: Type.Array(BalanceRow) })),
+          ...errorResponses(401, 429),
+        },
       },
     },
     async (request) => {

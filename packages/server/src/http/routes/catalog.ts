@@ -14,6 +14,7 @@ import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 import { EventIdList, parseEventIds } from './catalog-query.js';
 
 /** Public sports data in the production API's shapes: sports, leagues, teams, fixtures, live scores, search. */
@@ -21,25 +22,48 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
   const { catalog } = exchange;
   const tags = ['market data'];
 
-  app.get('/sports', { schema: { tags, response: { 200: Envelope(Type.Array(Sport)) } } }, async () =>
-    success(await catalog.sports()),
+  app.get(
+    '/sports',
+    {
+      schema: {
+        summary: 'List sports',
+        tags,
+        response: { 200: Envelope(Type.Array(Sport)), ...errorResponses(429) },
+      },
+    },
+    async () => success(await catalog.sports()),
   );
 
-  app.get('/leagues', { schema: { tags, response: { 200: Envelope(Type.Array(League)) } } }, async () =>
-    success(
-      (await catalog.leagues()).map((l) => ({
-        leagueId: l.leagueId,
-        label: l.label,
-        sportId: l.sportId,
-        active: l.active,
-        liveDelayMs: l.liveDelayMs,
-      })),
-    ),
+  app.get(
+    '/leagues',
+    {
+      schema: {
+        summary: 'List leagues',
+        tags,
+        response: { 200: Envelope(Type.Array(League)), ...errorResponses(429) },
+      },
+    },
+    async () =>
+      success(
+        (await catalog.leagues()).map((l) => ({
+          leagueId: l.leagueId,
+          label: l.label,
+          sportId: l.sportId,
+          active: l.active,
+          liveDelayMs: l.liveDelayMs,
+        })),
+      ),
   );
 
   app.get(
     '/leagues/active',
-    { schema: { tags, response: { 200: Envelope(Type.Array(ActiveLeague)) } } },
+    {
+      schema: {
+        summary: 'List leagues with open markets',
+        tags,
+        response: { 200: Envelope(Type.Array(ActiveLeague)), ...errorResponses(429) },
+      },
+    },
     async () =>
       success(
         (await catalog.activeLeagues()).map((l) => ({
@@ -57,9 +81,10 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
     '/teams',
     {
       schema: {
+        summary: 'List teams, optionally of one league',
         tags,
         querystring: Type.Object({ leagueId: Type.Optional(Type.Integer({ minimum: 1 })) }),
-        response: { 200: Envelope(Type.Array(Team)) },
+        response: { 200: Envelope(Type.Array(Team)), ...errorResponses(400, 429) },
       },
     },
     async (request) => {
@@ -73,12 +98,13 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
     '/fixture/active',
     {
       schema: {
+        summary: 'List fixtures with open markets',
         tags,
         querystring: Type.Object({
           leagueId: Type.Optional(Type.Integer({ minimum: 1 })),
           sportId: Type.Optional(Type.Integer({ minimum: 1 })),
         }),
-        response: { 200: Envelope(Type.Array(Fixture)) },
+        response: { 200: Envelope(Type.Array(Fixture)), ...errorResponses(400, 429) },
       },
     },
     async (request) => {
@@ -95,9 +121,10 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
     '/fixture/status',
     {
       schema: {
+        summary: 'Statuses of fixtures by event id',
         tags,
         querystring: Type.Object({ sportXEventIds: EventIdList }),
-        response: { 200: Envelope(Type.Record(Type.String(), Type.Integer())) },
+        response: { 200: Envelope(Type.Record(Type.String(), Type.Integer())), ...errorResponses(400, 429) },
       },
     },
     async (request) => {
@@ -113,9 +140,10 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
     '/live-scores',
     {
       schema: {
+        summary: 'Live scores of fixtures by event id',
         tags,
         querystring: Type.Object({ sportXEventIds: EventIdList }),
-        response: { 200: Envelope(Type.Array(LiveScore)) },
+        response: { 200: Envelope(Type.Array(LiveScore)), ...errorResponses(400, 429) },
       },
     },
     async (request) => {
@@ -132,9 +160,11 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
     '/search',
     {
       schema: {
+        summary: 'Search active fixtures by team name',
+        description: 'Case-insensitive partial match; up to 8 fixtures in game-time order.',
         tags,
         querystring: Type.Object({ query: Type.String({ minLength: 3, maxLength: 100 }) }),
-        response: { 200: Envelope(Type.Array(SearchResult)) },
+        response: { 200: Envelope(Type.Array(SearchResult)), ...errorResponses(400, 429) },
       },
     },
     async (request) => {

@@ -1,4 +1,11 @@
-import { ActiveMarketsPage, Envelope, ErrorCode, Market } from '@oddsbook/protocol';
+import {
+  ActiveMarketsPage,
+  Envelope,
+  ErrorBodySchema,
+  ErrorCode,
+  LegacyFailureBodySchema,
+  Market,
+} from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
@@ -6,6 +13,7 @@ import { marketToWire } from '../../catalog/wire.js';
 import { LegacyError } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
+import { errorResponse, errorResponses } from '../error-responses.js';
 import { EventId, IntegerList, parseIntegerList } from './catalog-query.js';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -32,6 +40,8 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
     '/markets/active',
     {
       schema: {
+        summary: 'List active markets',
+        description: 'Keyset paged: pass the previous page’s nextKey as paginationKey.',
         tags,
         querystring: Type.Object({
           onlyMainLine: Type.Optional(Type.Boolean()),
@@ -43,7 +53,7 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
           paginationKey: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
           pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: CATALOG_LIMITS.marketsPageSize })),
         }),
-        response: { 200: Envelope(ActiveMarketsPage) },
+        response: { 200: Envelope(ActiveMarketsPage), ...errorResponses(400, 429) },
       },
     },
     async (request) => {
@@ -75,11 +85,17 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
     '/markets/find',
     {
       schema: {
+        summary: 'Find markets by hash (legacy shape)',
+        description: 'A bad hash list is 400 in the legacy shape {status: "failure", errorCode}.',
         tags,
         querystring: Type.Object({
           marketHashes: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
         }),
-        response: { 200: Envelope(Type.Array(Market)) },
+        response: {
+          200: Envelope(Type.Array(Market)),
+          400: errorResponse(400, Type.Union([LegacyFailureBodySchema, ErrorBodySchema])),
+          ...errorResponses(429),
+        },
       },
     },
     async (request) => {
@@ -90,7 +106,13 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
 
   app.get(
     '/markets/popular',
-    { schema: { tags, response: { 200: Envelope(Type.Array(Market)) } } },
+    {
+      schema: {
+        summary: 'List popular markets',
+        tags,
+        response: { 200: Envelope(Type.Array(Market)), ...errorResponses(429) },
+      },
+    },
     async () => success((await catalog.popularMarkets()).map(marketToWire)),
   );
 }

@@ -7,13 +7,20 @@ import {
 } from '../../catalog/betting-delay.js';
 import type { Exchange } from '../../exchange.js';
 import { EXCHANGE_LIMITS } from '../../limits.js';
+import { errorResponses } from '../error-responses.js';
 
 /** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */
 export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
   const { config } = exchange;
   app.get(
     '/metadata/obv3',
-    { schema: { tags: ['metadata'], response: { 200: Envelope(Metadata) } } },
+    {
+      schema: {
+        summary: 'Exchange metadata: EIP-712 domain, asset, limits, ladder',
+        tags: ['metadata'],
+        response: { 200: Envelope(Metadata), ...errorResponses(429) },
+      },
+    },
     async () => ({
       status: 'success' as const,
       data: {

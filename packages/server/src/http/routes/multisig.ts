@@ -6,6 +6,7 @@ import { badRequest, conflict, forbidden } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['multisig'];
@@ -68,6 +69,9 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
     '/user/multisig/add-signer/prepare',
     {
       schema: {
+        summary: 'Prepare a Safe transaction adding a signer',
+        description:
+          'Returns the safeTxHash, the transaction data and the typedData to sign. 403 for a wallet not on the account, 409 before the proxy is deployed.',
         tags,
         security,
         body: Type.Object(
@@ -78,7 +82,7 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Prepared) },
+        response: { 200: Envelope(Prepared), ...errorResponses(400, 401, 403, 409, 429) },
       },
     },
     async (request) => {
@@ -94,6 +98,8 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
     '/user/multisig/add-signer/execute',
     {
       schema: {
+        summary: 'Add a signature to a prepared Safe transaction',
+        description: 'Idempotent: posting the same body again returns the current progress.',
         tags,
         security,
         body: Type.Object(
@@ -106,7 +112,7 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(SafeTxProgress) },
+        response: { 200: Envelope(SafeTxProgress), ...errorResponses(400, 401, 403, 409, 429) },
       },
     },
     async (request) => {

@@ -1,5 +1,6 @@
 import {
   BestOdds,
+  BetSizeTooLowBodySchema,
   Bytes32,
   CancelOrdersBody,
   CancelOrdersResult,
@@ -8,6 +9,7 @@ import {
   CreateOrderResult,
   CreateOrdersBody,
   Envelope,
+  ErrorBodySchema,
   OrderRow,
   StringEnum,
 } from '@oddsbook/protocol';
@@ -18,9 +20,10 @@ import type { Exchange } from '../../exchange.js';
 import { EXCHANGE_LIMITS } from '../../limits.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
-import type { OrderSort } from '../../store/sqlite/sqlite-trading-queries.js';
+import { type OrderSort, orderListing } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
-import { readPage } from '../page-key.js';
+import { errorResponse, errorResponses } from '../error-responses.js';
+import { NextKeyQuery, readPage } from '../page-key.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
@@ -36,10 +39,17 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3',
     {
       schema: {
+        summary: 'Create orders (make and take)',
+        description:
+          'Up to 10 signed orders of one maker. Each result is SUBMITTED or FAILED with a reason; with waitForOutcome, SUBMITTED results carry the outcome. A stake below the market minimum is 400 {message: TOTAL_BET_SIZE_TOO_LOW, marketHash, minimum}.',
         tags,
         security,
         body: CreateOrdersBody,
-        response: { 200: Envelope(Type.Object({ orders: Type.Array(CreateOrderResult) })) },
+        response: {
+          200: Envelope(Type.Object({ orders: Type.Array(CreateOrderResult) })),
+          400: errorResponse(400, Type.Union([ErrorBodySchema, BetSizeTooLowBodySchema])),
+          ...errorResponses(401, 429, 503),
+        },
       },
     },
     async (request) => {
@@ -59,6 +69,8 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3',
     {
       schema: {
+        summary: 'List the account’s open orders',
+        description: 'Sorted in full before paging; keyset paged by nextKey.',
         tags,
         security,
         querystring: Type.Object({
@@ -67,12 +79,13 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
           sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
         response: {
           200: Envelope(
             Type.Object({ orders: Type.Array(OrderRow), nextKey: Type.Union([Type.String(), Type.Null()]) }),
           ),
+          ...errorResponses(400, 401, 429),
         },
       },
     },
@@ -86,15 +99,15 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         nextKey?: string;
       };
       const perPage = q.perPage ?? 100;
-      const page = readPage(q.nextKey, perPage, (range) =>
+      const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? true);
+      const page = readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.openOrders(
           request.account,
           {
             ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
             ...(q.eventId ? { eventId: q.eventId } : {}),
-            sortBy: q.sortBy ?? 'createdAt',
-            sortAsc: q.sortAsc ?? true,
           },
+          listing,
           range,
         ),
       );
@@ -109,12 +122,14 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3/client/:clientOrderId',
     {
       schema: {
+        summary: 'Get an order by its client order id',
+        description: 'Any status; 404 for a missing, unset or foreign tag.',
         tags,
         security,
         params: Type.Object({
           clientOrderId: Type.String({ minLength: 1, maxLength: 64, pattern: CLIENT_ORDER_ID_PATTERN }),
         }),
-        response: { 200: Envelope(OrderRow) },
+        response: { 200: Envelope(OrderRow), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
@@ -129,12 +144,17 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3/odds/best',
     {
       schema: {
+        summary: 'Best resting odds of markets',
+        description: 'Best level per side, maker frame, for up to 100 markets.',
         tags,
         security,
         querystring: Type.Object({
           marketHashes: Type.String({ minLength: 66, maxLength: 67 * MAX_BEST_ODDS_MARKETS }),
         }),
-        response: { 200: Envelope(Type.Object({ bestOdds: Type.Array(BestOdds) })) },
+        response: {
+          200: Envelope(Type.Object({ bestOdds: Type.Array(BestOdds) })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
@@ -165,10 +185,12 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3/:orderId',
     {
       schema: {
+        summary: 'Get an order by id',
+        description: 'Any status; 404 for an unknown or foreign id.',
         tags,
         security,
         params: Type.Object({ orderId: Bytes32 }),
-        response: { 200: Envelope(OrderRow) },
+        response: { 200: Envelope(OrderRow), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
@@ -181,7 +203,17 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
 
   app.delete(
     '/orders-v3',
-    { schema: { tags, security, body: CancelOrdersBody, response: { 200: Envelope(CancelOrdersResult) } } },
+    {
+      schema: {
+        summary: 'Cancel orders by id (synchronous)',
+        description:
+          'Answered once committed or after 5 s (then in unconfirmed). Ids not owned, gone or already cancelled come back in notCancelled.',
+        tags,
+        security,
+        body: CancelOrdersBody,
+        response: { 200: Envelope(CancelOrdersResult), ...errorResponses(400, 401, 429, 503) },
+      },
+    },
     async (request) => {
       const ids = (request.body as { orders: { orderId: string }[] }).orders.map((o) =>
         o.orderId.toLowerCase(),
@@ -200,10 +232,12 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3/market',
     {
       schema: {
+        summary: 'Cancel every open order of a market',
+        description: 'Asynchronous: 200 means submitted. hasMore says to call again.',
         tags,
         security,
         querystring: Type.Object({ marketHash: Bytes32 }),
-        response: { 200: Envelope(CancelSubmittedResult) },
+        response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 503) },
       },
     },
     async (request) =>
@@ -219,10 +253,12 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     '/orders-v3/event',
     {
       schema: {
+        summary: 'Cancel every open order of an event',
+        description: 'Asynchronous: 200 means submitted.',
         tags,
         security,
         querystring: Type.Object({ eventId: Type.String({ minLength: 2, maxLength: 64 }) }),
-        response: { 200: Envelope(CancelSubmittedResult) },
+        response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 503) },
       },
     },
     async (request) =>
@@ -233,7 +269,15 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
 
   app.delete(
     '/orders-v3/all',
-    { schema: { tags, security, response: { 200: Envelope(CancelSubmittedResult) } } },
+    {
+      schema: {
+        summary: 'Cancel every open order of the account',
+        description: 'Asynchronous: 200 means submitted.',
+        tags,
+        security,
+        response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(401, 429, 503) },
+      },
+    },
     async (request) => success(await trading.orders.cancelAll(request.account)),
   );
 }

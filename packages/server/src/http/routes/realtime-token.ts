@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange.js';
 import { createRealtimeToken } from '../../realtime/token.js';
+import { errorResponses } from '../error-responses.js';
 
 /** Tokens live an hour; the official client fetches a new one on expiry by itself. */
 export const REALTIME_TOKEN_TTL_SECONDS = 3600;
@@ -20,12 +21,26 @@ export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchan
     });
   app.get(
     '/user/realtime-token-v3/api-key',
-    { schema: { tags: ['realtime'], security: [{ apiKey: [] }], response: { 200: Envelope(TokenData) } } },
+    {
+      schema: {
+        summary: 'A token for the realtime WebSocket',
+        tags: ['realtime'],
+        security: [{ apiKey: [] }],
+        response: { 200: Envelope(TokenData), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => ({ status: 'success' as const, data: { token: issue(request.account) } }),
   );
   app.get(
     '/user/realtime-token/api-key',
-    { schema: { tags: ['realtime'], security: [{ apiKey: [] }], response: { 200: TokenData } } },
+    {
+      schema: {
+        summary: 'A token for the realtime WebSocket (legacy shape {token})',
+        tags: ['realtime'],
+        security: [{ apiKey: [] }],
+        response: { 200: TokenData, ...errorResponses(401, 429) },
+      },
+    },
     async (request) => ({ token: issue(request.account) }),
   );
 }

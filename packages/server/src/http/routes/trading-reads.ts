@@ -15,8 +15,10 @@ import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
 import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
+import { fillListing, tradeListing } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
-import { readPage } from '../page-key.js';
+import { errorResponses } from '../error-responses.js';
+import { NextKeyQuery, readPage } from '../page-key.js';
 
 const security = [{ apiKey: [] }];
 const NextKey = Type.Union([Type.String(), Type.Null()]);
@@ -40,6 +42,8 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/fills-v3',
     {
       schema: {
+        summary: 'List the account’s fills',
+        description: 'One row per match; keyset paged by nextKey.',
         tags: ['fills'],
         security,
         querystring: Type.Object({
@@ -49,23 +53,27 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           endDate: Type.Optional(IsoDate),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ fills: Type.Array(FillRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
       const q = request.query as Record<string, string | number | boolean | undefined>;
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+      const listing = fillListing((q.sortAsc as boolean | undefined) ?? true);
+      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.fills(
           request.account,
           {
             ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
             ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
             ...dateRange(q as { startDate?: string; endDate?: string }),
-            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
           },
+          listing,
           range,
         ),
       );
@@ -77,6 +85,8 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/trades-v3',
     {
       schema: {
+        summary: 'List the account’s trades (bets)',
+        description: 'One row per order’s fills together; keyset paged by nextKey.',
         tags: ['trades'],
         security,
         querystring: Type.Object({
@@ -88,9 +98,12 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
           endDate: Type.Optional(IsoDate),
           sortAsc: Type.Optional(Type.Boolean()),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ trades: Type.Array(TradeRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
@@ -100,15 +113,16 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         throw badRequest('INVALID_STATUS', `status must be among ${FILL_STATUSES.join(', ')}`);
       }
       const perPage = (q.perPage as number | undefined) ?? 50;
-      const page = readPage(q.nextKey as string | undefined, perPage, (range) =>
+      const listing = tradeListing((q.sortAsc as boolean | undefined) ?? true);
+      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.trades(
           request.account,
           {
             ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
             status: statuses,
             ...dateRange(q as { startDate?: string; endDate?: string }),
-            sortAsc: (q.sortAsc as boolean | undefined) ?? true,
           },
+          listing,
           range,
         ),
       );
@@ -120,10 +134,13 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     '/heartbeat/v3',
     {
       schema: {
+        summary: 'Arm, refresh or disarm the cancel-all heartbeat',
+        description:
+          'When the timer lapses every open order of the account is cancelled (HEARTBEAT_TIMEOUT); 0 disarms.',
         tags: ['heartbeat'],
         security,
         body: HeartbeatBody,
-        response: { 200: Envelope(HeartbeatResult) },
+        response: { 200: Envelope(HeartbeatResult), ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -145,12 +162,14 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     '/orderbook-v3/snapshot',
     {
       schema: {
+        summary: 'Order book snapshot of a market',
+        description: 'Levels aggregated, best first, maker frame unless showTakerPerspective.',
         tags: ['book'],
         querystring: Type.Object({
           marketHash: Bytes32,
           showTakerPerspective: Type.Optional(Type.Boolean()),
         }),
-        response: { 200: Envelope(BookSnapshot) },
+        response: { 200: Envelope(BookSnapshot), ...errorResponses(400, 404, 429) },
       },
     },
     async (request) => {
@@ -177,20 +196,30 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     '/trades-v3/public',
     {
       schema: {
+        summary: 'Public trade tape',
+        description: 'Taker bets, newest first, without identities; keyset paged by nextKey.',
         tags: ['trades'],
         querystring: Type.Object({
           marketHash: Type.Optional(Bytes32),
           perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(Type.String({ maxLength: 200 })),
+          nextKey: Type.Optional(NextKeyQuery),
         }),
-        response: { 200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })) },
+        response: {
+          200: Envelope(Type.Object({ trades: Type.Array(PublicTradeRow), nextKey: NextKey })),
+          ...errorResponses(400, 429),
+        },
       },
     },
     async (request) => {
       const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
       const perPage = q.perPage ?? 50;
-      const page = readPage(q.nextKey, perPage, (range) =>
-        trading.queries.publicTrades(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}, range),
+      const listing = tradeListing(false, 'public');
+      const page = readPage(q.nextKey, perPage, listing, (range) =>
+        trading.queries.publicTrades(
+          q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {},
+          listing,
+          range,
+        ),
       );
       return success({ trades: page.rows.map(publicTradeToWire), nextKey: page.nextKey });
     },

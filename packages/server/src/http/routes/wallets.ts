@@ -6,6 +6,7 @@ import { badRequest, conflict } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['wallets'];
@@ -31,7 +32,16 @@ export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Pr
 
   app.post(
     '/user/deploy-proxy',
-    { schema: { tags, security, response: { 200: Envelope(ProxyState) } } },
+    {
+      schema: {
+        summary: 'Deploy the account’s proxy wallet',
+        description:
+          'Asynchronous: read GET /user/proxy until `pending` is false, then `deployed` tells the outcome.',
+        tags,
+        security,
+        response: { 200: Envelope(ProxyState), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => {
       const result = await chain.deployProxy(request.account);
       if (result.submitted)
@@ -41,12 +51,26 @@ export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Pr
   );
   app.get(
     '/user/pending-deploy-proxy',
-    { schema: { tags, security, response: { 200: Envelope(Type.Object({ pending: Type.Boolean() })) } } },
+    {
+      schema: {
+        summary: 'Whether a proxy deployment is in flight',
+        tags,
+        security,
+        response: { 200: Envelope(Type.Object({ pending: Type.Boolean() })), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => success({ pending: (await chain.getProxy(request.account)).pending }),
   );
   app.get(
     '/user/proxy',
-    { schema: { tags, security, response: { 200: Envelope(ProxyState) } } },
+    {
+      schema: {
+        summary: 'The account’s proxy wallet and its deployment state',
+        tags,
+        security,
+        response: { 200: Envelope(ProxyState), ...errorResponses(401, 429) },
+      },
+    },
     async (request) => success(await status(request.account)),
   );
 }
@@ -57,9 +81,14 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
     '/admin/faucet',
     {
       schema: {
+        summary: 'Credit a deployed proxy wallet (test funds)',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         body: Type.Object({ address: Address, amount: UintString }, { additionalProperties: false }),
-        response: { 200: Envelope(Type.Object({ availableAmount: UintString })) },
+        response: {
+          200: Envelope(Type.Object({ availableAmount: UintString })),
+          ...errorResponses(400, 401, 409, 503),
+        },
       },
     },
     async (request) => {
@@ -86,9 +115,12 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
     '/admin/faults',
     {
       schema: {
+        summary: 'Inject a chain fault (the next proxy deployment fails)',
+        description: 'Testing aid; 409 on a chain without fault injection.',
+        security: [{ adminToken: [] }],
         tags: ['admin'],
         body: Type.Object({ deployProxy: Type.Literal('fail-next') }, { additionalProperties: false }),
-        response: { 200: Envelope(Type.Object({})) },
+        response: { 200: Envelope(Type.Object({})), ...errorResponses(400, 401, 409) },
       },
     },
     async () => {

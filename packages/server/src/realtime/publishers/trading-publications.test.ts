@@ -16,7 +16,13 @@ import { bookToWire } from '../../orders/book.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
-import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
+import {
+  fillListing,
+  SqliteTradingQueries,
+  toFill,
+  toTrade,
+  tradeListing,
+} from '../../store/sqlite/sqlite-trading-queries.js';
 import { SqliteTradingStore, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';
@@ -195,7 +201,7 @@ describe('TradingPublisher', () => {
     const takerFills = on(pubs, ACCOUNT_FILLS_CHANNEL, TAKER);
     expect(makerFills).toHaveLength(2);
     expect(takerFills).toHaveLength(2);
-    const restFills = queries.fills(MAKER, { sortAsc: true }, { limit: 10, offset: 0 }).map(fillToWire);
+    const restFills = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null }).map(fillToWire);
     expect(data(makerFills)).toEqual(restFills);
 
     // The maker's trade grows fill by fill; the last publication is the REST row.
@@ -204,7 +210,9 @@ describe('TradingPublisher', () => {
       [(10n * USDC).toString(), 'MATCHED'],
       [(25n * USDC).toString(), 'MATCHED'],
     ]);
-    const restTrade = queries.trades(MAKER, { sortAsc: true }, { limit: 10, offset: 0 }).map(tradeToWire)[0];
+    const restTrade = queries
+      .trades(MAKER, {}, tradeListing(true), { limit: 10, after: null })
+      .map(tradeToWire)[0];
     expect(makerTrades[1]).toEqual(restTrade);
 
     // Only taker bets go on the public tape, with the quarter-line flags.
@@ -222,7 +230,7 @@ describe('TradingPublisher', () => {
     });
     // The tapes are the public trade row and then their own fields, key for key (same JSON bytes).
     const takerTrade = queries
-      .trades(TAKER, { sortAsc: true }, { limit: 10, offset: 0 })
+      .trades(TAKER, {}, tradeListing(true), { limit: 10, after: null })
       .find((tr) => tr.id === tape[0]!.tradeId)!;
     expect(JSON.stringify(tape[0])).toBe(
       JSON.stringify({ ...publicTradeToWire(takerTrade), isQuarterLineLeg: false }),
@@ -310,11 +318,11 @@ describe('TradingPublisher', () => {
     });
     expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
     // Named by row and status, as lock updates are: the same whoever follows.
-    const [trade] = queries.trades(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    const [trade] = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
     expect(on(resolve, accountTradesChannel(MAKER))[0]!.messageId).toBe(
       `trade:${trade!.id}:SETTLED:${trade!.updatedAt}`,
     );
-    const [fill] = queries.fills(TAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    const [fill] = queries.fills(TAKER, {}, fillListing(true), { limit: 1, after: null });
     expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
   });
 
@@ -377,7 +385,7 @@ describe('TradingPublisher', () => {
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
       ]),
     );
-    const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
+    const [fill] = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null });
     // The rows as the chain link's update returns them.
     const lockedFill = toFill(
       db.prepare("UPDATE fills SET status = 'LOCKED' WHERE id = ? RETURNING *").get(fill!.id) as Row,
@@ -394,7 +402,7 @@ describe('TradingPublisher', () => {
       [accountTradesChannel(MAKER), undefined, `trade:${fill!.tradeId}:LOCKED:5`],
     ]);
     expect(pubs[0]!.data).toEqual(
-      fillToWire(queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 })[0]!),
+      fillToWire(queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null })[0]!),
     );
     expect(pubs[1]!.data).toMatchObject({ tradeId: fill!.tradeId, status: 'LOCKED' });
 
@@ -424,8 +432,8 @@ describe('TradingPublisher', () => {
     expect(partial.followsTradesOrFills(MAKER)).toBe(true);
     expect(partial.followsTradesOrFills(TAKER)).toBe(false);
 
-    const [fill] = queries.fills(MAKER, { sortAsc: true }, { limit: 1, offset: 0 });
-    const trade = queries.trades(MAKER, { sortAsc: true }, { limit: 1, offset: 0 })[0]!;
+    const [fill] = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null });
+    const trade = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null })[0]!;
     const update = { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' as const };
     const pubs = partial.lockUpdates([{ ...update, fill: fill!, trade }]);
     expect(pubs.map((p) => [p.channel, p.user])).toEqual([[ACCOUNT_FILLS_CHANNEL, MAKER]]);

@@ -35,6 +35,8 @@ export type FillRecord = {
   pot: string;
   fillOdds: string;
   status: string;
+  /** The journal seq of its match: orders fills of one instant. */
+  seq: number;
   createdAt: number;
 };
 
@@ -55,15 +57,92 @@ export type TradeRecord = {
   updatedAt: number;
 };
 
-export type Page = { limit: number; offset: number };
+/** A row's place in a listing's order: its values of the sort columns, the last of them unique (an id). */
+export type SortKey = readonly (string | number)[];
+
+/**
+ * A listing's order: SQL sort columns, all in one direction, the last unique; `keyOf` reads a row's values
+ * of them, `shape` types those values (`n` integer, `s` string) and `name` tells orders apart in page keys.
+ */
+export type ListingOrder<T> = {
+  name: string;
+  columns: readonly string[];
+  shape: string;
+  asc: boolean;
+  keyOf: (row: T) => SortKey;
+};
+
+/** A keyset page: at most `limit` rows strictly after the row whose sort key is `after`. */
+export type Page = { limit: number; after: SortKey | null };
 export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
 
-const ORDER_SORTS: Record<OrderSort, string> = {
-  createdAt: 'created_at {dir}, id {dir}',
-  event: 'event_id {dir}, market_hash {dir}, created_at {dir}, id {dir}',
+const direction = (asc: boolean) => (asc ? 'asc' : 'desc');
+
+const ORDER_SORTS: Record<OrderSort, Omit<ListingOrder<OrderRecord>, 'name' | 'asc'>> = {
+  createdAt: { columns: ['created_at', 'id'], shape: 'ns', keyOf: (o) => [o.createdAt, o.id] },
+  event: {
+    columns: ['event_id', 'market_hash', 'created_at', 'id'],
+    shape: 'ssns',
+    keyOf: (o) => [o.eventId, o.marketHash, o.createdAt, o.id],
+  },
   // Canonical decimal strings sort numerically by length first.
-  totalBetSize: 'length(total_bet_size) {dir}, total_bet_size {dir}, created_at {dir}, id {dir}',
+  totalBetSize: {
+    columns: ['length(total_bet_size)', 'total_bet_size', 'created_at', 'id'],
+    shape: 'nsns',
+    keyOf: (o) => [o.totalBetSize.length, o.totalBetSize, o.createdAt, o.id],
+  },
 };
+
+/** `GET /orders-v3`: open orders in one of the spec's sorts. */
+export function orderListing(sortBy: OrderSort, asc: boolean): ListingOrder<OrderRecord> {
+  return { ...ORDER_SORTS[sortBy], name: `orders:${sortBy}:${direction(asc)}`, asc };
+}
+
+/** `GET /fills-v3`: by time, then the match's journal seq (one instant's fills in match order). */
+export function fillListing(asc: boolean): ListingOrder<FillRecord> {
+  return {
+    name: `fills:${direction(asc)}`,
+    columns: ['created_at', 'seq', 'id'],
+    shape: 'nns',
+    asc,
+    keyOf: (f) => [f.createdAt, f.seq, f.id],
+  };
+}
+
+/** `GET /trades-v3` (the account's) and `GET /trades-v3/public` (newest first). */
+export function tradeListing(
+  asc: boolean,
+  scope: 'account' | 'public' = 'account',
+): ListingOrder<TradeRecord> {
+  return {
+    name: `trades:${scope}:${direction(asc)}`,
+    columns: ['created_at', 'id'],
+    shape: 'ns',
+    asc,
+    keyOf: (t) => [t.createdAt, t.id],
+  };
+}
+
+/**
+ * The SQL of a keyset page: the row-value condition after the key (the index seeks to it, no rows are
+ * skipped over), the ORDER BY and the LIMIT, with their parameters.
+ */
+function keyset(listing: Pick<ListingOrder<unknown>, 'columns' | 'asc'>, page: Page) {
+  const dir = listing.asc ? 'ASC' : 'DESC';
+  const params: Record<string, string | number> = { limit: page.limit };
+  let where: string | null = null;
+  if (page.after) {
+    page.after.forEach((v, i) => {
+      params[`k${i}`] = v;
+    });
+    where = `(${listing.columns.join(', ')}) ${listing.asc ? '>' : '<'} (${page.after.map((_, i) => `@k${i}`).join(', ')})`;
+  }
+  return {
+    where,
+    tail: `ORDER BY ${listing.columns.map((c) => `${c} ${dir}`).join(', ')} LIMIT @limit`,
+    params,
+  };
+}
 
 /** Column mapping of an `orders` row. */
 export const toOrder = (r: Record<string, unknown>): OrderRecord => ({
@@ -99,6 +178,7 @@ export const toFill = (r: Record<string, unknown>): FillRecord => ({
   pot: r.pot as string,
   fillOdds: r.fill_odds as string,
   status: r.status as string,
+  seq: r.seq as number,
   createdAt: r.created_at as number,
 });
 
@@ -204,25 +284,20 @@ export class SqliteTradingQueries implements OrderLookups {
   /** The account's open orders (PENDING and ACTIVE), sorted in full before paging. */
   openOrders(
     account: string,
-    filter: { marketHash?: string; eventId?: string; sortBy: OrderSort; sortAsc: boolean },
+    filter: { marketHash?: string; eventId?: string },
+    listing: ListingOrder<OrderRecord>,
     page: Page,
   ): OrderRecord[] {
     const where = ['account = @account', "status <> 'INACTIVE'"];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.eventId) where.push('event_id = @eventId');
-    const order = ORDER_SORTS[filter.sortBy].replaceAll('{dir}', filter.sortAsc ? 'ASC' : 'DESC');
-    return (
-      this.db
-        .prepare(
-          `SELECT * FROM orders WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-        )
-        .all({ account, ...filter, ...page }) as Record<string, unknown>[]
-    ).map(toOrder);
+    return this.list('orders', where, { account, ...filter }, listing, page).map(toOrder);
   }
 
   fills(
     account: string,
-    filter: { tradeId?: string; orderId?: string; startDate?: number; endDate?: number; sortAsc: boolean },
+    filter: { tradeId?: string; orderId?: string; startDate?: number; endDate?: number },
+    listing: ListingOrder<FillRecord>,
     page: Page,
   ): FillRecord[] {
     const where = ['account = @account'];
@@ -232,26 +307,13 @@ export class SqliteTradingQueries implements OrderLookups {
     if (filter.orderId) where.push('order_id = @orderId');
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
-    const dir = filter.sortAsc ? 'ASC' : 'DESC';
-    return (
-      this.db
-        .prepare(
-          `SELECT * FROM fills_shown WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, seq ${dir}, id ${dir}
-           LIMIT @limit OFFSET @offset`,
-        )
-        .all({ account, ...filter, ...page }) as Record<string, unknown>[]
-    ).map(toFill);
+    return this.list('fills_shown', where, { account, ...filter }, listing, page).map(toFill);
   }
 
   trades(
     account: string,
-    filter: {
-      marketHash?: string;
-      status?: readonly string[];
-      startDate?: number;
-      endDate?: number;
-      sortAsc: boolean;
-    },
+    filter: { marketHash?: string; status?: readonly string[]; startDate?: number; endDate?: number },
+    listing: ListingOrder<TradeRecord>,
     page: Page,
   ): TradeRecord[] {
     const where = ['account = @account'];
@@ -260,28 +322,38 @@ export class SqliteTradingQueries implements OrderLookups {
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
     if (filter.status?.length) where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(', ')})`);
     const statuses = Object.fromEntries((filter.status ?? []).map((s, i) => [`s${i}`, s]));
-    const dir = filter.sortAsc ? 'ASC' : 'DESC';
-    return (
-      this.db
-        .prepare(
-          `SELECT * FROM trades_shown WHERE ${where.join(' AND ')} ORDER BY created_at ${dir}, id ${dir}
-           LIMIT @limit OFFSET @offset`,
-        )
-        .all({ account, ...filter, ...statuses, status: undefined, ...page }) as Record<string, unknown>[]
+    return this.list(
+      'trades_shown',
+      where,
+      { account, ...filter, ...statuses, status: undefined },
+      listing,
+      page,
     ).map(toTrade);
   }
 
   /** Taker bets, newest first: the public tape. */
-  publicTrades(filter: { marketHash?: string }, page: Page): TradeRecord[] {
+  publicTrades(
+    filter: { marketHash?: string },
+    listing: ListingOrder<TradeRecord>,
+    page: Page,
+  ): TradeRecord[] {
     const where = ['is_maker = 0'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
-    return (
-      this.db
-        .prepare(
-          `SELECT * FROM trades_shown WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC
-           LIMIT @limit OFFSET @offset`,
-        )
-        .all({ ...filter, ...page }) as Record<string, unknown>[]
-    ).map(toTrade);
+    return this.list('trades_shown', where, filter, listing, page).map(toTrade);
+  }
+
+  /** One keyset page of `source` rows matching every `where` condition, in the listing's order. */
+  private list(
+    source: string,
+    where: string[],
+    params: Record<string, unknown>,
+    listing: Pick<ListingOrder<unknown>, 'columns' | 'asc'>,
+    page: Page,
+  ): Record<string, unknown>[] {
+    const k = keyset(listing, page);
+    const conditions = k.where ? [...where, k.where] : where;
+    return this.db
+      .prepare(`SELECT * FROM ${source} WHERE ${conditions.join(' AND ')} ${k.tail}`)
+      .all({ ...params, ...k.params }) as Record<string, unknown>[];
   }
 }

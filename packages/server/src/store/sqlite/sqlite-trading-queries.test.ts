@@ -1,0 +1,75 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { migrate } from './migrations.js';
+import {
+  fillListing,
+  type OrderSort,
+  orderListing,
+  type Page,
+  SqliteTradingQueries,
+  tradeListing,
+} from './sqlite-trading-queries.js';
+
+/** Every SQL text the queries prepare, for EXPLAIN QUERY PLAN. */
+function recordingDatabase() {
+  const db = new BetterSqlite3(':memory:');
+  migrate(db);
+  const prepared: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    prepared.push(sql);
+    return prepare(sql);
+  }) as typeof db.prepare;
+  return { db, prepared };
+}
+
+describe('trading listings', () => {
+  it('seek every keyset page through an index, never a scan of a table', () => {
+    const { db, prepared } = recordingDatabase();
+    const queries = new SqliteTradingQueries(db);
+    const plans: [string, string][] = [];
+    const planOf = (run: () => unknown) => {
+      const from = prepared.length;
+      run();
+      for (const sql of prepared.slice(from)) {
+        const params = Object.fromEntries(
+          [...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name!, name === 'limit' ? 3 : 0]),
+        );
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+          .map((r) => r.detail)
+          .join(' | ');
+        plans.push([sql, plan]);
+      }
+    };
+    for (const asc of [true, false]) {
+      for (const sortBy of ['createdAt', 'event', 'totalBetSize'] as OrderSort[]) {
+        const listing = orderListing(sortBy, asc);
+        const page: Page = { limit: 3, after: listing.shape === 'ns' ? [1, 'x'] : ['e', 'm', 1, 'x'] };
+        if (sortBy === 'totalBetSize') page.after = [1, '5', 1, 'x'];
+        planOf(() => queries.openOrders('a', {}, listing, page));
+        planOf(() => queries.openOrders('a', { marketHash: 'm' }, listing, page));
+      }
+      planOf(() => queries.fills('a', {}, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
+      planOf(() => queries.fills('a', { orderId: 'o' }, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
+      planOf(() => queries.trades('a', {}, tradeListing(asc), { limit: 3, after: [1, 'x'] }));
+      planOf(() =>
+        queries.trades('a', { marketHash: 'm', status: ['LOCKED'] }, tradeListing(asc), {
+          limit: 3,
+          after: [1, 'x'],
+        }),
+      );
+    }
+    const tape = tradeListing(false, 'public');
+    planOf(() => queries.publicTrades({}, tape, { limit: 3, after: [1, 'x'] }));
+    planOf(() => queries.publicTrades({ marketHash: 'm' }, tape, { limit: 3, after: [1, 'x'] }));
+
+    expect(plans.length).toBe(22);
+    for (const [sql, plan] of plans) {
+      expect(plan, sql).toMatch(/^SEARCH (orders|f|t) USING INDEX/);
+      expect(plan, sql).not.toMatch(/\bSCAN\b/);
+    }
+    // The time sorts read in index order; only the last terms of a tie are sorted.
+    const createdAt = plans.find(([sql]) => sql.includes('FROM trades_shown WHERE account'))![1];
+    expect(createdAt).not.toMatch(/TEMP B-TREE/);
+  });
+});
