@@ -16,8 +16,6 @@ import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batc
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
 
-export { fillIdOf, tradeIdOf } from '../batch-projection.js';
-
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {
   switch (code) {
