@@ -115,9 +115,7 @@ function replay(argv: readonly string[]): number {
       journalHash,
       projectionsHash,
       replayedCommands: commands,
-    } = compareWithJournal(store, ladderSize(), {
-      fromCheckpoint: false,
-    });
+    } = compareWithJournal(store, ladderSize());
     const { lastSeq } = store.sequencerState();
     console.log(
       `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,

@@ -53,5 +53,5 @@ export { MarketStatus } from './market-book.js';
 export { MAX_ORDER_SIZE } from './order-store.js';
 export { OrderOutcomeState, outcomeState } from './outcome.js';
 export type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
-export { hashString, snapshotHash } from './state-hash.js';
+export { SnapshotFormatError } from './snapshot-codec.js';
 export type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';

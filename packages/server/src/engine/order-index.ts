@@ -1,5 +1,4 @@
 import { F, NIL, type OrderStore } from './order-store.js';
-import { mul32 } from './state-hash.js';
 
 const INITIAL_BITS = 12;
 
@@ -25,6 +24,11 @@ export class OrderIndex {
 
   has(id: string): boolean {
     return this.find(id, hashId(id)) !== NIL;
+  }
+
+  /** Room for `count` ids without growing. */
+  reserve(count: number): void {
+    while (count * 2 > this.mask + 1) this.grow();
   }
 
   /** Adds an id known to be absent. */
@@ -156,4 +160,13 @@ export function hashId(id: string): number {
   }
   h = mul32(h ^ (h >>> 16), 0x45d9f3b);
   return h ^ (h >>> 16);
+}
+
+// 32-bit multiply without Math.imul (the engine avoids Math): low 32 bits of a * b.
+export function mul32(a: number, b: number): number {
+  const ah = (a >>> 16) & 0xffff;
+  const al = a & 0xffff;
+  const bh = (b >>> 16) & 0xffff;
+  const bl = b & 0xffff;
+  return (al * bl + (((ah * bl + al * bh) << 16) >>> 0)) | 0;
 }

@@ -83,6 +83,11 @@ export class OrderStore {
     return h;
   }
 
+  /** Room for `count` orders without growing (a restore knows how many it brings). */
+  reserve(count: number): void {
+    if (count > this.capacity) this.grow(count);
+  }
+
   /** The remaining stake of resting order `h`: its size until it first fills. */
   remainingOf(h: number): bigint {
     return (this.i32[(h << 4) + F.TICK_SIDE]! & FILLED) === 0

@@ -1,10 +1,11 @@
 import type { Database } from 'better-sqlite3';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import { type Engine, snapshotHash } from '../engine/index.js';
+import type { Engine } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
 import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
+import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
@@ -141,8 +142,8 @@ export function openTrading(o: TradingOptions): Trading {
   let lastCheckpointSeq = store.latestCheckpoint()?.seq ?? 0;
   const checkpoint = () => {
     if (sequencer.lastSeq === lastCheckpointSeq) return;
-    const snapshot = engine.snapshot();
-    store.saveCheckpoint(sequencer.lastSeq, snapshotHash(snapshot), snapshot, o.clock.now());
+    const snapshot = engine.snapshotBytes();
+    store.saveCheckpoint(sequencer.lastSeq, digestOf(snapshot), snapshot, o.clock.now());
     lastCheckpointSeq = sequencer.lastSeq;
   };
 
@@ -164,11 +165,10 @@ export function openTrading(o: TradingOptions): Trading {
       lastSeq: state.lastSeq,
       restingOrders: recovery.orders,
       delayedOrders: resumed,
-      verifiedFromSeq: recovery.verifiedFromSeq,
+      checkpointSeq: recovery.checkpointSeq,
       replayedCommands: recovery.replayedCommands,
-      stateHash: recovery.stateHash,
     },
-    'trading state recovered and verified against the journal',
+    'trading state restored from the checkpoint and the journal after it',
   );
 
   return {

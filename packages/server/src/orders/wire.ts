@@ -1,6 +1,6 @@
 import type { FillRow, OrderRow, TradeRow } from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
-import type { FillRecord, OrderRecord, TradeRecord } from '../store/sqlite/sqlite-trading-queries.js';
+import type { FillRecord, OrderRecord, TradeRecord } from './records.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.

@@ -1,6 +1,7 @@
 import { Engine } from '../engine/index.js';
 import type { SqliteTradingStore } from '../store/sqlite/sqlite-trading-store.js';
 import { decodeInput } from './journal-codec.js';
+import { digestOf, stateHashOf } from './state-hash.js';
 
 export class RecoveryError extends Error {
   override name = 'RecoveryError';
@@ -23,64 +24,53 @@ export type JournalComparison = {
   engine: Engine;
   projectionsHash: string;
   journalHash: string;
-  /** Journal seq the replay started after (0: the whole journal). */
-  fromSeq: number;
   replayedCommands: number;
 };
 
 /**
- * Rebuilds the engine from the projections (the open orders, balances and positions) and, separately,
- * from the journal: after the latest checkpoint when `fromCheckpoint`, else from nothing.
+ * Rebuilds the engine twice, from the projections (the open orders, balances and positions) and from the
+ * whole journal, and hashes both: what `oddsbook replay` compares.
  */
-export function compareWithJournal(
-  store: SqliteTradingStore,
-  ladderSize: number,
-  options: { fromCheckpoint: boolean },
-): JournalComparison {
+export function compareWithJournal(store: SqliteTradingStore, ladderSize: number): JournalComparison {
   const engine = Engine.restore(store.engineSnapshotFromProjections(ladderSize));
-  const checkpoint = options.fromCheckpoint ? store.latestCheckpoint() : null;
-  const replayed = checkpoint ? Engine.restore(checkpoint.snapshot) : new Engine({ ladderSize });
-  if (checkpoint && replayed.stateHash() !== checkpoint.stateHash) {
-    throw new RecoveryError(`checkpoint at seq ${checkpoint.seq} does not match its recorded state hash`);
-  }
-  const fromSeq = checkpoint?.seq ?? 0;
-  const replayedCommands = replayJournal(replayed, store, fromSeq);
+  const replayed = new Engine({ ladderSize });
+  const replayedCommands = replayJournal(replayed, store, 0);
   return {
     engine,
-    projectionsHash: engine.stateHash(),
-    journalHash: replayed.stateHash(),
-    fromSeq,
+    projectionsHash: stateHashOf(engine),
+    journalHash: stateHashOf(replayed),
     replayedCommands,
   };
 }
 
 export type RecoveryReport = {
   engine: Engine;
-  stateHash: string;
   orders: number;
-  /** Journal seq of the checkpoint the verification started from (0: the whole journal). */
-  verifiedFromSeq: number;
+  /** Journal seq of the checkpoint the engine was restored from (0: none, the whole journal replayed). */
+  checkpointSeq: number;
   replayedCommands: number;
 };
 
 /**
- * Start-up: the engine rebuilt from the projections (fast), proven against the latest checkpoint plus the
- * journal after it. A mismatch stops the start with an explanation instead of trading on a state nobody
- * can vouch for.
+ * Start-up: the engine restored from the newest checkpoint, once its bytes match the digest recorded with
+ * them, then the journal after it replayed. A checkpoint that fails its digest stops the start with an
+ * explanation instead of trading on a state nobody can vouch for. (The projections are derived from the
+ * journal; `oddsbook replay` checks them against it.)
  */
 export function recoverEngine(store: SqliteTradingStore, ladderSize: number): RecoveryReport {
-  const c = compareWithJournal(store, ladderSize, { fromCheckpoint: true });
-  if (c.journalHash !== c.projectionsHash) {
+  const checkpoint = store.latestCheckpoint();
+  if (checkpoint && digestOf(checkpoint.snapshot) !== checkpoint.digest) {
     throw new RecoveryError(
-      `the projections (state ${c.projectionsHash}) disagree with the journal replayed from seq ${c.fromSeq} ` +
-        `(state ${c.journalHash}); run "oddsbook replay" to inspect, and restore the data dir from a backup`,
+      `the checkpoint at seq ${checkpoint.seq} does not match its recorded digest; delete it ` +
+        `(DELETE FROM engine_checkpoints WHERE seq = ${checkpoint.seq}) to start from the journal alone`,
     );
   }
+  const engine = checkpoint ? Engine.restoreBytes(checkpoint.snapshot) : new Engine({ ladderSize });
+  const replayedCommands = replayJournal(engine, store, checkpoint?.seq ?? 0);
   return {
-    engine: c.engine,
-    stateHash: c.projectionsHash,
-    orders: c.engine.restingOrderCount,
-    verifiedFromSeq: c.fromSeq,
-    replayedCommands: c.replayedCommands,
+    engine,
+    orders: engine.restingOrderCount,
+    checkpointSeq: checkpoint?.seq ?? 0,
+    replayedCommands,
   };
 }

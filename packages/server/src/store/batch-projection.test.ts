@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderMatchedEvent } from '../engine/index.js';
-import { BatchProjection, type SequencedTrade, tradeIdOf } from './batch-projection.js';
-import type { TradeRecord } from './sqlite/sqlite-trading-queries.js';
+import { type TradeRecord, tradeIdOf } from '../orders/records.js';
+import { BatchProjection, type SequencedTrade } from './batch-projection.js';
 
 const MARKET = `0x${'cd'.repeat(32)}`;
 

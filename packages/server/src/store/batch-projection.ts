@@ -1,25 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { DoneReason, OrderMatchedEvent } from '../engine/index.js';
+import {
+  type FillRecord,
+  fillIdOf,
+  type OrderRecord,
+  type TradeRecord,
+  tradeIdOf,
+} from '../orders/records.js';
 import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
-import type { FillRecord, OrderRecord, TradeRecord } from './sqlite/sqlite-trading-queries.js';
-
-const recentTradeIds = new Map<string, string>();
-
-/** Trade ids are derived from the order id: one trade per bet (an order's fills together). */
-export function tradeIdOf(orderId: string): string {
-  let id = recentTradeIds.get(orderId);
-  if (id === undefined) {
-    id = `0x${createHash('sha256').update(`trade:${orderId}`).digest('hex')}`;
-    // The projection, the outcome and realtime ask for the same few orders' trades in turn.
-    if (recentTradeIds.size >= 4096) recentTradeIds.clear();
-    recentTradeIds.set(orderId, id);
-  }
-  return id;
-}
-
-/** Fill ids name the match and the side: one fill per order per match. */
-export const fillIdOf = (matchId: string, side: 'maker' | 'taker') =>
-  `${matchId}-${side === 'maker' ? 'M' : 'T'}`;
 
 /** An order row with the columns the projection maintains besides the REST fields. */
 export type ProjectedOrder = OrderRecord & {

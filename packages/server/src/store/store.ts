@@ -5,5 +5,7 @@ export interface Store {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly catalog: CatalogRepository;
+  /** Throws when the storage does not answer (the health check). */
+  ping(): void;
   close(): Promise<void>;
 }

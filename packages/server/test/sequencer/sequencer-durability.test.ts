@@ -5,8 +5,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/index.js';
 import type { EngineCommandInput, SequencerInput } from '../../src/sequencer/inputs.js';
-import { RecoveryError, recoverEngine, replayJournal } from '../../src/sequencer/recovery.js';
+import {
+  compareWithJournal,
+  RecoveryError,
+  recoverEngine,
+  replayJournal,
+} from '../../src/sequencer/recovery.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
+import { digestOf, stateHashOf } from '../../src/sequencer/state-hash.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SqliteTradingStore } from '../../src/store/sqlite/sqlite-trading-store.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
@@ -201,11 +207,14 @@ describe('sequencer durability', () => {
             for (const [i, batch] of batches.entries()) {
               await Promise.all(sequencer.submitAll(batch.map((a) => toInput(a, placed, ++n))));
               if (i === Math.floor(batches.length / 2)) {
-                // Restart in the middle: the state rebuilt from the projections must equal the live one.
-                const liveHash = sequencer.engine.stateHash();
+                // A clean stop in the middle (a checkpoint), then a start: the state restored from it must
+                // equal the live one; the final start below restores it and replays the journal after it.
+                const liveHash = stateHashOf(sequencer.engine);
+                const bytes = sequencer.engine.snapshotBytes();
+                new SqliteTradingStore(db).saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
                 db.close();
                 ({ db, sequencer } = await openSequencer(dataDir, cacheSize));
-                expect(sequencer.engine.stateHash()).toBe(liveHash);
+                expect(stateHashOf(sequencer.engine)).toBe(liveHash);
               }
             }
             seen.resting += sequencer.engine.snapshot().orders.length;
@@ -223,14 +232,16 @@ describe('sequencer durability', () => {
                 })),
               ),
             );
-            const liveHash = sequencer.engine.stateHash();
+            const liveHash = stateHashOf(sequencer.engine);
             sequencer.engine.assertInvariants();
             db.close();
             const reopened = await openSequencer(dataDir);
-            expect(reopened.recovered.stateHash).toBe(liveHash);
+            expect(stateHashOf(reopened.recovered.engine)).toBe(liveHash);
             const fromJournal = new Engine({ ladderSize: LADDER });
             replayJournal(fromJournal, reopened.store, 0);
-            expect(fromJournal.stateHash()).toBe(liveHash);
+            expect(stateHashOf(fromJournal)).toBe(liveHash);
+            // The projections, which a start no longer reads, agree with the journal (what replay checks).
+            expect(compareWithJournal(reopened.store, LADDER).projectionsHash).toBe(liveHash);
             seen.fills += reopened.db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
             seen.settled += reopened.db
               .prepare("SELECT count(*) FROM trades_shown WHERE status = 'SETTLED'")
@@ -277,12 +288,12 @@ describe('sequencer durability', () => {
       await sequencer.submit({ kind: 'admit', order, meta: meta(orderId), activateAt: 9_999 });
       await sequencer.submit({ kind: 'withdraw', orderIds: [orderId], reason: 'CANCELLED' });
       const lastTs = db.prepare('SELECT max(ts) FROM journal').pluck().get() as number;
-      const liveHash = sequencer.engine.stateHash();
+      const liveHash = stateHashOf(sequencer.engine);
       db.close();
 
       ({ db, store, sequencer } = await openSequencer(dataDir));
       expect(store.sequencerState()).toEqual({ lastSeq: 4, engineLastSeq: 2, lastTs });
-      expect(sequencer.engine.stateHash()).toBe(liveHash);
+      expect(stateHashOf(sequencer.engine)).toBe(liveHash);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 1n } });
       expect(db.prepare('SELECT max(seq) FROM journal').pluck().get()).toBe(5);
       expect(store.sequencerState()).toMatchObject({ lastSeq: 5, engineLastSeq: 5 });
@@ -292,14 +303,59 @@ describe('sequencer durability', () => {
     }
   });
 
-  it('refuses to start when the projections disagree with the journal', async () => {
+  it('starts from the newest checkpoint and the journal after it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
     try {
-      const { db, sequencer } = await openSequencer(dataDir);
+      let { db, store, sequencer } = await openSequencer(dataDir);
+      const credit = (amount: bigint) =>
+        sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount } });
+      await credit(5n);
+      const atCheckpoint = sequencer.engine.snapshotBytes();
+      store.saveCheckpoint(sequencer.lastSeq, digestOf(atCheckpoint), atCheckpoint, 1);
+      await credit(7n);
+      const liveHash = stateHashOf(sequencer.engine);
+      db.close();
+
+      ({ db, store } = await openSequencer(dataDir));
+      const recovered = recoverEngine(store, LADDER);
+      expect(recovered).toMatchObject({ checkpointSeq: 1, replayedCommands: 1 });
+      expect(stateHashOf(recovered.engine)).toBe(liveHash);
+      expect(recovered.engine.balance('0xA1').available).toBe(12n);
+      db.close();
+    } finally {
+      removeDataDir(dataDir);
+    }
+  });
+
+  it('refuses to start from a checkpoint whose bytes do not match their digest', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
+    try {
+      const { db, store, sequencer } = await openSequencer(dataDir);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
-      db.prepare("UPDATE balances SET available = '6'").run();
+      const bytes = sequencer.engine.snapshotBytes();
+      store.saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
+      // One byte of the stored checkpoint changed on disk.
+      db.prepare('UPDATE engine_checkpoints SET snapshot = ?').run(
+        Buffer.from(bytes.map((b, i) => (i === 20 ? b ^ 1 : b))),
+      );
       db.close();
       await expect(openSequencer(dataDir)).rejects.toThrow(RecoveryError);
+    } finally {
+      removeDataDir(dataDir);
+    }
+  });
+
+  it('replay finds projections that disagree with the journal', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
+    try {
+      const { db, store, sequencer } = await openSequencer(dataDir);
+      await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
+      const agreeing = compareWithJournal(store, LADDER);
+      expect(agreeing.projectionsHash).toBe(agreeing.journalHash);
+      db.prepare("UPDATE balances SET available = '6'").run();
+      const disagreeing = compareWithJournal(store, LADDER);
+      expect(disagreeing.projectionsHash).not.toBe(disagreeing.journalHash);
+      db.close();
     } finally {
       removeDataDir(dataDir);
     }

@@ -13,6 +13,7 @@ import type { Database } from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/index.js';
 import { bookToWire } from '../../orders/book.js';
+import { tradeIdOf } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
@@ -23,7 +24,7 @@ import {
   toTrade,
   tradeListing,
 } from '../../store/sqlite/sqlite-trading-queries.js';
-import { SqliteTradingStore, tradeIdOf } from '../../store/sqlite/sqlite-trading-store.js';
+import { SqliteTradingStore } from '../../store/sqlite/sqlite-trading-store.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';
 

@@ -12,10 +12,10 @@ import { type BookLevels, RejectCode } from '../../engine/index.js';
 import { bookToWire, levelToWire } from '../../orders/book.js';
 import type { FillLockUpdate } from '../../orders/chain-link.js';
 import { outcomeOf, withdrawnOutcome } from '../../orders/outcome.js';
+import type { FillRecord, TradeRecord } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import type { EntryChanges } from '../../store/batch-projection.js';
-import type { FillRecord, TradeRecord } from '../../store/sqlite/sqlite-trading-queries.js';
 import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
 
 export type TradingPublisherContext = {

@@ -525,6 +525,23 @@ export const MIGRATIONS: readonly Migration[] = [
             LEFT JOIN market_settlements s ON s.market_hash = t.market_hash;
       `),
   },
+  {
+    version: 13,
+    name: 'binary engine checkpoints',
+    // Checkpoints become the engine's bytes (`Engine.snapshotBytes`) with their SHA-256; a start restores
+    // the newest and replays the journal after it. JSON checkpoints of earlier versions are dropped: the
+    // first start replays the journal from its beginning and the next checkpoint is binary.
+    up: (db) =>
+      db.exec(`
+        DROP TABLE engine_checkpoints;
+        CREATE TABLE engine_checkpoints (
+          seq        INTEGER PRIMARY KEY,
+          digest     TEXT NOT NULL,
+          snapshot   BLOB NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

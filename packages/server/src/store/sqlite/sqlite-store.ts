@@ -78,6 +78,9 @@ export function createSqliteStore(db: Database): Store {
     accounts: accountRepository(db),
     apiKeys: apiKeyRepository(db),
     catalog: sqliteCatalogRepository(db),
+    ping() {
+      db.prepare('SELECT 1').get();
+    },
     async close() {
       await checkpointer?.stop();
       if (db.open) db.close();

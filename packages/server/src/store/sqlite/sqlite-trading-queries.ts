@@ -1,61 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
 import type { OrderLookups } from '../../orders/order-service.js';
+import type { FillRecord, OrderRecord, TradeRecord } from '../../orders/records.js';
 import type { OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
-
-export type OrderRecord = {
-  id: string;
-  account: `0x${string}`;
-  marketHash: string;
-  eventId: string;
-  isBettingOutcomeOne: boolean;
-  percentageOdds: string;
-  totalBetSize: string;
-  remainingSize: string;
-  filledSize: string;
-  expiry: number;
-  timeInForce: string;
-  status: 'PENDING' | 'ACTIVE' | 'INACTIVE';
-  inactiveReason: string | null;
-  clientOrderId: string | null;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export type FillRecord = {
-  id: string;
-  matchId: string;
-  orderId: string;
-  tradeId: string;
-  account: string;
-  marketHash: string;
-  isBettingOutcomeOne: boolean;
-  isMaker: boolean;
-  fillAmount: string;
-  pot: string;
-  fillOdds: string;
-  status: string;
-  /** The journal seq of its match: orders fills of one instant. */
-  seq: number;
-  createdAt: number;
-};
-
-export type TradeRecord = {
-  id: string;
-  orderId: string;
-  account: string;
-  marketHash: string;
-  eventId: string;
-  isBettingOutcomeOne: boolean;
-  isMaker: boolean;
-  stake: string;
-  pot: string;
-  status: string;
-  outcome: number | null;
-  payout: string | null;
-  createdAt: number;
-  updatedAt: number;
-};
 
 /** A row's place in a listing's order: its values of the sort columns, the last of them unique (an id). */
 export type SortKey = readonly (string | number)[];

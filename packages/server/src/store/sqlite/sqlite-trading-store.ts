@@ -16,8 +16,6 @@ import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batc
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
 
-export { fillIdOf, tradeIdOf } from '../batch-projection.js';
-
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {
   switch (code) {
@@ -476,21 +474,22 @@ export class SqliteTradingStore {
       .iterate(seq) as IterableIterator<{ seq: number; ts: number; payload: string }>;
   }
 
-  latestCheckpoint(): { seq: number; stateHash: string; snapshot: EngineSnapshot } | null {
+  /** The newest checkpoint: the engine's bytes at journal seq `seq`, with the digest recorded with them. */
+  latestCheckpoint(): { seq: number; digest: string; snapshot: Uint8Array } | null {
     const row = this.db
-      .prepare('SELECT seq, state_hash, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
-      .get() as { seq: number; state_hash: string; snapshot: string } | undefined;
-    return row ? { seq: row.seq, stateHash: row.state_hash, snapshot: JSON.parse(row.snapshot) } : null;
+      .prepare('SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
+      .get() as { seq: number; digest: string; snapshot: Buffer } | undefined;
+    return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
   }
 
-  /** Stores an engine snapshot taken at journal seq `seq`; keeps the two newest. */
-  saveCheckpoint(seq: number, stateHash: string, snapshot: EngineSnapshot, now: number): void {
+  /** Stores the engine's bytes taken at journal seq `seq` with their digest; keeps the two newest. */
+  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void {
     writeTransaction(this.db, () => {
       this.db
         .prepare(
-          'INSERT OR REPLACE INTO engine_checkpoints (seq, state_hash, snapshot, created_at) VALUES (?, ?, ?, ?)',
+          'INSERT OR REPLACE INTO engine_checkpoints (seq, digest, snapshot, created_at) VALUES (?, ?, ?, ?)',
         )
-        .run(seq, stateHash, JSON.stringify(snapshot), now);
+        .run(seq, digest, snapshot, now);
       this.db
         .prepare(
           'DELETE FROM engine_checkpoints WHERE seq NOT IN (SELECT seq FROM engine_checkpoints ORDER BY seq DESC LIMIT 2)',

@@ -20,16 +20,20 @@ describe('write gate', () => {
     const gate = writeGate(state);
     const entering = gate.enter();
     expect(entering).toBeInstanceOf(Promise);
+    // The gate is let go only after the event loop has turned five times while the writer waited: counted
+    // turns, not elapsed time, so a loaded machine cannot fail the test.
     let turns = 0;
-    const ticker = setInterval(() => turns++, 1);
-    setTimeout(() => {
-      // As the checkpointer's thread does after its RESTART.
-      Atomics.store(state, 0, GATE_FREE);
-      Atomics.notify(state, 0);
-    }, 30);
+    const ticker = setInterval(() => {
+      turns++;
+      if (turns === 5) {
+        // As the checkpointer's thread does after its RESTART.
+        Atomics.store(state, 0, GATE_FREE);
+        Atomics.notify(state, 0);
+      }
+    }, 1);
     const pass = await entering;
     clearInterval(ticker);
-    expect(turns).toBeGreaterThan(3);
+    expect(turns).toBeGreaterThanOrEqual(5);
     expect(Atomics.load(state, 0)).toBe(GATE_WRITER);
     pass.leave();
     expect(Atomics.load(state, 0)).toBe(GATE_FREE);

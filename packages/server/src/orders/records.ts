@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The trading records as the exchange shows them (REST rows, realtime payloads) and how their ids are
+ * made: the domain's, whatever store keeps them.
+ */
+
+export type OrderRecord = {
+  id: string;
+  account: `0x${string}`;
+  marketHash: string;
+  eventId: string;
+  isBettingOutcomeOne: boolean;
+  percentageOdds: string;
+  totalBetSize: string;
+  remainingSize: string;
+  filledSize: string;
+  expiry: number;
+  timeInForce: string;
+  status: 'PENDING' | 'ACTIVE' | 'INACTIVE';
+  inactiveReason: string | null;
+  clientOrderId: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type FillRecord = {
+  id: string;
+  matchId: string;
+  orderId: string;
+  tradeId: string;
+  account: string;
+  marketHash: string;
+  isBettingOutcomeOne: boolean;
+  isMaker: boolean;
+  fillAmount: string;
+  pot: string;
+  fillOdds: string;
+  status: string;
+  /** The journal seq of its match: orders fills of one instant. */
+  seq: number;
+  createdAt: number;
+};
+
+export type TradeRecord = {
+  id: string;
+  orderId: string;
+  account: string;
+  marketHash: string;
+  eventId: string;
+  isBettingOutcomeOne: boolean;
+  isMaker: boolean;
+  stake: string;
+  pot: string;
+  status: string;
+  outcome: number | null;
+  payout: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+const recentTradeIds = new Map<string, string>();
+
+/** Trade ids are derived from the order id: one trade per bet (an order's fills together). */
+export function tradeIdOf(orderId: string): string {
+  let id = recentTradeIds.get(orderId);
+  if (id === undefined) {
+    id = `0x${createHash('sha256').update(`trade:${orderId}`).digest('hex')}`;
+    // The projection, the outcome and realtime ask for the same few orders' trades in turn.
+    if (recentTradeIds.size >= 4096) recentTradeIds.clear();
+    recentTradeIds.set(orderId, id);
+  }
+  return id;
+}
+
+/** Fill ids name the match and the side: one fill per order per match. */
+export const fillIdOf = (matchId: string, side: 'maker' | 'taker') =>
+  `${matchId}-${side === 'maker' ? 'M' : 'T'}`;
