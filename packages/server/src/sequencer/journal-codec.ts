@@ -1,15 +1,25 @@
 import type { SequencerInput } from './inputs.js';
 
 /** Fields that hold bigint amounts; they are decimal strings in the journal. */
-const BIGINT_FIELDS = new Set(['percentageOdds', 'totalBetSize', 'amount']);
+const BIGINT_FIELDS = ['percentageOdds', 'totalBetSize', 'amount'] as const;
 
 /** Journal payloads are JSON with amounts as decimal strings, so a journal row is readable by people. */
 export function encodeInput(input: SequencerInput): string {
   return JSON.stringify(input, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
+/**
+ * The amounts sit on the command of an `engine` input and on the order of an `admit`: converted there
+ * after a plain parse (a reviver, called for every value, made a replay's decoding several times slower).
+ */
 export function decodeInput(payload: string): SequencerInput {
-  return JSON.parse(payload, (key, value) =>
-    BIGINT_FIELDS.has(key) && typeof value === 'string' ? BigInt(value) : value,
-  ) as SequencerInput;
+  const input = JSON.parse(payload) as { command?: Record<string, unknown>; order?: Record<string, unknown> };
+  const body = input.command ?? input.order;
+  if (body) {
+    for (const field of BIGINT_FIELDS) {
+      const value = body[field];
+      if (typeof value === 'string') body[field] = BigInt(value);
+    }
+  }
+  return input as unknown as SequencerInput;
 }
