@@ -82,10 +82,10 @@ describe('the oddsbook process', () => {
     expect(run(['keys', 'create', '0x1234'], env).stderr).toMatch(/not a valid address/);
   });
 
-  it('serves, prints a generated admin token once, and drains on SIGTERM', async () => {
+  it('serves, prints a generated admin token at its creation, and drains on SIGTERM', async () => {
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
     const { child, output } = await serve({ DATA_DIR: dataDir, PORT: port, DEMO: '0', ADMIN_TOKEN: '' });
-    const token = /ADMIN_TOKEN was not set; generated for this run: (\S+)/.exec(output())?.[1];
+    const token = /ADMIN_TOKEN was not set; generated the operator token.*\n(\S+)/.exec(output())?.[1];
     expect(token).toBeTruthy();
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
