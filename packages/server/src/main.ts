@@ -44,7 +44,7 @@ ${configHelp()}`,
 
 Issues (printed once), lists or revokes the API keys of an account in the data dir (DATA_DIR, default
 ./data). create and revoke need the exchange stopped: while it runs, use its admin API
-(POST /admin/api-keys, POST /admin/api-keys/revoke).`,
+(POST /admin/api-keys, DELETE /admin/api-keys/<keyId>).`,
   replay: `Usage: oddsbook replay [--data-dir <dir>]
 
 Rebuilds the engine from the journal alone and compares its state hash with the projections' (run it
