@@ -120,8 +120,9 @@ export function configHelp(): string {
   ].join('\n');
 }
 
-/** A DNS name (RFC 1123 labels), such as localhost or a container's name. */
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+/** A DNS name, such as localhost or a container's name (which may hold underscores). */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
 
 function integer(name: string, raw: string, min: number, max: number): number {
   if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);

@@ -41,15 +41,19 @@ describe('starting the oddsbook process', () => {
     const dataDir = join(root, 'admin-token');
     const first = await startServe({ DATA_DIR: dataDir, ADMIN_TOKEN: '' });
     const file = join(dataDir, ADMIN_TOKEN_FILE);
-    const token = /generated the operator token, kept in (\S+) \(mode 0600\).*\n(\S+)/.exec(first.output());
-    expect(token?.[1]).toBe(file);
-    expect(readFileSync(file, 'utf8').trim()).toBe(token?.[2]);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    // Which signature crypto runs is said at start.
-    expect(first.output()).toMatch(
-      /"crypto":\{"secp256k1":"native","keccak":"native"\}.*"msg":"oddsbook is up"/,
-    );
-    expect(await first.stop()).toBe(0);
+    let token: RegExpExecArray | null;
+    try {
+      token = /generated the operator token, kept in (\S+) \(mode 0600\).*\n(\S+)/.exec(first.output());
+      expect(token?.[1]).toBe(file);
+      expect(readFileSync(file, 'utf8').trim()).toBe(token?.[2]);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      // Which signature crypto runs is said at start.
+      expect(first.output()).toMatch(
+        /"crypto":\{"secp256k1":"native","keccak":"native"\}.*"msg":"oddsbook is up"/,
+      );
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
 
     const second = await startServe({ DATA_DIR: dataDir, ADMIN_TOKEN: '' });
     try {
