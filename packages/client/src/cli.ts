@@ -1,17 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { ladderSize, type OrderDomain } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createExchangeClient } from './client.js';
 import { signOrder } from './sign-order.js';
 
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+
 const USAGE = `Usage: oddsbook-client sign-order [options]
+       oddsbook-client --version
 
 Signs an order with EIP-712 over the exchange's domain and prints the JSON that POST /orders-v3 takes
 in "orders". The private key is read from the ODDSBOOK_PRIVATE_KEY environment variable.
 
 Options:
-  --url <base url>        exchange base url, to read the domain and base token (default http://127.0.0.1:8080)
+  --url <base url>        exchange base url, to read the domain and base token (default: the
+                          ODDSBOOK_URL environment variable, else ${DEFAULT_URL})
   --market <hash>         marketHash
   --outcome one|two       the outcome the order bets on
   --tick <1..799>         price on the exchange's ladder (k/800 at its 0.125 % step), or --odds <percentageOdds x 10^20>
@@ -19,26 +23,31 @@ Options:
   --tif GTC|IOC|FOK       time in force (default GTC)
   --expires-in <seconds>  default 3600
   --client-order-id <id>  optional tag
-  --help                  this text
+  --help                  this text`;
 
-oddsbook-client --version prints the SDK's version.`;
+/** The version of @oddsbook/client (its package.json is one level up from src/ and from dist/). */
+function version(): string {
+  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+}
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === '--version') {
-    // ../package.json from src/ (sources) and from dist/ (the built package) alike.
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    console.log(manifest.version);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(`oddsbook-client ${version()}`);
+    return 0;
+  }
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
     return 0;
   }
   if (command !== 'sign-order') {
-    console.log(USAGE);
-    return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+    console.error(`oddsbook-client: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
   }
   const { values } = parseArgs({
     args: [...rest],
     options: {
-      url: { type: 'string', default: 'http://127.0.0.1:8080' },
+      url: { type: 'string', default: process.env.ODDSBOOK_URL || DEFAULT_URL },
       market: { type: 'string' },
       outcome: { type: 'string' },
       tick: { type: 'string' },
@@ -47,7 +56,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       tif: { type: 'string', default: 'GTC' },
       'expires-in': { type: 'string', default: '3600' },
       'client-order-id': { type: 'string' },
-      help: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
@@ -30,9 +30,8 @@ export type Config = {
   chainId: number;
   verifyingContract: `0x${string}`;
   baseToken: `0x${string}`;
+  /** '' when the operator did not set ADMIN_TOKEN: the exchange then keeps one in its data dir. */
   adminToken: string;
-  /** True when the operator did not set ADMIN_TOKEN and one was generated for this run. */
-  adminTokenGenerated: boolean;
   demo: boolean;
   logLevel: LogLevel;
   blockTimeMs: number;
@@ -40,6 +39,10 @@ export type Config = {
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
   realtimeHistoryMax: number;
+  /** Start even when secp256k1 or keccak runs on its pure-JS fallback (native build not loaded). */
+  allowSlowCrypto: boolean;
+  /** Each setting named as the operator gave it (the flag if one was passed, else the variable), for errors. */
+  settingNames: Readonly<Record<SettingName, string>>;
 };
 
 export class ConfigError extends Error {
@@ -60,7 +63,7 @@ const OPTIONS = {
   adminToken: {
     env: 'ADMIN_TOKEN',
     flag: 'admin-token',
-    help: 'operator token (generated and printed when unset)',
+    help: 'operator token (when unset: generated once, kept in the data dir)',
     fallback: '',
   },
   demo: {
@@ -95,8 +98,15 @@ const OPTIONS = {
     help: 'realtime publications kept for recovery, all channels together',
     fallback: String(DEFAULT_MAX_HISTORY_PUBLICATIONS),
   },
+  allowSlowCrypto: {
+    env: 'ALLOW_SLOW_CRYPTO',
+    flag: 'allow-slow-crypto',
+    help: 'start on pure-JS secp256k1/keccak if the native builds did not load (1/0)',
+    fallback: '0',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
+export type SettingName = OptionName;
 
 export function configHelp(): string {
   const rows = Object.values(OPTIONS).map(
@@ -109,6 +119,10 @@ export function configHelp(): string {
     '  --no-demo                                 same as DEMO=0',
   ].join('\n');
 }
+
+/** A DNS name, such as localhost or a container's name (which may hold underscores). */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
 
 function integer(name: string, raw: string, min: number, max: number): number {
   if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
@@ -168,10 +182,13 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
   const adminToken = raw('adminToken');
   if (adminToken && adminToken.length < 16)
     throw new ConfigError(`${label('adminToken')} must be at least 16 characters`);
+  const host = raw('host');
+  if (!isIP(host) && !HOST_NAME.test(host))
+    throw new ConfigError(`${label('host')} must be an IP address or a host name, got "${host}"`);
 
   return {
     port: integer(label('port'), raw('port'), 0, 65535),
-    host: raw('host'),
+    host,
     dataDir: resolve(raw('dataDir')),
     network: networkName,
     chainId: network.chainId,
@@ -179,12 +196,15 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
       ? address(label('verifyingContract'), raw('verifyingContract'))
       : network.verifyingContract,
     baseToken: raw('baseToken') ? address(label('baseToken'), raw('baseToken')) : network.baseToken,
-    adminToken: adminToken || randomBytes(24).toString('base64url'),
-    adminTokenGenerated: !adminToken,
+    adminToken,
     demo: parsed['no-demo'] === true ? false : flag(label('demo'), raw('demo')),
     logLevel,
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
+    allowSlowCrypto: flag(label('allowSlowCrypto'), raw('allowSlowCrypto')),
+    settingNames: Object.fromEntries(
+      (Object.keys(OPTIONS) as OptionName[]).map((name) => [name, label(name)]),
+    ) as Record<SettingName, string>,
   };
 }

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { ladderSize } from '@oddsbook/protocol';
 import type { Database } from 'better-sqlite3';
+import { type StoredAdminToken, storedAdminToken } from './auth/admin-token-file.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { CatalogService } from './catalog/catalog-service.js';
 import { seedDemoCatalog } from './catalog/demo-seed.js';
@@ -28,7 +30,10 @@ export const VERIFY_INLINE_WHEN_IDLE = 1;
 
 /** Everything the exchange runs on, opened once and shared by the HTTP app, the CLI and the tests. */
 export type Exchange = {
+  /** As given, with the operator token in `adminToken` whether it was given or kept in the data dir. */
   readonly config: Config;
+  /** The data dir's operator token file, when ADMIN_TOKEN was not set (and the data dir is one). */
+  readonly storedAdminToken: Omit<StoredAdminToken, 'token'> | undefined;
   readonly clock: Clock;
   readonly db: Database;
   readonly store: Store;
@@ -75,10 +80,17 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
 }
 
 async function openLockedExchange(
-  config: Config,
+  givenConfig: Config,
   options: OpenExchangeOptions,
   releaseDataDir: () => void,
 ): Promise<Exchange> {
+  // Never an empty token: the admin routes would accept an empty header.
+  const stored = givenConfig.adminToken
+    ? undefined
+    : givenConfig.dataDir === ':memory:'
+      ? { token: randomBytes(24).toString('base64url') }
+      : storedAdminToken(givenConfig.dataDir);
+  const config = stored ? { ...givenConfig, adminToken: stored.token } : givenConfig;
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
   const store = createSqliteStore(db);
@@ -140,6 +152,7 @@ async function openLockedExchange(
   let closed = false;
   return {
     config,
+    storedAdminToken: stored && 'file' in stored ? { file: stored.file, created: stored.created } : undefined,
     clock,
     db,
     store,

@@ -1,19 +1,20 @@
+import { createRequire } from 'node:module';
 import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { ConfigError, configHelp, loadConfig } from './config.js';
+import { type Config, ConfigError, configHelp, loadConfig } from './config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
 import { compareWithJournal } from './sequencer/recovery.js';
+import { cryptoImplementations } from './signing/native-crypto.js';
+import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import { SqliteTradingStore } from './store/sqlite/sqlite-trading-store.js';
 
-const USAGE = `Usage: oddsbook <command> [options]
-
-Commands:
+const COMMANDS = `Commands:
   serve                         run the exchange (HTTP and WebSocket on one port)
   keys create <address> [--label <text>]
                                 issue an API key for an account (printed once)
@@ -21,24 +22,64 @@ Commands:
   keys revoke <keyId>           revoke a key
   replay                        rebuild the engine from the journal alone and compare its state hash
                                 with the projections' (run it while the server is stopped)
-  help                          this text
+  help [<command>]              this text, or a command's
+  version                       the version (also --version)`;
+
+const USAGE = `Usage: oddsbook <command> [options]
+
+${COMMANDS}
 
 ${configHelp()}`;
+
+/** Each command's own help, printed by `oddsbook <command> --help` before anything else is done. */
+const COMMAND_USAGE: Record<string, string> = {
+  serve: `Usage: oddsbook serve [options]
+
+Runs the exchange: HTTP and the realtime WebSocket on one port, all state in the data dir.
+
+${configHelp()}`,
+  keys: `Usage: oddsbook keys create <address> [--label <text>] [--data-dir <dir>]
+       oddsbook keys list <address> [--data-dir <dir>]
+       oddsbook keys revoke <keyId> [--data-dir <dir>]
+
+Issues (printed once), lists or revokes the API keys of an account in the data dir (DATA_DIR, default
+./data). create and revoke need the exchange stopped: while it runs, use its admin API
+(POST /admin/api-keys, DELETE /admin/api-keys/<keyId>).`,
+  replay: `Usage: oddsbook replay [--data-dir <dir>]
+
+Rebuilds the engine from the journal alone and compares its state hash with the projections' (run it
+while the exchange is stopped). Exit code 0 when identical, 1 when they differ.`,
+};
+
+const HELP_FLAGS = ['--help', '-h'];
+
+/** The version of @oddsbook/server (its package.json is one level up from src/ and from dist/). */
+export function version(): string {
+  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+}
 
 /** CLI entry. Returns the exit code, or never resolves while serving. */
 export async function main(argv: readonly string[]): Promise<number | undefined> {
   const [command, ...rest] = argv;
+  // Help for a command is answered before its arguments are read: no data dir is opened or created.
+  if (command && command in COMMAND_USAGE && rest.some((arg) => HELP_FLAGS.includes(arg)))
+    return print(COMMAND_USAGE[command]!);
   try {
     switch (command) {
       case 'serve':
-        if (rest.includes('--help') || rest.includes('-h')) return print(USAGE);
         return await serve(rest);
       case 'keys':
         return await keys(rest);
       case 'replay':
         return replay(rest);
-      case undefined:
+      case 'version':
+      case '--version':
+      case '-v':
+        return print(`oddsbook ${version()}`);
       case 'help':
+        if (rest[0] && rest[0] in COMMAND_USAGE) return print(COMMAND_USAGE[rest[0]]!);
+        return print(USAGE);
+      case undefined:
       case '--help':
       case '-h':
         return print(USAGE);
@@ -64,8 +105,53 @@ function print(text: string): number {
   return 0;
 }
 
+/** Makes sure the configured data dir can be used, else a configuration error naming the setting. */
+function checkDataDir(config: Config): void {
+  try {
+    ensureDataDir(config.dataDir);
+  } catch (error) {
+    if (error instanceof DataDirUnusable)
+      throw new ConfigError(`${config.settingNames.dataDir} ${error.message}`);
+    throw error;
+  }
+}
+
+/** Refuses to start on a pure-JS secp256k1 or keccak unless the operator allowed it. */
+function checkCrypto(config: Config): void {
+  const slow = Object.entries(cryptoImplementations).filter(([, { kind }]) => kind === 'js');
+  if (slow.length === 0 || config.allowSlowCrypto) return;
+  const names = slow.map(([name]) => name).join(' and ');
+  const reasons = slow.map(([name, { nativeError }]) => `${name}: ${nativeError}`).join('; ');
+  throw new ConfigError(
+    `${names} would run on pure JavaScript (their native build did not load: ${reasons}): order signature checks would be some 30 times slower. Rebuild them (npm rebuild secp256k1 keccak), or set ALLOW_SLOW_CRYPTO=1 to start anyway`,
+  );
+}
+
+/** A listen error the operator caused by a setting, named as they gave it. */
+function listenRefusal(error: unknown, config: Config): ConfigError | undefined {
+  const { port, host } = config.settingNames;
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        `${port} ${config.port} is already in use on ${config.host}: stop what listens there, or choose another ${port}`,
+      );
+    case 'EACCES':
+      return new ConfigError(`${port} ${config.port} needs privileges this process does not have`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(`${host} ${config.host} is not an address of this machine`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new ConfigError(`${host} ${config.host} does not resolve to an address`);
+    default:
+      return undefined;
+  }
+}
+
 async function serve(argv: readonly string[]): Promise<undefined> {
   const config = loadConfig(argv);
+  checkCrypto(config);
+  checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const exchange = await openExchange(config, {
     log: {
@@ -90,23 +176,45 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     await exchange.close();
     app.log.info('stopped cleanly');
   }
+
+  const crypto = {
+    secp256k1: cryptoImplementations.secp256k1.kind,
+    keccak: cryptoImplementations.keccak.kind,
+  };
+  if (crypto.secp256k1 === 'js' || crypto.keccak === 'js')
+    app.log.warn(
+      { crypto },
+      'pure-JS signature crypto allowed by ALLOW_SLOW_CRYPTO: order checks are slower',
+    );
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await exchange.close();
+    throw listenRefusal(error, config) ?? error;
+  }
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-
-  const address = await app.listen({ port: config.port, host: config.host });
+  // On purpose outside the JSON log, so that an operator sees it.
+  const stored = exchange.storedAdminToken;
+  if (stored?.created) {
+    console.log(
+      `\nADMIN_TOKEN was not set; generated the operator token, kept in ${stored.file} (mode 0600) for later starts:\n${exchange.config.adminToken}\n`,
+    );
+  } else if (stored) {
+    console.log(`\nADMIN_TOKEN is not set; the operator token is the one kept in ${stored.file}\n`);
+  }
   app.log.info(
-    { address, network: config.network, chainId: config.chainId, dataDir: config.dataDir },
+    { address, network: config.network, chainId: config.chainId, dataDir: config.dataDir, crypto },
     'oddsbook is up',
   );
-  if (config.adminTokenGenerated) {
-    // Printed once, on purpose outside the JSON log, so an operator sees it at first start.
-    console.log(`\nADMIN_TOKEN was not set; generated for this run: ${config.adminToken}\n`);
-  }
   return undefined;
 }
 
 function replay(argv: readonly string[]): number {
   const config = loadConfig(argv);
+  checkDataDir(config);
   const db = openDatabase(config.dataDir);
   try {
     const store = new SqliteTradingStore(db);
@@ -140,11 +248,12 @@ async function keys(argv: readonly string[]): Promise<number> {
   const flags =
     labelIndex >= 0 ? options.filter((_, i) => i !== labelIndex && i !== labelIndex + 1) : options;
   if (!target || !['create', 'list', 'revoke'].includes(action ?? '')) {
-    console.error(USAGE);
+    console.error(COMMAND_USAGE.keys);
     return 2;
   }
   // Only the key tables: never a second sequencer or chain on a data dir a server may be using.
   const config = loadConfig(flags);
+  checkDataDir(config);
   // A running server authenticates from the keys it loaded at start: a key created or revoked here would
   // not take effect there (a revoked key would go on working), so the writes need the server stopped.
   let releaseDataDir = () => {};

@@ -1,5 +1,39 @@
-import createKeccak from 'keccak';
-import secp256k1 from 'secp256k1';
+import { createRequire } from 'node:module';
+import type createKeccakType from 'keccak';
+import type secp256k1Type from 'secp256k1';
+
+export type CryptoImplementation = {
+  /** 'native' when the compiled addon loaded, 'js' on the package's pure-JS fallback (several times slower). */
+  kind: 'native' | 'js';
+  /** Why the addon did not load, when it did not. */
+  nativeError?: string;
+};
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Loads a package's native build, else its pure-JS fallback. The packages' own entry points do the same
+ * silently; loading each side by name tells which one runs.
+ */
+function load<T>(nativeEntry: string, jsEntry: string): { module: T; implementation: CryptoImplementation } {
+  try {
+    return { module: require(nativeEntry) as T, implementation: { kind: 'native' } };
+  } catch (error) {
+    const nativeError = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    return { module: require(jsEntry) as T, implementation: { kind: 'js', nativeError } };
+  }
+}
+
+const keccak = load<typeof createKeccakType>('keccak/bindings', 'keccak/js');
+const secp = load<typeof secp256k1Type>('secp256k1/bindings', 'secp256k1/elliptic');
+const createKeccak = keccak.module;
+const secp256k1 = secp.module;
+
+/** Which implementation of each primitive this process runs (checked and logged at start). */
+export const cryptoImplementations: { secp256k1: CryptoImplementation; keccak: CryptoImplementation } = {
+  secp256k1: secp.implementation,
+  keccak: keccak.implementation,
+};
 
 /** The native sponge behind `keccak`'s stream API (3.0.4); driven directly it costs half as much per call. */
 type KeccakState = {

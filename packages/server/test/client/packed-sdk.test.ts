@@ -184,7 +184,7 @@ describe('the packed @oddsbook/client, installed in an empty folder', () => {
   it('runs the oddsbook-client bin: --version, --help, and a sign-order the exchange accepts', async () => {
     const bin = join(app, 'node_modules', '.bin', 'oddsbook-client');
     const version = await run(bin, ['--version'], app);
-    expect(version).toMatchObject({ code: 0, stdout: `${clientVersion}\n` });
+    expect(version).toMatchObject({ code: 0, stdout: `oddsbook-client ${clientVersion}\n` });
     const help = await run(bin, ['--help'], app);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Usage: oddsbook-client sign-order/);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tickToOdds } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +17,11 @@ const clientDir = fileURLToPath(new URL('../../../client', import.meta.url));
 function cli(
   args: string[],
   privateKey?: string,
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
     cwd: clientDir,
-    env: { ...process.env, ODDSBOOK_PRIVATE_KEY: privateKey ?? '' },
+    env: { ...process.env, ODDSBOOK_URL: '', ODDSBOOK_PRIVATE_KEY: privateKey ?? '', ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -100,5 +102,19 @@ describe('oddsbook-client sign-order', () => {
     );
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/cannot read the exchange's metadata at http:\/\/127\.0\.0\.1:1/);
-  }, 60_000);
+  }, 180_000);
+
+  it('reads the exchange URL from ODDSBOOK_URL, --url winning over it, and prints its version', async () => {
+    const order = ['sign-order', '--market', marketHash, '--outcome', 'one', '--tick', '400', '--size', '1'];
+    const fromEnv = await cli(order, maker.privateKey, { ODDSBOOK_URL: url });
+    expect(fromEnv.stderr).toBe('');
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ maker: maker.address, totalBetSize: '1' });
+    const flagWins = await cli([...order, '--url', 'http://127.0.0.1:1'], maker.privateKey, {
+      ODDSBOOK_URL: url,
+    });
+    expect(flagWins.code).toBe(1);
+    expect(flagWins.stderr).toMatch(/cannot read the exchange's metadata at http:\/\/127\.0\.0\.1:1/);
+    const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${clientDir}/`), 'utf8'));
+    expect(await cli(['--version'])).toEqual({ code: 0, stdout: `oddsbook-client ${version}\n`, stderr: '' });
+  }, 120_000);
 });

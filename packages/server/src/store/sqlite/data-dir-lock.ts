@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { ensureDataDir } from './data-dir.js';
 
 export const LOCK_FILE = 'oddsbook.lock';
 
@@ -20,7 +20,7 @@ export class DataDirInUse extends Error {
  * leaves no stale lock behind. Returns the release.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const lock = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
     lock.exec('BEGIN EXCLUSIVE');

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { ensureDataDir } from './data-dir.js';
 import { migrate } from './migrations.js';
 
 export const DATABASE_FILE = 'oddsbook.sqlite';
@@ -14,7 +14,7 @@ export function openDatabase(dataDir: string): Database {
   if (dataDir === ':memory:') {
     db = new BetterSqlite3(':memory:');
   } else {
-    mkdirSync(dataDir, { recursive: true });
+    ensureDataDir(dataDir);
     db = new BetterSqlite3(join(dataDir, DATABASE_FILE));
     db.pragma('journal_mode = WAL');
   }
