@@ -40,6 +40,8 @@ export type Config = {
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
   realtimeHistoryMax: number;
+  /** `host[:port]` values a Sign-In with Ethereum message may name (the exchange's public origins). */
+  siweDomains: string[];
 };
 
 export class ConfigError extends Error {
@@ -95,6 +97,12 @@ const OPTIONS = {
     help: 'realtime publications kept for recovery, all channels together',
     fallback: String(DEFAULT_MAX_HISTORY_PUBLICATIONS),
   },
+  siweDomains: {
+    env: 'SIWE_DOMAINS',
+    flag: 'siwe-domains',
+    help: 'host:port list the web sign-in accepts (default 127.0.0.1:PORT,localhost:PORT)',
+    fallback: '',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -122,6 +130,23 @@ function address(name: string, raw: string): `0x${string}` {
   if (!isAddress(raw, { strict: false }))
     throw new ConfigError(`${name} must be a 20-byte hex address, got "${raw}"`);
   return getAddress(raw);
+}
+
+/** The domains a sign-in may name when the operator sets none: the loopback names of the port. */
+export function defaultSiweDomains(host: string, port: number): string[] {
+  const names = new Set(['127.0.0.1', 'localhost']);
+  if (host !== '0.0.0.0' && host !== '::') names.add(host);
+  return [...names].map((name) => `${name}:${port}`);
+}
+
+function siweDomains(name: string, raw: string, host: string, port: string): string[] {
+  if (!raw) return defaultSiweDomains(host, Number(port));
+  const domains = raw.split(',').map((d) => d.trim());
+  for (const domain of domains) {
+    if (!/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/.test(domain))
+      throw new ConfigError(`${name} must be a comma-separated list of host[:port], got "${domain}"`);
+  }
+  return domains;
 }
 
 function flag(name: string, raw: string): boolean {
@@ -186,5 +211,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
+    siweDomains: siweDomains(label('siweDomains'), raw('siweDomains'), raw('host'), raw('port')),
   };
 }
