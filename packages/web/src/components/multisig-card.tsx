@@ -22,7 +22,9 @@ const FOLLOW_MS = 60_000;
 /** The proxy wallet as a multisig: owners and threshold, and adding a signer signed in the wallet. */
 export function MultisigCard() {
   const auth = useAuth();
-  const safe = usePolled(() => tradingClient().request<SafeInfo>('GET', '/user/multisig'), 0, [auth.apiKey]);
+  const safe = usePolled(() => tradingClient().request<SafeInfo>('GET', '/user/multisig'), 3000, [
+    auth.apiKey,
+  ]);
   const [signer, setSigner] = useState('');
   const [threshold, setThreshold] = useState('');
   const [progress, setProgress] = useState<string>();
