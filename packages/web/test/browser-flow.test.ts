@@ -110,6 +110,7 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       const level = taker.page.getByTestId('level-2').first();
       await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
       expect(await level.textContent()).toContain('2.22');
+      await checkedScreenshot(taker.page, 'trading-page-ladder', '8.181818');
       await level.click();
       const takerForm = taker.page.getByTestId('order-form');
       await expect.poll(() => takerForm.getByLabel('Time in force').inputValue()).toBe('IOC');

@@ -72,7 +72,7 @@ export async function startExchange(): Promise<RunningExchange> {
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  await new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const check = setInterval(() => {
       if (output.includes('"msg":"oddsbook is up"')) {
@@ -87,6 +87,14 @@ export async function startExchange(): Promise<RunningExchange> {
       reject(new Error(`server exited:\n${output}`));
     });
   });
+  try {
+    await started;
+  } catch (error) {
+    // Never leave a server behind: one that did not come up is stopped and its data dir removed.
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

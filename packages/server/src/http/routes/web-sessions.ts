@@ -83,7 +83,6 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
         request.log.info({ reason: result.code }, 'sign-in refused');
         throw unauthorized(result.message);
       }
-      await exchange.store.accounts.ensure(result.session.address, exchange.clock.now());
       request.log.info({ account: result.session.address }, 'signed in');
       return success({
         sessionToken: result.token,
