@@ -140,6 +140,12 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       await expect
         .poll(() => taker.page.getByTestId('balance-line').textContent(), WAIT)
         .toContain('Available 104.888884 USDC');
+      // Rows name the outcome as the market does (the ladder's second column: "Bet <outcome two>").
+      const outcomeTwo = (await taker.page.locator('.ladder-side h3').nth(1).textContent())!.replace(
+        /^Bet /,
+        '',
+      );
+      expect(await taker.page.getByTestId('trade-row').first().textContent()).toContain(outcomeTwo);
       await checkedScreenshot(taker.page, 'trading-page-settled', 'SETTLED');
       await expect
         .poll(() => maker.page.getByTestId('trade-status').first().textContent(), WAIT)

@@ -5,11 +5,15 @@ import { plainError, plainReason } from '../lib/errors.js';
 import { tradingClient } from '../lib/session.js';
 import { ErrorLine } from './section.js';
 
-const outcomeName = (isOne: boolean) => (isOne ? 'outcome 1' : 'outcome 2');
+/** Outcome names of the markets the page knows (by market hash); others show as outcome 1 / outcome 2. */
+export type OutcomeNames = Record<string, [string, string]>;
+
+const outcomeName = (names: OutcomeNames, marketHash: string, isOne: boolean) =>
+  names[marketHash]?.[isOne ? 0 : 1] ?? (isOne ? 'outcome 1' : 'outcome 2');
 const odds = (o: string) => `${impliedProbability(BigInt(o))} (${decimalOdds(BigInt(o))})`;
 
 /** Open orders with cancel and cancel-all. */
-export function OpenOrders(props: { orders: OrderRow[]; onChange: () => void }) {
+export function OpenOrders(props: { orders: OrderRow[]; names: OutcomeNames; onChange: () => void }) {
   const [error, setError] = useState<unknown>();
   const [note, setNote] = useState<string>();
   const act = async (action: () => Promise<string>) => {
@@ -57,7 +61,7 @@ export function OpenOrders(props: { orders: OrderRow[]; onChange: () => void }) 
               <td>
                 <code>{shortHex(o.id)}</code>
               </td>
-              <td>{outcomeName(o.isBettingOutcomeOne)}</td>
+              <td>{outcomeName(props.names, o.marketHash, o.isBettingOutcomeOne)}</td>
               <td>{odds(o.percentageOdds)}</td>
               <td>{tokenAmount(o.totalBetSize)}</td>
               <td>{tokenAmount(o.remainingSize)}</td>
@@ -85,7 +89,7 @@ export function OpenOrders(props: { orders: OrderRow[]; onChange: () => void }) 
 }
 
 /** The account's bets: status MATCHED -> LOCKED (escrow landed) -> SETTLED, with payouts. */
-export function TradesTable(props: { trades: TradeRow[] }) {
+export function TradesTable(props: { trades: TradeRow[]; names: OutcomeNames }) {
   return (
     <div class="card" data-testid="trades">
       <h3>Your bets</h3>
@@ -103,7 +107,7 @@ export function TradesTable(props: { trades: TradeRow[] }) {
         <tbody>
           {props.trades.map((t) => (
             <tr key={`${t.tradeId}-${t.isMaker}`} data-testid="trade-row">
-              <td>{outcomeName(t.isBettingOutcomeOne)}</td>
+              <td>{outcomeName(props.names, t.marketHash, t.isBettingOutcomeOne)}</td>
               <td>{t.isMaker ? 'maker' : 'taker'}</td>
               <td>{odds(t.odds)}</td>
               <td>{tokenAmount(t.stake)}</td>
@@ -133,7 +137,7 @@ export function TradesTable(props: { trades: TradeRow[] }) {
 }
 
 /** Each match of the account's orders. */
-export function FillsTable(props: { fills: FillRow[] }) {
+export function FillsTable(props: { fills: FillRow[]; names: OutcomeNames }) {
   return (
     <div class="card" data-testid="fills">
       <h3>Fills</h3>
@@ -152,7 +156,7 @@ export function FillsTable(props: { fills: FillRow[] }) {
           {props.fills.map((f) => (
             <tr key={f.id} data-testid="fill-row">
               <td>{f.matchId}</td>
-              <td>{outcomeName(f.isBettingOutcomeOne)}</td>
+              <td>{outcomeName(props.names, f.marketHash, f.isBettingOutcomeOne)}</td>
               <td>{f.isMaker ? 'maker' : 'taker'}</td>
               <td>{odds(f.fillOdds)}</td>
               <td>{tokenAmount(f.fillAmount)}</td>

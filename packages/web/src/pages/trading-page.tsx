@@ -2,7 +2,7 @@ import type { FillRow, Market, Metadata, OrderRow, TradeRow } from '@oddsbook/pr
 import { ACCOUNT_FILLS_CHANNEL, accountOrdersChannel, accountTradesChannel } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
-import { FillsTable, OpenOrders, TradesTable } from '../components/account-tables.js';
+import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../components/account-tables.js';
 import { CatalogNav, marketLabel } from '../components/catalog-nav.js';
 import { Ladder, type TakeOffer } from '../components/ladder.js';
 import { OrderForm } from '../components/order-form.js';
@@ -30,6 +30,11 @@ export function TradingPage() {
   const account = useAccountRows(auth.apiKey, auth.address, centrifuge);
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
   const names: [string, string] = market ? [market.outcomeOneName, market.outcomeTwoName] : ['', ''];
+  const [known, setKnown] = useState<OutcomeNames>({});
+  useEffect(() => {
+    if (market)
+      setKnown((old) => ({ ...old, [market.marketHash]: [market.outcomeOneName, market.outcomeTwoName] }));
+  }, [market]);
 
   return (
     <div class="page trading">
@@ -102,9 +107,9 @@ export function TradingPage() {
                 {tokenAmount(account.balance.escrowedAmount)} USDC
               </p>
             )}
-            <OpenOrders orders={account.orders} onChange={account.reload} />
-            <TradesTable trades={account.trades} />
-            <FillsTable fills={account.fills} />
+            <OpenOrders orders={account.orders} names={known} onChange={account.reload} />
+            <TradesTable trades={account.trades} names={known} />
+            <FillsTable fills={account.fills} names={known} />
             <ErrorLine error={account.error} text={plainError} />
           </>
         )}
