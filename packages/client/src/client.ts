@@ -15,9 +15,40 @@ export type ExchangeClientOptions = {
   /** e.g. http://127.0.0.1:8080 */
   baseUrl: string;
   apiKey?: string;
+  /** A browser session token (`POST /auth/siwe/verify`), sent as `Authorization: Bearer`. */
+  sessionToken?: string;
   /** The EOA that signs orders; needed by `placeOrders` with unsigned parameters. */
   account?: LocalAccount;
   fetch?: typeof fetch;
+};
+
+export type AccountApiKey = {
+  keyId: string;
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+};
+
+/** `POST /user/multisig/add-signer/prepare`: sign `typedData` as it is (EIP-712). */
+export type PreparedSafeTx = {
+  safeTxHash: `0x${string}`;
+  safeTransactionData: Record<string, unknown>;
+  typedData: {
+    domain: { chainId: number; verifyingContract: `0x${string}` };
+    types: Record<string, { name: string; type: string }[]>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  };
+};
+
+export type SafeTxProgress = {
+  safeTxHash: string;
+  confirmedBy: string[];
+  signedCount: number;
+  requiredThreshold: number;
+  isReadyToExecute: boolean;
+  isExecuted: boolean;
+  executionTxHash: string | null;
 };
 
 type Query = Record<string, string | number | boolean | undefined>;
@@ -42,6 +73,7 @@ export function createExchangeClient(options: ExchangeClientOptions) {
       method,
       headers: {
         ...(options.apiKey ? { 'x-svc-api-key': options.apiKey } : {}),
+        ...(options.sessionToken ? { authorization: `Bearer ${options.sessionToken}` } : {}),
         ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       },
       ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
@@ -146,6 +178,39 @@ export function createExchangeClient(options: ExchangeClientOptions) {
       }),
     realtimeToken: async () =>
       (await request<{ token: string }>('GET', '/user/realtime-token-v3/api-key')).token,
+    prepareAddSigner: (body: { safeAddress: string; newSignerAddress: string; threshold?: number }) =>
+      request<PreparedSafeTx>('POST', '/user/multisig/add-signer/prepare', { body }),
+    executeAddSigner: (body: {
+      safeAddress: string;
+      safeTxHash: string;
+      safeTransactionData: unknown;
+      signature: string;
+      signerAddress: string;
+    }) => request<SafeTxProgress>('POST', '/user/multisig/add-signer/execute', { body }),
+    /** Sign-In with Ethereum: a single-use nonce for the message. */
+    siweNonce: () =>
+      request<{ nonce: string; expiresAt: string; chainId: number }>('POST', '/auth/siwe/nonce'),
+    /** Sign-In with Ethereum: the signed message opens a session (its token goes in `sessionToken`). */
+    siweVerify: (message: string, signature: string) =>
+      request<{ sessionToken: string; address: `0x${string}`; expiresAt: string }>(
+        'POST',
+        '/auth/siwe/verify',
+        {
+          body: { message, signature },
+        },
+      ),
+    getSession: () => request<{ address: `0x${string}`; expiresAt: string }>('GET', '/auth/session'),
+    signOut: () => request<{ ended: boolean }>('DELETE', '/auth/session'),
+    listApiKeys: () => request<{ keys: AccountApiKey[]; maxActiveKeys: number }>('GET', '/account/api-keys'),
+    createApiKey: (label?: string) =>
+      request<AccountApiKey & { apiKey: string }>('POST', '/account/api-keys', {
+        body: label ? { label } : {},
+      }),
+    revokeApiKey: (keyId: string) =>
+      request<{ keyId: string; revokedAt: string }>(
+        'DELETE',
+        `/account/api-keys/${encodeURIComponent(keyId)}`,
+      ),
   };
 }
 

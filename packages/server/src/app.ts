@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { WebSessions } from './auth/web-sessions.js';
 import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
@@ -9,6 +10,7 @@ import { registerExchangeMetrics } from './http/plugins/exchange-metrics.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
 import { registerValidation } from './http/plugins/validation.js';
+import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
@@ -17,11 +19,13 @@ import { catalogRoutes } from './http/routes/catalog.js';
 import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
 import { multisigRoutes } from './http/routes/multisig.js';
+import { multisigStateRoutes } from './http/routes/multisig-state.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
+import { signInRoutes } from './http/routes/web-sessions.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './realtime/exchange-realtime.js';
 
 export type AppOptions = {
@@ -29,6 +33,8 @@ export type AppOptions = {
   logger?: boolean | { level: string };
   /** Hub settings of the realtime WebSocket (`/connection/websocket` on the same port). */
   realtime?: ExchangeRealtimeOptions['hub'];
+  /** The built web pages (packages/web/dist by default); served at `/` when present. */
+  webDir?: string;
 };
 
 /** Builds the HTTP application on an opened exchange. It never listens: main.ts and tests decide that. */
@@ -68,6 +74,11 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-svc-api-key' },
           adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token' },
+          webSession: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'browser session (POST /auth/siwe/verify)',
+          },
         },
       },
     },
@@ -91,6 +102,13 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await marketRoutes(scope, exchange);
     await publicTradingRoutes(scope, exchange);
   });
+  const webSessions = new WebSessions({
+    domains: exchange.config.siweDomains,
+    chainId: exchange.config.chainId,
+    now: () => exchange.clock.now(),
+  });
+  await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
+  await registerWebPages(app, options.webDir);
   await app.register(async (scope) => {
     requireAdminToken(scope, exchange.config.adminToken);
     await adminApiKeyRoutes(scope, exchange);
@@ -106,6 +124,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await balanceRoutes(scope, exchange);
     await walletRoutes(scope, exchange);
     await multisigRoutes(scope, exchange);
+    await multisigStateRoutes(scope, exchange);
   });
   return app;
 }

@@ -43,6 +43,8 @@ export type Config = {
   allowSlowCrypto: boolean;
   /** Each setting named as the operator gave it (the flag if one was passed, else the variable), for errors. */
   settingNames: Readonly<Record<SettingName, string>>;
+  /** `host[:port]` values a Sign-In with Ethereum message may name (the exchange's public origins). */
+  siweDomains: string[];
 };
 
 export class ConfigError extends Error {
@@ -104,6 +106,12 @@ const OPTIONS = {
     help: 'start on pure-JS secp256k1/keccak if the native builds did not load (1/0)',
     fallback: '0',
   },
+  siweDomains: {
+    env: 'SIWE_DOMAINS',
+    flag: 'siwe-domains',
+    help: 'host:port list the web sign-in accepts (default 127.0.0.1:PORT,localhost:PORT)',
+    fallback: '',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 export type SettingName = OptionName;
@@ -136,6 +144,23 @@ function address(name: string, raw: string): `0x${string}` {
   if (!isAddress(raw, { strict: false }))
     throw new ConfigError(`${name} must be a 20-byte hex address, got "${raw}"`);
   return getAddress(raw);
+}
+
+/** The domains a sign-in may name when the operator sets none: the loopback names of the port. */
+export function defaultSiweDomains(host: string, port: number): string[] {
+  const names = new Set(['127.0.0.1', 'localhost']);
+  if (host !== '0.0.0.0' && host !== '::') names.add(host);
+  return [...names].map((name) => `${name}:${port}`);
+}
+
+function siweDomains(name: string, raw: string, host: string, port: string): string[] {
+  if (!raw) return defaultSiweDomains(host, Number(port));
+  const domains = raw.split(',').map((d) => d.trim());
+  for (const domain of domains) {
+    if (!/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/.test(domain))
+      throw new ConfigError(`${name} must be a comma-separated list of host[:port], got "${domain}"`);
+  }
+  return domains;
 }
 
 function flag(name: string, raw: string): boolean {
@@ -206,5 +231,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     settingNames: Object.fromEntries(
       (Object.keys(OPTIONS) as OptionName[]).map((name) => [name, label(name)]),
     ) as Record<SettingName, string>,
+    siweDomains: siweDomains(label('siweDomains'), raw('siweDomains'), raw('host'), raw('port')),
   };
 }

@@ -1,6 +1,7 @@
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
+import type { WebSession, WebSessions } from '../../auth/web-sessions.js';
 import { LazyChildLogger } from './lazy-child-logger.js';
 
 export const ADMIN_TOKEN_HEADER = 'x-admin-token';
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated account (checksummed EOA); set on every route behind the API-key hook. */
     account: `0x${string}`;
+    /** The browser session; set on every route behind the web-session hook. */
+    webSession: WebSession;
   }
 }
 
@@ -41,5 +44,27 @@ export function requireAdminToken(scope: FastifyInstance, adminToken: string): v
     if (!secretsEqual(header(request, ADMIN_TOKEN_HEADER), adminToken)) {
       return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
     }
+  });
+}
+
+/** The token of `Authorization: Bearer <token>`, or undefined. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const value = header(request, 'authorization');
+  const match = value ? /^Bearer ([0-9a-f]{1,256})$/i.exec(value) : null;
+  return match?.[1];
+}
+
+/**
+ * Adds the browser-session check to every route of the scope. The session travels in the Authorization
+ * header, never in a cookie, so another site cannot make a browser send it (docs/adr/0005).
+ */
+export function requireWebSession(scope: FastifyInstance, sessions: WebSessions): void {
+  scope.decorateRequest('webSession', null as unknown as WebSession);
+  scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const session = sessions.authenticate(bearerToken(request));
+    if (!session) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    request.webSession = session;
+    request.log = new LazyChildLogger(request.log, { account: session.address });
+    done();
   });
 }

@@ -1,0 +1,39 @@
+import { Address, Envelope, ErrorBodySchema } from '@oddsbook/protocol';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Exchange } from '../../exchange.js';
+import { success } from '../envelope.js';
+
+const SafeInfo = Type.Object({
+  safeAddress: Address,
+  deployed: Type.Boolean(),
+  owners: Type.Array(Address, { description: "Safe's getOwners() order, newest first" }),
+  threshold: Type.Integer({ description: '0 until the proxy is deployed' }),
+  nonce: Type.Integer(),
+});
+
+/** The account's proxy wallet as a multisig: owners, threshold and nonce (what the account page shows). */
+export async function multisigStateRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+  app.get(
+    '/user/multisig',
+    {
+      schema: {
+        summary: "The owners and threshold of the account's proxy wallet (a Safe)",
+        tags: ['wallets'],
+        security: [{ apiKey: [] }],
+        response: { 200: Envelope(SafeInfo), 401: ErrorBodySchema },
+      },
+    },
+    async (request) => {
+      const safeAddress = exchange.chain.proxyAddressFor(request.account);
+      const safe = await exchange.chain.getSafe(safeAddress);
+      return success({
+        safeAddress,
+        deployed: safe !== null,
+        owners: safe?.owners ?? [],
+        threshold: safe?.threshold ?? 0,
+        nonce: safe?.nonce ?? 0,
+      });
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import { ExchangeApiError } from '@oddsbook/client';
+import { describe, expect, it } from 'vitest';
+import { plainError, plainReason } from './errors.js';
+
+describe('plainError', () => {
+  it("gives the exchange's sentence, or a sentence for its code", () => {
+    const error = (status: number, body: unknown) => new ExchangeApiError(status, body, null);
+    expect(plainError(error(401, { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 }))).toBe(
+      'The exchange did not accept your credentials: sign in again.',
+    );
+    expect(plainError(error(409, { message: 'the proxy wallet is not deployed yet', statusCode: 409 }))).toBe(
+      'the proxy wallet is not deployed yet',
+    );
+    expect(plainError(error(400, { message: ['body/x must be string', 'body/y is required'] }))).toBe(
+      'body/x must be string; body/y is required',
+    );
+    expect(plainError(error(429, { message: 'RATE_LIMITED' }))).toMatch(/Too many requests/);
+    expect(plainError(error(503, { message: 'Service Unavailable', statusCode: 503 }))).toMatch(/busy/);
+    expect(plainError({ code: 4001, message: 'User rejected the request.' })).toBe(
+      'You declined the request in your wallet.',
+    );
+  });
+
+  it('words order reasons', () => {
+    expect(plainReason('NO_LIQUIDITY')).toBe('Nothing on the other side matched your odds.');
+    expect(plainReason('HEARTBEAT_TIMEOUT')).toBe('heartbeat timeout');
+  });
+});

@@ -1,0 +1,49 @@
+import type { ExchangeClient } from '@oddsbook/client';
+import { Centrifuge, type Subscription, UnauthorizedError } from 'centrifuge';
+
+/**
+ * One realtime connection per API key (the official centrifuge client). Tokens come from
+ * `GET /user/realtime-token-v3/api-key`; a refused key stops the client instead of retrying.
+ */
+export function connectRealtime(client: ExchangeClient): Centrifuge {
+  const url = `${location.origin.replace(/^http/, 'ws')}/connection/websocket`;
+  const centrifuge = new Centrifuge(url, {
+    getToken: async () => {
+      try {
+        return await client.realtimeToken();
+      } catch (error) {
+        if ((error as { status?: number }).status === 401)
+          throw new UnauthorizedError('the API key was refused');
+        throw error;
+      }
+    },
+  });
+  centrifuge.connect();
+  return centrifuge;
+}
+
+/**
+ * Follows a recoverable channel: publications go to `onData`; whenever the subscription starts without
+ * recovering what it missed (first subscribe, history gone, a restart) `reseed` reloads from REST.
+ */
+export function follow(
+  centrifuge: Centrifuge,
+  channel: string,
+  handlers: { onData: (data: unknown) => void; reseed: () => void; onState?: (live: boolean) => void },
+): () => void {
+  const existing = centrifuge.getSubscription(channel);
+  if (existing) centrifuge.removeSubscription(existing);
+  const sub: Subscription = centrifuge.newSubscription(channel, { positioned: true, recoverable: true });
+  sub.on('subscribed', (ctx) => {
+    handlers.onState?.(true);
+    if (!ctx.recovered) handlers.reseed();
+  });
+  sub.on('unsubscribed', () => handlers.onState?.(false));
+  sub.on('subscribing', () => handlers.onState?.(false));
+  sub.on('publication', (ctx) => handlers.onData(ctx.data));
+  sub.subscribe();
+  return () => {
+    sub.unsubscribe();
+    centrifuge.removeSubscription(sub);
+  };
+}

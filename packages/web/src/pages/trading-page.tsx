@@ -1,0 +1,186 @@
+import type { FillRow, Market, Metadata, OrderRow, TradeRow } from '@oddsbook/protocol';
+import { ACCOUNT_FILLS_CHANNEL, accountOrdersChannel, accountTradesChannel } from '@oddsbook/protocol';
+import type { Centrifuge } from 'centrifuge';
+import { useEffect, useState } from 'preact/hooks';
+import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../components/account-tables.js';
+import { CatalogNav, marketLabel } from '../components/catalog-nav.js';
+import { Ladder, type TakeOffer } from '../components/ladder.js';
+import { OrderForm } from '../components/order-form.js';
+import { ErrorLine } from '../components/section.js';
+import type { Frame } from '../lib/book.js';
+import { tokenAmount } from '../lib/display.js';
+import { plainError } from '../lib/errors.js';
+import { useAuth, usePolled } from '../lib/hooks.js';
+import { useLiveBook } from '../lib/live-book.js';
+import { connectRealtime, follow } from '../lib/realtime.js';
+import { publicClient, tradingClient } from '../lib/session.js';
+
+/** A fallback refresh of the account's rows, on top of the realtime channels. */
+const ACCOUNT_POLL_MS = 5000;
+
+/** The trading page: catalog, a market's live ladder, the order form, open orders, bets and fills. */
+export function TradingPage() {
+  const auth = useAuth();
+  const [market, setMarket] = useState<Market | null>(null);
+  const [frame, setFrame] = useState<Frame>('taker');
+  const [offer, setOffer] = useState<TakeOffer | null>(null);
+  const centrifuge = useRealtime(auth.apiKey);
+  const metadata = usePolled(() => publicClient().getMetadata() as Promise<Metadata>, 0, []);
+  const live = useLiveBook(market?.marketHash, centrifuge);
+  const account = useAccountRows(auth.apiKey, auth.address, centrifuge);
+  const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
+  const names: [string, string] = market ? [market.outcomeOneName, market.outcomeTwoName] : ['', ''];
+  const [known, setKnown] = useState<OutcomeNames>({});
+  useEffect(() => {
+    if (market)
+      setKnown((old) => ({ ...old, [market.marketHash]: [market.outcomeOneName, market.outcomeTwoName] }));
+  }, [market]);
+
+  return (
+    <div class="page trading">
+      <CatalogNav
+        centrifuge={centrifuge}
+        selected={market}
+        onSelect={(m) => {
+          setMarket(m);
+          setOffer(null);
+        }}
+      />
+      <div class="market-pane">
+        {!market && <p class="hint">Pick a league, a game and a market.</p>}
+        {market && (
+          <>
+            <div class="market-head" data-testid="market-head" data-market-hash={market.marketHash}>
+              <h2>
+                {market.teamOneName} – {market.teamTwoName}
+              </h2>
+              <p class="muted">
+                {marketLabel(market)} · {market.leagueLabel} ·{' '}
+                <span data-testid="book-feed">
+                  {live.live ? 'live' : centrifuge ? 'connecting…' : 'polling'}
+                </span>
+              </p>
+              <div class="row">
+                <label class="radio">
+                  <input type="radio" checked={frame === 'taker'} onChange={() => setFrame('taker')} />
+                  Your odds (taker)
+                </label>
+                <label class="radio">
+                  <input type="radio" checked={frame === 'maker'} onChange={() => setFrame('maker')} />
+                  Resting orders (maker)
+                </label>
+              </div>
+            </div>
+            {live.book && (
+              <Ladder
+                book={live.book}
+                outcomeNames={names}
+                frame={frame}
+                ladderStepSize={stepSize}
+                onTake={setOffer}
+              />
+            )}
+            <ErrorLine error={live.error} text={plainError} />
+            {auth.apiKey ? (
+              <OrderForm
+                marketHash={market.marketHash}
+                outcomeNames={names}
+                ladderStepSize={stepSize}
+                offer={offer}
+                onPlaced={() => {
+                  live.refresh();
+                  account.reload();
+                }}
+              />
+            ) : (
+              <p class="hint" data-testid="trade-needs-key">
+                To bet, sign in and create an API key on the <a href="#/account">account page</a>.
+              </p>
+            )}
+          </>
+        )}
+        {auth.apiKey && (
+          <>
+            {account.balance && (
+              <p class="balance-line" data-testid="balance-line">
+                Available {tokenAmount(account.balance.availableAmount)} USDC · in escrow{' '}
+                {tokenAmount(account.balance.escrowedAmount)} USDC
+              </p>
+            )}
+            <OpenOrders orders={account.orders} names={known} onChange={account.reload} />
+            <TradesTable trades={account.trades} names={known} />
+            <FillsTable fills={account.fills} names={known} />
+            <ErrorLine error={account.error} text={plainError} />
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** One realtime connection while the page has an API key. */
+function useRealtime(apiKey: string | undefined): Centrifuge | null {
+  const [centrifuge, setCentrifuge] = useState<Centrifuge | null>(null);
+  useEffect(() => {
+    if (!apiKey) return;
+    const c = connectRealtime(tradingClient());
+    setCentrifuge(c);
+    return () => {
+      c.disconnect();
+      setCentrifuge(null);
+    };
+  }, [apiKey]);
+  return centrifuge;
+}
+
+type AccountRows = {
+  orders: OrderRow[];
+  trades: TradeRow[];
+  fills: FillRow[];
+  balance: { availableAmount: string; escrowedAmount: string } | undefined;
+  error: unknown;
+  reload: () => void;
+};
+
+/** The account's open orders, bets, fills and balance, reloaded on its realtime channels and by a poll. */
+function useAccountRows(
+  apiKey: string | undefined,
+  address: string | undefined,
+  centrifuge: Centrifuge | null,
+): AccountRows {
+  const rows = usePolled(
+    apiKey
+      ? async () => {
+          const client = tradingClient();
+          const [orders, trades, fills, balance] = await Promise.all([
+            client.listOrders({ perPage: 100 }),
+            client.listTrades({ perPage: 100 }),
+            client.listFills({ perPage: 100 }),
+            client.getBalance(),
+          ]);
+          return { orders: orders.orders, trades: trades.trades, fills: fills.fills, balance };
+        }
+      : null,
+    ACCOUNT_POLL_MS,
+    [apiKey],
+  );
+  const { reload } = rows;
+  useEffect(() => {
+    if (!centrifuge || !address) return;
+    const handlers = { onData: () => reload(), reseed: () => reload() };
+    const stops = [accountOrdersChannel(address), accountTradesChannel(address), ACCOUNT_FILLS_CHANNEL].map(
+      (channel) => follow(centrifuge, channel, handlers),
+    );
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }, [centrifuge, address]);
+  return {
+    orders: rows.value?.orders ?? [],
+    trades: rows.value?.trades ?? [],
+    fills: rows.value?.fills ?? [],
+    balance: rows.value?.balance,
+    error: rows.error,
+    reload,
+  };
+}

@@ -1,0 +1,184 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildWeb,
+  chromiumAvailable,
+  launchChromium,
+  type RunningExchange,
+  screenshot,
+  startExchange,
+  walletContext,
+} from './browser-harness.js';
+
+// Two well-known test keys (never of any value).
+const MAKER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+const MAINNET_CHAIN_ID = 4162;
+const WAIT = { timeout: 60_000 };
+
+/** A screenshot that rendered: a real image, and the page shows the text it should. */
+async function checkedScreenshot(page: Page, name: string, text: string) {
+  await expect.poll(() => page.locator('body').textContent(), WAIT).toContain(text);
+  const shot = await screenshot(page, name);
+  expect(shot.bytes).toBeGreaterThan(10_000);
+  return shot;
+}
+
+/** From a fresh page: sign in with the wallet, create a key, deploy the proxy; the operator's faucet funds it. */
+async function onboard(page: Page, exchange: RunningExchange, address: string, name: string) {
+  await page.goto(`${exchange.url}/#/account`);
+  await page.getByRole('button', { name: 'Connect wallet and sign in' }).click();
+  await expect.poll(() => page.getByTestId('session-address').textContent(), WAIT).toBe(address);
+  await page.getByLabel('Key label').fill(`${name} browser`);
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await expect.poll(() => page.getByTestId('new-key').textContent(), WAIT).toMatch(/[0-9a-f]{64}/);
+  await expect.poll(() => page.getByTestId('key-row').count(), WAIT).toBe(1);
+  await page.getByRole('button', { name: 'Deploy proxy wallet' }).click();
+  await expect.poll(() => page.getByTestId('proxy-state').textContent(), WAIT).toBe('deployed');
+  const faucet = await exchange.admin('POST', '/admin/faucet', { address, amount: '100000000' });
+  expect(faucet.status).toBe(200);
+  await expect.poll(() => page.getByTestId('available').textContent(), WAIT).toBe('100.00 USDC');
+}
+
+/** On the trading page: the first league (chosen for you), its first game, that game's first market. */
+async function openFirstMarket(page: Page, exchange: RunningExchange): Promise<string> {
+  await page.goto(`${exchange.url}/#/trade`);
+  await page.getByTestId('fixture').first().click();
+  await page.getByTestId('market').first().click();
+  const hash = await page.getByTestId('market-head').getAttribute('data-market-hash');
+  expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+  await expect.poll(() => page.getByTestId('book-feed').textContent(), WAIT).toBe('live');
+  return hash!;
+}
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('the web pages in Chromium', () => {
+  let exchange: RunningExchange;
+  let browser: Browser;
+  beforeAll(async () => {
+    buildWeb();
+    exchange = await startExchange();
+    browser = await launchChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await exchange?.stop();
+  });
+
+  it('serves the pages at / and keeps the API and its JSON 404 around them', async () => {
+    const index = await fetch(`${exchange.url}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await index.text()).toContain('<div id="app">');
+    const api = await fetch(`${exchange.url}/sports`);
+    expect((await api.json()).status).toBe('success');
+    const missing = await fetch(`${exchange.url}/no-such-page`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+  });
+
+  it('a maker and a taker sign in, get keys, fund, bet against each other, add a signer, cancel, and are paid', async () => {
+    const maker = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
+    const taker = await walletContext(browser, TAKER_KEY, MAINNET_CHAIN_ID);
+    try {
+      await onboard(maker.page, exchange, maker.address, 'maker');
+      await onboard(taker.page, exchange, taker.address, 'taker');
+      expect(maker.requests).toContain('personal_sign');
+
+      // The multisig: add the taker as a second owner of the maker's proxy, signed in the wallet.
+      await maker.page.getByLabel('New signer address').fill(taker.address);
+      await maker.page.getByRole('button', { name: 'Add signer' }).click();
+      await expect
+        .poll(() => maker.page.getByTestId('multisig-progress').textContent(), WAIT)
+        .toMatch(/^Executed/);
+      await expect.poll(() => maker.page.getByTestId('owners').textContent(), WAIT).toContain(taker.address);
+      expect(maker.requests).toContain('eth_signTypedData_v4');
+      await checkedScreenshot(maker.page, 'account-page', 'Threshold: 1 of 2');
+
+      // The maker posts a limit order: 10 USDC on outcome one at 55 %, good till cancelled.
+      const marketHash = await openFirstMarket(maker.page, exchange);
+      const form = maker.page.getByTestId('order-form');
+      await form.getByLabel('Probability').fill('55');
+      await form.getByLabel('Stake').fill('10');
+      await form.getByLabel('Time in force').selectOption('GTC');
+      await form.getByRole('button', { name: 'Place bet' }).click();
+      await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(1);
+
+      // The taker sees it live as 45 % on outcome two, clicks it and takes 4 USDC of it.
+      expect(await openFirstMarket(taker.page, exchange)).toBe(marketHash);
+      const level = taker.page.getByTestId('level-2').first();
+      await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
+      expect(await level.textContent()).toContain('2.22');
+      await checkedScreenshot(taker.page, 'trading-page-ladder', '8.181818');
+      await level.click();
+      const takerForm = taker.page.getByTestId('order-form');
+      await expect.poll(() => takerForm.getByLabel('Time in force').inputValue()).toBe('IOC');
+      expect(await takerForm.getByLabel('Probability').inputValue()).toBe('45');
+      await takerForm.getByLabel('Stake').fill('4');
+      await takerForm.getByRole('button', { name: 'Place bet' }).click();
+      await expect
+        .poll(() => taker.page.getByTestId('order-result').textContent(), WAIT)
+        .toBe('Matched 3.999996 USDC.');
+      // The fill goes LOCKED when its escrow lands in a block.
+      await expect
+        .poll(() => taker.page.getByTestId('trade-status').first().textContent(), WAIT)
+        .toBe('LOCKED');
+      await checkedScreenshot(taker.page, 'trading-page-locked', 'LOCKED');
+
+      // The maker cancels what is left of its order.
+      await maker.page.getByTestId('order-row').getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(0);
+
+      // The operator resolves the market for outcome two: the taker is paid.
+      const resolved = await exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, { outcome: 2 });
+      expect(resolved.status).toBe(200);
+      await expect
+        .poll(() => taker.page.getByTestId('trade-status').first().textContent(), WAIT)
+        .toBe('SETTLED');
+      expect(await taker.page.getByTestId('trade-payout').first().textContent()).toBe('8.88888 paid');
+      await expect
+        .poll(() => taker.page.getByTestId('balance-line').textContent(), WAIT)
+        .toContain('Available 104.888884 USDC');
+      // Rows name the outcome as the market does (the ladder's second column: "Bet <outcome two>").
+      const outcomeTwo = (await taker.page.locator('.ladder-side h3').nth(1).textContent())!.replace(
+        /^Bet /,
+        '',
+      );
+      expect(await taker.page.getByTestId('trade-row').first().textContent()).toContain(outcomeTwo);
+      await checkedScreenshot(taker.page, 'trading-page-settled', 'SETTLED');
+      await expect
+        .poll(() => maker.page.getByTestId('trade-status').first().textContent(), WAIT)
+        .toBe('SETTLED');
+      expect(await maker.page.getByTestId('trade-payout').first().textContent()).toBe('0.00 paid');
+    } finally {
+      await maker.context.close();
+      await taker.context.close();
+    }
+  }, 240_000);
+
+  it('shows a person without a wallet that one is needed, and a refused sign-in in plain words', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${exchange.url}/#/account`);
+      await checkedScreenshot(page, 'account-no-wallet', 'No wallet found in this browser');
+      await page.goto(`${exchange.url}/#/trade`);
+      await expect.poll(() => page.getByTestId('fixture').count(), WAIT).toBeGreaterThan(0);
+    } finally {
+      await context.close();
+    }
+    // A wallet that signs something else than the sign-in message: the exchange refuses, the page says why.
+    const tampering = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID, { signOtherMessage: true });
+    try {
+      await tampering.page.goto(`${exchange.url}/#/account`);
+      await tampering.page.getByRole('button', { name: 'Connect wallet and sign in' }).click();
+      await expect
+        .poll(() => tampering.page.getByRole('alert').textContent(), WAIT)
+        .toBe('the message was not signed by its address');
+      expect(await tampering.page.getByTestId('who').textContent()).toBe('Not signed in');
+    } finally {
+      await tampering.context.close();
+    }
+  });
+});
