@@ -88,12 +88,19 @@ export type RealtimeHub = {
 
 const TEXT_FRAME = { binary: false } as const;
 const SWEEP_INTERVAL_MS = 60_000;
+const MIB = 1_048_576;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
   const pingIntervalMs = options.pingIntervalMs ?? 30_000;
   const pongTimeoutMs = options.pongTimeoutMs ?? 8_000;
   if (pingIntervalMs > 0 && pongTimeoutMs >= pingIntervalMs) {
     throw new RangeError('pongTimeoutMs must be shorter than pingIntervalMs');
+  }
+  const maxReplyBytes = options.maxReplyBytes ?? 16 * MIB;
+  const maxUnsentBytes = options.maxUnsentBytes ?? 64 * MIB;
+  // One connection's output of a turn becomes one string: far below V8's limit (about 512 MiB).
+  if (!(maxReplyBytes > 0 && maxReplyBytes < maxUnsentBytes && maxUnsentBytes <= 256 * MIB)) {
+    throw new RangeError('need 0 < maxReplyBytes < maxUnsentBytes <= 256 MiB');
   }
   return {
     verifyToken: options.verifyToken,
@@ -103,7 +110,10 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     pongTimeoutMs,
     maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
     maxMessageBytes: options.maxMessageBytes ?? 262_144,
-    maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
+    maxQueueBytes: options.maxQueueBytes ?? MIB,
+    maxReplyBytes,
+    maxUnsentBytes,
+    maxCommandsPerFrame: options.maxCommandsPerFrame ?? 1024,
     slowGraceMs: options.slowGraceMs ?? 3000,
     staleCloseDelayMs: options.staleCloseDelayMs ?? 10_000,
     expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,
@@ -166,11 +176,14 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       memoFrame = frame;
       conn.pending = [];
     }
+    conn.pendingBytes = 0;
     if (conn.isClosed || conn.ws.readyState !== conn.ws.OPEN) return;
     counters.frames++;
     counters.messages += count;
     conn.ws.send(frame, TEXT_FRAME);
-    if (conn.ws.bufferedAmount <= options.maxQueueBytes) conn.overQueueSince = 0;
+    const buffered = conn.ws.bufferedAmount;
+    if (buffered <= options.maxQueueBytes) conn.overQueueSince = 0;
+    else if (buffered > options.maxUnsentBytes) conn.close(DISCONNECTS.slow);
     else if (conn.overQueueSince === 0) conn.overQueueSince = performance.now();
     else if (performance.now() - conn.overQueueSince > options.slowGraceMs) conn.close(DISCONNECTS.slow);
   }
@@ -184,7 +197,15 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     flushScheduled = false;
     const batch = dirty;
     dirty = [];
-    for (const conn of batch) write(conn);
+    for (const conn of batch) {
+      try {
+        write(conn);
+      } catch (err) {
+        // Whatever goes wrong with one connection's output ends that connection, not the process.
+        logger.error({ client: conn.id, err }, 'realtime write failed');
+        conn.abort(DISCONNECTS.internal);
+      }
+    }
     memoLines = undefined;
     memoFrame = undefined;
   }

@@ -43,6 +43,22 @@ export type RealtimeHubOptions = {
   staleCloseDelayMs?: number;
   /** Grace after the token's exp before an unrefreshed connection is closed with 3005. Default 25 s. */
   expiredCloseDelayMs?: number;
+  /**
+   * Most output a connection may have unsent (queued this turn plus buffered in its socket) for a
+   * history reply or recovered publications to be given: past it a history call gets 111 "too many
+   * requests" (106 "limit exceeded" when the reply alone is bigger) and a resubscribe `recovered: false`
+   * (the client reseeds from REST). Bounds what one command and one frame of commands can make the
+   * hub hold. Default 16 MiB.
+   */
+  maxReplyBytes?: number;
+  /**
+   * A connection whose unsent output goes past this (a client that sends commands or follows busy
+   * channels faster than it reads) is closed at once with 3008 "slow", whatever slowGraceMs says.
+   * Default 64 MiB; above maxReplyBytes, at most 256 MiB (a frame is one string).
+   */
+  maxUnsentBytes?: number;
+  /** Most commands in one WebSocket message; more close the connection with 3501 "bad request". Default 1024. */
+  maxCommandsPerFrame?: number;
   /** Most publications a resubscribe recovers; more missed means recovered: false. Default 1000. */
   recoveryMaxPublications?: number;
   /** Most publications one history call returns. Default 1000. */
