@@ -29,8 +29,9 @@ import {
 /** What a connection needs from its hub. */
 export type HubContext = {
   readonly options: ResolvedOptions;
+  /** The topic of a channel, opened if need be, about to get a subscriber (or be released at once). */
   openTopic(target: ChannelTarget): Topic;
-  /** Called after a subscriber left a topic. */
+  /** Called after a subscriber left a topic (or none was added after openTopic). */
   releaseTopic(topic: Topic): void;
   /** The connection has queued output; flush it this turn. */
   markDirty(connection: Connection): void;

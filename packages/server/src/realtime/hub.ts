@@ -48,6 +48,8 @@ export type RealtimeHubStats = {
   connections: number;
   subscriptions: number;
   topics: number;
+  /** Topics kept without a subscriber, for the recovery of the followers that left (at most maxIdleStreams). */
+  idleTopics: number;
   /** Publications to channels with a stream (a followed channel); the others are dropped uncounted. */
   publications: number;
   /** Publications kept for recovery and history, over all channels. */
@@ -87,7 +89,6 @@ export type RealtimeHub = {
 };
 
 const TEXT_FRAME = { binary: false } as const;
-const SWEEP_INTERVAL_MS = 60_000;
 const MIB = 1_048_576;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
@@ -120,7 +121,11 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
     historyMaxPublications: options.historyMaxPublications ?? 1000,
     maxHistoryPublications: options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS,
+    maxIdleStreams:
+      options.maxIdleStreams ??
+      Math.ceil((options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS) / 4),
     streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
+    sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
     allowAnonymous: options.allowAnonymous ?? false,
     version: options.version ?? '0.1.0',
     logger: options.logger ?? silentLogger,
@@ -150,6 +155,8 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   });
   const connections = new Set<Connection>();
   const topics = new Map<string, Topic>();
+  /** Topics without a subscriber, in the order their last subscriber left (oldest first). */
+  const idle = new Map<string, Topic>();
   const servers = new Set<Server>();
   let dirty: Connection[] = [];
   let flushScheduled = false;
@@ -210,18 +217,31 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     memoFrame = undefined;
   }
 
-  /** Frees expired history of quiet streams, and forgets streams nobody used for streamMetaTtlMs. */
+  function forget(topic: Topic): void {
+    topic.stream.clear();
+    topics.delete(topic.key);
+    idle.delete(topic.key);
+  }
+
+  /**
+   * Frees expired history, and forgets a stream without subscribers once it has been so for its history
+   * TTL (its recovery window) and either never published or not for streamMetaTtlMs.
+   */
   function sweep(): void {
     const now = clock.now();
     const cutoff = now - options.streamMetaTtlMs;
-    for (const [key, topic] of topics) {
-      if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) {
-        topic.stream.clear();
-        topics.delete(key);
-      } else topic.stream.expire(now);
+    for (const topic of topics.values()) {
+      const stream = topic.stream;
+      if (
+        topic.subscribers.size === 0 &&
+        now - topic.idleSince >= stream.settings.historyTtlMs &&
+        (stream.top === 0 || stream.lastPublishAt < cutoff)
+      ) {
+        forget(topic);
+      } else stream.expire(now);
     }
   }
-  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  const sweepTimer = setInterval(sweep, options.sweepIntervalMs);
   sweepTimer.unref();
 
   const context: HubContext = {
@@ -236,14 +256,25 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
           stream: new ChannelStream(target.settings, clock.now(), undefined, historyBudget),
           pushPrefix: pubPushPrefix(target.channel),
           subscribers: new Set(),
+          idleSince: 0,
         };
         topics.set(target.key, topic);
-      }
+      } else if (idle.delete(topic.key)) topic.idleSince = 0;
       return topic;
     },
     releaseTopic(topic: Topic): void {
-      // A stream that never published has nothing to recover: drop it with its last subscriber.
-      if (topic.subscribers.size === 0 && topic.stream.top === 0) topics.delete(topic.key);
+      if (topic.subscribers.size > 0) return;
+      // Nothing to recover from a stream without history.
+      if (!topic.stream.hasHistory) {
+        forget(topic);
+        return;
+      }
+      // Kept (and so still observed: publications go on being kept) for the recovery of the followers
+      // that left, even if it never published: a client holds its epoch and offset 0.
+      topic.idleSince = clock.now();
+      idle.delete(topic.key);
+      idle.set(topic.key, topic);
+      while (idle.size > options.maxIdleStreams) forget(idle.values().next().value!);
     },
     markDirty(conn: Connection): void {
       dirty.push(conn);
@@ -331,7 +362,10 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     position(channel, user) {
       const target = channelPolicy.publishTarget(channel, user);
       if (target.settings.historySize === 0) return { offset: 0, epoch: '' };
-      return context.openTopic(target).stream.position;
+      const topic = context.openTopic(target);
+      const position = topic.stream.position;
+      context.releaseTopic(topic);
+      return position;
     },
     close(): void {
       if (closed) return;
@@ -350,6 +384,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         connections: connections.size,
         subscriptions,
         topics: topics.size,
+        idleTopics: idle.size,
         publications: counters.publications,
         historyKept: historyBudget.kept,
         historyEvicted: historyBudget.evicted,

@@ -68,8 +68,16 @@ export type RealtimeHubOptions = {
    * first, whichever channel holds them. Default 250,000 (each channel's own size and 5-minute age apply too).
    */
   maxHistoryPublications?: number;
+  /**
+   * Most streams kept without a subscriber (for a recovery of their followers that left); past it the
+   * one whose last subscriber left first is forgotten. Default maxHistoryPublications / 4: an empty
+   * stream costs about 800 bytes, so 62,500 of them (the default) about 50 MB.
+   */
+  maxIdleStreams?: number;
   /** How long a stream's position outlives its last publication once nobody is subscribed. Default 24 h. */
   streamMetaTtlMs?: number;
+  /** How often expired history is freed and streams past their windows are forgotten. Default 60 s. */
+  sweepIntervalMs?: number;
   /** Accept connect without a token (user ''): public channels only. Default false. */
   allowAnonymous?: boolean;
   /** Reported as `version` in the connect reply. */
