@@ -60,6 +60,8 @@ export class Connection implements Subscriber {
   /** Their length in UTF-16 units (about their bytes: the JSON is mostly ASCII). */
   pendingBytes = 0;
   user = '';
+  /** The API key its token was issued for, if the token names one. */
+  keyId: string | undefined;
   /** When the unsent output went over maxQueueBytes (performance.now()), 0 while under it. */
   overQueueSince = 0;
   private state: State = 'connecting';
@@ -282,6 +284,7 @@ export class Connection implements Subscriber {
     this.state = 'connected';
     this.user = identity?.sub ?? '';
     this.exp = identity?.exp ?? 0;
+    this.keyId = identity?.keyId;
     clearTimeout(this.lifeTimer);
     this.lifeTimer = undefined;
     const { pingIntervalMs, pongTimeoutMs, version } = this.options;
@@ -338,6 +341,7 @@ export class Connection implements Subscriber {
           return;
         }
         this.exp = identity.exp;
+        this.keyId = identity.keyId;
         this.armExpiry();
         this.reply(id, 'refresh', encodeFields(this.expiry()));
       },

@@ -83,6 +83,11 @@ export type RealtimeHub = {
    * publications after the snapshot. `user` for per-user channels. Offset 0 for channels without history.
    */
   position(channel: string, user?: string): { offset: number; epoch: string };
+  /**
+   * Closes with 3500 "invalid token" every connection whose token was issued for this API key (it was
+   * revoked: the client stops, and its next token request fails); returns how many.
+   */
+  disconnectKey(keyId: string): number;
   /** Closes every connection with 3001 "shutdown" (clients reconnect and recover) and detaches. */
   close(): void;
   stats(): RealtimeHubStats;
@@ -366,6 +371,16 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       const position = topic.stream.position;
       context.releaseTopic(topic);
       return position;
+    },
+    disconnectKey(keyId) {
+      let count = 0;
+      for (const conn of [...connections]) {
+        if (conn.keyId !== keyId) continue;
+        conn.close(DISCONNECTS.invalidToken);
+        count++;
+      }
+      if (count > 0) logger.info({ keyId, connections: count }, 'realtime sessions of a revoked key closed');
+      return count;
     },
     close(): void {
       if (closed) return;

@@ -1,31 +1,35 @@
 import { Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange.js';
 import { createRealtimeToken } from '../../realtime/token.js';
 
-/** Tokens live an hour; the official client fetches a new one on expiry by itself. */
+/**
+ * Tokens live an hour; the official client fetches a new one on expiry by itself. A token names the API
+ * key it was issued for (claim `akid`): revoking the key refuses its tokens and ends their connections.
+ */
 export const REALTIME_TOKEN_TTL_SECONDS = 3600;
 
 const TokenData = Type.Object({ token: Type.String() });
 
 /** Realtime connection tokens for the authenticated account (v3 in the envelope, legacy bare). */
 export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
-  const issue = (sub: string) =>
+  const issue = (request: FastifyRequest) =>
     createRealtimeToken({
       secret: exchange.realtimeSecret,
-      sub,
+      sub: request.account,
+      keyId: request.apiKeyId,
       ttlSeconds: REALTIME_TOKEN_TTL_SECONDS,
       now: exchange.clock.now(),
     });
   app.get(
     '/user/realtime-token-v3/api-key',
     { schema: { tags: ['realtime'], security: [{ apiKey: [] }], response: { 200: Envelope(TokenData) } } },
-    async (request) => ({ status: 'success' as const, data: { token: issue(request.account) } }),
+    async (request) => ({ status: 'success' as const, data: { token: issue(request) } }),
   );
   app.get(
     '/user/realtime-token/api-key',
     { schema: { tags: ['realtime'], security: [{ apiKey: [] }], response: { 200: TokenData } } },
-    async (request) => ({ token: issue(request.account) }),
+    async (request) => ({ token: issue(request) }),
   );
 }
