@@ -7,7 +7,7 @@ import {
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
-import { exchangeClient, rawClient, sleep, until } from './helpers.js';
+import { exchangeClient, type RawClient, rawClient, sleep, until } from './helpers.js';
 
 let t: TestExchange;
 let api: string;
@@ -42,15 +42,26 @@ async function tokenOf(headers: Record<string, string>, legacy = false): Promise
   return legacy ? body.token! : body.data!.token;
 }
 
+type ConnectOutcome = {
+  raw: RawClient;
+  reply?: Record<string, unknown>;
+  closed?: { code: number; reason: string };
+};
+
 /** Sends connect with `token` on a bare socket; resolves with its reply or its close. */
-async function connectWith(token: string) {
+async function connectWith(token: string): Promise<ConnectOutcome> {
   const raw = await rawClient(ws);
   raw.send({ id: 1, connect: { token } });
-  const outcome = await Promise.race([
-    raw.reply(1).then((reply) => ({ reply })),
-    raw.closed.then((closed) => ({ closed })),
-  ]);
-  return { raw, ...outcome };
+  let closed: ConnectOutcome['closed'];
+  void raw.closed.then((value) => {
+    closed = value;
+  });
+  const reply = () => raw.lines.find((line) => line.id === 1);
+  await until(() => closed ?? reply(), 5000, 'connect reply or close');
+  const outcome: ConnectOutcome = { raw };
+  if (reply()) outcome.reply = reply();
+  if (closed) outcome.closed = closed;
+  return outcome;
 }
 
 async function revoke(keyId: string): Promise<void> {
