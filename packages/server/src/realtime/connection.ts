@@ -96,7 +96,8 @@ export class Connection implements Subscriber {
 
   enqueue(line: string): void {
     if (this.state === 'closed') return;
-    if (this.pendingBytes + line.length + this.ws.bufferedAmount > this.options.maxUnsentBytes) {
+    // The socket's buffer is checked after each write (the hub's flush), this turn's queue here.
+    if (this.pendingBytes + line.length > this.options.maxUnsentBytes) {
       // It does not read what it is sent: nothing more is queued for it, whatever it asks or follows.
       this.abort(DISCONNECTS.slow);
       return;
