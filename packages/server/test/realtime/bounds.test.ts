@@ -1,11 +1,14 @@
 import type { Centrifuge } from 'centrifuge';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import {
   ALICE,
+  BOB,
   BOOK,
   closeAll,
   connectedRawClient,
   officialClient,
+  pubsOf,
   startHub,
   type TestHub,
   tokenFor,
@@ -83,6 +86,34 @@ describe('what one frame and one connection may cost', () => {
     expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
     expect(c.state).toBe('connected');
     expect(sub.state).toBe('subscribed');
+  });
+
+  it('closes only the connection whose frame could not be written (3004); the others and the process go on', async () => {
+    t = await startHub();
+    const alice = await connectedRawClient(t.url, ALICE);
+    const bob = await connectedRawClient(t.url, BOB);
+    alice.send({ id: 2, subscribe: { channel: BOOK } });
+    bob.send({ id: 2, subscribe: { channel: 'markets:global' } });
+    await alice.reply(2);
+    await bob.reply(2);
+    // A write that throws, as the frame of an unbounded reply once did (RangeError: Invalid string length).
+    const send = WebSocket.prototype.send;
+    const spy = vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
+      if (String(args[0]).includes('unwritable')) throw new RangeError('Invalid string length');
+      return send.apply(this, args as Parameters<typeof send>);
+    });
+    try {
+      t.hub.publish(BOOK, { note: 'unwritable' });
+      t.hub.publish('markets:global', { note: 'fine' });
+      expect(await alice.closed).toEqual({ code: 3004, reason: 'internal server error' });
+      await until(() => pubsOf(bob, 'markets:global').length === 1, 5000, 'bob served');
+    } finally {
+      spy.mockRestore();
+    }
+    t.hub.publish('markets:global', { note: 'after' });
+    await until(() => pubsOf(bob, 'markets:global').length === 2, 5000, 'bob served after');
+    expect(t.hub.stats().connections).toBe(1);
+    bob.ws.close();
   });
 
   it('closes a connection with more commands in one frame than allowed with 3501', async () => {
