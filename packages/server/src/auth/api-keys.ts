@@ -11,12 +11,18 @@ const BUCKET_CHARS = 8;
 
 export type IssuedApiKey = { apiKey: string; record: ApiKeyRecord };
 
+/** Told of each key revoked, after the revocation is stored (e.g. to end the key's realtime sessions). */
+export type RevocationListener = (record: ApiKeyRecord) => void;
+
 /**
  * API keys: 32 random bytes shown once, stored only as sha-256. Active keys are held in memory so that
  * authenticating a request costs one hash and one constant-time comparison, no database read.
  */
 export class ApiKeys {
   private readonly buckets = new Map<string, { hash: Buffer; record: ApiKeyRecord }[]>();
+  /** Active keys by id. */
+  private readonly active = new Map<string, ApiKeyRecord>();
+  private readonly revocationListeners = new Set<RevocationListener>();
 
   private constructor(private readonly store: Store) {}
 
@@ -42,10 +48,27 @@ export class ApiKeys {
     return { apiKey, record };
   }
 
+  /**
+   * Revokes a key: it authenticates no request from now on, and every listener is told (whoever revokes:
+   * the operator route, the account page), so what was granted with it ends too.
+   */
   async revoke(id: string, now: number): Promise<ApiKeyRecord | null> {
     const record = await this.store.apiKeys.revoke(id, now);
-    if (record) this.unindex(record);
+    if (!record) return record;
+    this.unindex(record);
+    for (const listener of this.revocationListeners) listener(record);
     return record;
+  }
+
+  /** Calls `listener` for each key revoked from now on; returns the function that stops it. */
+  onRevoke(listener: RevocationListener): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  /** Whether the key `id` exists, is not revoked and belongs to `address`. */
+  isActive(id: string, address: string): boolean {
+    return this.active.get(id)?.address === address;
   }
 
   /** The account the key belongs to, or null for a missing, unknown or revoked key. */
@@ -65,6 +88,7 @@ export class ApiKeys {
     const bucket = this.buckets.get(bucketKey) ?? [];
     bucket.push({ hash: Buffer.from(record.keyHash, 'hex'), record });
     this.buckets.set(bucketKey, bucket);
+    this.active.set(record.id, record);
   }
 
   private unindex(record: ApiKeyRecord): void {
@@ -72,6 +96,7 @@ export class ApiKeys {
     const rest = (this.buckets.get(bucketKey) ?? []).filter((entry) => entry.record.id !== record.id);
     if (rest.length) this.buckets.set(bucketKey, rest);
     else this.buckets.delete(bucketKey);
+    this.active.delete(record.id);
   }
 }
 

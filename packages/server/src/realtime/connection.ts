@@ -9,7 +9,7 @@ import type { ChannelTarget } from './channel-policy.js';
 import { DISCONNECTS, type Disconnect, ERRORS, type ProtocolError } from './codes.js';
 import type { ResolvedOptions } from './options.js';
 import type { StreamPublication } from './stream.js';
-import { publicationsJson, subscribeResult } from './subscribe-result.js';
+import { publicationsBytes, publicationsJson, subscribeResult } from './subscribe-result.js';
 import { type RealtimeIdentity, RealtimeTokenError } from './token.js';
 import type { Subscriber, Subscription, Topic } from './topic.js';
 import {
@@ -29,8 +29,9 @@ import {
 /** What a connection needs from its hub. */
 export type HubContext = {
   readonly options: ResolvedOptions;
+  /** The topic of a channel, opened if need be, about to get a subscriber (or be released at once). */
   openTopic(target: ChannelTarget): Topic;
-  /** Called after a subscriber left a topic. */
+  /** Called after a subscriber left a topic (or none was added after openTopic). */
   releaseTopic(topic: Topic): void;
   /** The connection has queued output; flush it this turn. */
   markDirty(connection: Connection): void;
@@ -56,7 +57,11 @@ export class Connection implements Subscriber {
   readonly ws: WebSocket;
   /** Output queued this turn: encoded replies and pushes, one JSON object each. */
   pending: string[] = [];
+  /** Their length in UTF-16 units (about their bytes: the JSON is mostly ASCII). */
+  pendingBytes = 0;
   user = '';
+  /** The API key its token was issued for, if the token names one. */
+  keyId: string | undefined;
   /** When the unsent output went over maxQueueBytes (performance.now()), 0 while under it. */
   overQueueSince = 0;
   private state: State = 'connecting';
@@ -91,8 +96,20 @@ export class Connection implements Subscriber {
 
   enqueue(line: string): void {
     if (this.state === 'closed') return;
+    // The socket's buffer is checked after each write (the hub's flush), this turn's queue here.
+    if (this.pendingBytes + line.length > this.options.maxUnsentBytes) {
+      // It does not read what it is sent: nothing more is queued for it, whatever it asks or follows.
+      this.abort(DISCONNECTS.slow);
+      return;
+    }
     if (this.pending.length === 0) this.hub.markDirty(this);
     this.pending.push(line);
+    this.pendingBytes += line.length;
+  }
+
+  /** Output not yet written to the network: queued this turn plus what its socket still buffers. */
+  get unsentBytes(): number {
+    return this.pendingBytes + this.ws.bufferedAmount;
   }
 
   /** Flushes what is queued, then closes the socket with a Centrifugo disconnect code and reason. */
@@ -102,6 +119,13 @@ export class Connection implements Subscriber {
     this.options.logger.debug({ client: this.id, user: this.user, ...disconnect }, 'realtime disconnect');
     this.teardown();
     this.ws.close(disconnect.code, disconnect.reason);
+  }
+
+  /** Closes without writing what is queued (it is too much, or could not be written). */
+  abort(disconnect: Disconnect): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.close(disconnect);
   }
 
   private teardown(): void {
@@ -114,6 +138,7 @@ export class Connection implements Subscriber {
     this.subs.clear();
     this.queue.length = 0;
     this.pending = [];
+    this.pendingBytes = 0;
     this.hub.forget(this);
   }
 
@@ -126,7 +151,11 @@ export class Connection implements Subscriber {
         : Buffer.from(data).toString('utf8');
     const commands = decodeCommands(text);
     // Commands queue up only while a token check is pending; bound what a client may pile up meanwhile.
-    if (commands === undefined || (this.busy && this.queue.length + commands.length > MAX_QUEUED_COMMANDS)) {
+    if (
+      commands === undefined ||
+      commands.length > this.options.maxCommandsPerFrame ||
+      (this.busy && this.queue.length + commands.length > MAX_QUEUED_COMMANDS)
+    ) {
       this.close(DISCONNECTS.badRequest);
       return;
     }
@@ -256,6 +285,7 @@ export class Connection implements Subscriber {
     this.state = 'connected';
     this.user = identity?.sub ?? '';
     this.exp = identity?.exp ?? 0;
+    this.keyId = identity?.keyId;
     clearTimeout(this.lifeTimer);
     this.lifeTimer = undefined;
     const { pingIntervalMs, pongTimeoutMs, version } = this.options;
@@ -312,6 +342,7 @@ export class Connection implements Subscriber {
           return;
         }
         this.exp = identity.exp;
+        this.keyId = identity.keyId;
         this.armExpiry();
         this.reply(id, 'refresh', encodeFields(this.expiry()));
       },
@@ -404,7 +435,10 @@ export class Connection implements Subscriber {
     const outcome = subscribeResult(
       topic.stream,
       req,
-      this.options.recoveryMaxPublications,
+      {
+        maxPublications: this.options.recoveryMaxPublications,
+        maxBytes: this.options.maxReplyBytes - this.unsentBytes,
+      },
       this.options.clock.now(),
     );
     if (outcome.type === 'unrecoverable') {
@@ -457,6 +491,10 @@ export class Connection implements Subscriber {
         ? stream.readBefore(sinceOffset, limit, now)
         : stream.readAfter(sinceOffset, limit, now);
     }
+    // Measured before the reply is built: a reply past the budget is never made.
+    const bytes = publicationsBytes(publications);
+    if (bytes > this.options.maxReplyBytes) return encodeError(id, ERRORS.limitExceeded);
+    if (bytes + this.unsentBytes > this.options.maxReplyBytes) return encodeError(id, ERRORS.tooManyRequests);
     return encodeResult(
       id,
       'history',

@@ -6,7 +6,7 @@ import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
 import type { Publication } from './publishers/publication.js';
 import { TradingPublisher } from './publishers/trading-publications.js';
-import { createRealtimeTokenVerifier } from './token.js';
+import { createRealtimeTokenVerifier, RealtimeTokenError } from './token.js';
 
 export type ExchangeRealtime = {
   readonly hub: RealtimeHub;
@@ -31,14 +31,26 @@ export function startExchangeRealtime(
   exchange: Exchange,
   options: ExchangeRealtimeOptions = {},
 ): ExchangeRealtime {
-  const { trading, catalog, chainLink, wallets } = exchange;
+  const { trading, catalog, chainLink, wallets, apiKeys } = exchange;
   const logger = options.logger;
+  const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
   const hub = createRealtimeHub({
     maxHistoryPublications: exchange.config.realtimeHistoryMax,
     ...options.hub,
-    verifyToken: createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock),
+    // On connect and on refresh: a token of a revoked key is refused (3500, the client stops); one that
+    // names no key predates revocation checks and is taken for expired, so the client fetches a new one.
+    verifyToken(token) {
+      const identity = verifySignature(token);
+      if (identity.keyId === undefined) throw new RealtimeTokenError('expired', 'token names no API key');
+      if (!apiKeys.isActive(identity.keyId, identity.sub)) {
+        throw new RealtimeTokenError('invalid', 'API key revoked');
+      }
+      return identity;
+    },
     ...(logger ? { logger } : {}),
   });
+  // Whoever revokes a key (operator route, account page), its open sessions end.
+  const stopRevocations = apiKeys.onRevoke((record) => hub.disconnectKey(record.id));
 
   // Sport and league never change for a market: remembered from the catalog as it is seen.
   const sportInfo = new Map<string, { sportId: number; leagueId: number }>();
@@ -116,6 +128,7 @@ export function startExchangeRealtime(
       if (!open) return;
       open = false;
       stopCatalog();
+      stopRevocations();
       hub.close();
     },
   };

@@ -48,6 +48,8 @@ export type RealtimeHubStats = {
   connections: number;
   subscriptions: number;
   topics: number;
+  /** Topics kept without a subscriber, for the recovery of the followers that left (at most maxIdleStreams). */
+  idleTopics: number;
   /** Publications to channels with a stream (a followed channel); the others are dropped uncounted. */
   publications: number;
   /** Publications kept for recovery and history, over all channels. */
@@ -81,19 +83,30 @@ export type RealtimeHub = {
    * publications after the snapshot. `user` for per-user channels. Offset 0 for channels without history.
    */
   position(channel: string, user?: string): { offset: number; epoch: string };
+  /**
+   * Closes with 3500 "invalid token" every connection whose token was issued for this API key (it was
+   * revoked: the client stops, and its next token request fails); returns how many.
+   */
+  disconnectKey(keyId: string): number;
   /** Closes every connection with 3001 "shutdown" (clients reconnect and recover) and detaches. */
   close(): void;
   stats(): RealtimeHubStats;
 };
 
 const TEXT_FRAME = { binary: false } as const;
-const SWEEP_INTERVAL_MS = 60_000;
+const MIB = 1_048_576;
 
 function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
   const pingIntervalMs = options.pingIntervalMs ?? 30_000;
   const pongTimeoutMs = options.pongTimeoutMs ?? 8_000;
   if (pingIntervalMs > 0 && pongTimeoutMs >= pingIntervalMs) {
     throw new RangeError('pongTimeoutMs must be shorter than pingIntervalMs');
+  }
+  const maxReplyBytes = options.maxReplyBytes ?? 16 * MIB;
+  const maxUnsentBytes = options.maxUnsentBytes ?? 64 * MIB;
+  // One connection's output of a turn becomes one string: far below V8's limit (about 512 MiB).
+  if (!(maxReplyBytes > 0 && maxReplyBytes < maxUnsentBytes && maxUnsentBytes <= 256 * MIB)) {
+    throw new RangeError('need 0 < maxReplyBytes < maxUnsentBytes <= 256 MiB');
   }
   return {
     verifyToken: options.verifyToken,
@@ -103,14 +116,21 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     pongTimeoutMs,
     maxChannelsPerConnection: options.maxChannelsPerConnection ?? 512,
     maxMessageBytes: options.maxMessageBytes ?? 262_144,
-    maxQueueBytes: options.maxQueueBytes ?? 1_048_576,
+    maxQueueBytes: options.maxQueueBytes ?? MIB,
+    maxReplyBytes,
+    maxUnsentBytes,
+    maxCommandsPerFrame: options.maxCommandsPerFrame ?? 1024,
     slowGraceMs: options.slowGraceMs ?? 3000,
     staleCloseDelayMs: options.staleCloseDelayMs ?? 10_000,
     expiredCloseDelayMs: options.expiredCloseDelayMs ?? 25_000,
     recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
     historyMaxPublications: options.historyMaxPublications ?? 1000,
     maxHistoryPublications: options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS,
+    maxIdleStreams:
+      options.maxIdleStreams ??
+      Math.ceil((options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS) / 4),
     streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
+    sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
     allowAnonymous: options.allowAnonymous ?? false,
     version: options.version ?? '0.1.0',
     logger: options.logger ?? silentLogger,
@@ -140,6 +160,8 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   });
   const connections = new Set<Connection>();
   const topics = new Map<string, Topic>();
+  /** Topics without a subscriber, in the order their last subscriber left (oldest first). */
+  const idle = new Map<string, Topic>();
   const servers = new Set<Server>();
   let dirty: Connection[] = [];
   let flushScheduled = false;
@@ -166,11 +188,14 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       memoFrame = frame;
       conn.pending = [];
     }
+    conn.pendingBytes = 0;
     if (conn.isClosed || conn.ws.readyState !== conn.ws.OPEN) return;
     counters.frames++;
     counters.messages += count;
     conn.ws.send(frame, TEXT_FRAME);
-    if (conn.ws.bufferedAmount <= options.maxQueueBytes) conn.overQueueSince = 0;
+    const buffered = conn.ws.bufferedAmount;
+    if (buffered <= options.maxQueueBytes) conn.overQueueSince = 0;
+    else if (buffered > options.maxUnsentBytes) conn.close(DISCONNECTS.slow);
     else if (conn.overQueueSince === 0) conn.overQueueSince = performance.now();
     else if (performance.now() - conn.overQueueSince > options.slowGraceMs) conn.close(DISCONNECTS.slow);
   }
@@ -184,23 +209,44 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     flushScheduled = false;
     const batch = dirty;
     dirty = [];
-    for (const conn of batch) write(conn);
+    for (const conn of batch) {
+      try {
+        write(conn);
+      } catch (err) {
+        // Whatever goes wrong with one connection's output ends that connection, not the process.
+        logger.error({ client: conn.id, err }, 'realtime write failed');
+        conn.abort(DISCONNECTS.internal);
+      }
+    }
     memoLines = undefined;
     memoFrame = undefined;
   }
 
-  /** Frees expired history of quiet streams, and forgets streams nobody used for streamMetaTtlMs. */
+  function forget(topic: Topic): void {
+    topic.stream.clear();
+    topics.delete(topic.key);
+    idle.delete(topic.key);
+  }
+
+  /**
+   * Frees expired history, and forgets a stream without subscribers once it has been so for its history
+   * TTL (its recovery window) and either never published or not for streamMetaTtlMs.
+   */
   function sweep(): void {
     const now = clock.now();
     const cutoff = now - options.streamMetaTtlMs;
-    for (const [key, topic] of topics) {
-      if (topic.subscribers.size === 0 && topic.stream.lastPublishAt < cutoff) {
-        topic.stream.clear();
-        topics.delete(key);
-      } else topic.stream.expire(now);
+    for (const topic of topics.values()) {
+      const stream = topic.stream;
+      if (
+        topic.subscribers.size === 0 &&
+        now - topic.idleSince >= stream.settings.historyTtlMs &&
+        (stream.top === 0 || stream.lastPublishAt < cutoff)
+      ) {
+        forget(topic);
+      } else stream.expire(now);
     }
   }
-  const sweepTimer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  const sweepTimer = setInterval(sweep, options.sweepIntervalMs);
   sweepTimer.unref();
 
   const context: HubContext = {
@@ -215,14 +261,25 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
           stream: new ChannelStream(target.settings, clock.now(), undefined, historyBudget),
           pushPrefix: pubPushPrefix(target.channel),
           subscribers: new Set(),
+          idleSince: 0,
         };
         topics.set(target.key, topic);
-      }
+      } else if (idle.delete(topic.key)) topic.idleSince = 0;
       return topic;
     },
     releaseTopic(topic: Topic): void {
-      // A stream that never published has nothing to recover: drop it with its last subscriber.
-      if (topic.subscribers.size === 0 && topic.stream.top === 0) topics.delete(topic.key);
+      if (topic.subscribers.size > 0) return;
+      // Nothing to recover from a stream without history.
+      if (!topic.stream.hasHistory) {
+        forget(topic);
+        return;
+      }
+      // Kept (and so still observed: publications go on being kept) for the recovery of the followers
+      // that left, even if it never published: a client holds its epoch and offset 0.
+      topic.idleSince = clock.now();
+      idle.delete(topic.key);
+      idle.set(topic.key, topic);
+      while (idle.size > options.maxIdleStreams) forget(idle.values().next().value!);
     },
     markDirty(conn: Connection): void {
       dirty.push(conn);
@@ -310,7 +367,20 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     position(channel, user) {
       const target = channelPolicy.publishTarget(channel, user);
       if (target.settings.historySize === 0) return { offset: 0, epoch: '' };
-      return context.openTopic(target).stream.position;
+      const topic = context.openTopic(target);
+      const position = topic.stream.position;
+      context.releaseTopic(topic);
+      return position;
+    },
+    disconnectKey(keyId) {
+      let count = 0;
+      for (const conn of [...connections]) {
+        if (conn.keyId !== keyId) continue;
+        conn.close(DISCONNECTS.invalidToken);
+        count++;
+      }
+      if (count > 0) logger.info({ keyId, connections: count }, 'realtime sessions of a revoked key closed');
+      return count;
     },
     close(): void {
       if (closed) return;
@@ -329,6 +399,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         connections: connections.size,
         subscriptions,
         topics: topics.size,
+        idleTopics: idle.size,
         publications: counters.publications,
         historyKept: historyBudget.kept,
         historyEvicted: historyBudget.evicted,

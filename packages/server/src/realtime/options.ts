@@ -43,6 +43,22 @@ export type RealtimeHubOptions = {
   staleCloseDelayMs?: number;
   /** Grace after the token's exp before an unrefreshed connection is closed with 3005. Default 25 s. */
   expiredCloseDelayMs?: number;
+  /**
+   * Most output a connection may have unsent (queued this turn plus buffered in its socket) for a
+   * history reply or recovered publications to be given: past it a history call gets 111 "too many
+   * requests" (106 "limit exceeded" when the reply alone is bigger) and a resubscribe `recovered: false`
+   * (the client reseeds from REST). Bounds what one command and one frame of commands can make the
+   * hub hold. Default 16 MiB.
+   */
+  maxReplyBytes?: number;
+  /**
+   * A connection whose unsent output goes past this (a client that sends commands or follows busy
+   * channels faster than it reads) is closed at once with 3008 "slow", whatever slowGraceMs says.
+   * Default 64 MiB; above maxReplyBytes, at most 256 MiB (a frame is one string).
+   */
+  maxUnsentBytes?: number;
+  /** Most commands in one WebSocket message; more close the connection with 3501 "bad request". Default 1024. */
+  maxCommandsPerFrame?: number;
   /** Most publications a resubscribe recovers; more missed means recovered: false. Default 1000. */
   recoveryMaxPublications?: number;
   /** Most publications one history call returns. Default 1000. */
@@ -52,8 +68,16 @@ export type RealtimeHubOptions = {
    * first, whichever channel holds them. Default 250,000 (each channel's own size and 5-minute age apply too).
    */
   maxHistoryPublications?: number;
+  /**
+   * Most streams kept without a subscriber (for a recovery of their followers that left); past it the
+   * one whose last subscriber left first is forgotten. Default maxHistoryPublications / 4: an empty
+   * stream costs about 800 bytes, so 62,500 of them (the default) about 50 MB.
+   */
+  maxIdleStreams?: number;
   /** How long a stream's position outlives its last publication once nobody is subscribed. Default 24 h. */
   streamMetaTtlMs?: number;
+  /** How often expired history is freed and streams past their windows are forgotten. Default 60 s. */
+  sweepIntervalMs?: number;
   /** Accept connect without a token (user ''): public channels only. Default false. */
   allowAnonymous?: boolean;
   /** Reported as `version` in the connect reply. */

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelStream } from './stream.js';
-import { subscribeResult } from './subscribe-result.js';
+import { publicationsBytes, publicationsJson, subscribeResult } from './subscribe-result.js';
 
 const stream = () => {
   const s = new ChannelStream({ historySize: 3, historyTtlMs: 60_000, recoverable: true }, 0, 'E');
   for (let i = 1; i <= 5; i++) s.append(i, 0);
   return s;
 };
-const result = (req: Parameters<typeof subscribeResult>[1], s = stream()) => subscribeResult(s, req, 100, 0);
+const result = (req: Parameters<typeof subscribeResult>[1], s = stream()) =>
+  subscribeResult(s, req, { maxPublications: 100, maxBytes: Number.POSITIVE_INFINITY }, 0);
 
 describe('subscribeResult', () => {
   it('is empty for a plain subscription and for a stream without history', () => {
@@ -48,5 +49,24 @@ describe('subscribeResult', () => {
     ).toEqual({
       type: 'unrecoverable',
     });
+  });
+
+  it('does not recover more bytes than the connection may still be sent: recovered false, or 112', () => {
+    const s = stream();
+    const missed = s.readAfter(3, 10, 0);
+    const bytes = publicationsBytes(missed);
+    expect(bytes).toBe(publicationsJson(missed)!.raw.length);
+    const req = { positioned: true, recoverable: true, recover: true, offset: 3, epoch: 'E' };
+    const within = subscribeResult(s, req, { maxPublications: 100, maxBytes: bytes }, 0);
+    expect(within.type === 'ok' && within.resultJson).toContain('"recovered":true');
+    expect(subscribeResult(s, req, { maxPublications: 100, maxBytes: bytes - 1 }, 0)).toEqual({
+      type: 'ok',
+      resultJson: '{"recoverable":true,"epoch":"E","offset":5,"positioned":true,"was_recovering":true}',
+    });
+    expect(subscribeResult(s, { ...req, flag: 2 }, { maxPublications: 100, maxBytes: bytes - 1 }, 0)).toEqual(
+      {
+        type: 'unrecoverable',
+      },
+    );
   });
 });

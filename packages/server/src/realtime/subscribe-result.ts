@@ -10,14 +10,28 @@ const REJECT_UNRECOVERED = 2;
 
 export type SubscribeOutcome = { type: 'ok'; resultJson: string } | { type: 'unrecoverable' };
 
+/** The length of `publicationsJson(publications)`, without building it. */
+export function publicationsBytes(publications: readonly StreamPublication[]): number {
+  if (publications.length === 0) return 0;
+  let bytes = publications.length + 1;
+  for (const publication of publications) bytes += publication.json.length;
+  return bytes;
+}
+
 export function publicationsJson(publications: readonly StreamPublication[]): RawJson | undefined {
   return publications.length > 0 ? { raw: `[${publications.map((p) => p.json).join(',')}]` } : undefined;
 }
 
+/**
+ * What a recovery may return: at most `maxPublications`, and at most `maxBytes` of them encoded (what
+ * the connection may still be sent). More missed than that is `recovered: false`: the client reseeds.
+ */
+export type RecoveryLimit = { readonly maxPublications: number; readonly maxBytes: number };
+
 export function subscribeResult(
   stream: ChannelStream,
   req: SubscribeRequest,
-  recoveryLimit: number,
+  limit: RecoveryLimit,
   now: number,
 ): SubscribeOutcome {
   const positioned = stream.hasHistory && (req.positioned === true || req.recoverable === true);
@@ -29,8 +43,8 @@ export function subscribeResult(
   let publications: readonly StreamPublication[] = [];
   if (wasRecovering) {
     const since = { offset: Number(req.offset ?? 0), epoch: typeof req.epoch === 'string' ? req.epoch : '' };
-    const result = stream.recover(since, recoveryLimit, now);
-    if (result.recovered) {
+    const result = stream.recover(since, limit.maxPublications, now);
+    if (result.recovered && publicationsBytes(result.publications) <= limit.maxBytes) {
       recovered = true;
       publications = result.publications;
       // The client's position moves with each recovered publication it processes.

@@ -37,6 +37,31 @@ describe('realtime token', () => {
     });
   });
 
+  it('names the API key it was issued for (claim akid), and refuses a malformed one', () => {
+    const keyId = '0b6c3f9e-8a51-4a43-9d7c-2f1f3c1f0a11';
+    const token = createRealtimeToken({ secret: SECRET, sub: USER, ttlSeconds: 600, keyId, now: NOW });
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    expect(claims).toEqual({ sub: USER, iat: NOW / 1000, exp: NOW / 1000 + 600, akid: keyId });
+    expect(verifyRealtimeToken({ secret: SECRET, token, now: NOW })).toEqual({
+      sub: USER,
+      exp: NOW / 1000 + 600,
+      keyId,
+    });
+    expect(() => createRealtimeToken({ secret: SECRET, sub: USER, ttlSeconds: 600, keyId: 'a b' })).toThrow(
+      TypeError,
+    );
+    const header = b64({ alg: 'HS256', typ: 'JWT' });
+    for (const akid of [42, '', 'x'.repeat(65), 'a.b']) {
+      const payload = b64({ sub: USER, iat: NOW / 1000, exp: NOW / 1000 + 600, akid });
+      const signature = createHmac('sha256', SECRET).update(`${header}.${payload}`).digest('base64url');
+      expect(
+        failure(() =>
+          verifyRealtimeToken({ secret: SECRET, token: `${header}.${payload}.${signature}`, now: NOW }),
+        ),
+      ).toBe('invalid');
+    }
+  });
+
   it('is a standard HS256 JWT (signature = HMAC-SHA256 of header.payload)', () => {
     const token = createRealtimeToken({ secret: SECRET, sub: USER, ttlSeconds: 60, now: NOW });
     const [h, p, s] = token.split('.');

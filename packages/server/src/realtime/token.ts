@@ -1,6 +1,7 @@
 /**
  * Realtime connection tokens: HS256 JWTs (RFC 7519) made and checked with node:crypto alone.
- * Claims: `sub` (the checksummed EOA, the connection's user), `iat` and `exp` (unix seconds).
+ * Claims: `sub` (the checksummed EOA, the connection's user), `iat` and `exp` (unix seconds), and
+ * `akid` (the id of the API key the token was issued for, so that revoking the key ends the token).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { getAddress } from 'viem';
@@ -10,6 +11,8 @@ export type RealtimeIdentity = {
   sub: `0x${string}`;
   /** Expiry, unix seconds. */
   exp: number;
+  /** The API key the token was issued for (claim `akid`), when it names one. */
+  keyId?: string;
 };
 
 export type RealtimeTokenFailure = 'expired' | 'invalid';
@@ -28,6 +31,7 @@ export type RealtimeTokenSecret = string | Uint8Array;
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function base64url(text: string | Buffer): string {
   return Buffer.from(text).toString('base64url');
@@ -43,6 +47,8 @@ export function createRealtimeToken(options: {
   secret: RealtimeTokenSecret;
   sub: string;
   ttlSeconds: number;
+  /** The API key the token is issued for. */
+  keyId?: string;
   now?: number;
 }): string {
   if (!ADDRESS.test(options.sub))
@@ -50,10 +56,12 @@ export function createRealtimeToken(options: {
   if (!Number.isInteger(options.ttlSeconds) || options.ttlSeconds <= 0) {
     throw new RangeError('ttlSeconds must be a positive integer');
   }
+  if (options.keyId !== undefined && !KEY_ID.test(options.keyId)) {
+    throw new TypeError(`keyId is not a key id: ${JSON.stringify(options.keyId)}`);
+  }
   const iat = Math.floor((options.now ?? Date.now()) / 1000);
-  const payload = base64url(
-    JSON.stringify({ sub: getAddress(options.sub), iat, exp: iat + options.ttlSeconds }),
-  );
+  const claims = { sub: getAddress(options.sub), iat, exp: iat + options.ttlSeconds, akid: options.keyId };
+  const payload = base64url(JSON.stringify(claims));
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${sign(options.secret, signingInput).toString('base64url')}`;
 }
@@ -92,14 +100,19 @@ export function verifyRealtimeToken(options: {
   }
   const claims = decodeJson(payload);
   if (!isRecord(claims)) throw new RealtimeTokenError('invalid', 'malformed claims');
-  const { sub, exp } = claims;
+  const { sub, exp, akid } = claims;
   if (typeof sub !== 'string' || !ADDRESS.test(sub) || getAddress(sub) !== sub) {
     throw new RealtimeTokenError('invalid', 'sub is not a checksummed address');
   }
   if (typeof exp !== 'number' || !Number.isInteger(exp))
     throw new RealtimeTokenError('invalid', 'exp missing');
+  if (akid !== undefined && (typeof akid !== 'string' || !KEY_ID.test(akid))) {
+    throw new RealtimeTokenError('invalid', 'akid is not a key id');
+  }
   if (exp * 1000 <= (options.now ?? Date.now())) throw new RealtimeTokenError('expired', 'token expired');
-  return { sub: sub as `0x${string}`, exp };
+  return akid === undefined
+    ? { sub: sub as `0x${string}`, exp }
+    : { sub: sub as `0x${string}`, exp, keyId: akid };
 }
 
 /** A verifier for the realtime hub's `verifyToken` option. */

@@ -18,4 +18,6 @@ export type Topic = {
   readonly stream: ChannelStream;
   readonly pushPrefix: string;
   readonly subscribers: Set<Subscription>;
+  /** When its last subscriber left (clock ms); 0 while it has subscribers or was just opened. */
+  idleSince: number;
 };

@@ -95,6 +95,43 @@ describe('recovery after a reconnect', () => {
     expect(offsets(w.pubs)).toEqual([1, 2]);
   });
 
+  it('recovers what a channel got after its only follower left, even its first publication', async () => {
+    t = await startHub();
+    const w = await subscribedClient(BOOK);
+    expect(w.subscribed[0]).toMatchObject({ recoverable: true, streamPosition: { offset: 0 } });
+    cutConnections();
+    await until(() => t!.hub.stats().subscriptions === 0, 5000, 'left');
+    // Nobody follows it now, but the follower that left holds its epoch and offset 0.
+    expect(t.hub.observed(BOOK)).toBe(true);
+    t.hub.publish(BOOK, { i: 1 });
+    await until(() => w.subscribed.length === 2, 5000, 'resubscribed');
+    expect(w.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: true });
+    await until(() => w.pubs.length === 1, 5000, 'recovered');
+    expect(w.pubs.map((p) => p.data)).toMatchObject([{ i: 1 }]);
+  });
+
+  it('forgets a channel nobody followed for its history TTL, and keeps at most maxIdleStreams', async () => {
+    let now = Date.now();
+    t = await startHub({ clock: { now: () => now }, sweepIntervalMs: 10, maxIdleStreams: 2 });
+    const w = await subscribedClient(BOOK);
+    w.c.disconnect();
+    await until(() => t!.hub.stats().subscriptions === 0, 5000, 'left');
+    now += DEFAULT_STREAM_SETTINGS.order_book.historyTtlMs - 1000;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(t.hub.observed(BOOK)).toBe(true);
+    now += 1000;
+    await until(() => !t!.hub.observed(BOOK), 5000, 'forgotten after the window');
+    expect(t.hub.stats()).toMatchObject({ topics: 0, idleTopics: 0 });
+
+    // Three channels left behind: the one left first goes, whatever the window says.
+    for (const channel of ['markets:global', 'fixtures:global', 'main_line:global']) {
+      t.hub.position(channel);
+      expect(t.hub.observed(channel)).toBe(true);
+    }
+    expect(t.hub.stats()).toMatchObject({ topics: 2, idleTopics: 2 });
+    expect(t.hub.observed('markets:global')).toBe(false);
+  });
+
   it('recovers with nothing missed (recovered, no publications)', async () => {
     t = await startHub();
     const w = await subscribedClient(BOOK);

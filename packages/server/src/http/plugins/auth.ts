@@ -12,6 +12,8 @@ declare module 'fastify' {
     account: `0x${string}`;
     /** The browser session; set on every route behind the web-session hook. */
     webSession: WebSession;
+    /** The id of the API key the request authenticated with (set with `account`). */
+    apiKeyId: string;
   }
 }
 
@@ -28,11 +30,13 @@ function header(request: FastifyRequest, name: string): string | undefined {
  */
 export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeys): void {
   scope.decorateRequest('account', '0x' as `0x${string}`);
+  scope.decorateRequest('apiKeyId', '');
   scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const auth = apiKeys.authenticate(header(request, API_KEY_HEADER));
     // Answered here: fastify runs nothing further, so `done` is not called.
     if (!auth) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
     request.account = auth.address;
+    request.apiKeyId = auth.keyId;
     request.log = new LazyChildLogger(request.log, { account: auth.address });
     done();
   });

@@ -1,21 +1,25 @@
 import { Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange.js';
 import { createRealtimeToken } from '../../realtime/token.js';
 import { errorResponses } from '../error-responses.js';
 
-/** Tokens live an hour; the official client fetches a new one on expiry by itself. */
+/**
+ * Tokens live an hour; the official client fetches a new one on expiry by itself. A token names the API
+ * key it was issued for (claim `akid`): revoking the key refuses its tokens and ends their connections.
+ */
 export const REALTIME_TOKEN_TTL_SECONDS = 3600;
 
 const TokenData = Type.Object({ token: Type.String() });
 
 /** Realtime connection tokens for the authenticated account (v3 in the envelope, legacy bare). */
 export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
-  const issue = (sub: string) =>
+  const issue = (request: FastifyRequest) =>
     createRealtimeToken({
       secret: exchange.realtimeSecret,
-      sub,
+      sub: request.account,
+      keyId: request.apiKeyId,
       ttlSeconds: REALTIME_TOKEN_TTL_SECONDS,
       now: exchange.clock.now(),
     });
@@ -29,7 +33,7 @@ export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchan
         response: { 200: Envelope(TokenData), ...errorResponses(401, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: { token: issue(request.account) } }),
+    async (request) => ({ status: 'success' as const, data: { token: issue(request) } }),
   );
   app.get(
     '/user/realtime-token/api-key',
@@ -41,6 +45,6 @@ export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchan
         response: { 200: TokenData, ...errorResponses(401, 429) },
       },
     },
-    async (request) => ({ token: issue(request.account) }),
+    async (request) => ({ token: issue(request) }),
   );
 }
