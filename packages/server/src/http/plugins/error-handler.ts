@@ -37,7 +37,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const message =
         fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
           ? `${ErrorCode.MALFORMED_JSON}: the body is not valid JSON`
-          : fastifyError.message;
+          : fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? `${ErrorCode.PAYLOAD_TOO_LARGE}: the body is larger than this route takes`
+            : fastifyError.message;
       return reply.status(status).send(errorBody(status, message));
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -21,6 +21,7 @@ import { orderToWire } from '../../orders/wire.js';
 import type { OrderSort } from '../../store/sqlite/sqlite-trading-queries.js';
 import { success } from '../envelope.js';
 import { readPage } from '../page-key.js';
+import { BODY_LIMITS } from '../plugins/json-body.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
@@ -35,6 +36,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
   app.post(
     '/orders-v3',
     {
+      bodyLimit: BODY_LIMITS.orders,
       schema: {
         tags,
         security,
@@ -181,7 +183,10 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
 
   app.delete(
     '/orders-v3',
-    { schema: { tags, security, body: CancelOrdersBody, response: { 200: Envelope(CancelOrdersResult) } } },
+    {
+      bodyLimit: BODY_LIMITS.orders,
+      schema: { tags, security, body: CancelOrdersBody, response: { 200: Envelope(CancelOrdersResult) } },
+    },
     async (request) => {
       const ids = (request.body as { orders: { orderId: string }[] }).orders.map((o) =>
         o.orderId.toLowerCase(),
