@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
@@ -40,6 +41,17 @@ export type Config = {
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
   realtimeHistoryMax: number;
+  // Load and abuse bounds (docs/operations.md, "Limits and load shedding").
+  /** Fastify `trustProxy`: false, a hop count, or the proxies' addresses/CIDRs whose X-Forwarded-For counts. */
+  trustProxy: false | number | string[];
+  /** Open connections at most, all clients together; past it new connections are closed at once. */
+  maxConnections: number;
+  /** Open connections at most from one peer address. */
+  maxConnectionsPerAddress: number;
+  /** A connection idle this long (no request under way, or a request that stalls) is closed. */
+  httpIdleTimeoutMs: number;
+  /** Order signatures waiting for a check at most; a request past it is answered 503 at once. */
+  maxPendingSignatures: number;
 };
 
 export class ConfigError extends Error {
@@ -95,6 +107,36 @@ const OPTIONS = {
     help: 'realtime publications kept for recovery, all channels together',
     fallback: String(DEFAULT_MAX_HISTORY_PUBLICATIONS),
   },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    flag: 'trust-proxy',
+    help: 'proxies whose X-Forwarded-For is the client address: a hop count, or addresses/CIDRs (a,b)',
+    fallback: '',
+  },
+  maxConnections: {
+    env: 'MAX_CONNECTIONS',
+    flag: 'max-connections',
+    help: 'open connections at most (keep below ulimit -n)',
+    fallback: '10000',
+  },
+  maxConnectionsPerAddress: {
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    flag: 'max-connections-per-address',
+    help: 'open connections at most from one peer address',
+    fallback: '256',
+  },
+  httpIdleTimeoutMs: {
+    env: 'HTTP_IDLE_TIMEOUT_MS',
+    flag: 'http-idle-timeout-ms',
+    help: 'close a connection idle this long',
+    fallback: '30000',
+  },
+  maxPendingSignatures: {
+    env: 'MAX_PENDING_SIGNATURES',
+    flag: 'max-pending-signatures',
+    help: 'order signatures waiting for a check at most (503 past it)',
+    fallback: '4096',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 
@@ -128,6 +170,24 @@ function flag(name: string, raw: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+/** TRUST_PROXY: empty or 0 for none, a hop count, or a comma list of addresses and CIDRs. */
+function trustProxy(name: string, raw: string): false | number | string[] {
+  if (raw === '' || raw === '0') return false;
+  if (/^[0-9]+$/.test(raw)) return integer(name, raw, 0, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk =
+      bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!family || !bitsOk || extra !== undefined)
+      throw new ConfigError(
+        `${name} must be a hop count or addresses/CIDRs separated by commas, got "${entry}"`,
+      );
+  }
+  return entries;
 }
 
 /**
@@ -186,5 +246,15 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
+    trustProxy: trustProxy(label('trustProxy'), raw('trustProxy')),
+    maxConnections: integer(label('maxConnections'), raw('maxConnections'), 1, 1_000_000),
+    maxConnectionsPerAddress: integer(
+      label('maxConnectionsPerAddress'),
+      raw('maxConnectionsPerAddress'),
+      1,
+      1_000_000,
+    ),
+    httpIdleTimeoutMs: integer(label('httpIdleTimeoutMs'), raw('httpIdleTimeoutMs'), 100, 3_600_000),
+    maxPendingSignatures: integer(label('maxPendingSignatures'), raw('maxPendingSignatures'), 10, 10_000_000),
   };
 }

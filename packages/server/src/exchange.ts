@@ -115,6 +115,7 @@ async function openLockedExchange(
     domain: orderDomain,
     size: options.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
     inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
+    maxPending: config.maxPendingSignatures,
   });
   const log = options.log ?? silentLog;
   const trading = openTrading({

@@ -14,7 +14,7 @@ import { AppError, badRequest, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
-import type { VerifierPool } from '../signing/verifier-pool.js';
+import { VerifierBusy, type VerifierPool } from '../signing/verifier-pool.js';
 import { outcomeOf, timeoutOutcome, withdrawnOutcome } from './outcome.js';
 
 /** What the order path needs of the wallets: the proxy must be deployed before any order is accepted. */
@@ -165,9 +165,13 @@ export class OrderService {
       return !reason;
     });
 
-    const verified = await this.o.verifier.verifyBatch(
-      eligible.map((c) => ({ order: c.input, signature: c.input.orderSignature })),
-    );
+    const verified = await this.o.verifier
+      .verifyBatch(eligible.map((c) => ({ order: c.input, signature: c.input.orderSignature })))
+      .catch((error: unknown) => {
+        if (error instanceof VerifierBusy)
+          throw unavailable('Too many orders wait for a signature check; retry shortly');
+        throw error;
+      });
     const signed = eligible.filter((c, i) => {
       const v = verified[i]!;
       if (v.orderId) results[c.index]!.orderId = v.orderId;
