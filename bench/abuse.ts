@@ -13,7 +13,7 @@
  * (e.g. MAX_CONNECTIONS_PER_ADDRESS=20000 to let one address send the whole burst).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,7 @@ function request(
   port: number,
   method: string,
   path: string,
-  body?: string,
+  body?: string | Buffer,
   headers: Record<string, string> = {},
   timeoutMs = 60_000,
 ): Promise<Result> {
@@ -144,14 +144,26 @@ async function setUp(port: number, traders: BenchTrader[]) {
   });
 }
 
-async function nested(port: number, traders: BenchTrader[], signer: ReturnType<typeof createOrderSigner>) {
+/** CPU seconds the process has used (/proc/<pid>/stat utime + stime). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function nested(
+  port: number,
+  traders: BenchTrader[],
+  signer: ReturnType<typeof createOrderSigner>,
+  serverPid: number,
+) {
+  const cpuBefore = cpuSeconds(serverPid);
   const depth = 512 * 1024 - 1;
-  const body = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const body = Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`);
   const [victim, attacker] = [traders[0]!, traders[1]!];
   const attack: Result[] = [];
   const orders: Result[] = [];
   const until = Date.now() + SECONDS * 1000;
-  const attackers = Array.from({ length: 16 }, async () => {
+  const attackers = Array.from({ length: Number(process.env.ABUSE_NESTED_CLIENTS ?? 16) }, async () => {
     while (Date.now() < until) {
       attack.push(
         await request(port, 'POST', '/orders-v3', body, { 'x-svc-api-key': attacker.apiKey }, 30_000),
@@ -165,6 +177,7 @@ async function nested(port: number, traders: BenchTrader[], signer: ReturnType<t
     await new Promise((r) => setTimeout(r, 20));
   }
   await Promise.all(attackers);
+  const serverCpu = (cpuSeconds(serverPid) - cpuBefore) / SECONDS;
   const ok = orders.filter((r) => r.status === 200).map((r) => r.ms);
   console.log(
     `nested: 16 x 1 MB nested-array bodies for ${SECONDS} s: attack ${attack.length} requests (${counts(attack)}), ` +
@@ -174,7 +187,8 @@ async function nested(port: number, traders: BenchTrader[], signer: ReturnType<t
           0.5,
         ),
       )}; victim ${orders.length} orders (${counts(orders)}), ` +
-      `latency p50 ${ms(pct(ok, 0.5))}, p99 ${ms(pct(ok, 0.99))}, max ${ms(Math.max(...ok))}`,
+      `latency p50 ${ms(pct(ok, 0.5))}, p99 ${ms(pct(ok, 0.99))}, max ${ms(Math.max(...ok))}; ` +
+      `server CPU ${(serverCpu * 100).toFixed(0)} % of a core`,
   );
 }
 
@@ -236,7 +250,7 @@ async function main() {
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
     const signer = await setUp(port, traders);
-    if (PHASES.has('nested')) await nested(port, traders, signer);
+    if (PHASES.has('nested')) await nested(port, traders, signer, server.pid!);
     if (PHASES.has('burst')) await burst(port, traders, signer);
     if (PHASES.has('idle')) await idle(port);
   } finally {

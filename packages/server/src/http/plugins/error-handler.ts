@@ -33,6 +33,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status === 429) {
       return reply.status(429).send(errorBody(429, ErrorCode.RATE_LIMITED));
     }
+    // The rest of a body too large is not read (Node would read it to the end to reuse the connection).
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') reply.header('connection', 'close');
     if (status >= 400 && status < 500) {
       const message =
         fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
