@@ -94,7 +94,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   if (exchange.config.rateLimits) {
     await registerRateLimits(app, { apiKeys: exchange.apiKeys, adminToken: exchange.config.adminToken });
   }
-  registerLoadShedding(app, exchange.verifier);
+  registerLoadShedding(app, exchange.trading.orders);
 
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange);

@@ -50,8 +50,8 @@ export type Config = {
   maxConnectionsPerAddress: number;
   /** A connection idle this long (no request under way, or a request that stalls) is closed. */
   httpIdleTimeoutMs: number;
-  /** Order signatures waiting for a check at most; a request past it is answered 503 at once. */
-  maxPendingSignatures: number;
+  /** Orders between their signature check and their commit at most; a request past it is answered 503. */
+  maxPendingOrders: number;
 };
 
 export class ConfigError extends Error {
@@ -131,10 +131,10 @@ const OPTIONS = {
     help: 'close a connection idle this long',
     fallback: '30000',
   },
-  maxPendingSignatures: {
-    env: 'MAX_PENDING_SIGNATURES',
-    flag: 'max-pending-signatures',
-    help: 'order signatures waiting for a check at most (503 past it)',
+  maxPendingOrders: {
+    env: 'MAX_PENDING_ORDERS',
+    flag: 'max-pending-orders',
+    help: 'orders between signature check and commit at most (503 past it)',
     fallback: '4096',
   },
 } as const;
@@ -255,6 +255,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
       1_000_000,
     ),
     httpIdleTimeoutMs: integer(label('httpIdleTimeoutMs'), raw('httpIdleTimeoutMs'), 100, 3_600_000),
-    maxPendingSignatures: integer(label('maxPendingSignatures'), raw('maxPendingSignatures'), 10, 10_000_000),
+    maxPendingOrders: integer(label('maxPendingOrders'), raw('maxPendingOrders'), 10, 10_000_000),
   };
 }

@@ -115,7 +115,7 @@ async function openLockedExchange(
     domain: orderDomain,
     size: options.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
     inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
-    maxPending: config.maxPendingSignatures,
+    maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
   const trading = openTrading({
@@ -133,6 +133,7 @@ async function openLockedExchange(
     },
     log,
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+    maxPendingOrders: config.maxPendingOrders,
   });
   const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
   trading.store.onCommitTransaction((entries) => chainLink.submitForBatch(entries));

@@ -94,12 +94,12 @@ describe('request bodies are bounded per route', () => {
   });
 });
 
-describe('order intake sheds load past the signature-check bound', () => {
+describe('order intake sheds load past its bound', () => {
   let t: TestExchange;
   let trader: TestUser;
   let marketHash: `0x${string}`;
   beforeAll(async () => {
-    t = await startTestExchange({ env: { MAX_PENDING_SIGNATURES: '10' } });
+    t = await startTestExchange({ env: { MAX_PENDING_ORDERS: '10' } });
     trader = await createTrader(t, 10_000n * USDC);
     ({ marketHash } = await createMarket(t));
   });
@@ -136,6 +136,7 @@ describe('order intake sheds load past the signature-check bound', () => {
     expect(reads.statusCode).toBe(200);
     // Nothing is left counted once the checks are done: the next batch is taken.
     expect(t.exchange.verifier.pending).toBe(0);
+    expect(t.exchange.trading.orders.saturated).toBe(false);
     const again = await t.app.inject({
       method: 'POST',
       url: '/orders-v3',
