@@ -10,7 +10,8 @@
  *   connection, while /health is probed every 100 ms: statuses, latency, the slowest /health;
  * - idle: ABUSE_IDLE (default 21,000) idle sockets opened by two helper processes, then /health.
  * ABUSE_PHASES picks some (default nested,burst,idle). Extra server settings pass through the environment
- * (e.g. MAX_CONNECTIONS_PER_ADDRESS=20000 to let one address send the whole burst).
+ * (e.g. MAX_CONNECTIONS_PER_ADDRESS=20000 to let one address send the whole burst); ABUSE_PROFILE=<dir>
+ * writes the server's CPU profile there.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -87,7 +88,11 @@ const counts = (results: Result[]) => {
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 
 async function startServer(port: number, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', 'serve'], {
+  const profile = process.env.ABUSE_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ABUSE_PROFILE}`]
+    : [];
+  const args = [...profile, '--import', 'tsx', 'packages/server/src/cli.ts', 'serve'];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       ...process.env,
