@@ -5,9 +5,10 @@
  * a fresh data dir), sets up one market and traders through the HTTP API, then runs, each bounded in count
  * and time:
  * - nested: 16 connections send 1 MB bodies of nested arrays to `POST /orders-v3` (with a valid key) for
- *   ABUSE_SECONDS, while another trader places one order at a time; its latency, and the attack's statuses;
+ *   ABUSE_SECONDS, while another trader (another process) places one order at a time; its latency, the
+ *   attack's statuses and the server's CPU;
  * - burst: ABUSE_BURST (default 8,000) ten-order requests at once, spread over the traders, each on its own
- *   connection, while /health is probed every 100 ms: statuses, latency, the slowest /health;
+ *   connection, while another process probes /health every 100 ms: statuses, latency, the slowest /health;
  * - idle: ABUSE_IDLE (default 21,000) idle sockets opened by two helper processes, then /health.
  * ABUSE_PHASES picks some (default nested,burst,idle). Extra server settings pass through the environment
  * (e.g. MAX_CONNECTIONS_PER_ADDRESS=20000 to let one address send the whole burst); ABUSE_PROFILE=<dir>
@@ -166,7 +167,6 @@ async function nested(
   const body = Buffer.from(`${'['.repeat(depth)}${']'.repeat(depth)}`);
   const [victim, attacker] = [traders[0]!, traders[1]!];
   const attack: Result[] = [];
-  const orders: Result[] = [];
   const until = Date.now() + SECONDS * 1000;
   const attackers = Array.from({ length: Number(process.env.ABUSE_NESTED_CLIENTS ?? 16) }, async () => {
     while (Date.now() < until) {
@@ -175,12 +175,14 @@ async function nested(
       );
     }
   });
-  // The victim: one order at a time, after a first quiet one.
-  while (Date.now() < until) {
-    const [one] = signer.requests([victim], 1, 1);
-    orders.push(await request(port, 'POST', '/orders-v3', one!.body, { 'x-svc-api-key': victim.apiKey }));
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  // The victim, in another process (this one is busy sending the attack): one order at a time.
+  const victimProcess = fork(fileURLToPath(import.meta.url), ['victim-child', String(port), victim.apiKey], {
+    execArgv: ['--import', 'tsx'],
+  });
+  victimProcess.send(signer.requests([victim], Math.ceil(SECONDS * 50), 1).map((r) => r.body));
+  const orders = await new Promise<Result[]>((resolve) =>
+    victimProcess.once('message', (m) => resolve(m as Result[])),
+  );
   await Promise.all(attackers);
   const serverCpu = (cpuSeconds(serverPid) - cpuBefore) / SECONDS;
   const ok = orders.filter((r) => r.status === 200).map((r) => r.ms);
@@ -197,29 +199,53 @@ async function nested(
   );
 }
 
+/** The server's own view of `POST /orders-v3` (its latency histogram) and its event-loop lag, from /metrics. */
+async function serverView(port: number): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const bucket = (le: string) => {
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('oddsbook_http_request_duration_seconds_bucket{') &&
+          l.includes('method="POST"') &&
+          l.includes('route="/orders-v3"') &&
+          l.includes(`le="${le}"`),
+      );
+    return Number(line?.split(' ').pop() ?? Number.NaN);
+  };
+  const gauge = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? Number.NaN);
+  const total = bucket('+Inf');
+  const share = (le: string) => `${((100 * bucket(le)) / total).toFixed(0)} % within ${Number(le) * 1000} ms`;
+  return (
+    `POST /orders-v3 ${share('0.01')}, ${share('0.1')}, ${share('1')}; event-loop lag p99 ` +
+    `${(gauge('oddsbook_nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(0)} ms, max ` +
+    `${(gauge('oddsbook_nodejs_eventloop_lag_max_seconds') * 1000).toFixed(0)} ms`
+  );
+}
+
 async function burst(port: number, traders: BenchTrader[], signer: ReturnType<typeof createOrderSigner>) {
   const bodies = signer.requests(traders.slice(2), BURST, 10);
-  const health: Result[] = [];
-  let done = false;
-  const probe = (async () => {
-    while (!done) {
-      health.push(await request(port, 'GET', '/health', undefined, {}, 60_000));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  // /health is probed from another process: this one's event loop is busy with the burst.
+  const prober = fork(fileURLToPath(import.meta.url), ['probe-child', String(port)], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const probed = new Promise<Result[]>((resolve) => prober.once('message', (m) => resolve(m as Result[])));
   const started = performance.now();
   const results = await Promise.all(
     bodies.map((b) => request(port, 'POST', '/orders-v3', b.body, { 'x-svc-api-key': b.apiKey }, 60_000)),
   );
   const seconds = (performance.now() - started) / 1000;
-  done = true;
-  await probe;
+  prober.send('stop');
+  const health = await probed;
+  const server = await serverView(port);
   const all = results.map((r) => r.ms);
   const shed = results.filter((r) => r.status === 503).map((r) => r.ms);
   console.log(
     `burst: ${BURST} ten-order requests at once, over in ${seconds.toFixed(1)} s: ${counts(results)}; ` +
       `latency p50 ${ms(pct(all, 0.5))}, p99 ${ms(pct(all, 0.99))}` +
       (shed.length ? `, 503 p50 ${ms(pct(shed, 0.5))}` : '') +
+      `; server side: ${server}` +
       `; /health ${health.length} probes (${counts(health)}), max ${ms(Math.max(...health.map((r) => r.ms)))}`,
   );
 }
@@ -265,6 +291,39 @@ async function main() {
   }
 }
 
+// The victim: `abuse.ts victim-child <port> <apiKey>` posts the bodies it is sent one at a time, 20 ms
+// apart, for ABUSE_SECONDS, and sends back the results.
+async function victimChild() {
+  const [port, apiKey] = [Number(process.argv[3]), process.argv[4]!];
+  const bodies = await new Promise<string[]>((resolve) =>
+    process.once('message', (m) => resolve(m as string[])),
+  );
+  const results: Result[] = [];
+  const until = Date.now() + SECONDS * 1000;
+  for (const body of bodies) {
+    if (Date.now() >= until) break;
+    results.push(await request(port, 'POST', '/orders-v3', body, { 'x-svc-api-key': apiKey }));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  process.send?.(results, () => process.exit(0));
+}
+
+// The /health prober: `abuse.ts probe-child <port>` probes every 100 ms until told to stop.
+async function probeChild() {
+  const port = Number(process.argv[3]);
+  const results: Result[] = [];
+  let stop = false;
+  process.once('message', () => {
+    stop = true;
+  });
+  const deadline = Date.now() + 300_000;
+  while (!stop && Date.now() < deadline) {
+    results.push(await request(port, 'GET', '/health', undefined, {}, 60_000));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.send?.(results, () => process.exit(0));
+}
+
 // The idle-socket helper: `abuse.ts idle-child <port> <count>` holds that many sockets open.
 async function idleChild() {
   const [port, count] = [Number(process.argv[3]), Number(process.argv[4])];
@@ -298,4 +357,6 @@ async function idleChild() {
 }
 
 if (process.argv[2] === 'idle-child') await idleChild();
+else if (process.argv[2] === 'probe-child') await probeChild();
+else if (process.argv[2] === 'victim-child') await victimChild();
 else await main();

@@ -93,7 +93,10 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  // A burst of connections waits in the accept queue rather than having its SYNs dropped and retried
+  // seconds later (Node's default is 511; the kernel caps it at net.core.somaxconn).
+  const backlog = Math.min(config.maxConnections, 65_535);
+  const address = await app.listen({ port: config.port, host: config.host, backlog });
   app.log.info(
     { address, network: config.network, chainId: config.chainId, dataDir: config.dataDir },
     'oddsbook is up',
