@@ -31,6 +31,8 @@ const IDLE = Number(process.env.ABUSE_IDLE ?? 21_000);
 const PHASES = new Set((process.env.ABUSE_PHASES ?? 'nested,burst,idle').split(','));
 const TRADERS = 16;
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** /health probes come from another loopback address: another client than the attack's 127.0.0.1. */
+const OTHER_CLIENT = '127.0.0.2';
 
 type Result = { status: number; ms: number };
 
@@ -41,6 +43,7 @@ function request(
   body?: string | Buffer,
   headers: Record<string, string> = {},
   timeoutMs = 60_000,
+  localAddress?: string,
 ): Promise<Result> {
   const started = performance.now();
   return new Promise((resolve) => {
@@ -51,6 +54,7 @@ function request(
         method,
         path,
         agent: false,
+        ...(localAddress ? { localAddress } : {}),
         headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
         timeout: timeoutMs,
       },
@@ -264,7 +268,7 @@ async function idle(port: number) {
         ),
     ),
   );
-  const health = await request(port, 'GET', '/health', undefined, {}, 10_000);
+  const health = await request(port, 'GET', '/health', undefined, {}, 10_000, OTHER_CLIENT);
   for (const h of helpers) h.send('stop');
   const sum = (k: 'opened' | 'refused' | 'open') => reports.reduce((n, r) => n + r[k], 0);
   console.log(
@@ -318,7 +322,7 @@ async function probeChild() {
   });
   const deadline = Date.now() + 300_000;
   while (!stop && Date.now() < deadline) {
-    results.push(await request(port, 'GET', '/health', undefined, {}, 60_000));
+    results.push(await request(port, 'GET', '/health', undefined, {}, 60_000, OTHER_CLIENT));
     await new Promise((r) => setTimeout(r, 100));
   }
   process.send?.(results, () => process.exit(0));
