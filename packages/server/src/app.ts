@@ -5,8 +5,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { WebSessions } from './auth/web-sessions.js';
 import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
+import { limitConnections } from './http/plugins/connection-limits.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
 import { registerExchangeMetrics } from './http/plugins/exchange-metrics.js';
+import { BODY_LIMITS, registerJsonBody } from './http/plugins/json-body.js';
+import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
 import { registerValidation } from './http/plugins/validation.js';
@@ -37,6 +40,11 @@ export type AppOptions = {
   webDir?: string;
 };
 
+/** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest this server. */
+function trustProxyOption(trust: false | number | string[]) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 /** Builds the HTTP application on an opened exchange. It never listens: main.ts and tests decide that. */
 export async function buildApp(exchange: Exchange, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -45,8 +53,17 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMITS.default,
+    trustProxy: trustProxyOption(exchange.config.trustProxy),
+    // Idle sockets, stalled requests and keep-alives end after the idle timeout (WebSockets opt out).
+    connectionTimeout: exchange.config.httpIdleTimeoutMs,
+    keepAliveTimeout: exchange.config.httpIdleTimeoutMs,
+    requestTimeout: exchange.config.httpIdleTimeoutMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnections(app.server, {
+    maxConnections: exchange.config.maxConnections,
+    maxPerAddress: exchange.config.maxConnectionsPerAddress,
+  });
 
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
@@ -54,15 +71,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   });
   registerErrorHandler(app);
   registerValidation(app);
-  // A JSON API: anything but application/json in a body is 415, not a string to validate.
-  app.removeContentTypeParser('text/plain');
-  // Bodyless DELETEs often still say application/json: an empty body is no body, not malformed JSON.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    parseJson(request, body as string, done);
-  });
+  registerJsonBody(app);
   await app.register(swagger, {
     openapi: {
       info: {
@@ -93,7 +102,10 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerExchangeMetrics(metrics, exchange, realtime.hub);
   // Before the server closes: open WebSockets would otherwise keep it from closing.
   app.addHook('preClose', async () => realtime.close());
-  if (exchange.config.rateLimits) await registerRateLimits(app);
+  if (exchange.config.rateLimits) {
+    await registerRateLimits(app, { apiKeys: exchange.apiKeys, adminToken: exchange.config.adminToken });
+  }
+  registerLoadShedding(app, exchange.trading.orders);
 
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange);

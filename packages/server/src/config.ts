@@ -45,6 +45,17 @@ export type Config = {
   settingNames: Readonly<Record<SettingName, string>>;
   /** `host[:port]` values a Sign-In with Ethereum message may name (the exchange's public origins). */
   siweDomains: string[];
+  // Load and abuse bounds (docs/operations.md, "Limits and load shedding").
+  /** Fastify `trustProxy`: false, a hop count, or the proxies' addresses/CIDRs whose X-Forwarded-For counts. */
+  trustProxy: false | number | string[];
+  /** Open connections at most, all clients together; past it new connections are closed at once. */
+  maxConnections: number;
+  /** Open connections at most from one peer address. */
+  maxConnectionsPerAddress: number;
+  /** A connection idle this long (no request under way, or a request that stalls) is closed. */
+  httpIdleTimeoutMs: number;
+  /** Orders between their signature check and their commit at most; a request past it is answered 503. */
+  maxPendingOrders: number;
 };
 
 export class ConfigError extends Error {
@@ -112,6 +123,36 @@ const OPTIONS = {
     help: 'host:port list the web sign-in accepts (default 127.0.0.1:PORT,localhost:PORT)',
     fallback: '',
   },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    flag: 'trust-proxy',
+    help: 'proxies whose X-Forwarded-For is the client address: a hop count, or addresses/CIDRs (a,b)',
+    fallback: '',
+  },
+  maxConnections: {
+    env: 'MAX_CONNECTIONS',
+    flag: 'max-connections',
+    help: 'open connections at most (keep below ulimit -n)',
+    fallback: '10000',
+  },
+  maxConnectionsPerAddress: {
+    env: 'MAX_CONNECTIONS_PER_ADDRESS',
+    flag: 'max-connections-per-address',
+    help: 'open connections at most from one peer address',
+    fallback: '256',
+  },
+  httpIdleTimeoutMs: {
+    env: 'HTTP_IDLE_TIMEOUT_MS',
+    flag: 'http-idle-timeout-ms',
+    help: 'close a connection idle this long',
+    fallback: '30000',
+  },
+  maxPendingOrders: {
+    env: 'MAX_PENDING_ORDERS',
+    flag: 'max-pending-orders',
+    help: 'orders between signature check and commit at most (503 past it)',
+    fallback: '4096',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 export type SettingName = OptionName;
@@ -167,6 +208,24 @@ function flag(name: string, raw: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+}
+
+/** TRUST_PROXY: empty or 0 for none, a hop count, or a comma list of addresses and CIDRs. */
+function trustProxy(name: string, raw: string): false | number | string[] {
+  if (raw === '' || raw === '0') return false;
+  if (/^[0-9]+$/.test(raw)) return integer(name, raw, 0, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk =
+      bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!family || !bitsOk || extra !== undefined)
+      throw new ConfigError(
+        `${name} must be a hop count or addresses/CIDRs separated by commas, got "${entry}"`,
+      );
+  }
+  return entries;
 }
 
 /**
@@ -232,5 +291,15 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
       (Object.keys(OPTIONS) as OptionName[]).map((name) => [name, label(name)]),
     ) as Record<SettingName, string>,
     siweDomains: siweDomains(label('siweDomains'), raw('siweDomains'), raw('host'), raw('port')),
+    trustProxy: trustProxy(label('trustProxy'), raw('trustProxy')),
+    maxConnections: integer(label('maxConnections'), raw('maxConnections'), 1, 1_000_000),
+    maxConnectionsPerAddress: integer(
+      label('maxConnectionsPerAddress'),
+      raw('maxConnectionsPerAddress'),
+      1,
+      1_000_000,
+    ),
+    httpIdleTimeoutMs: integer(label('httpIdleTimeoutMs'), raw('httpIdleTimeoutMs'), 100, 3_600_000),
+    maxPendingOrders: integer(label('maxPendingOrders'), raw('maxPendingOrders'), 10, 10_000_000),
   };
 }

@@ -127,6 +127,7 @@ async function openLockedExchange(
     domain: orderDomain,
     size: options.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
     inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
+    maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
   const trading = openTrading({
@@ -144,6 +145,7 @@ async function openLockedExchange(
     },
     log,
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+    maxPendingOrders: config.maxPendingOrders,
   });
   const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
   trading.store.onCommitTransaction((entries) => chainLink.submitForBatch(entries));

@@ -188,7 +188,13 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     );
   let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    // A burst of connections waits in the accept queue rather than having its SYNs dropped and retried
+    // seconds later (Node's default is 511; the kernel caps it at net.core.somaxconn).
+    address = await app.listen({
+      port: config.port,
+      host: config.host,
+      backlog: Math.min(config.maxConnections, 65_535),
+    });
   } catch (error) {
     await app.close();
     await exchange.close();

@@ -14,7 +14,7 @@ import { AppError, badRequest, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
-import type { VerifierPool } from '../signing/verifier-pool.js';
+import { VerifierBusy, type VerifierPool } from '../signing/verifier-pool.js';
 import { outcomeOf, timeoutOutcome, withdrawnOutcome } from './outcome.js';
 
 /** What the order path needs of the wallets: the proxy must be deployed before any order is accepted. */
@@ -70,7 +70,15 @@ export type OrderServiceOptions = {
   ladderSize: number;
   /** Opens a catalog market in the engine on its first order. */
   openMarket: (marketHash: string, eventId: string) => Promise<void>;
+  /**
+   * Orders between their signature check and their commit at most: the work admitted ahead of the
+   * sequencer. A request that would go past it is refused whole with 503 at once. Default unbounded.
+   */
+  maxPendingOrders?: number;
 };
+
+/** The orders a request holds of the `maxPendingOrders` bound, given back once (after the commit). */
+type Hold = { count: number };
 
 /**
  * The order path: admission (request-level 400s, per-order FAILED reasons, signatures), submission to
@@ -83,6 +91,8 @@ export class OrderService {
   private readonly inflightClientIds = new Set<string>();
   private readonly delayed = new Map<string, DelayedOrder>();
   private closed = false;
+  /** Orders held of `maxPendingOrders` now. */
+  private pendingOrders = 0;
   private readonly stepSize: number;
   private readonly baseTokenLower: string;
 
@@ -103,6 +113,16 @@ export class OrderService {
     return this.delayed.size;
   }
 
+  /** Whether new orders are refused now (503): `maxPendingOrders` orders are between check and commit. */
+  get saturated(): boolean {
+    return this.pendingOrders >= (this.o.maxPendingOrders ?? Number.POSITIVE_INFINITY);
+  }
+
+  private release(hold: Hold): void {
+    this.pendingOrders -= hold.count;
+    hold.count = 0;
+  }
+
   close(): void {
     this.closed = true;
     for (const d of this.delayed.values()) clearTimeout(d.timer);
@@ -111,6 +131,19 @@ export class OrderService {
   // ------------------------------------------------------------------ create
 
   async create(account: `0x${string}`, body: CreateOrdersBody): Promise<CreateOrderResult[]> {
+    const hold: Hold = { count: 0 };
+    try {
+      return await this.admit(account, body, hold);
+    } finally {
+      this.release(hold);
+    }
+  }
+
+  private async admit(
+    account: `0x${string}`,
+    body: CreateOrdersBody,
+    hold: Hold,
+  ): Promise<CreateOrderResult[]> {
     const started = this.o.clock.now();
     const inputs = body.orders;
     const accountLower = account.toLowerCase();
@@ -168,9 +201,20 @@ export class OrderService {
       return false;
     });
 
-    const verified = await this.o.verifier.verifyBatch(
-      eligible.map((c) => ({ order: c.input, signature: c.input.orderSignature })),
-    );
+    if (this.pendingOrders + eligible.length > (this.o.maxPendingOrders ?? Number.POSITIVE_INFINITY)) {
+      throw unavailable(
+        `${this.pendingOrders} orders already wait for their check and commit; retry shortly`,
+      );
+    }
+    this.pendingOrders += eligible.length;
+    hold.count = eligible.length;
+    const verified = await this.o.verifier
+      .verifyBatch(eligible.map((c) => ({ order: c.input, signature: c.input.orderSignature })))
+      .catch((error: unknown) => {
+        if (error instanceof VerifierBusy)
+          throw unavailable('Too many orders wait for a signature check; retry shortly');
+        throw error;
+      });
     const signed = eligible.filter((c, i) => {
       const v = verified[i]!;
       if (v.orderId) results[c.index]!.orderId = v.orderId;
@@ -261,6 +305,7 @@ export class OrderService {
     try {
       entries = await Promise.all(pending);
     } finally {
+      this.release(hold);
       for (const a of accepted) {
         this.inflightOrderIds.delete(a.order.orderId);
         if (a.meta.clientOrderId) this.inflightClientIds.delete(`${account}:${a.meta.clientOrderId}`);

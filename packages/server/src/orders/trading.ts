@@ -55,6 +55,8 @@ export type TradingOptions = {
   baseToken: `0x${string}`;
   ladderSize: number;
   maxQueue?: number;
+  /** Orders from their signature check to their commit at most (503 past it); default unbounded. */
+  maxPendingOrders?: number;
   onFatal: (error: unknown) => void;
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
 };
@@ -99,6 +101,7 @@ export function openTrading(o: TradingOptions): Trading {
     verifier: o.verifier,
     clock: o.clock,
     baseToken: o.baseToken,
+    ...(o.maxPendingOrders ? { maxPendingOrders: o.maxPendingOrders } : {}),
     ladderSize: o.ladderSize,
     openMarket: ensureMarketOpen,
   });

@@ -3,7 +3,7 @@ import { buildOrderDomain } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrderVerifier } from './order-verifier.js';
 import { makeSignedOrders, type SignedTestOrder } from './test-orders.js';
-import { createVerifierPool, type VerifierPool } from './verifier-pool.js';
+import { createVerifierPool, VerifierBusy, type VerifierPool } from './verifier-pool.js';
 
 const domain = buildOrderDomain({
   name: 'oddsbook',
@@ -44,6 +44,26 @@ describe('verifier pool', () => {
     for (const [i, r] of results.entries()) expect(r).toMatchObject({ ok: true, signer: orders[i]!.signer });
     const bad = await pool.verify({ order: orders[0]!.order, signature: '0x00' });
     expect(bad).toMatchObject({ ok: false, code: 'INVALID_SIGNATURE' });
+  });
+
+  it('refuses a call past maxPending whole and at once, and takes work again as checks finish', async () => {
+    const bounded = createVerifierPool({ domain, size: 1, maxPending: 10 });
+    try {
+      const items = orders.slice(0, 10).map((o) => ({ order: o.order, signature: o.signature }));
+      const first = bounded.verifyBatch(items);
+      expect(bounded.pending).toBe(10);
+      expect(bounded.saturated).toBe(true);
+      await expect(bounded.verify(items[0]!)).rejects.toBeInstanceOf(VerifierBusy);
+      await expect(bounded.verifyBatch(items.slice(0, 2))).rejects.toThrow(/already wait/);
+      expect(bounded.pending).toBe(10);
+      for (const [i, r] of (await first).entries())
+        expect(r).toMatchObject({ ok: true, signer: orders[i]!.signer });
+      expect(bounded.pending).toBe(0);
+      expect(bounded.saturated).toBe(false);
+      expect(await bounded.verifyBatch(items)).toHaveLength(10);
+    } finally {
+      await bounded.close();
+    }
   });
 
   it('size 0 is the in-thread fallback', async () => {

@@ -21,7 +21,17 @@ export type VerifierPoolOptions = {
   inlineWhenIdle?: number;
   /** Called when a worker dies; its in-flight batches are re-run in-thread and it is not replaced. */
   onWorkerError?: (error: unknown) => void;
+  /**
+   * Items waiting for a worker or on one at most (default unbounded). A call that would go past it is
+   * refused whole with `VerifierBusy` at once, rather than queueing work nobody will wait for.
+   */
+  maxPending?: number;
 };
+
+/** The pool already holds `maxPending` items: the caller should shed the request (503), not wait. */
+export class VerifierBusy extends Error {
+  override name = 'VerifierBusy';
+}
 
 export type VerifierPool = {
   /** Live worker threads (0 after close, or when every worker died). */
@@ -34,6 +44,10 @@ export type VerifierPool = {
   orderId(order: WireOrder): `0x${string}` | null;
   /** Items verified so far on worker threads and in-thread. */
   stats(): { onWorkers: number; inThread: number };
+  /** Items gathered for or on the workers, not yet answered. */
+  readonly pending: number;
+  /** Whether `pending` has reached `maxPending`: a new call would be refused. */
+  readonly saturated: boolean;
   close(): Promise<void>;
 };
 
@@ -79,6 +93,8 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
   const local = createOrderVerifier(options.domain);
   const maxBatch = options.maxBatch ?? 128;
   const inlineWhenIdle = options.inlineWhenIdle ?? 0;
+  const maxPending = options.maxPending ?? Number.POSITIVE_INFINITY;
+  let pending = 0;
   const slots: Slot[] = [];
   let nextJobId = 1;
   let closed = false;
@@ -178,7 +194,21 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     setImmediate(endTurn);
     return true;
   }
-  function enqueue(items: readonly VerifyItem[], resolve: (results: VerifyResult[]) => void): void {
+  function enqueue(
+    items: readonly VerifyItem[],
+    resolve: (results: VerifyResult[]) => void,
+    reject: (error: Error) => void,
+  ): void {
+    if (pending + items.length > maxPending) {
+      reject(new VerifierBusy(`${pending} signatures already wait for a check`));
+      return;
+    }
+    pending += items.length;
+    const done = resolve;
+    resolve = (results) => {
+      pending -= items.length;
+      done(results);
+    };
     if (!gathering) {
       gathering = { items: [], parts: [] };
       setImmediate(flush);
@@ -192,14 +222,20 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
     get size() {
       return slots.length;
     },
+    get pending() {
+      return pending;
+    },
+    get saturated() {
+      return pending >= maxPending;
+    },
     verify(item) {
       if (inline(1)) return Promise.resolve(runLocal([item])[0]!);
-      return new Promise((resolve) => enqueue([item], (results) => resolve(results[0]!)));
+      return new Promise((resolve, reject) => enqueue([item], (results) => resolve(results[0]!), reject));
     },
     verifyBatch(items) {
       if (items.length === 0) return Promise.resolve([]);
       if (inline(items.length)) return Promise.resolve(runLocal(items));
-      return new Promise((resolve) => enqueue(items, resolve));
+      return new Promise((resolve, reject) => enqueue(items, resolve, reject));
     },
     verifySync(item) {
       return runLocal([item])[0]!;

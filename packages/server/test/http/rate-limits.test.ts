@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMITS, rateLimitGroup } from '../../src/http/plugins/rate-limits.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
@@ -19,7 +20,10 @@ describe('rate limits', () => {
     expect(rateLimitGroup('GET', '/trades-v3')).toBe('history');
     expect(rateLimitGroup('GET', '/fills-v3')).toBe('history');
     expect(rateLimitGroup('GET', '/markets/active')).toBe('base');
-    expect(rateLimitGroup('POST', '/admin/api-keys')).toBeNull();
+    expect(rateLimitGroup('POST', '/admin/api-keys')).toBe('admin');
+    expect(rateLimitGroup('GET', '/health')).toBeNull();
+    // A request that matched no route.
+    expect(rateLimitGroup('POST', '')).toBe('base');
   });
 
   it('answers 429 in the common shape with Retry-After once a key exceeds its group, per key', async () => {
@@ -27,8 +31,15 @@ describe('rate limits', () => {
     const other = await t.createUser();
     const call = (headers: Record<string, string>) =>
       t.app.inject({ method: 'GET', url: '/trades-v3', headers });
-    for (let i = 0; i < RATE_LIMITS.history.max; i++) expect((await call(user.headers)).statusCode).toBe(200);
-    const limited = await call(user.headers);
+    // A token bucket refills continuously (200 a minute: one every 300 ms), so a few more than the
+    // bucket's 200 may pass while this loop runs; then the refill rate, far below this loop's.
+    let passed = 0;
+    let limited = await call(user.headers);
+    while (limited.statusCode === 200 && passed < 2 * RATE_LIMITS.history.max) {
+      passed++;
+      limited = await call(user.headers);
+    }
+    expect(passed).toBeGreaterThanOrEqual(RATE_LIMITS.history.max);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({
       error: 'Too Many Requests',
@@ -44,5 +55,134 @@ describe('rate limits', () => {
     expect((await t.app.inject({ method: 'GET', url: '/orders-v3', headers: user.headers })).statusCode).toBe(
       200,
     );
+  });
+});
+
+/** Calls until the first non-`status` answer, at most `bound` times; returns it and how many passed. */
+async function untilNot(status: number, bound: number, call: () => Promise<LightMyRequestResponse>) {
+  let passed = 0;
+  let response = await call();
+  while (response.statusCode === status && passed < bound) {
+    passed++;
+    response = await call();
+  }
+  return { passed, response };
+}
+
+describe('rate limits count every request', () => {
+  let t: TestExchange;
+  beforeAll(async () => {
+    t = await startTestExchange({ env: { RATE_LIMITS: '1' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+  const bound = 2 * RATE_LIMITS.history.max;
+
+  it('counts bad keys against the address they come from: a fresh invented key buys nothing', async () => {
+    let n = 0;
+    const { passed, response } = await untilNot(401, bound, () =>
+      t.app.inject({
+        method: 'GET',
+        url: '/trades-v3',
+        remoteAddress: '10.1.0.1',
+        headers: { 'x-svc-api-key': `invented-${n++}` },
+      }),
+    );
+    expect(passed).toBeGreaterThanOrEqual(RATE_LIMITS.history.max);
+    expect(response.statusCode).toBe(429);
+    expect(response.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+    // Another address is not affected.
+    const other = await t.app.inject({ method: 'GET', url: '/trades-v3', remoteAddress: '10.1.0.2' });
+    expect(other.statusCode).toBe(401);
+  });
+
+  it('counts requests that fail validation', async () => {
+    const user = await t.createUser();
+    const { response } = await untilNot(400, bound, () =>
+      t.app.inject({ method: 'GET', url: '/fills-v3?perPage=not-a-number', headers: user.headers }),
+    );
+    expect(response.statusCode).toBe(429);
+  });
+
+  it('limits per API key, not per account: a second key of the account has its own bucket', async () => {
+    const user = await t.createUser();
+    const second = await t.app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: t.admin,
+      payload: { address: user.address },
+    });
+    const secondKey = { 'x-svc-api-key': second.json().data.apiKey as string };
+    const { response } = await untilNot(200, bound, () =>
+      t.app.inject({ method: 'GET', url: '/trades-v3', headers: user.headers }),
+    );
+    expect(response.statusCode).toBe(429);
+    expect((await t.app.inject({ method: 'GET', url: '/trades-v3', headers: secondKey })).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('limits unauthenticated traffic, unknown routes and bad operator tokens per client address', async () => {
+    const base = 2 * RATE_LIMITS.base.max;
+    const { response } = await untilNot(404, base, () =>
+      t.app.inject({ method: 'GET', url: '/no-such-route', remoteAddress: '10.2.0.1' }),
+    );
+    expect(response.statusCode).toBe(429);
+    // The same address is now limited on every unauthenticated route of the group...
+    const markets = await t.app.inject({ method: 'GET', url: '/sports', remoteAddress: '10.2.0.1' });
+    expect(markets.statusCode).toBe(429);
+    // ...and guessing the operator token from it counts too; the right token is never limited.
+    const guess = await t.app.inject({
+      method: 'GET',
+      url: '/admin/api-keys?address=0x0000000000000000000000000000000000000001',
+      remoteAddress: '10.2.0.1',
+      headers: { 'x-admin-token': 'a-wrong-guess-0123456789' },
+    });
+    expect(guess.statusCode).toBe(429);
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: '/admin/api-keys?address=0x0000000000000000000000000000000000000001',
+      remoteAddress: '10.2.0.1',
+      headers: t.admin,
+    });
+    expect(operator.statusCode).not.toBe(429);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/sports', remoteAddress: '10.2.0.2' })).statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/health', remoteAddress: '10.2.0.1' })).statusCode,
+    ).toBe(200);
+  });
+});
+
+describe('rate limits behind a trusted proxy', () => {
+  let t: TestExchange;
+  beforeAll(async () => {
+    t = await startTestExchange({ env: { RATE_LIMITS: '1', TRUST_PROXY: '10.9.0.1' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+
+  it("keys by X-Forwarded-For from the trusted proxy only, by the peer's address otherwise", async () => {
+    const via = (forwarded: string, remoteAddress: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/sports',
+        remoteAddress,
+        headers: { 'x-forwarded-for': forwarded },
+      });
+    const { response } = await untilNot(200, 2 * RATE_LIMITS.base.max, () => via('203.0.113.7', '10.9.0.1'));
+    expect(response.statusCode).toBe(429);
+    // Another client behind the same proxy has its own bucket.
+    expect((await via('203.0.113.8', '10.9.0.1')).statusCode).toBe(200);
+    // An untrusted peer cannot pick its bucket by forging the header: it is keyed by its own address.
+    const { response: forged } = await untilNot(200, 2 * RATE_LIMITS.base.max, () =>
+      via(`198.51.100.${Math.floor(Math.random() * 250)}`, '10.9.0.2'),
+    );
+    expect(forged.statusCode).toBe(429);
   });
 });

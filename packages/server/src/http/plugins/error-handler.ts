@@ -44,11 +44,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (status === 429) {
       return sendError(reply, 429, errorBody(429, ErrorCode.RATE_LIMITED));
     }
+    // The rest of a body too large is not read (Node would read it to the end to reuse the connection).
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') reply.header('connection', 'close');
     if (status >= 400 && status < 500) {
       const message =
         fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
           ? `${ErrorCode.MALFORMED_JSON}: the body is not valid JSON`
-          : fastifyError.message;
+          : fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? `${ErrorCode.PAYLOAD_TOO_LARGE}: the body is larger than this route takes`
+            : fastifyError.message;
       return sendError(reply, status, errorBody(status, message));
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -1,12 +1,15 @@
 import rateLimit from '@fastify/rate-limit';
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
+import { ADMIN_TOKEN_HEADER } from './auth.js';
+import { tokenBucketStore } from './token-bucket-store.js';
 
 /**
- * Per-key limits (per IP for public routes), the legacy table's defaults applied to the v3 routes:
- * order writes and order reads 5,500 a minute each, trade and fill history 200 a minute, everything
- * else 500 a minute, and all traffic together 35,000 per 10 minutes. Over a limit: 429 in the common
- * error shape with `Retry-After`. Operator routes are not limited.
+ * Token buckets with the legacy table's defaults, applied to the v3 routes: order writes and order reads
+ * 5,500 a minute each, trade and fill history 200 a minute, everything else 500 a minute, and all traffic
+ * of a client together 35,000 per 10 minutes. Over a limit: 429 in the common error shape with
+ * `Retry-After`. `/health`, `/metrics`, the docs and operator requests with a valid token are not limited.
  */
 export const RATE_LIMITS = {
   orderWrites: { max: 5_500, timeWindow: 60_000 },
@@ -18,60 +21,56 @@ export const RATE_LIMITS = {
 
 type Group = keyof Omit<typeof RATE_LIMITS, 'allTraffic'>;
 
-export function rateLimitGroup(method: string, url: string): Group | null {
-  if (url.startsWith('/admin/') || url === '/health' || url === '/metrics' || url.startsWith('/docs'))
-    return null;
+/** The group of a request by its route's URL pattern (a request that matched no route has none: ''). */
+export function rateLimitGroup(method: string, url: string): Group | 'admin' | null {
+  if (url === '/health' || url === '/metrics' || url.startsWith('/docs')) return null;
+  if (url.startsWith('/admin/')) return 'admin';
   if (url.startsWith('/orders')) return method === 'GET' ? 'orderReads' : 'orderWrites';
   if (url.startsWith('/trades') || url.startsWith('/fills')) return 'history';
   return 'base';
 }
 
-const clientKey = (request: FastifyRequest) =>
-  request.account && request.account !== '0x' ? request.account : request.ip;
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
 
-export async function registerRateLimits(app: FastifyInstance): Promise<void> {
+/**
+ * Every request is counted before anything else looks at it (a root `onRequest` hook: before the API-key
+ * and operator-token checks, before the body is read or validated), so bad keys, malformed bodies and
+ * unknown routes all count. The bucket is the API key's id when a valid key is presented, else the
+ * client's address (`request.ip`: the peer, or the forwarded address from a trusted proxy, TRUST_PROXY).
+ * An unknown key counts against the address it comes from: inventing keys buys no fresh buckets.
+ */
+export async function registerRateLimits(
+  app: FastifyInstance,
+  options: { apiKeys: ApiKeys; adminToken: string },
+): Promise<void> {
   await app.register(rateLimit, {
     global: false,
-    // After authentication, so the bucket is the account, not the address it calls from.
-    hook: 'preHandler',
-    keyGenerator: clientKey,
+    store: tokenBucketStore({ overall: RATE_LIMITS.allTraffic }),
+    keyGenerator: (request) => {
+      const key = options.apiKeys.authenticate(header(request, API_KEY_HEADER));
+      return key ? `key:${key.keyId}` : `ip:${request.ip}`;
+    },
     errorResponseBuilder: (_request, context) => ({
       ...errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${context.after}`),
       statusCode: 429,
     }),
   });
-  // One limiter (one store) per group, shared by every route of the group.
-  const limiters = {
+  // One limiter (one store of buckets) per group, shared by every route of the group.
+  const limiters: Record<Group, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>> = {
     orderWrites: app.rateLimit(RATE_LIMITS.orderWrites),
     orderReads: app.rateLimit(RATE_LIMITS.orderReads),
     history: app.rateLimit(RATE_LIMITS.history),
     base: app.rateLimit(RATE_LIMITS.base),
   };
-  app.addHook('onRoute', (route) => {
-    const group = rateLimitGroup(String([route.method].flat()[0]), route.url);
-    if (!group) return;
-    route.preHandler = [...[route.preHandler ?? []].flat(), limiters[group]];
-  });
-
-  // All traffic of one client in a fixed window, on top of its group's limit.
-  const windows = new Map<string, { start: number; count: number }>();
-  app.addHook('preHandler', async (request, reply) => {
-    if (!rateLimitGroup(request.method, request.routeOptions.url ?? '')) return;
-    const key = clientKey(request);
-    const now = Date.now();
-    let window = windows.get(key);
-    if (!window || now - window.start >= RATE_LIMITS.allTraffic.timeWindow) {
-      window = { start: now, count: 0 };
-      windows.set(key, window);
-      if (windows.size > 100_000) windows.clear();
+  app.addHook('onRequest', async (request, reply) => {
+    let group = rateLimitGroup(request.method, request.routeOptions.url ?? '');
+    if (group === 'admin') {
+      if (secretsEqual(header(request, ADMIN_TOKEN_HEADER), options.adminToken)) return;
+      group = 'base';
     }
-    window.count += 1;
-    if (window.count > RATE_LIMITS.allTraffic.max) {
-      const retryAfter = Math.ceil((window.start + RATE_LIMITS.allTraffic.timeWindow - now) / 1000);
-      return reply
-        .status(429)
-        .header('retry-after', String(retryAfter))
-        .send(errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${retryAfter} seconds`));
-    }
+    if (group) await limiters[group](request, reply);
   });
 }

@@ -24,6 +24,7 @@ import { type OrderSort, orderListing } from '../../store/sqlite/sqlite-trading-
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
+import { BODY_LIMITS } from '../plugins/json-body.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
@@ -38,6 +39,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
   app.post(
     '/orders-v3',
     {
+      bodyLimit: BODY_LIMITS.orders,
       schema: {
         summary: 'Create orders (make and take)',
         description:
@@ -204,6 +206,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
   app.delete(
     '/orders-v3',
     {
+      bodyLimit: BODY_LIMITS.orders,
       schema: {
         summary: 'Cancel orders by id (synchronous)',
         description:
