@@ -32,7 +32,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
         ),
         response: {
           200: Envelope(Type.Object({ apiKey: Type.String(), keyId: Type.String(), address: Address })),
-          ...errorResponses(400, 401),
+          ...errorResponses(400, 401, 429),
         },
       },
     },
@@ -59,7 +59,10 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
         security: [{ adminToken: [] }],
         tags: ['admin'],
         querystring: Type.Object({ address: Address }),
-        response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyInfo) })), ...errorResponses(400, 401) },
+        response: {
+          200: Envelope(Type.Object({ keys: Type.Array(KeyInfo) })),
+          ...errorResponses(400, 401, 429),
+        },
       },
     },
     async (request) => {
@@ -90,7 +93,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
         params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
         response: {
           200: Envelope(Type.Object({ keyId: Type.String(), revokedAt: Type.String() })),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 429),
         },
       },
     },

@@ -35,7 +35,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
         ),
         response: {
           200: Envelope(Type.Object({ leagueId: Type.Integer() })),
-          ...errorResponses(400, 401, 404, 409),
+          ...errorResponses(400, 401, 404, 409, 429),
         },
       },
     },
@@ -65,7 +65,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
         ),
         response: {
           200: Envelope(Type.Object({ eventId: Type.String() })),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 404, 429),
         },
       },
     },
@@ -104,7 +104,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
         ),
         response: {
           200: Envelope(Type.Object({ marketHash: Bytes32 })),
-          ...errorResponses(400, 401, 404, 409),
+          ...errorResponses(400, 401, 404, 409, 429),
         },
       },
     },
@@ -149,7 +149,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(LiveScore), ...errorResponses(400, 401, 404) },
+        response: { 200: Envelope(LiveScore), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
@@ -175,7 +175,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
         tags,
         params: Type.Object({ eventId: EventId }),
         body: Type.Object({ status: FixtureStatusValue }, { additionalProperties: false }),
-        response: { 200: Envelope(Fixture), ...errorResponses(400, 401, 404) },
+        response: { 200: Envelope(Fixture), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {

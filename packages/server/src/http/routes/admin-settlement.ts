@@ -32,7 +32,7 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(Market), ...errorResponses(400, 401, 404, 409, 503) },
+        response: { 200: Envelope(Market), ...errorResponses(400, 401, 404, 409, 429, 503) },
       },
     },
     async (request) => {

@@ -1,8 +1,9 @@
-import { Address, Envelope, ErrorBodySchema } from '@oddsbook/protocol';
+import { Address, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 
 const SafeInfo = Type.Object({
   safeAddress: Address,
@@ -21,7 +22,7 @@ export async function multisigStateRoutes(app: FastifyInstance, exchange: Exchan
         summary: "The owners and threshold of the account's proxy wallet (a Safe)",
         tags: ['wallets'],
         security: [{ apiKey: [] }],
-        response: { 200: Envelope(SafeInfo), 401: ErrorBodySchema },
+        response: { 200: Envelope(SafeInfo), ...errorResponses(401, 429) },
       },
     },
     async (request) => {

@@ -87,7 +87,7 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
         body: Type.Object({ address: Address, amount: UintString }, { additionalProperties: false }),
         response: {
           200: Envelope(Type.Object({ availableAmount: UintString })),
-          ...errorResponses(400, 401, 409, 503),
+          ...errorResponses(400, 401, 409, 429, 503),
         },
       },
     },
@@ -120,7 +120,7 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
         security: [{ adminToken: [] }],
         tags: ['admin'],
         body: Type.Object({ deployProxy: Type.Literal('fail-next') }, { additionalProperties: false }),
-        response: { 200: Envelope(Type.Object({})), ...errorResponses(400, 401, 409) },
+        response: { 200: Envelope(Type.Object({})), ...errorResponses(400, 401, 409, 429) },
       },
     },
     async () => {

@@ -1,10 +1,11 @@
-import { Address, Envelope, ErrorBodySchema } from '@oddsbook/protocol';
+import { Address, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_SIWE_MESSAGE_CHARS, type WebSessions } from '../../auth/web-sessions.js';
 import { AppError, conflict, notFound, unavailable } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
+import { errorResponses } from '../error-responses.js';
 import { bearerToken, requireWebSession } from '../plugins/auth.js';
 
 /** Active keys an account may hold through self-service (the operator routes are not bound by it). */
@@ -13,7 +14,6 @@ export const MAX_API_KEYS_PER_ACCOUNT = 10;
 const tags = ['account'];
 const security = [{ webSession: [] }];
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBodySchema]));
 
 const SessionInfo = Type.Object({ address: Address, expiresAt: Type.String({ format: 'date-time' }) });
 const KeyInfo = Type.Object({
@@ -41,7 +41,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
               chainId: Type.Integer(),
             }),
           ),
-          ...errors(503),
+          ...errorResponses(429, 503),
         },
       },
     },
@@ -71,7 +71,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
         ),
         response: {
           200: Envelope(Type.Object({ sessionToken: Type.String(), ...SessionInfo.properties })),
-          ...errors(400, 401, 503),
+          ...errorResponses(400, 401, 429, 503),
         },
       },
     },
@@ -101,7 +101,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
           summary: 'The signed-in account and when its session ends',
           tags,
           security,
-          response: { 200: Envelope(SessionInfo), ...errors(401) },
+          response: { 200: Envelope(SessionInfo), ...errorResponses(401, 429) },
         },
       },
       async (request) =>
@@ -114,7 +114,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
           summary: 'Sign out: ends the session',
           tags,
           security,
-          response: { 200: Envelope(Type.Object({ ended: Type.Boolean() })), ...errors(401) },
+          response: { 200: Envelope(Type.Object({ ended: Type.Boolean() })), ...errorResponses(401, 429) },
         },
       },
       async (request) => success({ ended: sessions.end(bearerToken(request)!) }),
@@ -136,7 +136,7 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
         security,
         response: {
           200: Envelope(Type.Object({ keys: Type.Array(KeyInfo), maxActiveKeys: Type.Integer() })),
-          ...errors(401),
+          ...errorResponses(401, 429),
         },
       },
     },
@@ -167,7 +167,7 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
         ),
         response: {
           200: Envelope(Type.Object({ apiKey: Type.String(), ...KeyInfo.properties })),
-          ...errors(400, 401, 409),
+          ...errorResponses(400, 401, 409, 429),
         },
       },
     },
@@ -208,7 +208,7 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
           200: Envelope(
             Type.Object({ keyId: Type.String(), revokedAt: Type.String({ format: 'date-time' }) }),
           ),
-          ...errors(401, 404),
+          ...errorResponses(400, 401, 404, 429),
         },
       },
     },
