@@ -174,7 +174,7 @@ function expectHistoryRowsAgree(db: ReturnType<typeof openDatabase>, engine: Eng
 }
 
 describe('sequencer durability', () => {
-  it('projections always rebuild the exact engine state, and the journal replays to it', async () => {
+  it('a start (checkpoint and journal) rebuilds the exact engine state, and the projections agree with the journal', async () => {
     const seen = { fills: 0, settled: 0, resting: 0 };
     await fc.assert(
       fc.asyncProperty(
