@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OrderDomain } from '@oddsbook/protocol';
+import { call } from './lib/exchange-call.js';
 import { type BenchTrader, createOrderSigner, newTrader } from './lib/order-fixtures.js';
 
 const ADMIN = 'bench-abuse-admin-token-0123456789';
@@ -69,18 +70,6 @@ function request(
   });
 }
 
-async function call(port: number, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await response.json()) as { data: Record<string, unknown> };
-  if (response.status !== 200)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 const pct = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : Number.NaN;
@@ -119,32 +108,41 @@ async function startServer(port: number, dataDir: string): Promise<ChildProcess>
 }
 
 async function setUp(port: number, traders: BenchTrader[]) {
+  const base = `http://127.0.0.1:${port}`;
   const admin = { 'x-admin-token': ADMIN };
-  const { leagueId } = await call(port, 'POST', '/admin/leagues', { sportId: 5, label: 'Abuse' }, admin);
+  const { leagueId } = await call(base, 'POST', '/admin/leagues', { sportId: 5, label: 'Abuse' }, admin);
   const { eventId } = await call(
-    port,
+    base,
     'POST',
     '/admin/fixtures',
     { leagueId, teamOneName: 'A', teamTwoName: 'B', gameTime: Math.floor(Date.now() / 1000) + 86_400 },
     admin,
   );
   const market = await call(
-    port,
+    base,
     'POST',
     '/admin/markets',
     { eventId, type: 52, outcomeOneName: 'A', outcomeTwoName: 'B' },
     admin,
   );
-  const metadata = await call(port, 'GET', '/metadata/obv3');
+  const metadata = await call(base, 'GET', '/metadata/obv3');
   for (const t of traders) {
-    t.apiKey = (await call(port, 'POST', '/admin/api-keys', { address: t.address }, admin)).apiKey as string;
-    await call(port, 'POST', '/user/deploy-proxy', undefined, { 'x-svc-api-key': t.apiKey });
+    t.apiKey = (await call(base, 'POST', '/admin/api-keys', { address: t.address }, admin)).apiKey as string;
+    await call(base, 'POST', '/user/deploy-proxy', undefined, {
+      'x-svc-api-key': t.apiKey,
+    });
   }
   for (const t of traders) {
-    while (!(await call(port, 'GET', '/user/proxy', undefined, { 'x-svc-api-key': t.apiKey })).deployed) {
+    while (!(await call(base, 'GET', '/user/proxy', undefined, { 'x-svc-api-key': t.apiKey })).deployed) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    await call(port, 'POST', '/admin/faucet', { address: t.address, amount: (10n ** 15n).toString() }, admin);
+    await call(
+      `http://127.0.0.1:${port}`,
+      'POST',
+      '/admin/faucet',
+      { address: t.address, amount: (10n ** 15n).toString() },
+      admin,
+    );
   }
   return createOrderSigner({
     domain: metadata.domain as OrderDomain,

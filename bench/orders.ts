@@ -1,8 +1,9 @@
 /**
  * The order path, end to end: `npm run bench:orders` (node --import tsx bench/orders.ts).
  *
- * Starts the real exchange as a child process on a loopback port (RATE_LIMITS=0 DEMO=0 LOG_LEVEL=warn, a
- * fresh data dir on the machine's disk, SQLite WAL with synchronous=FULL as in production), creates a market
+ * Starts the real exchange as a child process on a loopback port (RATE_LIMITS=0 DEMO=0 LOG_LEVEL=warn, and
+ * MAX_CONNECTIONS_PER_ADDRESS=10000, as every connection of the load generator comes from one address, as
+ * from a proxy; a fresh data dir on the machine's disk, SQLite WAL with synchronous=FULL as in production), creates a market
  * and traders through the HTTP API (API keys, deploy-proxy, faucet), pre-signs unique orders natively, and
  * drives `POST /orders-v3` from this process: autocannon for the closed-loop peak phases, an open-loop
  * generator (bench/lib/open-loop.ts: exact even send times, latency from the scheduled send) for the paced
@@ -41,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import type { OrderDomain } from '@oddsbook/protocol';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
+import { call } from './lib/exchange-call.js';
 import { type Followers, follow } from './lib/followers.js';
 import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
 import { LATE_MS, type OpenLoopStats } from './lib/open-loop.js';
@@ -145,18 +147,6 @@ async function stopChild(c: Child): Promise<void> {
 const randomPort = () => 10_000 + Math.floor(Math.random() * 20_000);
 
 // ------------------------------------------------------------------ HTTP set-up
-
-async function call(base: string, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await response.json()) as { data: Record<string, unknown> };
-  if (response.status !== 200)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
 
 async function setUpExchange(base: string, traders: BenchTrader[]) {
   const admin = { 'x-admin-token': ADMIN };
@@ -337,6 +327,7 @@ async function main() {
       PORT: String(exchangePort),
       ADMIN_TOKEN: ADMIN,
       RATE_LIMITS: '0',
+      MAX_CONNECTIONS_PER_ADDRESS: '10000',
       DEMO: '0',
       LOG_LEVEL: 'warn',
     },
