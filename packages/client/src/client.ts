@@ -58,6 +58,10 @@ type Page<K extends string, T> = { [key in K]: T[] } & { nextKey: string | null 
  * A typed client for the oddsbook REST API. Every method returns `data` of the `{status, data}`
  * envelope and throws `ExchangeApiError` on any non-2xx answer.
  */
+/** Paging of the listings: `nextKey` from the previous page continues after its last row. */
+type PageQuery = { sortAsc?: boolean; perPage?: number; nextKey?: string };
+type DateRange = { startDate?: string; endDate?: string };
+
 export function createExchangeClient(options: ExchangeClientOptions) {
   const doFetch = options.fetch ?? fetch;
   let metadata: Metadata | undefined;
@@ -116,16 +120,8 @@ export function createExchangeClient(options: ExchangeClientOptions) {
         })
       ).orders;
     },
-    listOrders: (
-      query: {
-        marketHash?: string;
-        eventId?: string;
-        sortBy?: string;
-        sortAsc?: boolean;
-        perPage?: number;
-        nextKey?: string;
-      } = {},
-    ) => request<Page<'orders', OrderRow>>('GET', '/orders-v3', { query }),
+    listOrders: (query: PageQuery & { marketHash?: string; eventId?: string; sortBy?: string } = {}) =>
+      request<Page<'orders', OrderRow>>('GET', '/orders-v3', { query }),
     getOrder: (orderId: string) => request<OrderRow>('GET', `/orders-v3/${orderId}`),
     getOrderByClientId: (clientOrderId: string) =>
       request<OrderRow>('GET', `/orders-v3/client/${encodeURIComponent(clientOrderId)}`),
@@ -138,28 +134,10 @@ export function createExchangeClient(options: ExchangeClientOptions) {
     cancelMarket: (marketHash: string) => request('DELETE', '/orders-v3/market', { query: { marketHash } }),
     cancelEvent: (eventId: string) => request('DELETE', '/orders-v3/event', { query: { eventId } }),
     cancelAll: () => request('DELETE', '/orders-v3/all'),
-    listFills: (
-      query: {
-        orderId?: string;
-        tradeId?: string;
-        startDate?: string;
-        endDate?: string;
-        sortAsc?: boolean;
-        perPage?: number;
-        nextKey?: string;
-      } = {},
-    ) => request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
-    listTrades: (
-      query: {
-        marketHash?: string;
-        status?: string;
-        startDate?: string;
-        endDate?: string;
-        sortAsc?: boolean;
-        perPage?: number;
-        nextKey?: string;
-      } = {},
-    ) => request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
+    listFills: (query: PageQuery & DateRange & { orderId?: string; tradeId?: string } = {}) =>
+      request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
+    listTrades: (query: PageQuery & DateRange & { marketHash?: string; status?: string } = {}) =>
+      request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
     getBalance: async () =>

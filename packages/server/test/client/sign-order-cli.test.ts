@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tickToOdds } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import {
   removeDataDir,
   startTestExchange,
@@ -14,24 +14,17 @@ import { createMarket, createTrader, postOrders, USDC } from '../helpers/trading
 const clientDir = fileURLToPath(new URL('../../../client', import.meta.url));
 
 /** Runs `oddsbook-client` (from sources) as a process; the exchange answers it meanwhile. */
-function cli(
+async function cli(
   args: string[],
   privateKey?: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: clientDir,
-    env: { ...process.env, ODDSBOOK_URL: '', ODDSBOOK_PRIVATE_KEY: privateKey ?? '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  const { status, stdout, stderr } = await runCli(
+    args,
+    { ODDSBOOK_URL: '', ODDSBOOK_PRIVATE_KEY: privateKey ?? '', ...env },
+    { cwd: clientDir, timeoutMs: 170_000 },
+  );
+  return { code: status, stdout, stderr };
 }
 
 describe('oddsbook-client sign-order', () => {

@@ -15,14 +15,17 @@ export type CliResult = {
   stderr: string;
 };
 
-/** Runs `oddsbook <args>` to its end (killed after `timeoutMs`: then `signal` says so). */
+/**
+ * Runs `oddsbook <args>` to its end (killed after `timeoutMs`: then `signal` says so); with `cwd` another
+ * workspace package's `src/cli.ts` (the client's `oddsbook-client`).
+ */
 export function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
-  options: { preload?: string; timeoutMs?: number } = {},
+  options: { preload?: string; timeoutMs?: number; cwd?: string } = {},
 ): Promise<CliResult> {
   const child = spawn(process.execPath, nodeArgs(args, options.preload), {
-    cwd: serverDir,
+    cwd: options.cwd ?? serverDir,
     env: { ...process.env, ...env },
     timeout: options.timeoutMs ?? 90_000,
   });
