@@ -20,7 +20,7 @@ import { recoverEngine } from '../packages/server/src/sequencer/recovery.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
 import { digestOf } from '../packages/server/src/sequencer/state-hash.js';
 import { openDatabase } from '../packages/server/src/store/sqlite/open-database.js';
-import { SqliteTradingStore } from '../packages/server/src/store/sqlite/sqlite-trading-store.js';
+import { SqliteJournal } from '../packages/server/src/store/sqlite/sqlite-journal.js';
 
 const RESTING = Number(process.env.BENCH_RESTING ?? 1_000_000);
 const MARKETS = Number(process.env.BENCH_MARKETS ?? 100);
@@ -64,7 +64,7 @@ const heapMb = () => {
 const dir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-'));
 try {
   const db = openDatabase(dir);
-  const store = new SqliteTradingStore(db);
+  const store = new SqliteJournal(db);
   let seq = 0;
   const heapBefore = heapMb();
   const engine = new Engine({ ladderSize: LADDER });
@@ -95,7 +95,7 @@ try {
   // A crash: TAIL orders journaled through the sequencer after the checkpoint.
   const sequencer = new Sequencer({
     engine: recoverEngine(store, LADDER).engine,
-    committer: store,
+    journal: store,
     clock: { now: () => 4 },
     lastSeq: seq,
     lastTs: 3,

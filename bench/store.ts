@@ -1,7 +1,7 @@
 /**
  * The sequencer and its SQLite store alone: `node --import tsx bench/store.ts`. No HTTP, no signatures, no
  * chain, no realtime: orders go straight into the sequencer in batches, and each batch is applied to the
- * engine and committed (journal and projections, synchronous=FULL as in production) as in the exchange.
+ * engine and journaled (synchronous=FULL as in production), then projected on the main thread, as in the exchange.
  * As in the exchange, WAL checkpoints run on their own thread. It prints the CPU time per order of the main
  * thread (the sequencer's, the exchange's bottleneck) and of the whole process, the figures the load
  * generator of bench:orders disturbs, so that a change to the store can be compared run against run.
@@ -19,8 +19,10 @@ import { Engine } from '../packages/server/src/engine/index.js';
 import type { SequencerInput } from '../packages/server/src/sequencer/inputs.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
 import { openDatabase } from '../packages/server/src/store/sqlite/open-database.js';
-import { SqliteTradingStore } from '../packages/server/src/store/sqlite/sqlite-trading-store.js';
+import { SqliteJournal } from '../packages/server/src/store/sqlite/sqlite-journal.js';
+import { SqliteProjector } from '../packages/server/src/store/sqlite/sqlite-projector.js';
 import { startWalCheckpointer } from '../packages/server/src/store/sqlite/wal-checkpointer.js';
+import { TradingPipeline } from '../packages/server/src/trading/pipeline.js';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 20);
@@ -113,15 +115,23 @@ async function run(mapWal = false): Promise<RunFigures> {
   const db = openDatabase(dir);
   if (mapWal) db.pragma('wal_autocheckpoint = 0');
   const checkpointer = mapWal ? null : startWalCheckpointer(db);
-  const store = new SqliteTradingStore(db);
+  const store = new SqliteJournal(db);
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: new Engine({ ladderSize: LADDER }),
-    committer: store,
+    journal: store,
     clock: { now: () => (now += 1) },
     lastSeq: 0,
     lastTs: 0,
     maxQueue: Math.max(BATCH * 2, ACCOUNTS.length),
+  });
+  // The projections follow each batch on the main thread (trading/pipeline.ts).
+  const pipeline = new TradingPipeline({
+    sequencer,
+    projector: new SqliteProjector(db),
+    onFatal: (error) => {
+      throw error;
+    },
   });
   const submit = (inputs: SequencerInput[]) => Promise.all(sequencer.submitAll(inputs));
   await submit(
@@ -140,6 +150,7 @@ async function run(mapWal = false): Promise<RunFigures> {
   const main = mainThreadCpuUs();
   const started = performance.now();
   for (let i = 0; i < inputs.length; i += BATCH) await submit(inputs.slice(i, i + BATCH));
+  await pipeline.idle();
   const wallUs = ((performance.now() - started) * 1000) / ORDERS;
   const used = process.cpuUsage(cpu);
   const mainUs = (mainThreadCpuUs() - main) / ORDERS;

@@ -69,6 +69,16 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  // Read-your-writes: a request is handled once the projections include every batch answered before it
+  // (trading/pipeline.ts); at once, without a promise, when they do.
+  app.addHook('preHandler', (_request, reply, done) => {
+    const caughtUp = exchange.trading.pipeline.caughtUp();
+    if (!caughtUp) return done();
+    caughtUp.then(
+      () => done(),
+      (error: unknown) => reply.send(error),
+    );
+  });
   registerErrorHandler(app);
   registerValidation(app);
   registerJsonBody(app);

@@ -130,8 +130,11 @@ async function openLockedExchange(
     maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
+  // Follows every committed batch (trading/pipeline.ts): payouts and deposits, then escrows on a timer.
+  const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
   const trading = openTrading({
     db,
+    chain: chainLink,
     catalog,
     catalogRepository: store.catalog,
     wallets,
@@ -147,8 +150,6 @@ async function openLockedExchange(
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     maxPendingOrders: config.maxPendingOrders,
   });
-  const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
-  trading.store.onCommitTransaction((entries) => chainLink.submitForBatch(entries));
   // Escrows twice per block: each block carries one escrow per account that traded since the last.
   const stopChainLink = chainLink.start(() => clock.now(), Math.max(5, Math.floor(config.blockTimeMs / 2)));
   let closed = false;

@@ -11,8 +11,9 @@ import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
+import { SqliteJournal } from './store/sqlite/sqlite-journal.js';
+import { SqliteProjector } from './store/sqlite/sqlite-projector.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
-import { SqliteTradingStore } from './store/sqlite/sqlite-trading-store.js';
 
 const COMMANDS = `Commands:
   serve                         run the exchange (HTTP and WebSocket on one port)
@@ -223,17 +224,21 @@ function replay(argv: readonly string[]): number {
   checkDataDir(config);
   const db = openDatabase(config.dataDir);
   try {
-    const store = new SqliteTradingStore(db);
+    const journal = new SqliteJournal(db);
+    const projector = new SqliteProjector(db);
     const started = Date.now();
+    const projectedSeq = projector.cursor();
     const {
       journalHash,
       projectionsHash,
       replayedCommands: commands,
-    } = compareWithJournal(store, ladderSize());
-    const { lastSeq } = store.sequencerState();
+    } = compareWithJournal(journal, projector, projectedSeq, ladderSize());
+    const lastSeq = journal.last().seq;
     console.log(
       `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,
     );
+    if (projectedSeq < lastSeq)
+      console.log(`projections: through seq ${projectedSeq} (the next start projects the rest)`);
     console.log(`state hash from the journal:     ${journalHash}`);
     console.log(`state hash from the projections: ${projectionsHash}`);
     if (journalHash !== projectionsHash) {

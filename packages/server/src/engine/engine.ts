@@ -911,6 +911,11 @@ export class Engine {
     };
   }
 
+  /** Every market the engine has opened, in no particular order. */
+  marketHashes(): IterableIterator<string> {
+    return this.marketByHash.keys();
+  }
+
   /** Highest tick with resting orders betting that outcome, 0 when none (or unknown market). */
   bestTick(marketHash: string, isBettingOutcomeOne: boolean): number {
     return this.marketByHash.get(marketHash)?.best[isBettingOutcomeOne ? 0 : 1] ?? 0;

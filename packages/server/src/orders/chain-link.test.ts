@@ -6,6 +6,7 @@ import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
 import { A, B, C, createTestChain, ESCROW, tempSqlite } from '../chain/test-support.js';
 import type { EngineEvent } from '../engine/index.js';
+import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { migrate } from '../store/sqlite/migrations.js';
 import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
@@ -196,7 +197,7 @@ const entry = (seq: number, events: EngineEvent[], input?: AppliedEntry['input']
 
 /** Runs the batch's chain submissions inside its own transaction, as the trading store does. */
 function submitBatch(node: Node, entries: AppliedEntry[]) {
-  node.db.transaction(() => node.link.submitForBatch(entries))();
+  node.link.submitForBatch(committedBatch(entries));
 }
 
 /** A batch as the trading store commits it, then a flush. */
@@ -724,7 +725,7 @@ describe('chain link: escrows flushed per block', () => {
         { account: A, orderId: `a${seq}`, stake: BigInt(seq) },
         { account: B, orderId: `b${seq}`, stake: 10n * BigInt(seq) },
       );
-      node.db.transaction(() => node.link.submitForBatch([entry(seq, [e])]))();
+      node.link.submitForBatch(committedBatch([entry(seq, [e])]));
     }
     // Nothing yet: escrows wait for the flush.
     expect(escrows(node)).toEqual([]);
@@ -753,7 +754,7 @@ describe('chain link: escrows flushed per block', () => {
       { account: A, orderId: 'a1', stake: 7n },
       { account: B, orderId: 'b1', stake: 3n },
     );
-    first.db.transaction(() => first.link.submitForBatch([entry(1, [e])]))();
+    first.link.submitForBatch(committedBatch([entry(1, [e])]));
     // The process dies before any flush.
     first.stop();
     await first.close();

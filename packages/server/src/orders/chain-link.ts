@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Chain, TokenTxRequest } from '../chain/chain.js';
 import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
 import { unsyncedWriteTransaction } from '../lib/write-transaction.js';
+import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { toFill, toTrade } from '../store/sqlite/sqlite-trading-queries.js';
 import { withWriteGate } from '../store/sqlite/write-gate.js';
@@ -51,6 +52,9 @@ export type FillLockUpdate = {
 
 type LandedEscrow = { fills: EscrowFills; ok: boolean };
 
+/** Chain requests of committed batches: a payout's step first escrows the fills before its seq. */
+type OutboxStep = { escrowsBefore: number | null; requests: TokenTxRequest[] };
+
 /**
  * The money side of trading on the chain:
  * - escrow: the stakes of the fills committed since the last flush, one escrow per account (the sum of its
@@ -59,9 +63,10 @@ type LandedEscrow = { fills: EscrowFills; ok: boolean };
  *   any payout. What was flushed is the fills up to a durable cursor on the fills table, written in the
  *   same transaction as the submissions: a fill is escrowed exactly once, also across a crash (the first
  *   flush after a start covers the fills committed before it).
- * - inside each batch's transaction, the other chain transactions that batch implies: payouts of resolved
- *   markets (after a flush of the fills before them) and deposits. The embedded chain keeps its mempool in
- *   the same database, so a committed batch and its chain transactions are one atomic write.
+ * - for each committed batch (once projected), the other chain transactions that batch implies: payouts of
+ *   resolved markets (after a flush of the fills before them) and deposits, written with the outbox cursor
+ *   (the last seq whose requests are submitted) in one write: a start submits those of the batches after
+ *   it again (`submitForBatch` with the replayed entries), and none twice.
  * - when an escrow transaction lands, its account's watermark (`escrow_locks`) moves to the escrow's last
  *   seq: its fills show LOCKED, and so does a trade once the watermark passes its last fill (the `_shown`
  *   views; no fill or trade row is rewritten). A failed escrow, or one the chain refused to take, turns its
@@ -86,7 +91,12 @@ export class ChainLink {
   private readonly landedEscrows: Statement;
   private readonly unescrowedFills: Statement;
   private readonly writeEscrowedRowid: Statement;
+  private readonly readOutboxSeq: Statement;
+  private readonly writeOutboxSeq: Statement;
   private readonly flushTx: (beforeSeq: number) => void;
+  private readonly outboxTx: (steps: readonly OutboxStep[], throughSeq: number) => void;
+  /** The last seq whose chain requests are submitted. */
+  private outboxCursor: number;
   /**
    * Applies `escrows` from index `from` on, at least one, until `budgetMs` have passed; writes the block
    * cursor `through` once the last is applied. Returns the changed rows and the index to go on from.
@@ -178,12 +188,26 @@ export class ChainLink {
         WHERE rowid > (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) AND seq < ? ORDER BY rowid`,
     );
     this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
+    this.readOutboxSeq = db.prepare('SELECT outbox_seq FROM escrow_cursor WHERE id = 1').pluck();
+    this.writeOutboxSeq = db.prepare(
+      'UPDATE escrow_cursor SET outbox_seq = ? WHERE id = 1 AND outbox_seq < ?',
+    );
     // Neither write waits for the disk (on the event loop): both can be rebuilt from durable state, and the
     // next synced commit (a batch's, a block's) carries them to disk before anything that depends on them.
     // A flush lost to a power cut is not in any block either (blocks are synced) and the first flush after
     // the start submits those fills again; lost LOCKED marks are re-applied from the stored blocks at the
     // start, before anything is served.
     this.flushTx = unsyncedWriteTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
+    // Not synced: a write lost to a power cut takes the submissions and the cursor with it (the WAL keeps a
+    // prefix of the commits), and the start submits them again from the journal.
+    this.outboxTx = unsyncedWriteTransaction(db, (steps: readonly OutboxStep[], throughSeq: number) => {
+      for (const { escrowsBefore, requests } of steps) {
+        if (escrowsBefore !== null) this.submitEscrows(escrowsBefore);
+        if (requests.length > 0) this.submit(requests);
+      }
+      this.writeOutboxSeq.run(throughSeq, throughSeq);
+    });
+    this.outboxCursor = this.readOutboxSeq.get() as number;
     this.applyTx = unsyncedWriteTransaction(
       db,
       (
@@ -216,19 +240,45 @@ export class ChainLink {
     this.listeners.push({ listener, wants });
   }
 
+  /** The last seq whose chain requests (payouts, deposits) are submitted. */
+  outboxSeq(): number {
+    return this.outboxCursor;
+  }
+
   /**
-   * Called inside the batch's database transaction, after its projections: payouts (each after an escrow
-   * flush of the fills before it, which it may pay from) and deposits. Escrows wait for `flush`.
+   * The chain requests of a committed batch, once it is projected: payouts (each after an escrow flush of
+   * the fills before it, which it may pay from) and deposits, with the outbox cursor in one write. Entries at
+   * or below the cursor are skipped. Escrows wait for `flush`.
    */
-  submitForBatch(entries: readonly AppliedEntry[]): void {
+  submitForBatch(batch: Pick<CommittedBatch, 'entries' | 'lastSeq'>): void {
+    if (batch.lastSeq <= this.outboxCursor) return;
+    const steps = this.outboxOf(batch.entries.filter((e) => e.seq > this.outboxCursor));
+    // A batch without chain requests leaves the cursor (a checkpoint moves it: `submittedThrough`).
+    if (steps.length === 0) return;
+    this.outboxTx(steps, batch.lastSeq);
+    this.outboxCursor = batch.lastSeq;
+  }
+
+  /** Every batch through `seq` has been consumed (a checkpoint at `seq`): none is submitted again. */
+  submittedThrough(seq: number): void {
+    if (seq <= this.outboxCursor) return;
+    this.writeOutboxSeq.run(seq, seq);
+    this.outboxCursor = seq;
+  }
+
+  private outboxOf(entries: readonly AppliedEntry[]): OutboxStep[] {
     const wallet = (account: string) => this.walletOf(account as `0x${string}`);
-    const requests: TokenTxRequest[] = [];
+    const steps: OutboxStep[] = [];
+    let current = null as OutboxStep | null;
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type === 'payout' && event.payout > 0n) {
-          if (requests.length > 0) this.submit(requests.splice(0));
-          this.submitEscrows(entry.seq);
-          requests.push({
+          // A resolution's payouts go together, after the escrows of the fills before it.
+          if (current?.escrowsBefore !== entry.seq) {
+            current = { escrowsBefore: entry.seq, requests: [] };
+            steps.push(current);
+          }
+          current.requests.push({
             kind: 'release',
             to: wallet(event.account),
             amount: event.payout,
@@ -238,7 +288,11 @@ export class ChainLink {
           const command = entry.input.command;
           // A deposit only adds money: it may go before escrows of earlier fills.
           if (command.type === 'credit' && command.account === event.account) {
-            requests.push({
+            if (!current) {
+              current = { escrowsBefore: null, requests: [] };
+              steps.push(current);
+            }
+            current.requests.push({
               kind: 'mint',
               to: wallet(event.account),
               amount: command.amount,
@@ -248,7 +302,7 @@ export class ChainLink {
         }
       }
     }
-    if (requests.length > 0) this.submit(requests);
+    return steps;
   }
 
   /** Submits the escrows of every fill committed since the last flush, one per account, in one write. */

@@ -1,15 +1,19 @@
 import type { Database } from 'better-sqlite3';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import type { Engine } from '../engine/index.js';
+import type { BookLevels, Engine } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
+import { committedBatch } from '../sequencer/committed-batch.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
 import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
 import type { CatalogRepository } from '../store/repositories.js';
+import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
+import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
-import { SqliteTradingStore } from '../store/sqlite/sqlite-trading-store.js';
+import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
 import { Heartbeats } from './heartbeats.js';
 import { OrderService, type ProxyWallets } from './order-service.js';
 
@@ -34,11 +38,18 @@ const SUSPENDED_FIXTURE_STATUSES: readonly number[] = [
 export type Trading = {
   readonly sequencer: Sequencer;
   readonly engine: Engine;
-  readonly store: SqliteTradingStore;
+  readonly journal: SqliteJournal;
+  readonly projector: SqliteProjector;
+  /** Where each committed batch goes: projector, publisher, chain link. */
+  readonly pipeline: TradingPipeline;
   readonly queries: SqliteTradingQueries;
   readonly orders: OrderService;
   readonly heartbeats: Heartbeats;
   readonly recovery: RecoveryReport;
+  /** Every market's book now (for a publisher starting to follow them: call it while idle). */
+  books(): BookLevels[];
+  /** Resolves once every input queued so far is committed, projected and published. */
+  idle(): Promise<void>;
   /** Opens the market in the engine when the catalog has it and the engine does not yet. */
   ensureMarketOpen(marketHash: string, eventId: string): Promise<void>;
   checkpoint(): void;
@@ -57,6 +68,11 @@ export type TradingOptions = {
   maxQueue?: number;
   /** Orders from their signature check to their commit at most (503 past it); default unbounded. */
   maxPendingOrders?: number;
+  /**
+   * The chain link: its outbox cursor, to submit again the chain requests of the batches after it that a
+   * stop cut off, and the link itself, which then follows every committed batch.
+   */
+  chain: ChainSubmitter & { outboxSeq(): number; submittedThrough(seq: number): void };
   onFatal: (error: unknown) => void;
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
 };
@@ -66,19 +82,22 @@ export type TradingOptions = {
  * checkpoints, and the link from the catalog's market lifecycle to the engine.
  */
 export function openTrading(o: TradingOptions): Trading {
-  const store = new SqliteTradingStore(o.db);
+  const journal = new SqliteJournal(o.db);
+  const projector = new SqliteProjector(o.db);
   const queries = new SqliteTradingQueries(o.db);
-  const recovery = recoverEngine(store, o.ladderSize);
-  const state = store.sequencerState();
+  const recovery = recoverTrading(journal, projector, o.chain, o.ladderSize);
+  const last = journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
-    committer: store,
+    journal,
     clock: o.clock,
-    lastSeq: state.lastSeq,
-    lastTs: state.lastTs,
+    lastSeq: last.seq,
+    lastTs: last.ts,
     onFatal: o.onFatal,
     ...(o.maxQueue ? { maxQueue: o.maxQueue } : {}),
   });
+  const pipeline = new TradingPipeline({ sequencer, projector, onFatal: o.onFatal });
+  pipeline.setChain(o.chain);
   const engine = sequencer.engine;
   const opening = new Map<string, Promise<void>>();
   const ensureMarketOpen = (marketHash: string, eventId: string): Promise<void> => {
@@ -142,11 +161,14 @@ export function openTrading(o: TradingOptions): Trading {
     }
   });
 
-  let lastCheckpointSeq = store.latestCheckpoint()?.seq ?? 0;
+  let lastCheckpointSeq = journal.latestCheckpoint()?.seq ?? 0;
   const checkpoint = () => {
     if (sequencer.lastSeq === lastCheckpointSeq) return;
+    // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
+    // this checkpoint has no batch before it to project or submit again.
+    o.chain.submittedThrough(sequencer.lastSeq);
     const snapshot = engine.snapshotBytes();
-    store.saveCheckpoint(sequencer.lastSeq, digestOf(snapshot), snapshot, o.clock.now());
+    journal.saveCheckpoint(sequencer.lastSeq, digestOf(snapshot), snapshot, o.clock.now());
     lastCheckpointSeq = sequencer.lastSeq;
   };
 
@@ -157,7 +179,7 @@ export function openTrading(o: TradingOptions): Trading {
   expirySweep.unref();
   const checkpointTimer = setInterval(() => {
     // Between batches the engine equals the committed state, so the snapshot matches its seq.
-    if (sequencer.isIdle) checkpoint();
+    if (sequencer.isIdle && pipeline.isIdle) checkpoint();
   }, CHECKPOINT_INTERVAL_MS);
   checkpointTimer.unref();
 
@@ -165,7 +187,7 @@ export function openTrading(o: TradingOptions): Trading {
   heartbeats.start();
   o.log.info(
     {
-      lastSeq: state.lastSeq,
+      lastSeq: last.seq,
       restingOrders: recovery.orders,
       delayedOrders: resumed,
       checkpointSeq: recovery.checkpointSeq,
@@ -177,8 +199,12 @@ export function openTrading(o: TradingOptions): Trading {
   return {
     sequencer,
     engine,
-    store,
+    journal,
+    projector,
+    pipeline,
     queries,
+    books: () => [...engine.marketHashes()].map((marketHash) => engine.levels(marketHash)!),
+    idle: () => pipeline.idle(),
     orders,
     heartbeats,
     recovery,
@@ -191,8 +217,45 @@ export function openTrading(o: TradingOptions): Trading {
       unsubscribe();
       orders.close();
       await sequencer.close();
+      await pipeline.idle();
       checkpoint();
-      store.close();
+      journal.close();
     },
   };
+}
+
+/** Entries replayed at a start are handed on in chunks of this many (projections catching up). */
+const CATCH_UP_CHUNK = 1_000;
+
+/**
+ * The engine restored from the newest checkpoint and the journal after it, and the consumers of committed
+ * batches caught up with the journal: the projector (entries after its cursor) and the chain link (the
+ * chain requests of entries after its outbox cursor), before anything is served.
+ */
+function recoverTrading(
+  journal: SqliteJournal,
+  projector: SqliteProjector,
+  chain: TradingOptions['chain'],
+  ladderSize: number,
+): RecoveryReport {
+  const projectedSeq = projector.cursor();
+  const outboxSeq = chain.outboxSeq();
+  let chunk: AppliedEntry[] = [];
+  const handOn = () => {
+    if (chunk.length === 0) return;
+    const entries = chunk;
+    chunk = [];
+    if (projector.project(entries) instanceof Promise)
+      throw new Error('the projections could not be written at the start (the write lock is held)');
+    chain.submitForBatch(committedBatch(entries));
+  };
+  const recovery = recoverEngine(journal, ladderSize, {
+    after: Math.min(projectedSeq, outboxSeq),
+    onEntry(entry) {
+      chunk.push(entry);
+      if (chunk.length >= CATCH_UP_CHUNK) handOn();
+    },
+  });
+  handOn();
+  return recovery;
 }

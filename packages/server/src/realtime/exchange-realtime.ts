@@ -1,6 +1,4 @@
 import type { Exchange } from '../exchange.js';
-import type { FillLockUpdate } from '../orders/chain-link.js';
-import type { AppliedEntry } from '../sequencer/inputs.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
@@ -23,7 +21,7 @@ export type ExchangeRealtimeOptions = {
 const SPORT_INFO_LIMIT = 100_000;
 
 /**
- * The realtime hub of a running exchange, fed from its three sources: each durable sequencer batch
+ * The realtime hub of a running exchange, fed from its three sources: each committed batch once projected
  * (one `publishMany` per batch, in seq order), escrow lock updates from the chain link, and catalog
  * changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
  */
@@ -59,9 +57,8 @@ export function startExchangeRealtime(
     sportInfo.set(marketHash, { sportId: fixture.sportId, leagueId: fixture.leagueId });
   };
   const publisher = new TradingPublisher({
-    changes: (entry) => trading.store.changesOf(entry),
     walletOf: (account) => wallets.proxyAddress(account),
-    levels: (marketHash) => trading.engine.levels(marketHash),
+    books: trading.books(),
     marketInfo(marketHash) {
       const known = sportInfo.get(marketHash);
       if (known) return known;
@@ -87,34 +84,13 @@ export function startExchangeRealtime(
   const publish = (list: Publication[]) => {
     if (open && list.length > 0) hub.publishMany(list);
   };
-  // A batch's publications are made while it is written, from the engine's books as the batch leaves
-  // them, and published once it is durable and answered (whatever the engine has applied by then).
-  // Escrow locks of its fills can land in between: they wait, so LOCKED never precedes MATCHED.
-  const madeForBatch = new WeakMap<readonly AppliedEntry[], Publication[]>();
-  let unpublishedBatches = 0;
-  let heldLocks: FillLockUpdate[] = [];
-  trading.store.onCommitTransaction((entries) => {
-    unpublishedBatches += 1;
-    if (open)
-      madeForBatch.set(
-        entries,
-        publications('sequencer', () => publisher.batch(entries)),
-      );
-  });
-  trading.sequencer.onCommitted((entries) => {
-    unpublishedBatches = Math.max(0, unpublishedBatches - 1);
-    publish(madeForBatch.get(entries) ?? []);
-    if (unpublishedBatches === 0 && heldLocks.length > 0) {
-      const updates = heldLocks;
-      heldLocks = [];
-      publish(publications('chain', () => publisher.lockUpdates(updates)));
-    }
-  });
+  // Each committed batch once it is projected, in seq order (trading/pipeline.ts).
+  trading.pipeline.setPublisher((projected) =>
+    publish(publications('sequencer', () => publisher.batch(projected))),
+  );
+  // Escrows cover projected fills only, whose MATCHED rows were published with their batch.
   chainLink.onLockUpdates(
-    (updates) => {
-      if (unpublishedBatches > 0) heldLocks.push(...updates);
-      else publish(publications('chain', () => publisher.lockUpdates(updates)));
-    },
+    (updates) => publish(publications('chain', () => publisher.lockUpdates(updates))),
     (account) => publisher.followsTradesOrFills(account),
   );
   const stopCatalog = catalog.onChange((event) => {
@@ -127,6 +103,7 @@ export function startExchangeRealtime(
     close() {
       if (!open) return;
       open = false;
+      trading.pipeline.setPublisher(null);
       stopCatalog();
       stopRevocations();
       hub.close();

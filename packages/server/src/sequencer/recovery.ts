@@ -1,5 +1,6 @@
-import { Engine } from '../engine/index.js';
-import type { SqliteTradingStore } from '../store/sqlite/sqlite-trading-store.js';
+import { Engine, type EngineSnapshot } from '../engine/index.js';
+import type { Journal } from '../store/journal.js';
+import type { AppliedEntry } from './inputs.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 
@@ -7,14 +8,25 @@ export class RecoveryError extends Error {
   override name = 'RecoveryError';
 }
 
-/** Applies journal rows after `fromSeq` to `engine` (engine inputs only; admits and withdraws are not engine state). */
-export function replayJournal(engine: Engine, store: SqliteTradingStore, fromSeq: number): number {
+/**
+ * Applies the journal after `fromSeq` to `engine` (engine inputs only: admits and withdraws are not engine
+ * state); `onEntry` sees every entry, with the events it made. Returns the number of engine commands.
+ */
+export function replayJournal(
+  engine: Engine,
+  journal: Pick<Journal, 'after'>,
+  fromSeq: number,
+  onEntry?: (entry: AppliedEntry) => void,
+): number {
   let applied = 0;
-  for (const row of store.journalAfter(fromSeq)) {
+  for (const row of journal.after(fromSeq)) {
     const input = decodeInput(row.payload);
-    if (input.kind !== 'engine') continue;
-    engine.apply({ ...input.command, seq: row.seq, ts: row.ts });
-    applied += 1;
+    let events: AppliedEntry['events'] = [];
+    if (input.kind === 'engine') {
+      events = engine.apply({ ...input.command, seq: row.seq, ts: row.ts });
+      applied += 1;
+    }
+    onEntry?.({ seq: row.seq, ts: row.ts, input, events });
   }
   return applied;
 }
@@ -28,19 +40,37 @@ export type JournalComparison = {
 };
 
 /**
- * Rebuilds the engine twice, from the projections (the open orders, balances and positions) and from the
- * whole journal, and hashes both: what `oddsbook replay` compares.
+ * Rebuilds the engine twice, from the journal through `throughSeq` (the projector's cursor) and from the
+ * projections (the open orders, balances and positions), and hashes both: what `oddsbook replay` compares.
  */
-export function compareWithJournal(store: SqliteTradingStore, ladderSize: number): JournalComparison {
-  const engine = Engine.restore(store.engineSnapshotFromProjections(ladderSize));
+export function compareWithJournal(
+  journal: Pick<Journal, 'after'>,
+  projections: { engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot },
+  throughSeq: number,
+  ladderSize: number,
+): JournalComparison {
   const replayed = new Engine({ ladderSize });
-  const replayedCommands = replayJournal(replayed, store, 0);
+  const upTo = { after: (seq: number) => takeWhile(journal.after(seq), (row) => row.seq <= throughSeq) };
+  const replayedCommands = replayJournal(replayed, upTo, 0);
+  const engine = Engine.restore(
+    projections.engineSnapshotFromProjections(
+      ladderSize,
+      replayedCommands === 0 ? -1 : replayed.lastAppliedSeq,
+    ),
+  );
   return {
     engine,
     projectionsHash: stateHashOf(engine),
     journalHash: stateHashOf(replayed),
     replayedCommands,
   };
+}
+
+function* takeWhile<T>(rows: Iterable<T>, keep: (row: T) => boolean): IterableIterator<T> {
+  for (const row of rows) {
+    if (!keep(row)) return;
+    yield row;
+  }
 }
 
 export type RecoveryReport = {
@@ -51,14 +81,29 @@ export type RecoveryReport = {
   replayedCommands: number;
 };
 
+export type RecoveryOptions = {
+  /**
+   * The entries after this seq are handed to `onEntry` with their events (the consumers of committed
+   * batches catching up: the projector, the chain link). A checkpoint after it is not used: its events
+   * would be missing, so the engine is rebuilt from the whole journal instead.
+   */
+  after?: number;
+  onEntry?: (entry: AppliedEntry) => void;
+};
+
 /**
  * Start-up: the engine restored from the newest checkpoint, once its bytes match the digest recorded with
  * them, then the journal after it replayed. A checkpoint that fails its digest stops the start with an
- * explanation instead of trading on a state nobody can vouch for. (The projections are derived from the
- * journal; `oddsbook replay` checks them against it.)
+ * explanation instead of trading on a state nobody can vouch for.
  */
-export function recoverEngine(store: SqliteTradingStore, ladderSize: number): RecoveryReport {
-  const checkpoint = store.latestCheckpoint();
+export function recoverEngine(
+  journal: Pick<Journal, 'after' | 'latestCheckpoint'>,
+  ladderSize: number,
+  options: RecoveryOptions = {},
+): RecoveryReport {
+  const after = options.after ?? Number.POSITIVE_INFINITY;
+  const latest = journal.latestCheckpoint();
+  const checkpoint = latest && latest.seq <= after ? latest : null;
   if (checkpoint && digestOf(checkpoint.snapshot) !== checkpoint.digest) {
     throw new RecoveryError(
       `the checkpoint at seq ${checkpoint.seq} does not match its recorded digest; delete it ` +
@@ -66,7 +111,13 @@ export function recoverEngine(store: SqliteTradingStore, ladderSize: number): Re
     );
   }
   const engine = checkpoint ? Engine.restoreBytes(checkpoint.snapshot) : new Engine({ ladderSize });
-  const replayedCommands = replayJournal(engine, store, checkpoint?.seq ?? 0);
+  const onEntry = options.onEntry;
+  const replayedCommands = replayJournal(
+    engine,
+    journal,
+    checkpoint?.seq ?? 0,
+    onEntry ? (entry) => entry.seq > after && onEntry(entry) : undefined,
+  );
   return {
     engine,
     orders: engine.restingOrderCount,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/index.js';
+import type { Journal } from '../store/journal.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
-import { type BatchCommitter, Sequencer } from './sequencer.js';
+import { Sequencer } from './sequencer.js';
+
+type BatchCommitter = Pick<Journal, 'append'>;
 
 type Write = {
   seqs: number[];
@@ -18,7 +21,7 @@ type Write = {
 function manualCommitter(options: { reportWritten?: boolean; holdWrites?: boolean } = {}) {
   const writes: Write[] = [];
   const committer: BatchCommitter = {
-    commitBatch(entries: readonly AppliedEntry[], _engine, written) {
+    append(entries: readonly AppliedEntry[], written) {
       return new Promise<void>((resolve, reject) => {
         const report = () => (options.reportWritten ? written?.() : undefined);
         writes.push({ seqs: entries.map((e) => e.seq), written: report, flush: { resolve, reject } });
@@ -43,7 +46,7 @@ function sequencer(
 ) {
   return new Sequencer({
     engine: new Engine(),
-    committer,
+    journal: committer,
     clock: { now: () => 1_000 },
     lastSeq: 0,
     lastTs: 0,
@@ -56,7 +59,7 @@ describe('sequencer', () => {
     const { committer, writes } = manualCommitter();
     const s = sequencer(committer);
     const log: string[] = [];
-    s.onCommitted((entries) => log.push(`published ${entries.map((e) => e.seq).join(',')}`));
+    s.onCommitted(({ entries }) => log.push(`published ${entries.map((e) => e.seq).join(',')}`));
     const answered = (p: Promise<AppliedEntry>) => p.then((e) => log.push(`answered ${e.seq}`));
 
     const first = answered(s.submit(credit(1)));
@@ -112,7 +115,7 @@ describe('sequencer', () => {
     let fatal = 0;
     const s = sequencer(committer, { onFatal: () => (fatal += 1) });
     const published: number[] = [];
-    s.onCommitted((entries) => published.push(...entries.map((e) => e.seq)));
+    s.onCommitted(({ entries }) => published.push(...entries.map((e) => e.seq)));
     const a = s.submit(credit(1));
     await turn();
     const b = s.submit(credit(2)); // queued behind the batch in flight
@@ -133,7 +136,7 @@ describe('sequencer', () => {
     let fatal = 0;
     const s = sequencer(
       {
-        commitBatch() {
+        append() {
           throw new Error('constraint');
         },
       },
@@ -148,7 +151,7 @@ describe('sequencer', () => {
     const { committer, writes } = manualCommitter({ reportWritten: true });
     const s = sequencer(committer, { overlapAfterMs: 20 });
     const log: string[] = [];
-    s.onCommitted((entries) => log.push(`published ${entries.map((e) => e.seq).join(',')}`));
+    s.onCommitted(({ entries }) => log.push(`published ${entries.map((e) => e.seq).join(',')}`));
     const answered = (p: Promise<AppliedEntry>) => p.then((e) => log.push(`answered ${e.seq}`));
 
     const first = answered(s.submit(credit(1)));
@@ -214,7 +217,7 @@ describe('sequencer', () => {
     let fatal = 0;
     const s = sequencer(committer, { overlapAfterMs: 5, onFatal: () => (fatal += 1) });
     const published: number[] = [];
-    s.onCommitted((entries) => published.push(...entries.map((e) => e.seq)));
+    s.onCommitted(({ entries }) => published.push(...entries.map((e) => e.seq)));
     const a = s.submit(credit(1));
     await turn();
     const b = s.submit(credit(2));

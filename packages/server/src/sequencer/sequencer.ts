@@ -1,21 +1,14 @@
 import type { Engine } from '../engine/index.js';
 import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
+import type { Journal } from '../store/journal.js';
+import { type CommittedBatch, committedBatch } from './committed-batch.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
-
-/**
- * Where a batch becomes durable: journal, projections, in one transaction. `commitBatch` writes the
- * transaction (before it returns, or once the storage lets it), calls `written` once it is written (if it
- * can tell: then the next batch may be written while this one is made durable), and resolves once the
- * write is durable.
- */
-export interface BatchCommitter {
-  commitBatch(entries: readonly AppliedEntry[], engine: Engine, written?: () => void): Promise<void>;
-}
 
 export type SequencerOptions = {
   engine: Engine;
-  committer: BatchCommitter;
+  /** Where batches become durable (only `append` is used). */
+  journal: Pick<Journal, 'append'>;
   clock: Clock;
   /** Seq of the last journaled input. */
   lastSeq: number;
@@ -51,7 +44,7 @@ type Pending = {
   reject: (e: unknown) => void;
 };
 
-export type CommitListener = (entries: readonly AppliedEntry[]) => void;
+export type CommitListener = (batch: CommittedBatch) => void;
 /** A batch became durable: its inputs, and the seconds from taking it off the queue (write and sync). */
 export type BatchObserver = (inputs: number, seconds: number) => void;
 
@@ -69,7 +62,7 @@ export type BatchObserver = (inputs: number, seconds: number) => void;
  */
 export class Sequencer {
   readonly engine: Engine;
-  private readonly committer: BatchCommitter;
+  private readonly journal: Pick<Journal, 'append'>;
   private readonly clock: Clock;
   private readonly maxQueue: number;
   private readonly maxBatch: number;
@@ -83,6 +76,8 @@ export class Sequencer {
   /** Answered batches whose listeners have not run yet. */
   private unpublished = 0;
   private seq: number;
+  /** Seq of the last entry whose submitter has been answered. */
+  private answered: number;
   private ts: number;
   private scheduled = false;
   private overlapTimer: NodeJS.Timeout | null = null;
@@ -92,9 +87,10 @@ export class Sequencer {
 
   constructor(options: SequencerOptions) {
     this.engine = options.engine;
-    this.committer = options.committer;
+    this.journal = options.journal;
     this.clock = options.clock;
     this.seq = options.lastSeq;
+    this.answered = options.lastSeq;
     this.ts = options.lastTs;
     this.maxQueue = options.maxQueue ?? 50_000;
     this.maxBatch = options.maxBatch ?? 4_096;
@@ -104,6 +100,11 @@ export class Sequencer {
 
   get lastSeq(): number {
     return this.seq;
+  }
+
+  /** Seq of the last entry answered to its submitter: what a read must see (read-your-writes). */
+  get answeredSeq(): number {
+    return this.answered;
   }
 
   /** Nothing queued, written or unpublished: the engine equals the committed, published state. */
@@ -191,7 +192,7 @@ export class Sequencer {
     this.inFlight.push(flight);
     let durable: Promise<void>;
     try {
-      durable = this.committer.commitBatch(flight.entries, this.engine, () => {
+      durable = this.journal.append(flight.entries, () => {
         flight.writtenAt = performance.now();
         if (this.queue.length > 0) this.schedule();
       });
@@ -223,15 +224,17 @@ export class Sequencer {
   private answer({ batch, entries, taken }: Flight): void {
     const seconds = (performance.now() - taken) / 1000;
     for (const observe of this.batchObservers) observe(entries.length, seconds);
+    this.answered = entries[entries.length - 1]!.seq;
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(entries[i]!);
     // The answers are sent in this turn's microtasks; publishing and the next batch come after them.
     this.unpublished += 1;
-    setImmediate(() => this.publish(entries));
+    const committed = committedBatch(entries);
+    setImmediate(() => this.publish(committed));
   }
 
-  private publish(entries: readonly AppliedEntry[]): void {
+  private publish(batch: CommittedBatch): void {
     this.unpublished -= 1;
-    if (this.failure === null) for (const listener of this.listeners) listener(entries);
+    if (this.failure === null) for (const listener of this.listeners) listener(batch);
     if (this.isIdle) this.releaseIdleWaiters();
   }
 

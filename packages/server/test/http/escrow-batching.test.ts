@@ -55,6 +55,8 @@ describe('escrow: one transaction per account per flush', () => {
     });
     expect(took.outcome.matchIds).toHaveLength(3);
 
+    // Read from the tables, not through the API: once the batch is projected.
+    await t.exchange.trading.idle();
     const fills = t.exchange.db
       .prepare('SELECT account, seq, fill_amount FROM fills WHERE market_hash = ?')
       .all(marketHash) as { account: string; seq: number; fill_amount: string }[];

@@ -14,7 +14,9 @@ import {
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { digestOf, stateHashOf } from '../../src/sequencer/state-hash.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
-import { SqliteTradingStore } from '../../src/store/sqlite/sqlite-trading-store.js';
+import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
+import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
+import { TradingPipeline } from '../../src/trading/pipeline.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
 
 const LADDER = 800;
@@ -108,19 +110,43 @@ function toInput(a: any, placed: string[], n: number): SequencerInput {
 
 async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   const db = openDatabase(dataDir);
-  const store = new SqliteTradingStore(db, openOrderCacheSize);
-  const state = store.sequencerState();
-  const recovered = recoverEngine(store, LADDER);
+  const store = new SqliteJournal(db);
+  projector = new SqliteProjector(db, openOrderCacheSize);
+  const catchUp = projector;
+  const recovered = recoverEngine(store, LADDER, {
+    after: projector.cursor(),
+    onEntry: (entry) => catchUp.project([entry]),
+  });
+  const state = store.last();
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: recovered.engine,
-    committer: store,
+    journal: store,
     clock: { now: () => (now += 7) },
-    lastSeq: state.lastSeq,
-    lastTs: state.lastTs,
+    lastSeq: state.seq,
+    lastTs: state.ts,
+  });
+  pipeline = new TradingPipeline({
+    sequencer,
+    projector,
+    onFatal: (error) => {
+      throw error;
+    },
   });
   return { db, store, sequencer, recovered };
 }
+
+/** The projector and pipeline of the last `openSequencer`. */
+let projector: SqliteProjector;
+let pipeline: TradingPipeline;
+
+/** Closes the database once every answered batch is projected (as a clean stop does). */
+async function close(db: ReturnType<typeof openDatabase>): Promise<void> {
+  await pipeline.idle();
+  db.close();
+}
+
+const compare = (store: SqliteJournal) => compareWithJournal(store, projector, projector.cursor(), LADDER);
 
 /**
  * The history rows agree with each other and with the engine: each order's fill columns and its trade are
@@ -211,13 +237,14 @@ describe('sequencer durability', () => {
                 // equal the live one; the final start below restores it and replays the journal after it.
                 const liveHash = stateHashOf(sequencer.engine);
                 const bytes = sequencer.engine.snapshotBytes();
-                new SqliteTradingStore(db).saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
-                db.close();
+                new SqliteJournal(db).saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
+                await close(db);
                 ({ db, sequencer } = await openSequencer(dataDir, cacheSize));
                 expect(stateHashOf(sequencer.engine)).toBe(liveHash);
               }
             }
             seen.resting += sequencer.engine.snapshot().orders.length;
+            await pipeline.idle();
             expectHistoryRowsAgree(db, sequencer.engine);
             // Settle whatever the flow traded, so every run exercises payouts and their projections.
             await Promise.all(
@@ -234,20 +261,20 @@ describe('sequencer durability', () => {
             );
             const liveHash = stateHashOf(sequencer.engine);
             sequencer.engine.assertInvariants();
-            db.close();
+            await close(db);
             const reopened = await openSequencer(dataDir);
             expect(stateHashOf(reopened.recovered.engine)).toBe(liveHash);
             const fromJournal = new Engine({ ladderSize: LADDER });
             replayJournal(fromJournal, reopened.store, 0);
             expect(stateHashOf(fromJournal)).toBe(liveHash);
             // The projections, which a start no longer reads, agree with the journal (what replay checks).
-            expect(compareWithJournal(reopened.store, LADDER).projectionsHash).toBe(liveHash);
+            expect(compare(reopened.store).projectionsHash).toBe(liveHash);
             seen.fills += reopened.db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
             seen.settled += reopened.db
               .prepare("SELECT count(*) FROM trades_shown WHERE status = 'SETTLED'")
               .pluck()
               .get() as number;
-            reopened.db.close();
+            await close(reopened.db);
           } finally {
             removeDataDir(dataDir);
           }
@@ -289,7 +316,7 @@ describe('sequencer durability', () => {
       await sequencer.submit({ kind: 'withdraw', orderIds: [orderId], reason: 'CANCELLED' });
       const lastTs = db.prepare('SELECT max(ts) FROM journal').pluck().get() as number;
       const liveHash = stateHashOf(sequencer.engine);
-      db.close();
+      await close(db);
 
       ({ db, store, sequencer } = await openSequencer(dataDir));
       expect(store.sequencerState()).toEqual({ lastSeq: 4, engineLastSeq: 2, lastTs });
@@ -297,7 +324,7 @@ describe('sequencer durability', () => {
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 1n } });
       expect(db.prepare('SELECT max(seq) FROM journal').pluck().get()).toBe(5);
       expect(store.sequencerState()).toMatchObject({ lastSeq: 5, engineLastSeq: 5 });
-      db.close();
+      await close(db);
     } finally {
       removeDataDir(dataDir);
     }
@@ -314,14 +341,14 @@ describe('sequencer durability', () => {
       store.saveCheckpoint(sequencer.lastSeq, digestOf(atCheckpoint), atCheckpoint, 1);
       await credit(7n);
       const liveHash = stateHashOf(sequencer.engine);
-      db.close();
+      await close(db);
 
       ({ db, store } = await openSequencer(dataDir));
       const recovered = recoverEngine(store, LADDER);
       expect(recovered).toMatchObject({ checkpointSeq: 1, replayedCommands: 1 });
       expect(stateHashOf(recovered.engine)).toBe(liveHash);
       expect(recovered.engine.balance('0xA1').available).toBe(12n);
-      db.close();
+      await close(db);
     } finally {
       removeDataDir(dataDir);
     }
@@ -338,7 +365,7 @@ describe('sequencer durability', () => {
       db.prepare('UPDATE engine_checkpoints SET snapshot = ?').run(
         Buffer.from(bytes.map((b, i) => (i === 20 ? b ^ 1 : b))),
       );
-      db.close();
+      await close(db);
       await expect(openSequencer(dataDir)).rejects.toThrow(RecoveryError);
     } finally {
       removeDataDir(dataDir);
@@ -350,12 +377,13 @@ describe('sequencer durability', () => {
     try {
       const { db, store, sequencer } = await openSequencer(dataDir);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
-      const agreeing = compareWithJournal(store, LADDER);
+      await pipeline.idle();
+      const agreeing = compare(store);
       expect(agreeing.projectionsHash).toBe(agreeing.journalHash);
       db.prepare("UPDATE balances SET available = '6'").run();
-      const disagreeing = compareWithJournal(store, LADDER);
+      const disagreeing = compare(store);
       expect(disagreeing.projectionsHash).not.toBe(disagreeing.journalHash);
-      db.close();
+      await close(db);
     } finally {
       removeDataDir(dataDir);
     }
@@ -365,11 +393,11 @@ describe('sequencer durability', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
     try {
       const db = openDatabase(dataDir);
-      const store = new SqliteTradingStore(db);
+      const store = new SqliteJournal(db);
       let fatal: unknown = null;
       const sequencer = new Sequencer({
         engine: new Engine(),
-        committer: store,
+        journal: store,
         clock: { now: () => 1 },
         lastSeq: 0,
         lastTs: 0,

@@ -15,8 +15,10 @@ import { Engine } from '../../engine/index.js';
 import { bookToWire } from '../../orders/book.js';
 import { tradeIdOf } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
+import { committedBatch } from '../../sequencer/committed-batch.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
+import { SqliteProjector } from '../../store/sqlite/sqlite-projector.js';
 import {
   fillListing,
   SqliteTradingQueries,
@@ -24,7 +26,7 @@ import {
   toTrade,
   tradeListing,
 } from '../../store/sqlite/sqlite-trading-queries.js';
-import { SqliteTradingStore } from '../../store/sqlite/sqlite-trading-store.js';
+import type { ProjectedBatch } from '../../trading/pipeline.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';
 
@@ -39,7 +41,9 @@ type Row = Record<string, unknown>;
 
 /** Real engine and real projections (in-memory SQLite): the publisher sees what it sees in production. */
 let db: Database;
-let store: SqliteTradingStore;
+let projector: SqliteProjector;
+/** Each committed batch's projection, as the pipeline hands it to the publisher. */
+let projectedOf: WeakMap<AppliedEntry[], ProjectedBatch>;
 let queries: SqliteTradingQueries;
 let engine: Engine;
 let publisher: TradingPublisher;
@@ -48,23 +52,25 @@ let orderCounter = 0;
 
 beforeEach(() => {
   db = openDatabase(':memory:');
-  store = new SqliteTradingStore(db);
+  projector = new SqliteProjector(db);
+  projectedOf = new WeakMap();
   queries = new SqliteTradingQueries(db);
   engine = new Engine({ ladderSize: LADDER });
   seq = 0;
   publisher = new TradingPublisher(context());
-  commit([
-    { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
-    { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
-    { kind: 'engine', command: { type: 'credit', account: TAKER, amount: 1_000n * USDC } },
-  ]);
+  publish(
+    commit([
+      { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
+      { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
+      { kind: 'engine', command: { type: 'credit', account: TAKER, amount: 1_000n * USDC } },
+    ]),
+  );
 });
 
 function context(): TradingPublisherContext {
   return {
-    changes: (entry) => store.changesOf(entry),
     walletOf: () => WALLET,
-    levels: (hash) => engine.levels(hash),
+    books: [...engine.marketHashes()].map((hash) => engine.levels(hash)!),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
     settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
@@ -77,9 +83,11 @@ function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): Applied
     const events = input.kind === 'engine' ? engine.apply({ ...input.command, seq, ts }) : [];
     return { seq, ts, input, events };
   });
-  void store.commitBatch(entries, engine);
+  projectedOf.set(entries, { batch: committedBatch(entries), changes: projector.project(entries) as never });
   return entries;
 }
+
+const publish = (entries: AppliedEntry[], to = publisher) => to.batch(projectedOf.get(entries)!);
 
 function order(
   account: string,
@@ -126,7 +134,7 @@ describe('TradingPublisher', () => {
   it('publishes a rested order with its create outcome, then the book and best odds once per batch', () => {
     const maker = order(MAKER, 400, 50n * USDC);
     const entries = commit([place(maker)]);
-    const pubs = publisher.batch(entries);
+    const pubs = publish(entries);
     const s = entries[0]!.seq;
     expect(pubs.map((p) => [p.channel, p.messageId])).toEqual([
       [accountOrdersChannel(MAKER), `${s}:0`],
@@ -162,18 +170,18 @@ describe('TradingPublisher', () => {
     });
 
     // A worse level changes the book, not the best odds.
-    const worse = publisher.batch(commit([place(order(MAKER, 390, 10n * USDC))]));
+    const worse = publish(commit([place(order(MAKER, 390, 10n * USDC))]));
     expect(on(worse, orderBookMarketChannel(MARKET))).toHaveLength(1);
     expect(on(worse, GLOBAL_CHANNELS.best_odds)).toHaveLength(0);
   });
 
   it('shows each entry of a batch in turn: fills, cumulative trades, public tape, one book', () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    publisher.batch(commit([place(maker)]));
+    publish(commit([place(maker)]));
     const t1 = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
     const t2 = order(TAKER, 400, 15n * USDC, { isOne: false, tif: 'IOC' });
     const entries = commit([place(t1), place(t2)]);
-    const pubs = publisher.batch(entries);
+    const pubs = publish(entries);
 
     // The maker's row after each fill; the last one is the REST row.
     const makerRows = data(on(pubs, accountOrdersChannel(MAKER)));
@@ -262,7 +270,7 @@ describe('TradingPublisher', () => {
       { kind: 'admit', order: delayed.order, meta: delayed.meta, activateAt: 1 },
       { kind: 'withdraw', orderIds: [delayed.order.orderId], reason: 'USER_REQUESTED' },
     ]);
-    const pubs = publisher.batch(entries);
+    const pubs = publish(entries);
     const rows = data(on(pubs, accountOrdersChannel(TAKER)));
     expect(rows.map((r) => [r.status, r.inactiveReason, r.commandId])).toEqual([
       ['PENDING', null, delayed.meta.commandId],
@@ -278,17 +286,15 @@ describe('TradingPublisher', () => {
 
   it('publishes nothing for a replayed order id', () => {
     const first = order(MAKER, 400, 10n * USDC);
-    publisher.batch(commit([place(first)]));
+    publish(commit([place(first)]));
     const replay = order(MAKER, 401, 10n * USDC, { orderId: first.order.orderId });
-    expect(publisher.batch(commit([place(replay)]))).toEqual([]);
+    expect(publish(commit([place(replay)]))).toEqual([]);
   });
 
   it('publishes cancels with their reason and settles trades and fills at resolution', () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    publisher.batch(
-      commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
-    );
-    const cancel = publisher.batch(
+    publish(commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]));
+    const cancel = publish(
       commit([
         {
           kind: 'engine',
@@ -308,7 +314,7 @@ describe('TradingPublisher', () => {
     });
     expect(on(cancel, GLOBAL_CHANNELS.best_odds)).toHaveLength(1);
 
-    const resolve = publisher.batch(
+    const resolve = publish(
       commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
     );
     const trades = data(on(resolve, accountTradesChannel(MAKER)));
@@ -328,7 +334,7 @@ describe('TradingPublisher', () => {
   });
 
   it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', () => {
-    publisher.batch(
+    publish(
       commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
@@ -347,8 +353,8 @@ describe('TradingPublisher', () => {
     const resolve = commit([
       { kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 2 } },
     ]);
-    const all = publisher.batch(resolve);
-    const made = partial.batch(resolve);
+    const all = publish(resolve);
+    const made = publish(resolve, partial);
 
     expect(read).toEqual([MAKER]);
     expect(made).toEqual(all.filter((p) => p.channel === ACCOUNT_FILLS_CHANNEL && p.user === MAKER));
@@ -356,17 +362,15 @@ describe('TradingPublisher', () => {
     // Nobody following: nothing is read back.
     read.length = 0;
     followed.clear();
-    expect(partial.batch(resolve)).toEqual([]);
+    expect(publish(resolve, partial)).toEqual([]);
     expect(read).toEqual([]);
   });
 
   it('publishes expiries with inactiveReason EXPIRED and the book without the order', () => {
     const maker = order(MAKER, 400, 10n * USDC);
     const short = { ...maker, order: { ...maker.order, expiry: 1_700_000_100 } };
-    publisher.batch(commit([place(short)]));
-    const pubs = publisher.batch(
-      commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000),
-    );
+    publish(commit([place(short)]));
+    const pubs = publish(commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000));
     expect(data(on(pubs, activeOrdersChannel(MAKER)))).toEqual([restOrder(MAKER, maker.order.orderId)]);
     expect(data(on(pubs, accountOrdersChannel(MAKER)))[0]).toMatchObject({
       status: 'INACTIVE',
@@ -380,7 +384,7 @@ describe('TradingPublisher', () => {
   });
 
   it('publishes escrow locks: the fill, and the trade once all its fills are locked', () => {
-    publisher.batch(
+    publish(
       commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
@@ -426,8 +430,8 @@ describe('TradingPublisher', () => {
       commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
     ];
     for (const entries of batches) {
-      const all = publisher.batch(entries);
-      const made = partial.batch(entries);
+      const all = publish(entries);
+      const made = publish(entries, partial);
       expect(made).toEqual(all.filter((p) => isFollowed(p.channel, p.user)));
     }
     expect(partial.followsTradesOrFills(MAKER)).toBe(true);

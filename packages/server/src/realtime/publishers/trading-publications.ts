@@ -16,21 +16,21 @@ import type { FillRecord, TradeRecord } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import type { EntryChanges } from '../../store/batch-projection.js';
+import type { ProjectedBatch } from '../../trading/pipeline.js';
+import { BookView } from './book-view.js';
 import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
 
 export type TradingPublisherContext = {
-  /** The rows a committed entry changed, as the projection wrote them (SqliteTradingStore.changesOf). */
-  changes(entry: AppliedEntry): EntryChanges | undefined;
   /** The proxy wallet of an account (the order row's `wallet`). */
   walletOf(account: `0x${string}`): `0x${string}`;
-  /** The engine's book of a market now: as the batch being written leaves it (called inside its transaction). */
-  levels(marketHash: string): BookLevels | undefined;
+  /** Every market's book as the last published batch left it, to start following the books from. */
+  books: Iterable<BookLevels>;
   /** Sport and league of a market when known without I/O (optional fields of `best_odds:global`). */
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
   ladderSize: number;
   /**
    * Some accounts' SETTLED trades and fills in a resolved market, read for those whose channels are
-   * followed (inside the resolving batch's transaction, so as it leaves them).
+   * followed (once the resolving batch is projected).
    */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
@@ -57,9 +57,11 @@ export class TradingPublisher {
   readonly #names = new AccountChannels();
   /** Last published best level of each side, per market. */
   readonly #bestOdds = new Map<string, string>();
+  readonly #books = new BookView();
 
   constructor(context: TradingPublisherContext) {
     this.#ctx = context;
+    for (const levels of context.books) this.#books.seed(levels);
   }
 
   #observed(channel: string, user?: string): boolean {
@@ -75,17 +77,19 @@ export class TradingPublisher {
     return this.#observed(ACCOUNT_FILLS_CHANNEL, names.user) || this.#observed(names.trades);
   }
 
-  batch(entries: readonly AppliedEntry[]): Publication[] {
-    if (entries.length === 0) return [];
+  batch({ batch, changes }: ProjectedBatch): Publication[] {
     const out = new Publications((channel, user) => this.#observed(channel, user));
     const changedMarkets = new Set<string>();
 
-    for (const entry of entries) {
+    batch.entries.forEach((entry, i) => {
       out.startEntry(entry.seq);
-      const changes = this.#ctx.changes(entry);
-      if (changes) this.#entry(entry, changes, out);
-      for (const e of entry.events) if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
-    }
+      const entryChanges = changes[i];
+      if (entryChanges) this.#entry(entry, entryChanges, out);
+      for (const e of entry.events) {
+        this.#books.apply(e);
+        if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
+      }
+    });
 
     // Batch-level publications continue the numbering of the batch's last entry.
     for (const marketHash of changedMarkets) this.#book(marketHash, out);
@@ -184,7 +188,7 @@ export class TradingPublisher {
   }
 
   #book(marketHash: string, out: Publications): void {
-    const levels = this.#ctx.levels(marketHash);
+    const levels = this.#books.levels(marketHash);
     if (!levels) return;
     let book: ReturnType<typeof bookToWire> | undefined;
     const bookOf = () =>

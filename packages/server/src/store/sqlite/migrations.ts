@@ -542,6 +542,24 @@ export const MIGRATIONS: readonly Migration[] = [
         ) STRICT;
       `),
   },
+  {
+    version: 14,
+    name: 'projector cursor and chain outbox cursor',
+    // Projections leave the journal's transaction: the projector records the last seq it projected with its
+    // rows. Until now both were written together, so the projections stand at the journal's end. The chain
+    // link records the last seq whose chain requests (payouts, deposits) it submitted, with the submission:
+    // until now that was the same transaction as the journal.
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE projector_cursor (
+          id  INTEGER PRIMARY KEY CHECK (id = 1),
+          seq INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO projector_cursor (id, seq) VALUES (1, (SELECT ifnull(max(seq), 0) FROM journal));
+        ALTER TABLE escrow_cursor ADD COLUMN outbox_seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE escrow_cursor SET outbox_seq = (SELECT ifnull(max(seq), 0) FROM journal);
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

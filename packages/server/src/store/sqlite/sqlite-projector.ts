@@ -1,18 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import {
   type DoneReason,
-  type Engine,
   type EngineEvent,
   type EngineSnapshot,
   type MarketSnapshot,
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import { type WalSync, walSync } from '../../lib/wal-sync.js';
-import { writeTransaction } from '../../lib/write-transaction.js';
+import { unsyncedWriteTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
-import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
+import type { ProjectionWriter } from '../projection.js';
+import { type PositionRow, StateMirror } from '../state-mirror.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
 
@@ -46,19 +45,18 @@ const toProjectedOrder = (r: Record<string, unknown>): ProjectedOrder => ({
 });
 
 /**
- * The SQLite side of the sequencer: one transaction per batch writes the journal and every projection
- * (orders, fills, trades, balances, positions, markets). History rows (orders, fills, trades) follow the
- * events: a BatchProjection computes them in memory and each touched row is written once per batch.
- * Engine-state mirrors (balances, positions, market status) are read from the engine at the end of the
- * batch, so they equal the engine state as of the batch's last seq by construction.
+ * The projections in SQLite, derived from committed batches: one transaction per batch writes every row
+ * the batch changed (orders, fills, trades, balances, positions, markets) and the projector's cursor, the
+ * batch's last seq. A batch at or below the cursor is skipped, so projecting is idempotent and a start
+ * catches up from the journal after the cursor. History rows follow the events: a BatchProjection computes
+ * them in memory and each touched row is written once per batch; the engine-state mirrors follow the events
+ * too (StateMirror). The commit is not synced: the journal is the durable record, the cursor says how far
+ * the projections have followed it.
  */
-export class SqliteTradingStore {
+export class SqliteProjector implements ProjectionWriter {
   private readonly s: Record<string, Statement>;
-  private readonly commitTx: (entries: readonly AppliedEntry[], engine: Engine) => void;
-  private readonly inTransaction: ((entries: readonly AppliedEntry[]) => void)[] = [];
-  private readonly changesByEntry = new WeakMap<AppliedEntry, EntryChanges>();
-  /** Set when commits are synced (WAL, synchronous=FULL): a batch is acknowledged once `sync` resolves. */
-  private readonly walSync: WalSync | null;
+  private readonly projectTx: (entries: readonly AppliedEntry[]) => EntryChanges[];
+  private projectedSeq: number;
   /**
    * Open (ACTIVE, PENDING) orders' rows as last committed, so that a maker's row is not read back for each
    * of its fills. Only this store writes order rows, so an entry is never stale; a miss reads the database.
@@ -74,7 +72,6 @@ export class SqliteTradingStore {
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
-      journal: p('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)'),
       order: p('SELECT * FROM orders WHERE id = ?'),
       trade: p('SELECT * FROM trades WHERE id = ?'),
       insertOrder: p(`INSERT INTO orders (id, account, market_hash, event_id, is_outcome_one, percentage_odds,
@@ -105,49 +102,42 @@ export class SqliteTradingStore {
         ON CONFLICT (market_hash, account) DO UPDATE SET stake_one = excluded.stake_one,
           stake_two = excluded.stake_two, pot_one = excluded.pot_one, pot_two = excluded.pot_two`),
       deletePosition: p('DELETE FROM positions WHERE market_hash = ? AND account = ?'),
-      market:
-        p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (market_hash) DO UPDATE SET status = excluded.status, version = excluded.version`),
+      readPosition: p('SELECT * FROM positions WHERE market_hash = ? AND account = ?'),
+      openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version)
+        VALUES (?, ?, ?, ?, ?)`),
+      updateMarket: p(`UPDATE engine_markets SET status = coalesce(?, status), version = coalesce(?, version)
+        WHERE market_hash = ?`),
+      cursor: p('UPDATE projector_cursor SET seq = ? WHERE id = 1'),
     };
-    this.commitTx = writeTransaction(db, (entries: readonly AppliedEntry[], engine: Engine) =>
-      this.writeBatch(entries, engine),
-    );
-    this.walSync = walSync(db);
+    this.projectedSeq = db.prepare('SELECT seq FROM projector_cursor WHERE id = 1').pluck().get() as number;
+    this.projectTx = unsyncedWriteTransaction(db, (entries: readonly AppliedEntry[]) => {
+      const changes = this.writeBatch(entries);
+      this.s.cursor!.run(entries[entries.length - 1]!.seq);
+      return changes;
+    });
   }
 
-  /** Runs `write` inside every batch's transaction, after the projections: its writes commit with them. */
-  onCommitTransaction(write: (entries: readonly AppliedEntry[]) => void): void {
-    this.inTransaction.push(write);
-  }
-
-  /** The rows a committed entry changed, as they stood after it (for realtime; kept while the entry lives). */
-  changesOf(entry: AppliedEntry): EntryChanges | undefined {
-    return this.changesByEntry.get(entry);
+  cursor(): number {
+    return this.projectedSeq;
   }
 
   /**
-   * Writes the batch in one transaction, at once unless the WAL checkpointer is restarting the WAL (then
-   * as soon as it is done, the event loop free meanwhile); resolves once the batch is durable.
+   * Projects the entries after the cursor (none: nothing is written) in one transaction, at once unless
+   * the WAL checkpointer is restarting the WAL (then as soon as it is done); returns each entry's changes.
    */
-  async commitBatch(entries: readonly AppliedEntry[], engine: Engine, onWritten?: () => void): Promise<void> {
-    const walSync = this.walSync;
-    if (!walSync) {
-      this.commit(entries, engine);
-      return;
-    }
-    // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
-    const written = withWriteGate(this.db, () => walSync.unsynced(() => this.commit(entries, engine)));
-    if (written instanceof Promise) await written;
-    onWritten?.();
-    // Syncs the WAL as it stands now: this batch and every commit before it (an earlier batch whose own
-    // sync is still running is durable once both are: the sequencer answers in order).
-    await walSync.sync();
+  project(entries: readonly AppliedEntry[]): EntryChanges[] | Promise<EntryChanges[]> {
+    const fresh = entries.filter((e) => e.seq > this.projectedSeq);
+    if (fresh.length === 0) return [];
+    const written = withWriteGate(this.db, () => this.commit(fresh));
+    return written;
   }
 
-  private commit(entries: readonly AppliedEntry[], engine: Engine): void {
+  private commit(entries: readonly AppliedEntry[]): EntryChanges[] {
     this.writtenOrders = [];
-    this.commitTx(entries, engine);
+    const changes = this.projectTx(entries);
+    this.projectedSeq = entries[entries.length - 1]!.seq;
     for (const row of this.writtenOrders) this.rememberCommitted(row);
+    return changes;
   }
 
   /** Keeps an open order's committed row, the oldest one leaving when full; forgets a closed order's. */
@@ -162,20 +152,12 @@ export class SqliteTradingStore {
     this.openOrders.set(row.id, row);
   }
 
-  /** Releases the WAL descriptor (the database itself is closed by its owner). */
-  close(): void {
-    this.walSync?.close();
-  }
-
-  private writeBatch(entries: readonly AppliedEntry[], engine: Engine): void {
-    const touchedAccounts = new Set<string>();
-    const touchedPositions = new Map<string, Set<string>>();
-    const touchedMarkets = new Map<string, number>();
-    const touchPosition = (marketHash: string, account: string) => {
-      const accounts = touchedPositions.get(marketHash) ?? new Set<string>();
-      touchedPositions.set(marketHash, accounts);
-      accounts.add(account);
-    };
+  private writeBatch(entries: readonly AppliedEntry[]): EntryChanges[] {
+    const mirror = new StateMirror((marketHash, account) => {
+      const row = this.s.readPosition!.get(marketHash, account) as Record<string, string> | undefined;
+      return row ? toPositionRow(row) : null;
+    });
+    const changes: EntryChanges[] = [];
     const rows = new BatchProjection({
       order: (orderId) => {
         // A copy: the projection changes the rows it is given.
@@ -192,60 +174,44 @@ export class SqliteTradingStore {
 
     for (const entry of entries) {
       const { seq, ts, input } = entry;
-      this.s.journal!.run(
-        seq,
-        ts,
-        input.kind === 'engine' ? input.command.type : input.kind,
-        encodeInput(input),
-      );
       rows.beginEntry(seq, ts);
       if (input.kind === 'admit') rows.admit(input.order, input.meta, input.activateAt);
       else if (input.kind === 'withdraw') rows.withdraw(input.orderIds, input.reason);
       else {
         const place = input.command.type === 'place' ? input.command : null;
         for (const event of entry.events) {
-          this.project(event, {
-            seq,
-            rows,
-            place,
-            meta: input.meta,
-            touchPosition,
-            touchedAccounts,
-            touchedMarkets,
-            ts,
-          });
+          mirror.apply(seq, event);
+          this.projectEvent(event, { rows, place, meta: input.meta, ts });
         }
       }
-      const changes = rows.endEntry();
-      this.changesByEntry.set(entry, changes);
+      changes.push(rows.endEntry());
     }
     this.writeRows(rows);
+    this.writeMirror(mirror, entries[entries.length - 1]!.ts);
+    return changes;
+  }
 
-    const ts = entries[entries.length - 1]!.ts;
-    for (const account of touchedAccounts) {
-      const { available, escrowed } = engine.balance(account);
+  private writeMirror(mirror: StateMirror, ts: number): void {
+    for (const [account, { available, escrowed }] of mirror.balances) {
       this.s.balance!.run(account, available.toString(), escrowed.toString(), ts);
     }
-    for (const [marketHash, accounts] of touchedPositions) {
-      for (const account of accounts) {
-        const position = engine.position(marketHash, account);
-        if (!position) this.s.deletePosition!.run(marketHash, account);
-        else
-          this.s.position!.run(
-            marketHash,
-            account,
-            position.stakeOnOutcomeOne.toString(),
-            position.stakeOnOutcomeTwo.toString(),
-            position.payoutIfOutcomeOne.toString(),
-            position.payoutIfOutcomeTwo.toString(),
-          );
-      }
+    for (const { marketHash, account, row } of mirror.positions.values()) {
+      if (!row) this.s.deletePosition!.run(marketHash, account);
+      else
+        this.s.position!.run(
+          marketHash,
+          account,
+          row.stakeOne.toString(),
+          row.stakeTwo.toString(),
+          row.potOne.toString(),
+          row.potTwo.toString(),
+        );
     }
-    for (const [marketHash, openSeq] of touchedMarkets) {
-      const market = engine.market(marketHash);
-      if (market) this.s.market!.run(marketHash, market.eventId, openSeq, market.status, market.version);
+    for (const [marketHash, m] of mirror.markets) {
+      if (m.openSeq !== undefined)
+        this.s.openMarket!.run(marketHash, m.eventId, m.openSeq, m.status, m.version);
+      else this.s.updateMarket!.run(m.status ?? null, m.version ?? null, marketHash);
     }
-    for (const write of this.inTransaction) write(entries);
   }
 
   /** Writes the rows the projection has changed so far, each once. */
@@ -336,18 +302,9 @@ export class SqliteTradingStore {
     }
   }
 
-  private project(
+  private projectEvent(
     event: EngineEvent,
-    c: {
-      seq: number;
-      rows: BatchProjection;
-      place: PlaceOrderInput | null;
-      meta: OrderMeta | undefined;
-      touchPosition: (marketHash: string, account: string) => void;
-      touchedAccounts: Set<string>;
-      touchedMarkets: Map<string, number>;
-      ts: number;
-    },
+    c: { rows: BatchProjection; place: PlaceOrderInput | null; meta: OrderMeta | undefined; ts: number },
   ): void {
     switch (event.type) {
       case 'orderAccepted':
@@ -364,28 +321,12 @@ export class SqliteTradingStore {
         break;
       case 'orderMatched':
         c.rows.matched(event);
-        c.touchPosition(event.marketHash, event.makerAccount);
-        c.touchPosition(event.marketHash, event.takerAccount);
         break;
       case 'orderDone':
         c.rows.done(event.orderId, event.reason, event.remainingSize, event.filledSize);
         break;
-      case 'balanceChanged':
-        c.touchedAccounts.add(event.account);
-        break;
-      case 'levelChanged':
-      case 'marketClosed':
-        if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
-        break;
-      case 'marketOpened':
-        c.touchedMarkets.set(event.marketHash, c.seq);
-        break;
       case 'marketResolved':
-        if (!c.touchedMarkets.has(event.marketHash)) c.touchedMarkets.set(event.marketHash, 0);
         this.s.settleMarket!.run(event.marketHash, event.outcome, c.ts);
-        break;
-      case 'payout':
-        c.touchPosition(event.marketHash, event.account);
         break;
       default:
         break;
@@ -394,25 +335,8 @@ export class SqliteTradingStore {
 
   // ------------------------------------------------------------------ recovery reads
 
-  /** Seq and time of the last journaled input, and seq of the last engine command (-1: none yet). */
-  sequencerState(): { lastSeq: number; engineLastSeq: number; lastTs: number } {
-    const last = this.db.prepare('SELECT seq, ts FROM journal ORDER BY seq DESC LIMIT 1').get() as
-      | { seq: number; ts: number }
-      | undefined;
-    // Read backwards from the end, past the inputs that never reach the engine (admitted in-play orders
-    // waiting out their delay, withdrawals): at most a betting delay's worth.
-    const engineLastSeq = this.db
-      .prepare(
-        "SELECT seq FROM journal WHERE json_extract(payload, '$.kind') = 'engine' ORDER BY seq DESC LIMIT 1",
-      )
-      .pluck()
-      .get() as number | undefined;
-    return { lastSeq: last?.seq ?? 0, engineLastSeq: engineLastSeq ?? -1, lastTs: last?.ts ?? 0 };
-  }
-
   /** The engine state as the projections hold it, in the engine's canonical snapshot form. */
-  engineSnapshotFromProjections(ladderSize: number): EngineSnapshot {
-    const { engineLastSeq } = this.sequencerState();
+  engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot {
     const balances = this.db
       .prepare("SELECT account, available, escrowed FROM balances WHERE available <> '0' OR escrowed <> '0'")
       .all() as { account: string; available: string; escrowed: string }[];
@@ -466,35 +390,11 @@ export class SqliteTradingStore {
       orders,
     };
   }
-
-  /** Journal rows after `seq`, in order. */
-  *journalAfter(seq: number): IterableIterator<{ seq: number; ts: number; payload: string }> {
-    yield* this.db
-      .prepare('SELECT seq, ts, payload FROM journal WHERE seq > ? ORDER BY seq')
-      .iterate(seq) as IterableIterator<{ seq: number; ts: number; payload: string }>;
-  }
-
-  /** The newest checkpoint: the engine's bytes at journal seq `seq`, with the digest recorded with them. */
-  latestCheckpoint(): { seq: number; digest: string; snapshot: Uint8Array } | null {
-    const row = this.db
-      .prepare('SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
-      .get() as { seq: number; digest: string; snapshot: Buffer } | undefined;
-    return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
-  }
-
-  /** Stores the engine's bytes taken at journal seq `seq` with their digest; keeps the two newest. */
-  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void {
-    writeTransaction(this.db, () => {
-      this.db
-        .prepare(
-          'INSERT OR REPLACE INTO engine_checkpoints (seq, digest, snapshot, created_at) VALUES (?, ?, ?, ?)',
-        )
-        .run(seq, digest, snapshot, now);
-      this.db
-        .prepare(
-          'DELETE FROM engine_checkpoints WHERE seq NOT IN (SELECT seq FROM engine_checkpoints ORDER BY seq DESC LIMIT 2)',
-        )
-        .run();
-    })();
-  }
 }
+
+const toPositionRow = (r: Record<string, string>): PositionRow => ({
+  stakeOne: BigInt(r.stake_one!),
+  stakeTwo: BigInt(r.stake_two!),
+  potOne: BigInt(r.pot_one!),
+  potTwo: BigInt(r.pot_two!),
+});

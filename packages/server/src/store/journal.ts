@@ -1,0 +1,24 @@
+import type { AppliedEntry } from '../sequencer/inputs.js';
+
+/** A journal row: one sequenced input, encoded (see sequencer/journal-codec.ts). */
+export type JournalRow = { seq: number; ts: number; payload: string };
+
+/** The newest engine checkpoint: the engine's bytes at journal seq `seq`, with their recorded digest. */
+export type EngineCheckpoint = { seq: number; digest: string; snapshot: Uint8Array };
+
+/**
+ * The append-only journal of sequenced inputs: the only thing the sequencer writes. `append` writes a
+ * batch (at once, or once the storage lets it), calls `written` once it is written (if it can tell: the
+ * next batch may then be written while this one is made durable), and resolves once it is durable.
+ */
+export interface Journal {
+  append(entries: readonly AppliedEntry[], written?: () => void): Promise<void>;
+  /** Seq and time of the last journaled input (0 and 0 for an empty journal). */
+  last(): { seq: number; ts: number };
+  /** Rows after `seq`, in order. */
+  after(seq: number): IterableIterator<JournalRow>;
+  latestCheckpoint(): EngineCheckpoint | null;
+  /** Stores the engine's bytes taken at journal seq `seq` with their digest, durably. */
+  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void;
+  close(): void;
+}

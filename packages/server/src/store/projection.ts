@@ -1,0 +1,15 @@
+import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { EntryChanges } from './batch-projection.js';
+
+/**
+ * Where committed batches become the rows reads are answered from (orders, fills, trades, balances,
+ * positions, markets). The projector's cursor is the last seq projected, recorded with the rows.
+ */
+export interface ProjectionWriter {
+  cursor(): number;
+  /**
+   * Projects the entries after the cursor in one write and moves the cursor to the last; entries at or
+   * below it are skipped (projecting again changes nothing). Returns each projected entry's changes.
+   */
+  project(entries: readonly AppliedEntry[]): EntryChanges[] | Promise<EntryChanges[]>;
+}

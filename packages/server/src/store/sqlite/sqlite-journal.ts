@@ -1,0 +1,107 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { type WalSync, walSync } from '../../lib/wal-sync.js';
+import { writeTransaction } from '../../lib/write-transaction.js';
+import type { AppliedEntry } from '../../sequencer/inputs.js';
+import { encodeInput } from '../../sequencer/journal-codec.js';
+import type { EngineCheckpoint, Journal, JournalRow } from '../journal.js';
+import { withWriteGate } from './write-gate.js';
+
+/**
+ * The journal in SQLite: one transaction per batch holds the batch's journal rows and nothing else; a
+ * batch is durable once the WAL is synced (synchronous=FULL, WAL) or at commit (an in-memory database).
+ */
+export class SqliteJournal implements Journal {
+  private readonly insert: Statement;
+  private readonly appendTx: (entries: readonly AppliedEntry[]) => void;
+  /** Set when commits are synced (WAL, synchronous=FULL): a batch is acknowledged once `sync` resolves. */
+  private readonly walSync: WalSync | null;
+
+  constructor(private readonly db: Database) {
+    this.insert = db.prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)');
+    this.appendTx = writeTransaction(db, (entries: readonly AppliedEntry[]) => {
+      for (const { seq, ts, input } of entries) {
+        this.insert.run(
+          seq,
+          ts,
+          input.kind === 'engine' ? input.command.type : input.kind,
+          encodeInput(input),
+        );
+      }
+    });
+    this.walSync = walSync(db);
+  }
+
+  /**
+   * Writes the batch in one transaction, at once unless the WAL checkpointer is restarting the WAL (then
+   * as soon as it is done, the event loop free meanwhile); resolves once the batch is durable.
+   */
+  async append(entries: readonly AppliedEntry[], onWritten?: () => void): Promise<void> {
+    const walSync = this.walSync;
+    if (!walSync) {
+      this.appendTx(entries);
+      return;
+    }
+    // Unsynced only at commit; checkpoints still sync the WAL before and the database after.
+    const written = withWriteGate(this.db, () => walSync.unsynced(() => this.appendTx(entries)));
+    if (written instanceof Promise) await written;
+    onWritten?.();
+    // Syncs the WAL as it stands now: this batch and every commit before it (an earlier batch whose own
+    // sync is still running is durable once both are: the sequencer answers in order).
+    await walSync.sync();
+  }
+
+  last(): { seq: number; ts: number } {
+    const row = this.db.prepare('SELECT seq, ts FROM journal ORDER BY seq DESC LIMIT 1').get() as
+      | { seq: number; ts: number }
+      | undefined;
+    return row ?? { seq: 0, ts: 0 };
+  }
+
+  /** Seq and time of the last journaled input, and seq of the last engine command (-1: none yet). */
+  sequencerState(): { lastSeq: number; engineLastSeq: number; lastTs: number } {
+    const last = this.last();
+    // Read backwards from the end, past the inputs that never reach the engine (admitted in-play orders
+    // waiting out their delay, withdrawals): at most a betting delay's worth.
+    const engineLastSeq = this.db
+      .prepare(
+        "SELECT seq FROM journal WHERE json_extract(payload, '$.kind') = 'engine' ORDER BY seq DESC LIMIT 1",
+      )
+      .pluck()
+      .get() as number | undefined;
+    return { lastSeq: last.seq, engineLastSeq: engineLastSeq ?? -1, lastTs: last.ts };
+  }
+
+  *after(seq: number): IterableIterator<JournalRow> {
+    yield* this.db
+      .prepare('SELECT seq, ts, payload FROM journal WHERE seq > ? ORDER BY seq')
+      .iterate(seq) as IterableIterator<JournalRow>;
+  }
+
+  latestCheckpoint(): EngineCheckpoint | null {
+    const row = this.db
+      .prepare('SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
+      .get() as { seq: number; digest: string; snapshot: Buffer } | undefined;
+    return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
+  }
+
+  /** Keeps the two newest checkpoints. */
+  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void {
+    writeTransaction(this.db, () => {
+      this.db
+        .prepare(
+          'INSERT OR REPLACE INTO engine_checkpoints (seq, digest, snapshot, created_at) VALUES (?, ?, ?, ?)',
+        )
+        .run(seq, digest, snapshot, now);
+      this.db
+        .prepare(
+          'DELETE FROM engine_checkpoints WHERE seq NOT IN (SELECT seq FROM engine_checkpoints ORDER BY seq DESC LIMIT 2)',
+        )
+        .run();
+    })();
+  }
+
+  /** Releases the WAL descriptor (the database itself is closed by its owner). */
+  close(): void {
+    this.walSync?.close();
+  }
+}

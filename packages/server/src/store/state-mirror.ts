@@ -1,0 +1,101 @@
+import type { EngineEvent } from '../engine/index.js';
+
+/** An account's position in a market, as the engine holds it: stake and pot per outcome bet. */
+export type PositionRow = { stakeOne: bigint; stakeTwo: bigint; potOne: bigint; potTwo: bigint };
+
+/** A change to a market's mirror row: `openSeq` set for a market opened by the batch (an insert). */
+export type MarketChange = { eventId: string; openSeq?: number; status?: string; version?: number };
+
+/**
+ * The engine state the projections mirror (balances, positions, markets), followed from a batch's events
+ * alone: balances are the last `balanceChanged` of each account, positions add up the matches' stakes and
+ * pots (a resolution's payouts end them), markets take their status and book version from the events.
+ * `oddsbook replay` checks the result against the engine rebuilt from the journal.
+ */
+export class StateMirror {
+  readonly balances = new Map<string, { available: bigint; escrowed: bigint }>();
+  /** By `marketHash|account`; null: the position ended (deleted). */
+  readonly positions = new Map<string, { marketHash: string; account: string; row: PositionRow | null }>();
+  readonly markets = new Map<string, MarketChange>();
+
+  constructor(
+    private readonly committedPosition: (marketHash: string, account: string) => PositionRow | null,
+  ) {}
+
+  apply(seq: number, event: EngineEvent): void {
+    switch (event.type) {
+      case 'balanceChanged':
+        this.balances.set(event.account, { available: event.available, escrowed: event.escrowed });
+        break;
+      case 'orderMatched': {
+        const pot = event.makerStake + event.takerStake;
+        const makerOne = event.makerIsBettingOutcomeOne;
+        this.addToPosition(event.marketHash, event.makerAccount, makerOne, event.makerStake, pot);
+        this.addToPosition(event.marketHash, event.takerAccount, !makerOne, event.takerStake, pot);
+        break;
+      }
+      case 'payout':
+        this.positions.set(key(event.marketHash, event.account), {
+          marketHash: event.marketHash,
+          account: event.account,
+          row: null,
+        });
+        break;
+      case 'marketOpened':
+        this.markets.set(event.marketHash, {
+          eventId: event.eventId,
+          openSeq: seq,
+          status: 'open',
+          version: 0,
+        });
+        break;
+      case 'marketClosed':
+        this.market(event.marketHash, event.eventId).status = 'closed';
+        break;
+      case 'marketResolved':
+        this.market(event.marketHash, event.eventId).status = 'resolved';
+        break;
+      case 'levelChanged':
+        this.market(event.marketHash, '').version = event.version;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private market(marketHash: string, eventId: string): MarketChange {
+    let change = this.markets.get(marketHash);
+    if (!change) {
+      change = { eventId };
+      this.markets.set(marketHash, change);
+    }
+    return change;
+  }
+
+  private addToPosition(
+    marketHash: string,
+    account: string,
+    isOne: boolean,
+    stake: bigint,
+    pot: bigint,
+  ): void {
+    const k = key(marketHash, account);
+    let entry = this.positions.get(k);
+    if (!entry) {
+      const committed = this.committedPosition(marketHash, account);
+      entry = { marketHash, account, row: committed ? { ...committed } : null };
+      this.positions.set(k, entry);
+    }
+    entry.row ??= { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n };
+    const row = entry.row;
+    if (isOne) {
+      row.stakeOne += stake;
+      row.potOne += pot;
+    } else {
+      row.stakeTwo += stake;
+      row.potTwo += pot;
+    }
+  }
+}
+
+const key = (marketHash: string, account: string) => `${marketHash}|${account}`;

@@ -1,0 +1,176 @@
+import { unavailable } from '../errors/app-error.js';
+import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import type { Sequencer } from '../sequencer/sequencer.js';
+import type { EntryChanges } from '../store/batch-projection.js';
+import type { ProjectionWriter } from '../store/projection.js';
+
+/**
+ * A committed batch with the rows its entries changed, in entry order (undefined for an entry projected
+ * before: a batch replayed at a start).
+ */
+export type ProjectedBatch = {
+  readonly batch: CommittedBatch;
+  readonly changes: readonly (EntryChanges | undefined)[];
+};
+
+/** The realtime side: publications of a projected batch. */
+export type BatchPublisher = (projected: ProjectedBatch) => void;
+
+/** The chain side: the chain requests a committed batch implies (payouts, deposits). */
+export type ChainSubmitter = { submitForBatch(batch: CommittedBatch): void };
+
+export type PipelineOptions = {
+  sequencer: Sequencer;
+  projector: ProjectionWriter;
+  /** A consumer failed: the projections (or the chain) no longer follow the journal. */
+  onFatal: (error: unknown) => void;
+  /** How long a read waits for the projections to reach what was answered, at most (then 503). */
+  readWaitMs?: number;
+};
+
+/** A read waits this long at most for the projector (default `readWaitMs`). */
+export const READ_WAIT_MS = 5_000;
+
+/**
+ * Where every committed batch goes once it is durable and its submitters are answered (the sequencer
+ * answers first). In this order, one batch after the other:
+ * 1. the projector writes the rows reads are answered from (orders, fills, trades, balances, positions);
+ * 2. the publisher maps the batch and its rows to realtime publications;
+ * 3. the chain link submits the chain requests the batch implies.
+ * Each step sees the batches in seq order. A projection that must wait (the WAL checkpointer holds the
+ * write lock) holds the later batches behind it.
+ */
+export class TradingPipeline {
+  private publisher: BatchPublisher | null = null;
+  private chain: ChainSubmitter | null = null;
+  /** Batches waiting for a projection before them to be written. */
+  private readonly waiting: CommittedBatch[] = [];
+  private projecting = false;
+  private failed = false;
+  private idleWaiters: (() => void)[] = [];
+  /** Seq of the last projected batch. */
+  private projected: number;
+  private readWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+
+  constructor(private readonly o: PipelineOptions) {
+    this.projected = o.sequencer.lastSeq;
+    o.sequencer.onCommitted((batch) => this.consume(batch));
+  }
+
+  get projectedSeq(): number {
+    return this.projected;
+  }
+
+  /**
+   * Read-your-writes: null when every batch answered so far is projected (a read may go on at once), else
+   * a promise that resolves once it is, or rejects with a 503 after `readWaitMs`.
+   */
+  caughtUp(): Promise<void> | null {
+    const seq = this.o.sequencer.answeredSeq;
+    if (this.projected >= seq) return null;
+    if (this.failed) return Promise.reject(unavailable('The exchange is stopping'));
+    return new Promise<void>((resolve, reject) => {
+      const waiter = { seq, resolve, reject };
+      const timer = setTimeout(() => {
+        this.readWaiters = this.readWaiters.filter((w) => w !== waiter);
+        reject(unavailable('The exchange is catching up; retry'));
+      }, this.o.readWaitMs ?? READ_WAIT_MS);
+      timer.unref();
+      waiter.resolve = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.readWaiters.push(waiter);
+    });
+  }
+
+  setPublisher(publisher: BatchPublisher | null): void {
+    this.publisher = publisher;
+  }
+
+  setChain(chain: ChainSubmitter | null): void {
+    this.chain = chain;
+  }
+
+  /** Every batch committed so far has gone through every step. */
+  get isIdle(): boolean {
+    return !this.projecting && this.waiting.length === 0;
+  }
+
+  /** Resolves once the sequencer and the pipeline are both idle. */
+  async idle(): Promise<void> {
+    await this.o.sequencer.idle();
+    if (this.isIdle || this.failed) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private consume(batch: CommittedBatch): void {
+    if (this.failed) return;
+    if (this.projecting) {
+      this.waiting.push(batch);
+      return;
+    }
+    let changes: EntryChanges[] | Promise<EntryChanges[]>;
+    try {
+      changes = this.o.projector.project(batch.entries);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (!(changes instanceof Promise)) {
+      this.deliver(batch, changes);
+      return;
+    }
+    this.projecting = true;
+    changes.then(
+      (rows) => {
+        this.projecting = false;
+        this.deliver(batch, rows);
+        const next = this.waiting.splice(0);
+        for (const b of next) this.consume(b);
+        if (this.isIdle) this.releaseIdleWaiters();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  private deliver(batch: CommittedBatch, projected: readonly EntryChanges[]): void {
+    // The projector skips entries it has projected before: the first ones.
+    const skipped = batch.entries.length - projected.length;
+    const changes = skipped === 0 ? projected : batch.entries.map((_, i) => projected[i - skipped]);
+    this.projected = batch.lastSeq;
+    if (this.readWaiters.length > 0) this.releaseReaders();
+    // The publisher never throws (it reports its own failures); the chain link's failure is fatal.
+    this.publisher?.({ batch, changes });
+    try {
+      this.chain?.submitForBatch(batch);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private releaseReaders(): void {
+    const waiting: typeof this.readWaiters = [];
+    for (const waiter of this.readWaiters) {
+      if (waiter.seq <= this.projected) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.readWaiters = waiting;
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    for (const waiter of this.readWaiters.splice(0)) waiter.reject(unavailable('The exchange is stopping'));
+    this.projecting = false;
+    this.waiting.length = 0;
+    this.releaseIdleWaiters();
+    this.o.onFatal(error);
+  }
+
+  private releaseIdleWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
