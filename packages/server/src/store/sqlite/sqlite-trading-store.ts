@@ -8,13 +8,13 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import { type WalSync, walSync } from '../../lib/wal-sync.js';
-import { writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
+import { type WalSync, walSync } from './wal-sync.js';
 import { withWriteGate } from './write-gate.js';
+import { writeTransaction } from './write-transaction.js';
 
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {
