@@ -10,6 +10,7 @@ import type { VerifierPool } from '../signing/verifier-pool.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
 import { SqliteTradingStore } from '../store/sqlite/sqlite-trading-store.js';
+import type { TradingReads } from '../store/trading-reads.js';
 import { Heartbeats } from './heartbeats.js';
 import { OrderService, type ProxyWallets } from './order-service.js';
 
@@ -35,7 +36,7 @@ export type Trading = {
   readonly sequencer: Sequencer;
   readonly engine: Engine;
   readonly store: SqliteTradingStore;
-  readonly queries: SqliteTradingQueries;
+  readonly queries: TradingReads;
   readonly orders: OrderService;
   readonly heartbeats: Heartbeats;
   readonly recovery: RecoveryReport;

@@ -17,14 +17,9 @@ import { tradeIdOf } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
-import {
-  fillListing,
-  SqliteTradingQueries,
-  toFill,
-  toTrade,
-  tradeListing,
-} from '../../store/sqlite/sqlite-trading-queries.js';
+import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
 import { SqliteTradingStore } from '../../store/sqlite/sqlite-trading-store.js';
+import { fillListing, tradeListing } from '../../store/trading-reads.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';
 
