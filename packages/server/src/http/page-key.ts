@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { badRequest } from '../errors/app-error.js';
-import type { SortKey } from '../store/sqlite/sqlite-trading-queries.js';
+import type { SortKey } from '../store/trading-reads.js';
 
 /**
  * How a listing is ordered, as a page key names it. `name` tells keys of different orders apart (a key

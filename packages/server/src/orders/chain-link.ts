@@ -1,11 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Chain, TokenTxRequest } from '../chain/chain.js';
 import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
-import { unsyncedWriteTransaction } from '../lib/write-transaction.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { toFill, toTrade } from '../store/sqlite/sqlite-trading-queries.js';
 import { withWriteGate } from '../store/sqlite/write-gate.js';
+import { unsyncedWriteTransaction } from '../store/sqlite/write-transaction.js';
 import type { FillRecord, TradeRecord } from './records.js';
 
 /** Memos that tie chain transactions to exchange records. */

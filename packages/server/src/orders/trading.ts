@@ -13,6 +13,7 @@ import type { CatalogRepository } from '../store/repositories.js';
 import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
+import type { TradingReads } from '../store/trading-reads.js';
 import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
 import { Heartbeats } from './heartbeats.js';
 import { OrderService, type ProxyWallets } from './order-service.js';
@@ -42,7 +43,7 @@ export type Trading = {
   readonly projector: SqliteProjector;
   /** Where each committed batch goes: projector, publisher, chain link. */
   readonly pipeline: TradingPipeline;
-  readonly queries: SqliteTradingQueries;
+  readonly queries: TradingReads;
   readonly orders: OrderService;
   readonly heartbeats: Heartbeats;
   readonly recovery: RecoveryReport;

@@ -7,5 +7,7 @@ export interface Store {
   readonly catalog: CatalogRepository;
   /** Throws when the storage does not answer (the health check). */
   ping(): void;
+  /** Bytes of write-ahead log not yet checkpointed into the database (0 when there is none). */
+  walBytes(): number;
   close(): Promise<void>;
 }

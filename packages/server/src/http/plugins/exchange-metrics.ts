@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Exchange } from '../../exchange.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
@@ -25,15 +24,6 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
       this.set(await read());
     },
   });
-}
-
-/** Size of the database's WAL file in bytes (0 when there is none: in memory, or just truncated). */
-function walBytes(databaseFile: string): number {
-  try {
-    return statSync(`${databaseFile}-wal`).size;
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -117,6 +107,6 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     exchange.chain.blockNumber(),
   );
   gauge(registry, 'oddsbook_sqlite_wal_bytes', "Size of the database's write-ahead log", () =>
-    exchange.db.memory ? 0 : walBytes(exchange.db.name),
+    exchange.store.walBytes(),
   );
 }

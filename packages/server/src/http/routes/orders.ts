@@ -20,7 +20,7 @@ import type { Exchange } from '../../exchange.js';
 import { EXCHANGE_LIMITS } from '../../limits.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
-import { type OrderSort, orderListing } from '../../store/sqlite/sqlite-trading-queries.js';
+import { type OrderSort, orderListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';

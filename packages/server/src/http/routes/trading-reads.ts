@@ -15,7 +15,7 @@ import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
 import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import { fillListing, tradeListing } from '../../store/sqlite/sqlite-trading-queries.js';
+import { fillListing, tradeListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';

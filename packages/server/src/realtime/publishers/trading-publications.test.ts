@@ -19,13 +19,8 @@ import { committedBatch } from '../../sequencer/committed-batch.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
 import { SqliteProjector } from '../../store/sqlite/sqlite-projector.js';
-import {
-  fillListing,
-  SqliteTradingQueries,
-  toFill,
-  toTrade,
-  tradeListing,
-} from '../../store/sqlite/sqlite-trading-queries.js';
+import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
+import { fillListing, tradeListing } from '../../store/trading-reads.js';
 import type { ProjectedBatch } from '../../trading/pipeline.js';
 import type { Publication } from './publication.js';
 import { TradingPublisher, type TradingPublisherContext } from './trading-publications.js';

@@ -1,5 +1,4 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { writeTransaction } from '../../lib/write-transaction.js';
 import type {
   CatalogRepository,
   FixtureRecord,
@@ -11,6 +10,7 @@ import type {
   MarketView,
   TeamRecord,
 } from '../repositories.js';
+import { writeTransaction } from './write-transaction.js';
 
 type LeagueRow = {
   league_id: number;

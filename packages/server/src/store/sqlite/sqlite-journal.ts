@@ -1,10 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { type WalSync, walSync } from '../../lib/wal-sync.js';
-import { writeTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
 import type { EngineCheckpoint, Journal, JournalRow } from '../journal.js';
+import { type WalSync, walSync } from './wal-sync.js';
 import { withWriteGate } from './write-gate.js';
+import { writeTransaction } from './write-transaction.js';
 
 /**
  * The journal in SQLite: one transaction per batch holds the batch's journal rows and nothing else; a

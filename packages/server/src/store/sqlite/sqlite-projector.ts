@@ -7,13 +7,13 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import { unsyncedWriteTransaction } from '../../lib/write-transaction.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
+import { unsyncedWriteTransaction } from './write-transaction.js';
 
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {

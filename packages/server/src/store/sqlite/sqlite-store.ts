@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
 import type { Store } from '../store.js';
@@ -70,6 +71,15 @@ function apiKeyRepository(db: Database): ApiKeyRepository {
   };
 }
 
+/** Size of the database's WAL file in bytes (0 when there is none: just truncated, or not in WAL mode). */
+function walFileBytes(databaseFile: string): number {
+  try {
+    return statSync(`${databaseFile}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The embedded store: one SQLite database holds everything (a WAL file is checkpointed in the background). */
 export function createSqliteStore(db: Database): Store {
   const wal = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
@@ -80,6 +90,9 @@ export function createSqliteStore(db: Database): Store {
     catalog: sqliteCatalogRepository(db),
     ping() {
       db.prepare('SELECT 1').get();
+    },
+    walBytes() {
+      return db.memory ? 0 : walFileBytes(db.name);
     },
     async close() {
       await checkpointer?.stop();

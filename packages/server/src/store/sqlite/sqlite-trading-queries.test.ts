@@ -1,14 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { fillListing, type OrderSort, orderListing, type Page, tradeListing } from '../trading-reads.js';
 import { migrate } from './migrations.js';
-import {
-  fillListing,
-  type OrderSort,
-  orderListing,
-  type Page,
-  SqliteTradingQueries,
-  tradeListing,
-} from './sqlite-trading-queries.js';
+import { SqliteTradingQueries } from './sqlite-trading-queries.js';
 
 /** Every SQL text the queries prepare, for EXPLAIN QUERY PLAN. */
 function recordingDatabase() {

@@ -1,92 +1,48 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
-import type { OrderLookups } from '../../orders/order-service.js';
 import type { FillRecord, OrderRecord, TradeRecord } from '../../orders/records.js';
-import type { OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
-
-/** A row's place in a listing's order: its values of the sort columns, the last of them unique (an id). */
-export type SortKey = readonly (string | number)[];
+import type {
+  DelayedOrder,
+  FillFilter,
+  Listing,
+  OrderFilter,
+  OrderListing,
+  OrderSort,
+  Page,
+  TradeFilter,
+  TradingReads,
+} from '../trading-reads.js';
 
 /**
- * A listing's order: SQL sort columns, all in one direction, the last unique; `keyOf` reads a row's values
- * of them, `shape` types those values (`n` integer, `s` string) and `name` tells orders apart in page keys.
+ * The SQL sort columns of each listing (`trading-reads.ts`), in the order of its `keyOf` values: a page key
+ * holds those values, and the keyset condition compares them with these columns.
  */
-export type ListingOrder<T> = {
-  name: string;
-  columns: readonly string[];
-  shape: string;
-  asc: boolean;
-  keyOf: (row: T) => SortKey;
-};
-
-/** A keyset page: at most `limit` rows strictly after the row whose sort key is `after`. */
-export type Page = { limit: number; after: SortKey | null };
-export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
-
-const direction = (asc: boolean) => (asc ? 'asc' : 'desc');
-
-const ORDER_SORTS: Record<OrderSort, Omit<ListingOrder<OrderRecord>, 'name' | 'asc'>> = {
-  createdAt: { columns: ['created_at', 'id'], shape: 'ns', keyOf: (o) => [o.createdAt, o.id] },
-  event: {
-    columns: ['event_id', 'market_hash', 'created_at', 'id'],
-    shape: 'ssns',
-    keyOf: (o) => [o.eventId, o.marketHash, o.createdAt, o.id],
-  },
+const ORDER_COLUMNS: Record<OrderSort, readonly string[]> = {
+  createdAt: ['created_at', 'id'],
+  event: ['event_id', 'market_hash', 'created_at', 'id'],
   // Canonical decimal strings sort numerically by length first.
-  totalBetSize: {
-    columns: ['length(total_bet_size)', 'total_bet_size', 'created_at', 'id'],
-    shape: 'nsns',
-    keyOf: (o) => [o.totalBetSize.length, o.totalBetSize, o.createdAt, o.id],
-  },
+  totalBetSize: ['length(total_bet_size)', 'total_bet_size', 'created_at', 'id'],
 };
-
-/** `GET /orders-v3`: open orders in one of the spec's sorts. */
-export function orderListing(sortBy: OrderSort, asc: boolean): ListingOrder<OrderRecord> {
-  return { ...ORDER_SORTS[sortBy], name: `orders:${sortBy}:${direction(asc)}`, asc };
-}
-
-/** `GET /fills-v3`: by time, then the match's journal seq (one instant's fills in match order). */
-export function fillListing(asc: boolean): ListingOrder<FillRecord> {
-  return {
-    name: `fills:${direction(asc)}`,
-    columns: ['created_at', 'seq', 'id'],
-    shape: 'nns',
-    asc,
-    keyOf: (f) => [f.createdAt, f.seq, f.id],
-  };
-}
-
-/** `GET /trades-v3` (the account's) and `GET /trades-v3/public` (newest first). */
-export function tradeListing(
-  asc: boolean,
-  scope: 'account' | 'public' = 'account',
-): ListingOrder<TradeRecord> {
-  return {
-    name: `trades:${scope}:${direction(asc)}`,
-    columns: ['created_at', 'id'],
-    shape: 'ns',
-    asc,
-    keyOf: (t) => [t.createdAt, t.id],
-  };
-}
+const FILL_COLUMNS: readonly string[] = ['created_at', 'seq', 'id'];
+const TRADE_COLUMNS: readonly string[] = ['created_at', 'id'];
 
 /**
  * The SQL of a keyset page: the row-value condition after the key (the index seeks to it, no rows are
  * skipped over), the ORDER BY and the LIMIT, with their parameters.
  */
-function keyset(listing: Pick<ListingOrder<unknown>, 'columns' | 'asc'>, page: Page) {
-  const dir = listing.asc ? 'ASC' : 'DESC';
+function keyset(columns: readonly string[], asc: boolean, page: Page) {
+  const dir = asc ? 'ASC' : 'DESC';
   const params: Record<string, string | number> = { limit: page.limit };
   let where: string | null = null;
   if (page.after) {
     page.after.forEach((v, i) => {
       params[`k${i}`] = v;
     });
-    where = `(${listing.columns.join(', ')}) ${listing.asc ? '>' : '<'} (${page.after.map((_, i) => `@k${i}`).join(', ')})`;
+    where = `(${columns.join(', ')}) ${asc ? '>' : '<'} (${page.after.map((_, i) => `@k${i}`).join(', ')})`;
   }
   return {
     where,
-    tail: `ORDER BY ${listing.columns.map((c) => `${c} ${dir}`).join(', ')} LIMIT @limit`,
+    tail: `ORDER BY ${columns.map((c) => `${c} ${dir}`).join(', ')} LIMIT @limit`,
     params,
   };
 }
@@ -148,10 +104,10 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
 });
 
 /**
- * Read side of trading: every query the routes and the order path run against the projections. Fills and
- * trades are read through the `_shown` views, which add LOCKED (escrow landed) to their stored status.
+ * Read side of trading on the SQLite projections. Fills and trades are read through the `_shown` views,
+ * which add LOCKED (escrow landed) to their stored status.
  */
-export class SqliteTradingQueries implements OrderLookups {
+export class SqliteTradingQueries implements TradingReads {
   private readonly s: Record<string, Statement>;
 
   constructor(private readonly db: Database) {
@@ -193,7 +149,7 @@ export class SqliteTradingQueries implements OrderLookups {
     return this.s.clientIdTaken!.get(account, clientOrderId) !== undefined;
   }
 
-  delayedOrders(): { order: PlaceOrderInput; meta: OrderMeta; activateAt: number }[] {
+  delayedOrders(): DelayedOrder[] {
     return (this.s.delayed!.all() as Record<string, unknown>[]).map((r) => ({
       order: {
         type: 'place',
@@ -229,24 +185,21 @@ export class SqliteTradingQueries implements OrderLookups {
   }
 
   /** The account's open orders (PENDING and ACTIVE), sorted in full before paging. */
-  openOrders(
-    account: string,
-    filter: { marketHash?: string; eventId?: string },
-    listing: ListingOrder<OrderRecord>,
-    page: Page,
-  ): OrderRecord[] {
+  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): OrderRecord[] {
     const where = ['account = @account', "status <> 'INACTIVE'"];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.eventId) where.push('event_id = @eventId');
-    return this.list('orders', where, { account, ...filter }, listing, page).map(toOrder);
+    return this.list(
+      'orders',
+      where,
+      { account, ...filter },
+      ORDER_COLUMNS[listing.sortBy],
+      listing.asc,
+      page,
+    ).map(toOrder);
   }
 
-  fills(
-    account: string,
-    filter: { tradeId?: string; orderId?: string; startDate?: number; endDate?: number },
-    listing: ListingOrder<FillRecord>,
-    page: Page,
-  ): FillRecord[] {
+  fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): FillRecord[] {
     const where = ['account = @account'];
     // Through the trade's order: fills are indexed by order id (a trade is one order's fills).
     if (filter.tradeId)
@@ -254,15 +207,12 @@ export class SqliteTradingQueries implements OrderLookups {
     if (filter.orderId) where.push('order_id = @orderId');
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
-    return this.list('fills_shown', where, { account, ...filter }, listing, page).map(toFill);
+    return this.list('fills_shown', where, { account, ...filter }, FILL_COLUMNS, listing.asc, page).map(
+      toFill,
+    );
   }
 
-  trades(
-    account: string,
-    filter: { marketHash?: string; status?: readonly string[]; startDate?: number; endDate?: number },
-    listing: ListingOrder<TradeRecord>,
-    page: Page,
-  ): TradeRecord[] {
+  trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['account = @account'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
@@ -273,31 +223,29 @@ export class SqliteTradingQueries implements OrderLookups {
       'trades_shown',
       where,
       { account, ...filter, ...statuses, status: undefined },
-      listing,
+      TRADE_COLUMNS,
+      listing.asc,
       page,
     ).map(toTrade);
   }
 
   /** Taker bets, newest first: the public tape. */
-  publicTrades(
-    filter: { marketHash?: string },
-    listing: ListingOrder<TradeRecord>,
-    page: Page,
-  ): TradeRecord[] {
+  publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['is_maker = 0'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
-    return this.list('trades_shown', where, filter, listing, page).map(toTrade);
+    return this.list('trades_shown', where, filter, TRADE_COLUMNS, listing.asc, page).map(toTrade);
   }
 
-  /** One keyset page of `source` rows matching every `where` condition, in the listing's order. */
+  /** One keyset page of `source` rows matching every `where` condition, in the order of `columns`. */
   private list(
     source: string,
     where: string[],
     params: Record<string, unknown>,
-    listing: Pick<ListingOrder<unknown>, 'columns' | 'asc'>,
+    columns: readonly string[],
+    asc: boolean,
     page: Page,
   ): Record<string, unknown>[] {
-    const k = keyset(listing, page);
+    const k = keyset(columns, asc, page);
     const conditions = k.where ? [...where, k.where] : where;
     return this.db
       .prepare(`SELECT * FROM ${source} WHERE ${conditions.join(' AND ')} ${k.tail}`)

@@ -1,0 +1,84 @@
+import type { FillRecord, OrderRecord, TradeRecord } from '../orders/records.js';
+import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
+
+/** A row's place in a listing's order: its values of the sort fields, the last of them unique (an id). */
+export type SortKey = readonly (string | number)[];
+
+/**
+ * A listing's order: rows sorted by the values `keyOf` reads (compared in turn, all in one direction, the
+ * last unique); `shape` types those values (`n` integer, `s` string) and `name` tells orders apart in page
+ * keys. A store sorts by the same values: its sort columns are `keyOf`'s, in its order.
+ */
+export type Listing<T> = {
+  name: string;
+  shape: string;
+  asc: boolean;
+  keyOf: (row: T) => SortKey;
+};
+
+/** A keyset page: at most `limit` rows strictly after the row whose sort key is `after`. */
+export type Page = { limit: number; after: SortKey | null };
+
+export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
+export type OrderListing = Listing<OrderRecord> & { sortBy: OrderSort };
+
+const direction = (asc: boolean) => (asc ? 'asc' : 'desc');
+
+const ORDER_SORTS: Record<OrderSort, Pick<Listing<OrderRecord>, 'shape' | 'keyOf'>> = {
+  createdAt: { shape: 'ns', keyOf: (o) => [o.createdAt, o.id] },
+  event: { shape: 'ssns', keyOf: (o) => [o.eventId, o.marketHash, o.createdAt, o.id] },
+  // Canonical decimal strings sort numerically by length first.
+  totalBetSize: {
+    shape: 'nsns',
+    keyOf: (o) => [o.totalBetSize.length, o.totalBetSize, o.createdAt, o.id],
+  },
+};
+
+/** `GET /orders-v3`: open orders in one of the spec's sorts. */
+export function orderListing(sortBy: OrderSort, asc: boolean): OrderListing {
+  return { ...ORDER_SORTS[sortBy], sortBy, name: `orders:${sortBy}:${direction(asc)}`, asc };
+}
+
+/** `GET /fills-v3`: by time, then the match's journal seq (one instant's fills in match order). */
+export function fillListing(asc: boolean): Listing<FillRecord> {
+  return { name: `fills:${direction(asc)}`, shape: 'nns', asc, keyOf: (f) => [f.createdAt, f.seq, f.id] };
+}
+
+/** `GET /trades-v3` (the account's) and `GET /trades-v3/public` (newest first). */
+export function tradeListing(asc: boolean, scope: 'account' | 'public' = 'account'): Listing<TradeRecord> {
+  return { name: `trades:${scope}:${direction(asc)}`, shape: 'ns', asc, keyOf: (t) => [t.createdAt, t.id] };
+}
+
+export type OrderFilter = { marketHash?: string; eventId?: string };
+export type FillFilter = { tradeId?: string; orderId?: string; startDate?: number; endDate?: number };
+export type TradeFilter = {
+  marketHash?: string;
+  status?: readonly string[];
+  startDate?: number;
+  endDate?: number;
+};
+
+/** An admitted order still waiting out its betting delay, as its placement will be sequenced. */
+export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt: number };
+
+/**
+ * Read side of trading: what the routes, the order path and the realtime publishers read of the committed
+ * projections (orders, fills, trades). Fills and trades show LOCKED once their escrow has landed.
+ * Synchronous, as the embedded store answers; the order path relies on it (`orderExists` before submitting).
+ */
+export interface TradingReads {
+  orderExists(orderId: string): boolean;
+  clientOrderIdTaken(account: string, clientOrderId: string): boolean;
+  /** Admitted orders still waiting out a betting delay (for restart), by activation time. */
+  delayedOrders(): DelayedOrder[];
+  getOrder(account: string, orderId: string): OrderRecord | null;
+  getOrderByClientId(account: string, clientOrderId: string): OrderRecord | null;
+  /** The account's open orders (PENDING and ACTIVE). */
+  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): OrderRecord[];
+  fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): FillRecord[];
+  trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  /** Taker bets: the public tape. */
+  publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
+  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
+}
