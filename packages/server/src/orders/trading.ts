@@ -9,10 +9,12 @@ import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
+import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
+import { ThreadedProjector } from '../store/sqlite/threaded-projector.js';
 import type { TradingReads } from '../store/trading-reads.js';
 import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
 import { Heartbeats } from './heartbeats.js';
@@ -40,7 +42,8 @@ export type Trading = {
   readonly sequencer: Sequencer;
   readonly engine: Engine;
   readonly journal: SqliteJournal;
-  readonly projector: SqliteProjector;
+  /** On its own thread (a database file), else on the event loop (an in-memory database). */
+  readonly projector: ProjectionWriter;
   /** Where each committed batch goes: projector, publisher, chain link. */
   readonly pipeline: TradingPipeline;
   readonly queries: TradingReads;
@@ -84,9 +87,12 @@ export type TradingOptions = {
  */
 export function openTrading(o: TradingOptions): Trading {
   const journal = new SqliteJournal(o.db);
-  const projector = new SqliteProjector(o.db);
+  const catchUp = new SqliteProjector(o.db);
   const queries = new SqliteTradingQueries(o.db);
-  const recovery = recoverTrading(journal, projector, o.chain, o.ladderSize);
+  const recovery = recoverTrading(journal, catchUp, o.chain, o.ladderSize);
+  // A worker needs the database file: an in-memory database is projected on the event loop.
+  const threaded = o.db.memory ? null : new ThreadedProjector(o.db, catchUp.cursor());
+  const projector: ProjectionWriter = threaded ?? catchUp;
   const last = journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
@@ -220,6 +226,7 @@ export function openTrading(o: TradingOptions): Trading {
       await sequencer.close();
       await pipeline.idle();
       checkpoint();
+      await threaded?.close();
       journal.close();
     },
   };

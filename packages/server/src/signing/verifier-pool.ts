@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { OrderDomain } from '@oddsbook/protocol';
+import { spawnWorker } from '../lib/spawn-worker.js';
 import { createOrderVerifier, type VerifyResult, type WireOrder } from './order-verifier.js';
 import { decodeReply, encodeRequest, STOP } from './verifier-wire.js';
 
@@ -73,22 +73,6 @@ async function stopWorker(slot: Slot): Promise<void> {
   if (outcome === 'late') await slot.worker.terminate();
 }
 
-/**
- * How to start a worker. Built (`dist/*.js`), it is the compiled sibling file. Run from sources
- * (vitest, `node --import tsx`), this module's URL ends in `.ts`; Node 20 ignores `--import` in a
- * worker's execArgv, so a small CommonJS bootstrap registers tsx's loader in the worker, then imports
- * the TypeScript entry.
- */
-function spawnWorker(workerData: unknown): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./verifier-worker.js', here), { workerData });
-  const tsxApi = createRequire(here).resolve('tsx/esm/api');
-  const entry = new URL('./verifier-worker.ts', here).href;
-  const bootstrap = `require(${JSON.stringify(tsxApi)}).register();
-import(${JSON.stringify(entry)}).catch((error) => { setImmediate(() => { throw error; }); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
-
 export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
   const local = createOrderVerifier(options.domain);
   const maxBatch = options.maxBatch ?? 128;
@@ -116,7 +100,7 @@ export function createVerifierPool(options: VerifierPoolOptions): VerifierPool {
   }
 
   for (let i = 0; i < options.size; i++) {
-    const worker = spawnWorker({ domain: options.domain });
+    const worker = spawnWorker(import.meta.url, 'verifier-worker', { domain: options.domain });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     const slot: Slot = { worker, exited, inFlight: new Map(), load: 0 };
     worker.on('message', (message: string) => {

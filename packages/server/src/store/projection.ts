@@ -6,6 +6,11 @@ import type { EntryChanges } from './batch-projection.js';
  * positions, markets). The projector's cursor is the last seq projected, recorded with the rows.
  */
 export interface ProjectionWriter {
+  /**
+   * True when batches may be handed on while earlier ones are still being written (they are applied in
+   * the order given); else the next batch waits for the last one's promise.
+   */
+  readonly ordered?: boolean;
   cursor(): number;
   /**
    * Projects the entries after the cursor in one write and moves the cursor to the last; entries at or

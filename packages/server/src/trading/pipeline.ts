@@ -19,6 +19,9 @@ export type BatchPublisher = (projected: ProjectedBatch) => void;
 /** The chain side: the chain requests a committed batch implies (payouts, deposits). */
 export type ChainSubmitter = { submitForBatch(batch: CommittedBatch): void };
 
+/** A batch handed to the projector: its changes once projected, and when it was handed on. */
+type InFlight = { batch: CommittedBatch; changes: EntryChanges[] | null; since: number };
+
 export type PipelineOptions = {
   sequencer: Sequencer;
   projector: ProjectionWriter;
@@ -43,9 +46,10 @@ export const READ_WAIT_MS = 5_000;
 export class TradingPipeline {
   private publisher: BatchPublisher | null = null;
   private chain: ChainSubmitter | null = null;
-  /** Batches waiting for a projection before them to be written. */
+  /** Batches handed to the projector and not yet delivered, in seq order. */
+  private readonly inFlight: InFlight[] = [];
+  /** Batches waiting for a projection before them (a projector that is not `ordered`). */
   private readonly waiting: CommittedBatch[] = [];
-  private projecting = false;
   private failed = false;
   private idleWaiters: (() => void)[] = [];
   /** Seq of the last projected batch. */
@@ -94,7 +98,13 @@ export class TradingPipeline {
 
   /** Every batch committed so far has gone through every step. */
   get isIdle(): boolean {
-    return !this.projecting && this.waiting.length === 0;
+    return this.inFlight.length === 0 && this.waiting.length === 0;
+  }
+
+  /** How long the oldest batch not yet projected has waited, in seconds (0: none waits). */
+  get lagSeconds(): number {
+    const oldest = this.inFlight[0];
+    return oldest ? (performance.now() - oldest.since) / 1000 : 0;
   }
 
   /** Resolves once the sequencer and the pipeline are both idle. */
@@ -106,32 +116,44 @@ export class TradingPipeline {
 
   private consume(batch: CommittedBatch): void {
     if (this.failed) return;
-    if (this.projecting) {
+    if (this.inFlight.length > 0 && !this.o.projector.ordered) {
       this.waiting.push(batch);
       return;
     }
-    let changes: EntryChanges[] | Promise<EntryChanges[]>;
+    let result: EntryChanges[] | Promise<EntryChanges[]>;
     try {
-      changes = this.o.projector.project(batch.entries);
+      result = this.o.projector.project(batch.entries);
     } catch (error) {
       this.fail(error);
       return;
     }
-    if (!(changes instanceof Promise)) {
-      this.deliver(batch, changes);
+    if (!(result instanceof Promise) && this.inFlight.length === 0) {
+      this.deliver(batch, result);
       return;
     }
-    this.projecting = true;
-    changes.then(
-      (rows) => {
-        this.projecting = false;
-        this.deliver(batch, rows);
-        const next = this.waiting.splice(0);
-        for (const b of next) this.consume(b);
-        if (this.isIdle) this.releaseIdleWaiters();
-      },
-      (error: unknown) => this.fail(error),
-    );
+    const slot: InFlight = { batch, changes: null, since: performance.now() };
+    this.inFlight.push(slot);
+    if (!(result instanceof Promise)) slot.changes = result;
+    else
+      result.then(
+        (changes) => {
+          slot.changes = changes;
+          this.deliverInOrder();
+        },
+        (error: unknown) => this.fail(error),
+      );
+  }
+
+  /** Delivers the projected batches at the head, in order; then hands on the batches that waited. */
+  private deliverInOrder(): void {
+    for (let head = this.inFlight[0]; !this.failed && head?.changes; head = this.inFlight[0]) {
+      this.inFlight.shift();
+      this.deliver(head.batch, head.changes);
+    }
+    if (this.inFlight.length === 0 && this.waiting.length > 0) {
+      for (const batch of this.waiting.splice(0)) this.consume(batch);
+    }
+    if (this.isIdle) this.releaseIdleWaiters();
   }
 
   private deliver(batch: CommittedBatch, projected: readonly EntryChanges[]): void {
@@ -162,7 +184,7 @@ export class TradingPipeline {
     if (this.failed) return;
     this.failed = true;
     for (const waiter of this.readWaiters.splice(0)) waiter.reject(unavailable('The exchange is stopping'));
-    this.projecting = false;
+    this.inFlight.length = 0;
     this.waiting.length = 0;
     this.releaseIdleWaiters();
     this.o.onFatal(error);

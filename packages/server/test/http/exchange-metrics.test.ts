@@ -58,7 +58,7 @@ describe('exchange metrics on /metrics', () => {
       await signOrder(t, maker, { marketHash, tick: 430, size: USDC }),
     ]);
     expect(single.statusCode).toBe(200);
-    await t.exchange.trading.sequencer.idle();
+    await t.exchange.trading.idle();
 
     const after = await scrape();
     const { lastSeq } = t.exchange.trading.sequencer;
@@ -72,6 +72,9 @@ describe('exchange metrics on /metrics', () => {
     expect(sample(after, 'oddsbook_sequencer_commit_seconds_count')).toBe(batches);
     expect(sample(after, 'oddsbook_sequencer_commit_seconds_sum')).toBeGreaterThan(0);
     expect(sample(after, 'oddsbook_sequencer_queue_inputs')).toBe(0);
+    // Every committed batch is projected once the pipeline is idle.
+    expect(sample(after, 'oddsbook_projector_lag_seq')).toBe(0);
+    expect(sample(after, 'oddsbook_projector_lag_seconds')).toBe(0);
 
     const checksAfter =
       sample(after, 'oddsbook_signature_checks_total', '{thread="worker"}') +

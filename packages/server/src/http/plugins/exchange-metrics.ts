@@ -61,6 +61,19 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     'Sequence number of the last journaled input',
     () => sequencer.lastSeq,
   );
+  const { pipeline } = exchange.trading;
+  gauge(
+    registry,
+    'oddsbook_projector_lag_seq',
+    'Journaled inputs not yet projected (orders, fills, trades rows)',
+    () => sequencer.lastSeq - pipeline.projectedSeq,
+  );
+  gauge(
+    registry,
+    'oddsbook_projector_lag_seconds',
+    'How long the oldest committed batch not yet projected has waited',
+    () => pipeline.lagSeconds,
+  );
 
   new Counter({
     name: 'oddsbook_signature_checks_total',

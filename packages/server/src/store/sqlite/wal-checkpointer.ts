@@ -5,7 +5,6 @@ import {
   GATE_CHECKPOINTER,
   GATE_FREE,
   GATE_WAIT_MS,
-  GATE_WRITER,
   setWriteGate,
   writeGate,
 } from './write-gate.js';
@@ -27,14 +26,16 @@ const db = new Database(workerData.file);
 // 5 s. After 10 ms it gives up, and tries again a second later.
 db.pragma('busy_timeout = 10');
 // The write gate (write-gate.ts): 0 free, 1 held here for a RESTART, 2 held by a write on the event loop
-// (a batch commit, an escrow flush, a slice of receipts: about a millisecond). Taken before the RESTART so
+// (a batch commit, an escrow flush: about a millisecond), 3 by the projector's thread (a batch's rows). Taken before the RESTART so
 // that the write waits for it off the event loop; if the writer does not let go within GATE_WAIT_MS, the
 // RESTART goes on without it.
 const gate = new Int32Array(workerData.gate);
 const enterGate = () => {
   for (const deadline = Date.now() + ${GATE_WAIT_MS}; Date.now() < deadline; ) {
     if (Atomics.compareExchange(gate, 0, ${GATE_FREE}, ${GATE_CHECKPOINTER}) === ${GATE_FREE}) return true;
-    Atomics.wait(gate, 0, ${GATE_WRITER}, 10);
+    // Held by a write on the event loop or by the projector's thread: woken when it lets go.
+    const holder = Atomics.load(gate, 0);
+    if (holder !== ${GATE_FREE}) Atomics.wait(gate, 0, holder, 10);
   }
   return false;
 };

@@ -6,6 +6,8 @@ export const GATE_FREE = 0;
 export const GATE_CHECKPOINTER = 1;
 /** The sequencer is writing a batch (synchronously, on the event loop). */
 export const GATE_WRITER = 2;
+/** The projector's thread is writing a batch's projections. */
+export const GATE_PROJECTOR = 3;
 
 /** After this long either side stops waiting for the other to let go, and writes (or restarts) anyway. */
 export const GATE_WAIT_MS = 1_000;
@@ -19,6 +21,8 @@ export const GATE_WAIT_MS = 1_000;
  * through it too (a write is synchronous, so one holds it only from its turn to its end).
  */
 export type WriteGate = {
+  /** The shared state, for a thread that takes the gate too (`enterGateSync`). */
+  readonly state: Int32Array;
   /**
    * A pass at once when the gate is free; else a promise of one once it is (or, after `waitMs`, of a pass
    * that holds nothing: the write goes on and SQLite's locks decide).
@@ -45,6 +49,7 @@ export function writeGate(state: Int32Array, waitMs = GATE_WAIT_MS): WriteGate {
     };
   };
   return {
+    state,
     enter() {
       const pass = take();
       if (pass) return pass;
@@ -72,6 +77,24 @@ export function writeGate(state: Int32Array, waitMs = GATE_WAIT_MS): WriteGate {
       })();
     },
   };
+}
+
+/**
+ * Takes the gate for `holder` from a worker thread, blocking it (never the event loop) while another holds
+ * it; after `waitMs` goes on without it (SQLite's locks still decide). Returns whether it was taken.
+ */
+export function enterGateSync(state: Int32Array, holder: number, waitMs = GATE_WAIT_MS): boolean {
+  for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
+    if (Atomics.compareExchange(state, 0, GATE_FREE, holder) === GATE_FREE) return true;
+    const current = Atomics.load(state, 0);
+    if (current !== GATE_FREE) Atomics.wait(state, 0, current, 10);
+  }
+  return false;
+}
+
+export function leaveGateSync(state: Int32Array): void {
+  Atomics.store(state, 0, GATE_FREE);
+  Atomics.notify(state, 0);
 }
 
 const gates = new WeakMap<Database, WriteGate>();

@@ -1,0 +1,71 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import type { AppliedEntry } from '../../sequencer/inputs.js';
+import { SqliteProjector } from './sqlite-projector.js';
+import { enterGateSync, GATE_PROJECTOR, leaveGateSync } from './write-gate.js';
+
+/** A batch to project, and its answer (the changes of its entries after the cursor, or why it failed). */
+export type ProjectRequest = { id: number; entries: readonly AppliedEntry[] };
+export type ProjectReply = { id: number; changes: unknown[] } | { id: number; error: string };
+
+const data = workerData as { file: string; gate: SharedArrayBuffer | null };
+const db = new BetterSqlite3(data.file);
+db.pragma('busy_timeout = 5000');
+// The projections are rebuilt from the journal after a crash: no commit of this connection waits for the
+// disk (the journal's synced commits carry them, the WAL being one file written in order).
+db.pragma('synchronous = NORMAL');
+db.pragma('cache_size = -65536');
+db.pragma('temp_store = MEMORY');
+const projector = new SqliteProjector(db);
+const gate = data.gate ? new Int32Array(data.gate) : null;
+const port = parentPort!;
+
+let queued: ProjectRequest[] = [];
+let scheduled = false;
+
+/**
+ * The batches that arrived while the last were written go in one transaction: behind under load, the
+ * projector catches up in fewer, larger commits. Each batch gets its own reply, in order.
+ */
+function drain(): void {
+  scheduled = false;
+  const requests = queued;
+  queued = [];
+  const cursor = projector.cursor();
+  const fresh = requests.map((r) => r.entries.filter((e) => e.seq > cursor));
+  const entries = fresh.flat();
+  let changes: unknown[] = [];
+  try {
+    if (entries.length > 0) {
+      const entered = gate ? enterGateSync(gate, GATE_PROJECTOR) : false;
+      try {
+        changes = projector.project(entries) as unknown[];
+      } finally {
+        if (entered && gate) leaveGateSync(gate);
+      }
+    }
+  } catch (error) {
+    for (const { id } of requests) port.postMessage({ id, error: String((error as Error)?.stack ?? error) });
+    return;
+  }
+  let at = 0;
+  requests.forEach(({ id }, i) => {
+    const n = fresh[i]!.length;
+    port.postMessage({ id, changes: changes.slice(at, at + n) } satisfies ProjectReply);
+    at += n;
+  });
+}
+
+port.on('message', (message: ProjectRequest | 'stop') => {
+  if (message === 'stop') {
+    if (queued.length > 0) drain();
+    db.close();
+    port.close();
+    return;
+  }
+  queued.push(message);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(drain);
+  }
+});
