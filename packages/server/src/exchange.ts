@@ -150,6 +150,7 @@ async function openLockedExchange(
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     maxPendingOrders: config.maxPendingOrders,
   });
+  await trading.reconcileResolutions();
   // Escrows twice per block: each block carries one escrow per account that traded since the last.
   const stopChainLink = chainLink.start(() => clock.now(), Math.max(5, Math.floor(config.blockTimeMs / 2)));
   let closed = false;

@@ -56,6 +56,15 @@ export type Trading = {
   idle(): Promise<void>;
   /** Opens the market in the engine when the catalog has it and the engine does not yet. */
   ensureMarketOpen(marketHash: string, eventId: string): Promise<void>;
+  /** Credits an account (the faucet): an engine input, so matching sees the funds in order. */
+  deposit(account: `0x${string}`, amount: bigint): Promise<void>;
+  /**
+   * A market's result: one journaled input that cancels its open orders, pays every position and records
+   * the result (the projections' settlement); the catalog follows it (and is brought back to it at a start).
+   */
+  resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<void>;
+  /** The catalog's results brought in line with the journal's (after a crash between the two). */
+  reconcileResolutions(): Promise<void>;
   checkpoint(): void;
   close(): Promise<void>;
 };
@@ -131,8 +140,11 @@ export function openTrading(o: TradingOptions): Trading {
     ladderSize: o.ladderSize,
     openMarket: ensureMarketOpen,
   });
-  const heartbeats = new Heartbeats(o.db, o.clock, (account) =>
-    orders.cancelAll(account, 'HEARTBEAT_TIMEOUT'),
+  const heartbeats = new Heartbeats(
+    o.clock,
+    queries.heartbeatDeadlines(),
+    (input) => sequencer.submit(input),
+    (account) => orders.cancelAll(account, 'HEARTBEAT_TIMEOUT'),
   );
 
   const closeEventMarkets = async (eventId: string, final: boolean) => {
@@ -216,6 +228,21 @@ export function openTrading(o: TradingOptions): Trading {
     heartbeats,
     recovery,
     ensureMarketOpen,
+    async deposit(account, amount) {
+      await sequencer.submit({ kind: 'engine', command: { type: 'credit', account, amount } });
+    },
+    async resolveMarket(marketHash, outcome) {
+      if (engine.market(marketHash)) {
+        await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
+      }
+      await o.catalog.resolveMarket(marketHash, outcome);
+    },
+    async reconcileResolutions() {
+      for (const { marketHash, outcome } of queries.settlements()) {
+        const market = await o.catalog.getMarket(marketHash);
+        if (market && market.outcome === null) await o.catalog.resolveMarket(marketHash, outcome);
+      }
+    },
     checkpoint,
     async close() {
       clearInterval(expirySweep);

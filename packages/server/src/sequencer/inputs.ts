@@ -22,11 +22,25 @@ export type OrderMeta = {
  * - `admit`: an order accepted now that enters the engine later (in-play betting delay). It is durable
  *   (an order row in PENDING) from this point, so the acknowledgement never outruns the journal.
  * - `withdraw`: admitted orders cancelled before they reached the engine.
+ * - `heartbeat`: an account's cancel-all deadline armed, refreshed or disarmed.
  */
 export type SequencerInput =
   | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
   | { kind: 'admit'; order: PlaceOrderInput; meta: OrderMeta; activateAt: number }
-  | { kind: 'withdraw'; orderIds: readonly string[]; reason: string };
+  | { kind: 'withdraw'; orderIds: readonly string[]; reason: string }
+  | HeartbeatInput;
+
+/**
+ * The dead-man switch of an account armed (`expiresAt`, unix ms) or disarmed (null). A fired deadline is
+ * disarmed with `ifExpiresAt`: only if it is still the one that fired (a re-arm meanwhile stays).
+ */
+export type HeartbeatInput = {
+  kind: 'heartbeat';
+  account: string;
+  timeoutSeconds: number;
+  expiresAt: number | null;
+  ifExpiresAt?: number;
+};
 
 /** One journaled input with what it did. */
 export type AppliedEntry = {

@@ -81,4 +81,8 @@ export interface TradingReads {
   publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
   /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
+  /** Every armed heartbeat: its account and deadline (unix ms). */
+  heartbeatDeadlines(): { account: string; expiresAt: number }[];
+  /** Every resolved market with its outcome, as the journal has it. */
+  settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[];
 }

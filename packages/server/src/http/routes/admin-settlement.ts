@@ -42,13 +42,9 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
       if (!market) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
       if (market.outcome !== null)
         throw conflict('MARKET_ALREADY_RESOLVED', `the market was resolved with outcome ${market.outcome}`);
-      if (exchange.trading.engine.market(marketHash)) {
-        await exchange.trading.sequencer.submit({
-          kind: 'engine',
-          command: { type: 'resolveMarket', marketHash, outcome },
-        });
-      }
-      const resolved = await exchange.catalog.resolveMarket(marketHash, outcome);
+      await exchange.trading.resolveMarket(marketHash, outcome);
+      const resolved = await exchange.catalog.getMarket(marketHash);
+      if (!resolved) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
       request.log.info({ marketHash, outcome }, 'market resolved');
       return { status: 'success' as const, data: marketToWire(resolved) };
     },

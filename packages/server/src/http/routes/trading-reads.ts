@@ -145,7 +145,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     },
     async (request) => {
       const { timeoutSeconds } = request.body as { timeoutSeconds: number };
-      const state = trading.heartbeats.set(request.account, timeoutSeconds);
+      const state = await trading.heartbeats.set(request.account, timeoutSeconds);
       return success({
         timeoutSeconds: state.timeoutSeconds,
         expiresAt: state.expiresAt === null ? null : new Date(state.expiresAt).toISOString(),

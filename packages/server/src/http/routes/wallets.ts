@@ -101,11 +101,8 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
       if (!(await exchange.wallets.isDeployed(account))) {
         throw conflict('PROXY_NOT_DEPLOYED', 'the account has no deployed proxy wallet');
       }
-      // A credit is an engine command, so matching sees the funds in order; the mint rides in its batch.
-      await exchange.trading.sequencer.submit({
-        kind: 'engine',
-        command: { type: 'credit', account, amount },
-      });
+      // The chain's mint follows the committed credit (the chain link's outbox).
+      await exchange.trading.deposit(account, amount);
       request.log.info({ account, amount: body.amount }, 'faucet credit');
       return success({ availableAmount: exchange.trading.engine.balance(account).available.toString() });
     },

@@ -130,7 +130,7 @@ export class TradingPublisher {
           ...(withdrawn ? { outcome: withdrawnOutcome(BigInt(row.totalBetSize), input.reason) } : {}),
         });
       }
-    } else if (input.command.type === 'place' && input.meta) {
+    } else if (input.kind === 'engine' && input.command.type === 'place' && input.meta) {
       const place = input.command;
       // A replayed order id is not an order of its own: the original row is untouched.
       if (!isReplay(events)) {

@@ -7,7 +7,7 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
+import type { AppliedEntry, HeartbeatInput, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
@@ -108,6 +108,11 @@ export class SqliteProjector implements ProjectionWriter {
       updateMarket: p(`UPDATE engine_markets SET status = coalesce(?, status), version = coalesce(?, version)
         WHERE market_hash = ?`),
       cursor: p('UPDATE projector_cursor SET seq = ? WHERE id = 1'),
+      armHeartbeat: p(`INSERT INTO heartbeats (account, timeout_seconds, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (account) DO UPDATE SET timeout_seconds = excluded.timeout_seconds,
+          expires_at = excluded.expires_at`),
+      disarmHeartbeat: p('DELETE FROM heartbeats WHERE account = ?'),
+      disarmFiredHeartbeat: p('DELETE FROM heartbeats WHERE account = ? AND expires_at = ?'),
     };
     this.projectedSeq = db.prepare('SELECT seq FROM projector_cursor WHERE id = 1').pluck().get() as number;
     this.projectTx = unsyncedWriteTransaction(db, (entries: readonly AppliedEntry[]) => {
@@ -177,6 +182,7 @@ export class SqliteProjector implements ProjectionWriter {
       rows.beginEntry(seq, ts);
       if (input.kind === 'admit') rows.admit(input.order, input.meta, input.activateAt);
       else if (input.kind === 'withdraw') rows.withdraw(input.orderIds, input.reason);
+      else if (input.kind === 'heartbeat') this.heartbeat(input);
       else {
         const place = input.command.type === 'place' ? input.command : null;
         for (const event of entry.events) {
@@ -189,6 +195,12 @@ export class SqliteProjector implements ProjectionWriter {
     this.writeRows(rows);
     this.writeMirror(mirror, entries[entries.length - 1]!.ts);
     return changes;
+  }
+
+  private heartbeat({ account, timeoutSeconds, expiresAt, ifExpiresAt }: HeartbeatInput): void {
+    if (expiresAt !== null) this.s.armHeartbeat!.run(account, timeoutSeconds, expiresAt);
+    else if (ifExpiresAt !== undefined) this.s.disarmFiredHeartbeat!.run(account, ifExpiresAt);
+    else this.s.disarmHeartbeat!.run(account);
   }
 
   private writeMirror(mirror: StateMirror, ts: number): void {

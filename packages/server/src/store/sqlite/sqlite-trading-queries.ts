@@ -149,6 +149,20 @@ export class SqliteTradingQueries implements TradingReads {
     return this.s.clientIdTaken!.get(account, clientOrderId) !== undefined;
   }
 
+  heartbeatDeadlines(): { account: string; expiresAt: number }[] {
+    return this.db.prepare('SELECT account, expires_at AS expiresAt FROM heartbeats').all() as {
+      account: string;
+      expiresAt: number;
+    }[];
+  }
+
+  settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[] {
+    return this.db.prepare('SELECT market_hash AS marketHash, outcome FROM market_settlements').all() as {
+      marketHash: string;
+      outcome: 0 | 1 | 2;
+    }[];
+  }
+
   delayedOrders(): DelayedOrder[] {
     return (this.s.delayed!.all() as Record<string, unknown>[]).map((r) => ({
       order: {

@@ -1,13 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import {
-  GATE_CHECKPOINTER,
-  GATE_FREE,
-  GATE_WAIT_MS,
-  setWriteGate,
-  writeGate,
-} from './write-gate.js';
+import { GATE_CHECKPOINTER, GATE_FREE, GATE_WAIT_MS, setWriteGate, writeGate } from './write-gate.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
