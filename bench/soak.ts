@@ -183,6 +183,8 @@ type Minute = {
   p50: number;
   p99: number;
   max: number;
+  /** p99 from the actual send (without the loader's own delays in sending). */
+  p99FromSend: number;
   /** Non-200 answers by status, and connection errors or timeouts as 'error'. */
   errors: Map<string, number>;
   failedOrders: number;
@@ -267,6 +269,7 @@ async function main() {
       'p50 ms'.padStart(7),
       'p99 ms'.padStart(7),
       'max ms'.padStart(8),
+      'p99 snd'.padStart(8),
       'errors'.padStart(14),
       'FAILED'.padStart(6),
       'late'.padStart(6),
@@ -295,6 +298,7 @@ async function main() {
         p50: percentile(l, 0.5),
         p99: percentile(l, 0.99),
         max: l[l.length - 1] ?? Number.NaN,
+        p99FromSend: percentile(r.stats.latenciesFromSend, 0.99),
         errors,
         failedOrders: r.failedOrders,
         late: r.stats.late,
@@ -315,6 +319,7 @@ async function main() {
           ms(minute.p50).padStart(7),
           ms(minute.p99).padStart(7),
           ms(minute.max).padStart(8),
+          ms(minute.p99FromSend).padStart(8),
           errorText.padStart(14),
           String(minute.failedOrders).padStart(6),
           String(minute.late).padStart(6),
@@ -342,7 +347,7 @@ async function main() {
     const loaderCpu = minutes.reduce((s, m) => s + m.generatorCpu, 0) / minutes.length;
     log('');
     log(
-      `latency from the scheduled send (open loop, 2xx only); errors = non-200 answers by status, 'error' = connection errors or timeouts; FAILED = orders answered FAILED in a 200; late = requests sent > 2 ms after their time; srv CPU = exchange CPU time / wall time (200% = both cores); resting = ACTIVE orders in the exchange's database; mempool = escrow transactions the embedded chain has not mined yet. The loader spent ${fmt(loaderCpu)} µs of CPU per request.`,
+      `latency from the scheduled send (open loop, 2xx only), p99 snd from the actual send; errors = non-200 answers by status, 'error' = connection errors or timeouts; FAILED = orders answered FAILED in a 200; late = requests sent > 2 ms after their time; srv CPU = exchange CPU time / wall time (200% = both cores); resting = ACTIVE orders in the exchange's database; mempool = escrow transactions the embedded chain has not mined yet. The loader spent ${fmt(loaderCpu)} µs of CPU per request.`,
     );
     log(
       `p99: first minute ${ms(first.p99)} ms, last minute ${ms(last.p99)} ms, ratio ${ratio.toFixed(2)} (p50 ${ms(first.p50)} -> ${ms(last.p50)} ms)`,
