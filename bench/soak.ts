@@ -183,6 +183,8 @@ type Minute = {
   p50: number;
   p99: number;
   max: number;
+  /** Every 2xx latency of the minute, ms, sorted. */
+  latencies: Float64Array;
   /** p99 from the actual send (without the loader's own delays in sending). */
   p99FromSend: number;
   /** Non-200 answers by status, and connection errors or timeouts as 'error'. */
@@ -295,6 +297,7 @@ async function main() {
       const l = r.latencies;
       const minute: Minute = {
         requests: r.completed + r.non2xx + r.errors,
+        latencies: l,
         p50: percentile(l, 0.5),
         p99: percentile(l, 0.99),
         max: l[l.length - 1] ?? Number.NaN,
@@ -354,6 +357,14 @@ async function main() {
     );
     log(
       `memory: RSS ${mb(rssStart)} -> ${mb(last.rss)} MB, heap used ${mb(heapStart)} -> ${mb(last.heap)} MB, ${fmt(last.resting)} resting orders at the end: ${fmt(perOrder(rssStart, last.rss))} bytes of RSS and ${fmt(perOrder(heapStart, last.heap))} bytes of heap per resting order (heap used is read without forcing a GC)`,
+    );
+    // One minute's p99 moves with anything else on the machine; the thirds of the run are steadier.
+    const third = Math.max(1, Math.floor(minutes.length / 3));
+    const p99Of = (ms: Minute[]) =>
+      percentile(Float64Array.from(ms.flatMap((m) => Array.from(m.latencies))).sort(), 0.99);
+    const worst = minutes.reduce((w, m, i) => (m.p99 > minutes[w]!.p99 ? i : w), 0);
+    log(
+      `p99 of the first ${third} minute(s) ${ms(p99Of(minutes.slice(0, third)))} ms, of the last ${third} ${ms(p99Of(minutes.slice(-third)))} ms; worst minute ${worst + 1} (p99 ${ms(minutes[worst]!.p99)} ms)`,
     );
     const ratioHolds = ratio <= TARGET_RATIO;
     const p99Holds = last.p99 <= TARGET_P99_MS;
