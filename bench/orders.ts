@@ -34,27 +34,25 @@
  * - BENCH_NODE_FLAGS: the servers' Node flags;
  * - BENCH_EXCHANGE_LOG=<file>: the exchange's stdout and stderr are written there after the run.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { OrderDomain } from '@oddsbook/protocol';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
-import { call } from './lib/exchange-call.js';
+import {
+  type Child,
+  exchangeArgs,
+  exchangeEnv,
+  randomPort,
+  setUpExchange,
+  startChild,
+  stopChild,
+} from './lib/exchange-process.js';
 import { type Followers, follow } from './lib/followers.js';
 import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
 import { LATE_MS, type OpenLoopStats } from './lib/open-loop.js';
-import {
-  type BenchRequest,
-  type BenchTrader,
-  createOrderSigner,
-  crossCheckWithViem,
-  newTrader,
-} from './lib/order-fixtures.js';
+import { type BenchRequest, createOrderSigner, crossCheckWithViem, newTrader } from './lib/order-fixtures.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = 'bench-orders-admin-token-0123456789';
 const TRADERS = Number(process.env.BENCH_TRADERS ?? 32);
 const FOLLOW = Math.min(TRADERS, Number(process.env.BENCH_FOLLOW ?? 0));
@@ -76,128 +74,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const log = (line: string) => console.log(line);
-
-// ------------------------------------------------------------------ child processes
-
-type Child = {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-  cpuSeconds: () => number;
-  writeBytes: () => number;
-};
-
-/** Bytes the process caused to be written to storage (/proc/<pid>/io `write_bytes`). */
-function procWriteBytes(pid: number): number {
-  try {
-    return Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
-  } catch {
-    return Number.NaN;
-  }
-}
-
-function procCpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, clock ticks
-  } catch {
-    return Number.NaN;
-  }
-}
-
-async function startChild(args: string[], env: Record<string, string>, port: number): Promise<Child> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
-  // A bench that dies must not leave a server behind, loading the machine under the next run.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const r = await fetch(`${base}/health`);
-      if (r.status < 500) break;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`child did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    child,
-    base,
-    output: () => output,
-    cpuSeconds: () => procCpuSeconds(child.pid!),
-    writeBytes: () => procWriteBytes(child.pid!),
-  };
-}
-
-async function stopChild(c: Child): Promise<void> {
-  if (c.child.exitCode !== null) return;
-  const exited = new Promise((r) => c.child.once('exit', r));
-  c.child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-  if (c.child.exitCode === null) c.child.kill('SIGKILL');
-}
-
-// Below the ephemeral range (Linux: 32768-60999), so no outgoing connection holds the port already.
-const randomPort = () => 10_000 + Math.floor(Math.random() * 20_000);
-
-// ------------------------------------------------------------------ HTTP set-up
-
-async function setUpExchange(base: string, traders: BenchTrader[]) {
-  const admin = { 'x-admin-token': ADMIN };
-  const { leagueId } = await call(
-    base,
-    'POST',
-    '/admin/leagues',
-    { sportId: 5, label: 'Bench League' },
-    admin,
-  );
-  const marketHashes: string[] = [];
-  for (let m = 0; m < MARKETS; m++) {
-    const { eventId } = await call(
-      base,
-      'POST',
-      '/admin/fixtures',
-      {
-        leagueId,
-        teamOneName: `Alpha ${m}`,
-        teamTwoName: `Beta ${m}`,
-        gameTime: Math.floor(Date.now() / 1000) + 86_400,
-      },
-      admin,
-    );
-    const market = await call(
-      base,
-      'POST',
-      '/admin/markets',
-      { eventId, type: 52, outcomeOneName: `Alpha ${m}`, outcomeTwoName: `Beta ${m}` },
-      admin,
-    );
-    marketHashes.push(market.marketHash as string);
-  }
-  const metadata = await call(base, 'GET', '/metadata/obv3');
-  const domain = metadata.domain as OrderDomain;
-  const baseToken = (metadata.activeAsset as { baseToken: string }).baseToken;
-  for (const t of traders) {
-    const key = await call(base, 'POST', '/admin/api-keys', { address: t.address }, admin);
-    t.apiKey = key.apiKey as string;
-    await call(base, 'POST', '/user/deploy-proxy', undefined, { 'x-svc-api-key': t.apiKey });
-  }
-  for (const t of traders) {
-    for (;;) {
-      const proxy = await call(base, 'GET', '/user/proxy', undefined, { 'x-svc-api-key': t.apiKey });
-      if (proxy.deployed) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await call(base, 'POST', '/admin/faucet', { address: t.address, amount: FUNDS.toString() }, admin);
-  }
-  return { marketHashes, domain, baseToken };
-}
 
 // ------------------------------------------------------------------ phases
 
@@ -317,20 +193,9 @@ async function main() {
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
   // As `npm start` runs it, plus BENCH_NODE_FLAGS (none by default; docs/operations.md on the young generation).
-  const serverArgs = USE_DIST
-    ? [...profile, ...NODE_FLAGS, 'packages/server/bin/oddsbook.js', 'serve']
-    : [...profile, ...NODE_FLAGS, '--import', 'tsx', 'packages/server/src/cli.ts', 'serve'];
   const exchange = await startChild(
-    serverArgs,
-    {
-      DATA_DIR: dataDir,
-      PORT: String(exchangePort),
-      ADMIN_TOKEN: ADMIN,
-      RATE_LIMITS: '0',
-      MAX_CONNECTIONS_PER_ADDRESS: '10000',
-      DEMO: '0',
-      LOG_LEVEL: 'warn',
-    },
+    exchangeArgs([...profile, ...NODE_FLAGS], USE_DIST),
+    exchangeEnv(dataDir, exchangePort, ADMIN),
     exchangePort,
   );
   log(
@@ -355,7 +220,11 @@ async function main() {
   let followers: Followers | null = null;
   try {
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
-    const { marketHashes, domain, baseToken } = await setUpExchange(exchange.base, traders);
+    const { marketHashes, domain, baseToken } = await setUpExchange(exchange.base, traders, {
+      adminToken: ADMIN,
+      markets: MARKETS,
+      funds: FUNDS,
+    });
     if (FOLLOW > 0) {
       followers = await follow(exchange.base, traders.slice(0, FOLLOW), marketHashes);
       log(

@@ -138,7 +138,7 @@ export async function runOpenLoop(options: {
         if (sent[i]! - scheduled[i]! > LATE_MS) trace.late(sent[i]!);
       }
       this.socket.write(
-        `POST /orders-v3 HTTP/1.1\r\nhost: ${hostHeader}\r\ncontent-type: application/json\r\nx-svc-api-key: ${r.apiKey}\r\ncontent-length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`,
+        `${r.method ?? 'POST'} /orders-v3 HTTP/1.1\r\nhost: ${hostHeader}\r\ncontent-type: application/json\r\nx-svc-api-key: ${r.apiKey}\r\ncontent-length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`,
       );
       this.timeout = setTimeout(() => this.fail(`no answer in ${timeoutMs} ms`), timeoutMs);
     }

@@ -28,8 +28,21 @@ export type WireBenchOrder = {
   orderSignature: string;
 };
 
-/** One request: its body (already JSON) and the key of its one maker. */
-export type BenchRequest = { body: string; apiKey: string };
+/**
+ * One request to `/orders-v3`: its body (already JSON) and the key of its one maker; `POST` (place) unless
+ * `method` says `DELETE` (cancel by ids).
+ */
+export type BenchRequest = { body: string; apiKey: string; method?: 'POST' | 'DELETE' };
+
+/** What an order is, besides its maker, token, salt, expiry and signature. */
+export type BenchOrderTerms = {
+  marketHash: string;
+  isMakerBettingOutcomeOne: boolean;
+  /** On the default ladder: percentageOdds = tick / 800. */
+  tick: number;
+  totalBetSize: bigint;
+  timeInForce: 'GTC' | 'IOC';
+};
 
 export function newTrader(index: number): BenchTrader {
   const privateKey = randomBytes(32);
@@ -51,6 +64,26 @@ export function createOrderSigner(options: {
   let salt = BigInt(`0x${randomBytes(12).toString('hex')}`) << 64n;
   let n = 0;
 
+  /** An order of `trader` on the given terms, signed, with its id (the EIP-712 digest). */
+  function signTerms(trader: BenchTrader, terms: BenchOrderTerms): WireBenchOrder & { orderId: string } {
+    salt += 1n;
+    const order = {
+      marketHash: terms.marketHash,
+      maker: trader.address,
+      baseToken: options.baseToken,
+      totalBetSize: terms.totalBetSize.toString(),
+      percentageOdds: tickToOdds(terms.tick).toString(),
+      salt: `0x${salt.toString(16)}`,
+      expiry: options.expiry,
+      isMakerBettingOutcomeOne: terms.isMakerBettingOutcomeOne,
+    };
+    const orderId = verifier.orderId(order);
+    if (!orderId) throw new Error('unencodable bench order');
+    const { signature, recid } = secp256k1.ecdsaSign(Buffer.from(orderId.slice(2), 'hex'), trader.privateKey);
+    const orderSignature = `0x${Buffer.from(signature).toString('hex')}${(recid + 27).toString(16)}`;
+    return { ...order, timeInForce: terms.timeInForce, orderSignature, orderId };
+  }
+
   /**
    * The next order of `trader`. Crossing and resting, mixed: outcome-one makers post GTC on ticks 390..409
    * (implied 48.75-51.125 %); outcome-two takers send GTC and IOC on ticks 391..410, so about half of the
@@ -58,25 +91,15 @@ export function createOrderSigner(options: {
    */
   function sign(trader: BenchTrader): WireBenchOrder {
     const i = n++;
-    salt += 1n;
-    const tick = trader.isOne ? 390 + (i % 20) : 391 + ((i * 7) % 20);
-    const order = {
+    const { orderId: _, ...order } = signTerms(trader, {
       // Consecutive orders share a market, so each maker's order meets the next taker's.
       marketHash: options.marketHashes[(i >> 1) % options.marketHashes.length]!,
-      maker: trader.address,
-      baseToken: options.baseToken,
-      totalBetSize: ((1n + BigInt(i % 5)) * 1_000_000n).toString(),
-      percentageOdds: tickToOdds(tick).toString(),
-      salt: `0x${salt.toString(16)}`,
-      expiry: options.expiry,
       isMakerBettingOutcomeOne: trader.isOne,
-    };
-    const digest = verifier.orderId(order);
-    if (!digest) throw new Error('unencodable bench order');
-    const { signature, recid } = secp256k1.ecdsaSign(Buffer.from(digest.slice(2), 'hex'), trader.privateKey);
-    const orderSignature = `0x${Buffer.from(signature).toString('hex')}${(recid + 27).toString(16)}`;
-    const timeInForce = trader.isOne || i % 3 !== 0 ? 'GTC' : 'IOC';
-    return { ...order, timeInForce, orderSignature };
+      tick: trader.isOne ? 390 + (i % 20) : 391 + ((i * 7) % 20),
+      totalBetSize: (1n + BigInt(i % 5)) * 1_000_000n,
+      timeInForce: trader.isOne || i % 3 !== 0 ? 'GTC' : 'IOC',
+    });
+    return order;
   }
 
   /** `count` requests of `perRequest` orders, round-robin over the traders (one maker per request). */
@@ -95,7 +118,7 @@ export function createOrderSigner(options: {
     return out;
   }
 
-  return { sign, requests };
+  return { sign, signTerms, requests };
 }
 
 /** Cross-checks natively signed orders against viem's `recoverTypedDataAddress`. */
