@@ -22,11 +22,24 @@ export type OrderMeta = {
  * - `admit`: an order accepted now that enters the engine later (in-play betting delay). It is durable
  *   (an order row in PENDING) from this point, so the acknowledgement never outruns the journal.
  * - `withdraw`: admitted orders cancelled before they reached the engine.
+ * - `escrows`: the chain's word on escrows of fills (`orders/chain-link.ts`): the receipts of a block, in
+ *   chain order (`block` its number), or a submission the chain refused (`block` null, every escrow failed).
+ *   A landed escrow locks its fills and trades, a failed one fails them; no engine state changes.
  */
 export type SequencerInput =
   | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
   | { kind: 'admit'; order: PlaceOrderInput; meta: OrderMeta; activateAt: number }
-  | { kind: 'withdraw'; orderIds: readonly string[]; reason: string };
+  | { kind: 'withdraw'; orderIds: readonly string[]; reason: string }
+  | { kind: 'escrows'; block: number | null; escrows: readonly EscrowReceipt[] };
+
+/**
+ * The fills one escrow covers: one account's fills with seq in [firstSeq, lastSeq] (a flush's fills of
+ * that account), or `fillId`, the one-escrow-per-fill memo of older data dirs.
+ */
+export type EscrowFills = { account: string; firstSeq: number; lastSeq: number } | { fillId: string };
+
+/** An escrow's receipt: whether it landed (`ok`) or failed (on chain, or refused by it). */
+export type EscrowReceipt = EscrowFills & { ok: boolean };
 
 /** One journaled input with what it did. */
 export type AppliedEntry = {
