@@ -635,6 +635,36 @@ describe('chain link: escrow per account', () => {
   });
 });
 
+describe('chain link: refused escrows the sequencer does not take', () => {
+  it('are submitted again with the next block', async () => {
+    const errors: unknown[] = [];
+    let full = true;
+    const node = boot(files(), {
+      linkChain: (chain) => refusing(chain, (requests) => requests.some((r) => r.kind === 'escrow')),
+      onSubmitError: (error) => errors.push(error),
+      takes: () => !full,
+    });
+    await fund(node, [
+      [A, BIG],
+      [B, BIG],
+    ]);
+    oneMatch(node);
+    node.link.flush();
+    await until(() => errors.length === 2);
+    expect(errors.map((e) => (e as Error).message)).toEqual([
+      'the sequencer is full',
+      'refused by the chain',
+    ]);
+    expect(status(node.db, 'fills', '1-0-M')).toBe('MATCHED');
+    full = false;
+    await node.chain.mint(node.chain.proxyAddressFor(C), 1n);
+    node.timer.tick();
+    expect(node.inputs.map((i) => [i.block, i.escrows.map((e) => e.ok)])).toEqual([[null, [false, false]]]);
+    for (const id of ['1-0-M', '1-0-T']) expect(status(node.db, 'fills', id)).toBe('FAILED');
+    await node.close();
+  });
+});
+
 describe('chain link: behind the write gate', () => {
   it("waits off the event loop while the WAL checkpointer's restart holds the gate: flushes, then receipts", async () => {
     const node = boot(files(), { flushMs: 5 });

@@ -63,7 +63,8 @@ type Sent = { requests: readonly TokenTxRequest[]; result: Promise<unknown> };
  *   fills and trades of failed ones, and records the block's number with them (`escrow_cursor.block_number`):
  *   a start submits the receipts of the blocks after it, e.g. those that landed while the exchange was down.
  *   A submission the chain refused (its flush committed: the cursor has passed its fills, no later flush
- *   covers them) is submitted as failed escrows (`block` null): its fills turn FAILED.
+ *   covers them) is submitted as failed escrows (`block` null): its fills turn FAILED. Receipts the
+ *   sequencer does not take are submitted again with the next block (a block's, from the stored receipts).
  */
 export class ChainLink {
   private readonly readBlockCursor: Statement;
@@ -84,6 +85,8 @@ export class ChainLink {
   private sent: Sent[] | null = null;
   /** Refused submissions whose failed escrows are not yet submitted. */
   private readonly refusing = new Set<Promise<unknown>>();
+  /** Failed escrows of refused submissions the sequencer did not take: submitted again with the next block. */
+  private unsent: EscrowReceipt[] = [];
 
   constructor(
     private readonly db: Database,
@@ -282,7 +285,14 @@ export class ChainLink {
       const fills = request.kind === 'escrow' ? parseEscrowMemo(request.memo ?? null) : null;
       if (fills) escrows.push({ ...fills, ok: false });
     }
-    if (escrows.length > 0) this.sendReceipts(null, escrows);
+    if (escrows.length > 0) this.sendRefused(escrows);
+  }
+
+  /** Failed escrows (with those not taken before), until the sequencer takes them. */
+  private sendRefused(escrows: readonly EscrowReceipt[]): void {
+    const all = [...this.unsent, ...escrows];
+    this.unsent = [];
+    if (!this.sendReceipts(null, all, () => this.unsent.push(...all))) this.unsent.push(...all);
   }
 
   /**
@@ -322,6 +332,7 @@ export class ChainLink {
   }
 
   private onBlock(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
+    if (this.unsent.length > 0) this.sendRefused([]);
     if (block.number <= this.cursor) return;
     if (block.number !== this.cursor + 1) {
       // Receipts the sequencer did not take: catch up from the stored ones, this block's included.
