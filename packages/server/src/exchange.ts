@@ -151,8 +151,13 @@ async function openLockedExchange(
     maxPendingOrders: config.maxPendingOrders,
   });
   await trading.reconcileResolutions();
-  // Escrows twice per block: each block carries one escrow per account that traded since the last.
-  const stopChainLink = chainLink.start(() => clock.now(), Math.max(5, Math.floor(config.blockTimeMs / 2)));
+  // Escrows twice per block: each block carries one escrow per account that traded since the last. The
+  // chain's receipts are sequencer inputs; those of blocks that landed while down are applied before serving.
+  const stopChainLink = chainLink.start(
+    (input) => trading.sequencer.submit(input),
+    Math.max(5, Math.floor(config.blockTimeMs / 2)),
+  );
+  await trading.idle();
   let closed = false;
   return {
     config,
@@ -173,9 +178,15 @@ async function openLockedExchange(
     async close() {
       if (closed) return;
       closed = true;
+      // The escrows of the fills so far while the sequencer still takes a refusal's failed escrows; then
+      // those of the last batches (a refusal of these is only reported).
+      await trading.idle();
+      chainLink.flush();
+      await chainLink.settled();
+      // Receipts of blocks mined from now on are journaled at the next start (it reads the stored blocks).
+      stopChainLink();
       await trading.close();
       chainLink.flush();
-      stopChainLink();
       await stopChain();
       await verifier.close();
       await store.close();

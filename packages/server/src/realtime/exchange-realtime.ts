@@ -21,15 +21,15 @@ export type ExchangeRealtimeOptions = {
 const SPORT_INFO_LIMIT = 100_000;
 
 /**
- * The realtime hub of a running exchange, fed from its three sources: each committed batch once projected
- * (one `publishMany` per batch, in seq order), escrow lock updates from the chain link, and catalog
- * changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
+ * The realtime hub of a running exchange, fed from its two sources: each committed batch once projected
+ * (one `publishMany` per batch, in seq order; the chain's escrow receipts are batches' entries too), and
+ * catalog changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
  */
 export function startExchangeRealtime(
   exchange: Exchange,
   options: ExchangeRealtimeOptions = {},
 ): ExchangeRealtime {
-  const { trading, catalog, chainLink, wallets, apiKeys } = exchange;
+  const { trading, catalog, wallets, apiKeys } = exchange;
   const logger = options.logger;
   const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
   const hub = createRealtimeHub({
@@ -69,6 +69,7 @@ export function startExchangeRealtime(
     },
     ladderSize: trading.engine.ladder.size,
     settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
+    escrowRows: (escrow) => trading.queries.escrowRows(escrow),
     observed: (channel, user) => hub.observed(channel, user),
   });
 
@@ -87,11 +88,6 @@ export function startExchangeRealtime(
   // Each committed batch once it is projected, in seq order (trading/pipeline.ts).
   trading.pipeline.setPublisher((projected) =>
     publish(publications('sequencer', () => publisher.batch(projected))),
-  );
-  // Escrows cover projected fills only, whose MATCHED rows were published with their batch.
-  chainLink.onLockUpdates(
-    (updates) => publish(publications('chain', () => publisher.lockUpdates(updates))),
-    (account) => publisher.followsTradesOrFills(account),
   );
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);

@@ -23,12 +23,16 @@ export type OrderMeta = {
  *   (an order row in PENDING) from this point, so the acknowledgement never outruns the journal.
  * - `withdraw`: admitted orders cancelled before they reached the engine.
  * - `heartbeat`: an account's cancel-all deadline armed, refreshed or disarmed.
+ * - `escrows`: the chain's word on escrows of fills (`orders/chain-link.ts`): the receipts of a block, in
+ *   chain order (`block` its number), or a submission the chain refused (`block` null, every escrow failed).
+ *   A landed escrow locks its fills and trades, a failed one fails them; no engine state changes.
  */
 export type SequencerInput =
   | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
   | { kind: 'admit'; order: PlaceOrderInput; meta: OrderMeta; activateAt: number }
   | { kind: 'withdraw'; orderIds: readonly string[]; reason: string }
-  | HeartbeatInput;
+  | HeartbeatInput
+  | { kind: 'escrows'; block: number | null; escrows: readonly EscrowReceipt[] };
 
 /**
  * The dead-man switch of an account armed (`expiresAt`, unix ms) or disarmed (null). A fired deadline is
@@ -41,6 +45,15 @@ export type HeartbeatInput = {
   expiresAt: number | null;
   ifExpiresAt?: number;
 };
+
+/**
+ * The fills one escrow covers: one account's fills with seq in [firstSeq, lastSeq] (a flush's fills of
+ * that account), or `fillId`, the one-escrow-per-fill memo of older data dirs.
+ */
+export type EscrowFills = { account: string; firstSeq: number; lastSeq: number } | { fillId: string };
+
+/** An escrow's receipt: whether it landed (`ok`) or failed (on chain, or refused by it). */
+export type EscrowReceipt = EscrowFills & { ok: boolean };
 
 /** One journaled input with what it did. */
 export type AppliedEntry = {

@@ -1,5 +1,5 @@
 import type { FillRecord, OrderRecord, TradeRecord } from '../orders/records.js';
-import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
+import type { EscrowReceipt, OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
 
 /** A row's place in a listing's order: its values of the sort fields, the last of them unique (an id). */
 export type SortKey = readonly (string | number)[];
@@ -85,4 +85,10 @@ export interface TradingReads {
   heartbeatDeadlines(): { account: string; expiresAt: number }[];
   /** Every resolved market with its outcome, as the journal has it. */
   settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[];
+  /**
+   * An escrow's rows as they show now: its fills (the account's with seq in its range, in seq order), and
+   * the trades its receipt decides: for a landed escrow those whose last fill it covers (it locks them),
+   * for a failed one every trade of its fills (it fails them).
+   */
+  escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
 }

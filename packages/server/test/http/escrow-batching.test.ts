@@ -105,6 +105,8 @@ describe('escrow: one transaction per account per flush', () => {
         ),
       ),
     );
+    // Read from the tables, not through the API: once every batch is projected.
+    await t.exchange.trading.idle();
     await until(
       () => fillStatuses(t),
       (s) => s.length > 0 && s.every((x) => x === 'LOCKED'),
@@ -143,12 +145,20 @@ describe('escrow: receipts that landed while the exchange was down', () => {
       );
       await t.close();
 
-      // A crash after the escrow's block was stored and before its watermarks were written.
+      // As after a crash once the escrow's block was stored, before its receipts were journaled: no
+      // watermark, the projected block cursor before the block.
       const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
       db.exec('DELETE FROM escrow_locks; UPDATE escrow_cursor SET block_number = 0');
+      const receiptEntries = () =>
+        db.prepare("SELECT count(*) FROM journal WHERE kind = 'escrows'").pluck().get();
+      const journaled = receiptEntries() as number;
       db.close();
 
       t = await startTestExchange({ dataDir: t.dataDir });
+      // The start journaled the stored receipts again, as one input, and applied it before serving.
+      expect(t.exchange.db.prepare("SELECT count(*) FROM journal WHERE kind = 'escrows'").pluck().get()).toBe(
+        journaled + 1,
+      );
       expect(fillStatuses(t)).toEqual(['LOCKED', 'LOCKED']);
       expect(t.exchange.db.prepare('SELECT status FROM trades_shown').pluck().all()).toEqual([
         'LOCKED',

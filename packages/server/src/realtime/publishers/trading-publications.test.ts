@@ -19,7 +19,7 @@ import { committedBatch } from '../../sequencer/committed-batch.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../../sequencer/inputs.js';
 import { openDatabase } from '../../store/sqlite/open-database.js';
 import { SqliteProjector } from '../../store/sqlite/sqlite-projector.js';
-import { SqliteTradingQueries, toFill, toTrade } from '../../store/sqlite/sqlite-trading-queries.js';
+import { SqliteTradingQueries } from '../../store/sqlite/sqlite-trading-queries.js';
 import { fillListing, tradeListing } from '../../store/trading-reads.js';
 import type { ProjectedBatch } from '../../trading/pipeline.js';
 import type { Publication } from './publication.js';
@@ -32,7 +32,6 @@ const MARKET = `0x${'ab'.repeat(32)}`;
 const EVENT = 'L1-E1';
 const USDC = 1_000_000n;
 const LADDER = ladderSize();
-type Row = Record<string, unknown>;
 
 /** Real engine and real projections (in-memory SQLite): the publisher sees what it sees in production. */
 let db: Database;
@@ -69,6 +68,7 @@ function context(): TradingPublisherContext {
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
     settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
+    escrowRows: (escrow) => queries.escrowRows(escrow),
   };
 }
 
@@ -378,37 +378,109 @@ describe('TradingPublisher', () => {
     expect(data(on(pubs, GLOBAL_CHANNELS.best_odds))).toMatchObject([{ outcomeOne: null, outcomeTwo: null }]);
   });
 
-  it('publishes escrow locks: the fill, and the trade once all its fills are locked', () => {
+  /** An `escrows` input (the chain's receipts) for accounts' fills in seq ranges. */
+  const escrows = (
+    ...list: { account: string; firstSeq: number; lastSeq: number; ok: boolean }[]
+  ): SequencerInput => ({ kind: 'escrows', block: 2, escrows: list });
+  const ids = (pubs: Publication[]) => pubs.map((p) => [p.channel, p.user, p.messageId]);
+
+  it('publishes escrow receipts: the LOCKED fills, and a trade once its last fill is escrowed; FAILED rows', () => {
+    publish(commit([place(order(MAKER, 400, 50n * USDC))]));
+    const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
+    const second = commit([place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' }))]);
+    publish(first);
+    publish(second);
+    const [s1, s2] = [first[0]!.seq, second[0]!.seq];
+    const makerFills = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
+    const makerTrade = makerFills[0]!.tradeId;
+    expect(makerFills.map((f) => f.seq)).toEqual([s1, s2]);
+
+    // The maker's first fill: its trade has a fill after it, still MATCHED.
+    const lockFirst = commit([escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: true })]);
+    expect(ids(publish(lockFirst))).toEqual([
+      [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${makerFills[0]!.id}:LOCKED`],
+    ]);
+    // The second: the fill and the trade, as every read now shows them.
+    const lockSecond = commit([escrows({ account: MAKER, firstSeq: s2, lastSeq: s2, ok: true })]);
+    const ts = lockSecond[0]!.ts;
+    const locked = publish(lockSecond);
+    expect(ids(locked)).toEqual([
+      [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${makerFills[1]!.id}:LOCKED`],
+      [accountTradesChannel(MAKER), undefined, `trade:${makerTrade}:LOCKED:${ts}`],
+    ]);
+    const [, shownFill] = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
+    expect(locked[0]!.data).toEqual(fillToWire(shownFill!));
+    expect(shownFill!.status).toBe('LOCKED');
+    expect(locked[1]!.data).toEqual(
+      tradeToWire(queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null })[0]!),
+    );
+    expect(locked[1]!.data).toMatchObject({ tradeId: makerTrade, status: 'LOCKED' });
+
+    // The taker's escrow of both fills fails: its fills and both its trades turn FAILED.
+    const fail = commit([escrows({ account: TAKER, firstSeq: s1, lastSeq: s2, ok: false })]);
+    const failed = publish(fail);
+    const takerFills = queries.fills(TAKER, {}, fillListing(true), { limit: 10, after: null });
+    const takerTrades = queries.trades(TAKER, {}, tradeListing(true), { limit: 10, after: null });
+    expect(takerFills.map((f) => f.status)).toEqual(['FAILED', 'FAILED']);
+    expect(ids(failed)).toEqual([
+      ...takerFills.map((f) => [ACCOUNT_FILLS_CHANNEL, TAKER, `fill:${f.id}:FAILED`]),
+      ...takerTrades.map((t) => [
+        accountTradesChannel(TAKER),
+        undefined,
+        `trade:${t.id}:FAILED:${fail[0]!.ts}`,
+      ]),
+    ]);
+    // An entry projected before (a start catching up) publishes nothing; neither does a receipt of nothing.
+    expect(publisher.batch({ batch: committedBatch(fail), changes: [undefined] })).toEqual([]);
+    expect(publish(commit([{ kind: 'escrows', block: 3, escrows: [] }]))).toEqual([]);
+  });
+
+  it('a failed escrow fails a trade that an earlier entry of its batch filled again (the projector)', () => {
+    publish(commit([place(order(MAKER, 400, 50n * USDC))]));
+    const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
+    publish(first);
+    const s1 = first[0]!.seq;
+    const batch = commit([
+      place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' })),
+      escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: false }),
+    ]);
+    const pubs = publish(batch);
+    const [trade] = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
+    expect(trade).toMatchObject({ status: 'FAILED', updatedAt: batch[1]!.ts });
+    expect(pubs.filter((p) => p.messageId?.startsWith('trade:'))).toMatchObject([
+      { channel: accountTradesChannel(MAKER), data: { status: 'FAILED' } },
+    ]);
+  });
+
+  it('reads an escrow’s rows back only for accounts whose trades or fills are followed', () => {
     publish(
       commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
       ]),
     );
-    const [fill] = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null });
-    // The rows as the chain link's update returns them.
-    const lockedFill = toFill(
-      db.prepare("UPDATE fills SET status = 'LOCKED' WHERE id = ? RETURNING *").get(fill!.id) as Row,
-    );
-    const lockedTrade = toTrade(
-      db
-        .prepare("UPDATE trades SET status = 'LOCKED', updated_at = 5 WHERE id = ? RETURNING *")
-        .get(fill!.tradeId) as Row,
-    );
-    const update = { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' as const };
-    const pubs = publisher.lockUpdates([{ ...update, fill: lockedFill, trade: lockedTrade }]);
-    expect(pubs.map((p) => [p.channel, p.user, p.messageId])).toEqual([
-      [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${fill!.id}:LOCKED`],
-      [accountTradesChannel(MAKER), undefined, `trade:${fill!.tradeId}:LOCKED:5`],
+    const fillSeq = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null })[0]!.seq;
+    const read: string[] = [];
+    const followed = new Set([`${ACCOUNT_FILLS_CHANNEL}#${MAKER}`]);
+    const partial = new TradingPublisher({
+      ...context(),
+      observed: (channel, user) => followed.has(user ? `${channel}#${user}` : channel),
+      escrowRows: (escrow) => {
+        read.push('account' in escrow ? escrow.account : escrow.fillId);
+        return queries.escrowRows(escrow);
+      },
+    });
+    const lock = commit([
+      escrows(
+        { account: MAKER, firstSeq: fillSeq, lastSeq: fillSeq, ok: true },
+        { account: TAKER, firstSeq: fillSeq, lastSeq: fillSeq, ok: true },
+      ),
     ]);
-    expect(pubs[0]!.data).toEqual(
-      fillToWire(queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null })[0]!),
-    );
-    expect(pubs[1]!.data).toMatchObject({ tradeId: fill!.tradeId, status: 'LOCKED' });
-
-    // A fill whose trade did not change status (another fill still MATCHED): the fill only.
-    const partial = publisher.lockUpdates([{ ...update, fill: lockedFill, trade: null }]);
-    expect(partial.map((p) => p.channel)).toEqual([ACCOUNT_FILLS_CHANNEL]);
+    const all = publish(lock);
+    const made = publish(lock, partial);
+    expect(read).toEqual([MAKER]);
+    expect(made).toEqual(all.filter((p) => p.channel === ACCOUNT_FILLS_CHANNEL && p.user === MAKER));
+    expect(data(made)).toMatchObject([{ status: 'LOCKED' }]);
   });
 
   it('makes only the publications of followed channels, each with the id it has when all are followed', () => {
@@ -431,11 +503,5 @@ describe('TradingPublisher', () => {
     }
     expect(partial.followsTradesOrFills(MAKER)).toBe(true);
     expect(partial.followsTradesOrFills(TAKER)).toBe(false);
-
-    const [fill] = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null });
-    const trade = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null })[0]!;
-    const update = { fillId: fill!.id, tradeId: fill!.tradeId, account: MAKER, status: 'LOCKED' as const };
-    const pubs = partial.lockUpdates([{ ...update, fill: fill!, trade }]);
-    expect(pubs.map((p) => [p.channel, p.user])).toEqual([[ACCOUNT_FILLS_CHANNEL, MAKER]]);
   });
 });

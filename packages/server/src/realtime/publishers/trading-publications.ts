@@ -10,11 +10,10 @@ import {
 } from '@oddsbook/protocol';
 import { type BookLevels, RejectCode } from '../../engine/index.js';
 import { bookToWire, levelToWire } from '../../orders/book.js';
-import type { FillLockUpdate } from '../../orders/chain-link.js';
 import { outcomeOf, withdrawnOutcome } from '../../orders/outcome.js';
 import type { FillRecord, TradeRecord } from '../../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import type { AppliedEntry } from '../../sequencer/inputs.js';
+import type { AppliedEntry, EscrowReceipt } from '../../sequencer/inputs.js';
 import type { EntryChanges } from '../../store/batch-projection.js';
 import type { ProjectedBatch } from '../../trading/pipeline.js';
 import { BookView } from './book-view.js';
@@ -33,6 +32,11 @@ export type TradingPublisherContext = {
    * followed (once the resolving batch is projected).
    */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
+  /**
+   * An escrow's fills and the trades its receipt decides, as they show once its entry is projected
+   * (`TradingReads.escrowRows`), read for accounts whose trades or fills are followed.
+   */
+  escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
 };
@@ -40,7 +44,7 @@ export type TradingPublisherContext = {
 type CreateResult = { commandId: string; outcome?: OrderOutcome };
 
 /**
- * Maps committed journal entries (and escrow lock updates) to publications. Rows are the REST rows: each
+ * Maps committed journal entries to publications. Rows are the REST rows: each
  * entry's publications carry the rows as the projection left them after that entry, so a burst of
  * commands in one batch still shows each step.
  *
@@ -48,7 +52,7 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * settled by a resolution. Per batch, at the end: one book per changed market (market and event
  * channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
  * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry), except the
- * rows of a resolution and of lock updates, named by row and status (`trade:<id>:<status>:<updatedAt>`,
+ * rows of a resolution and of escrow receipts (LOCKED, FAILED), named by row and status (`trade:<id>:<status>:<updatedAt>`,
  * `fill:<id>:<status>`). A publication to a channel nobody follows is not made (most accounts of a busy
  * exchange are REST-only), but keeps its number, so an id never depends on who listens.
  */
@@ -69,8 +73,8 @@ export class TradingPublisher {
   }
 
   /**
-   * Whether the account's trades or fills are followed: else neither its lock updates nor a resolution's
-   * settled rows would be published, and nobody need read them back.
+   * Whether the account's trades or fills are followed: else neither its escrows' LOCKED or FAILED rows
+   * nor a resolution's settled rows would be published, and nobody need read them back.
    */
   followsTradesOrFills(account: string): boolean {
     const names = this.#names.of(account);
@@ -84,7 +88,10 @@ export class TradingPublisher {
     batch.entries.forEach((entry, i) => {
       out.startEntry(entry.seq);
       const entryChanges = changes[i];
-      if (entryChanges) this.#entry(entry, entryChanges, out);
+      if (entryChanges) {
+        if (entry.input.kind === 'escrows') this.#escrows(entry.input.escrows, entry.ts, out);
+        else this.#entry(entry, entryChanges, out);
+      }
       for (const e of entry.events) {
         this.#books.apply(e);
         if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
@@ -96,19 +103,29 @@ export class TradingPublisher {
     return out.list;
   }
 
-  /** Fill rows that turned LOCKED/FAILED, and their trades when the trade's status changed with them. */
-  lockUpdates(updates: readonly FillLockUpdate[]): Publication[] {
-    const out: Publication[] = [];
-    for (const { fill } of updates) {
-      const user = this.#names.of(fill.account).user;
-      if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
+  /**
+   * The chain's receipts of escrows: each escrow's fills that it locked (LOCKED) or failed (FAILED), then
+   * the trades it changed with them (a trade shows LOCKED once its last fill is escrowed), read back only
+   * for accounts whose trades or fills are followed. Escrows cover fills of earlier batches, whose MATCHED
+   * rows were published then.
+   */
+  #escrows(escrows: readonly EscrowReceipt[], ts: number, out: Publications): void {
+    for (const escrow of escrows) {
+      if ('account' in escrow && !this.followsTradesOrFills(escrow.account)) continue;
+      const status = escrow.ok ? 'LOCKED' : 'FAILED';
+      const rows = this.#ctx.escrowRows(escrow);
+      for (const fill of rows.fills) {
+        if (fill.status !== status) continue;
+        const user = this.#names.of(fill.account).user;
+        if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
+      }
+      for (const trade of rows.trades) {
+        // A trade an earlier failed escrow of its fills turned FAILED was published then.
+        if (trade.status !== status || (!escrow.ok && trade.updatedAt !== ts)) continue;
+        const channel = this.#names.of(trade.account).trades;
+        if (this.#observed(channel)) out.push(tradePublication(channel, trade));
+      }
     }
-    for (const { trade } of updates) {
-      if (!trade) continue;
-      const channel = this.#names.of(trade.account).trades;
-      if (this.#observed(channel)) out.push(tradePublication(channel, trade));
-    }
-    return out;
   }
 
   #entry(entry: AppliedEntry, changes: EntryChanges, out: Publications): void {
@@ -248,7 +265,7 @@ class Publications {
   }
 }
 
-/** A trade row named by its id, status and time (lock updates, settlements): the same whoever follows. */
+/** A trade row named by its id, status and time (escrow receipts, settlements): the same whoever follows. */
 const tradePublication = (channel: string, trade: TradeRecord): Publication => ({
   channel,
   data: tradeToWire(trade),

@@ -7,7 +7,14 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import type { AppliedEntry, HeartbeatInput, OrderMeta, PlaceOrderInput } from '../../sequencer/inputs.js';
+import type {
+  AppliedEntry,
+  EscrowReceipt,
+  HeartbeatInput,
+  OrderMeta,
+  PlaceOrderInput,
+  SequencerInput,
+} from '../../sequencer/inputs.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
@@ -52,9 +59,16 @@ const toProjectedOrder = (r: Record<string, unknown>): ProjectedOrder => ({
  * them in memory and each touched row is written once per batch; the engine-state mirrors follow the events
  * too (StateMirror). The commit is not synced: the journal is the durable record, the cursor says how far
  * the projections have followed it.
+ *
+ * The chain's escrow receipts (`escrows` inputs) are applied here too: a landed escrow moves its account's
+ * watermark (`escrow_locks`), under which fills and trades show LOCKED (the `_shown` views; no row is
+ * rewritten); a failed one turns its fills and their trades FAILED; SETTLED is never overwritten. A block's
+ * receipts record its number (`escrow_cursor.block_number`), so the chain link knows where to resume.
  */
 export class SqliteProjector implements ProjectionWriter {
   private readonly s: Record<string, Statement>;
+  /** The fills of an escrow (`range`, or `one` for a legacy per-fill memo) that it may still lock or fail. */
+  private readonly escrowFills: Record<'range' | 'one', { select: Statement; fail: Statement }>;
   private readonly projectTx: (entries: readonly AppliedEntry[]) => EntryChanges[];
   private projectedSeq: number;
   /**
@@ -113,6 +127,39 @@ export class SqliteProjector implements ProjectionWriter {
           expires_at = excluded.expires_at`),
       disarmHeartbeat: p('DELETE FROM heartbeats WHERE account = ?'),
       disarmFiredHeartbeat: p('DELETE FROM heartbeats WHERE account = ? AND expires_at = ?'),
+      // A landed escrow moves its account's watermark: every fill (and trade) under it shows LOCKED (the
+      // views of migration 9); no row is rewritten. Escrows land in the order they were submitted.
+      lockThrough: p(`INSERT INTO escrow_locks (account, through_seq, locked_at) VALUES (?, ?, ?)
+        ON CONFLICT (account) DO UPDATE SET through_seq = excluded.through_seq, locked_at = excluded.locked_at
+          WHERE excluded.through_seq > through_seq`),
+      // The trades of a failed escrow's fills (trade ids, a JSON array), never over SETTLED.
+      failTrades: p(`UPDATE trades SET status = 'FAILED', updated_at = ?
+        WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')
+          AND ${UNSETTLED('trades')}`),
+      escrowBlock: p('UPDATE escrow_cursor SET block_number = ? WHERE id = 1 AND block_number < ?'),
+    };
+    // Fills still MATCHED, not yet under their account's watermark (applying a receipt again finds
+    // nothing), nor in a resolved market (they show SETTLED, for good).
+    const matched = `status = 'MATCHED'
+      AND seq > ifnull((SELECT through_seq FROM escrow_locks WHERE escrow_locks.account = fills.account), -1)
+      AND ${UNSETTLED('fills')}`;
+    // An escrow covers one account's fills of a flush, whose seqs span every batch of the flush: by the
+    // account's own index, bounded by the times of its first and last seq (a fill's created_at is its
+    // entry's time, the same for every fill of that seq), not by seq, which would visit every account's
+    // fills in between.
+    const range = `account = @account
+      AND created_at BETWEEN (SELECT created_at FROM fills INDEXED BY fills_by_seq WHERE seq = @firstSeq LIMIT 1)
+        AND (SELECT created_at FROM fills INDEXED BY fills_by_seq WHERE seq = @lastSeq LIMIT 1)
+      AND seq BETWEEN @firstSeq AND @lastSeq AND ${matched}`;
+    const statements = (index: string, where: string) => ({
+      select: p(`SELECT account, seq FROM fills INDEXED BY ${index} WHERE ${where} LIMIT 1`),
+      fail: p(`UPDATE fills INDEXED BY ${index} SET status = 'FAILED', updated_at = @now WHERE ${where}
+        RETURNING trade_id`).pluck(),
+    });
+    this.escrowFills = {
+      range: statements('fills_by_account', range),
+      // A legacy per-fill memo: the seq is the id's first part.
+      one: statements('fills_by_seq', `seq = @seq AND id = @id AND ${matched}`),
     };
     this.projectedSeq = db.prepare('SELECT seq FROM projector_cursor WHERE id = 1').pluck().get() as number;
     this.projectTx = unsyncedWriteTransaction(db, (entries: readonly AppliedEntry[]) => {
@@ -183,7 +230,12 @@ export class SqliteProjector implements ProjectionWriter {
       if (input.kind === 'admit') rows.admit(input.order, input.meta, input.activateAt);
       else if (input.kind === 'withdraw') rows.withdraw(input.orderIds, input.reason);
       else if (input.kind === 'heartbeat') this.heartbeat(input);
-      else {
+      else if (input.kind === 'escrows') {
+        // The rows the batch changed so far are written first: a later write of a trade this entry fails
+        // must not put back its status from before.
+        this.writeRows(rows);
+        this.applyEscrows(input, ts);
+      } else {
         const place = input.command.type === 'place' ? input.command : null;
         for (const event of entry.events) {
           mirror.apply(seq, event);
@@ -201,6 +253,35 @@ export class SqliteProjector implements ProjectionWriter {
     if (expiresAt !== null) this.s.armHeartbeat!.run(account, timeoutSeconds, expiresAt);
     else if (ifExpiresAt !== undefined) this.s.disarmFiredHeartbeat!.run(account, ifExpiresAt);
     else this.s.disarmHeartbeat!.run(account);
+  }
+
+  /** A block's escrow receipts (or a refused submission's), in chain order; then the block's number. */
+  private applyEscrows(input: Extract<SequencerInput, { kind: 'escrows' }>, ts: number): void {
+    for (const escrow of input.escrows) this.applyEscrow(escrow, ts);
+    if (input.block !== null) this.s.escrowBlock!.run(input.block, input.block);
+  }
+
+  /** A landed escrow moves its account's watermark to its last fill; a failed one fails its fills and trades. */
+  private applyEscrow(escrow: EscrowReceipt, ts: number): void {
+    const [which, params] =
+      'fillId' in escrow
+        ? // A fill id starts with its match id, `<seq>-<n>`.
+          (['one', { seq: Number.parseInt(escrow.fillId, 10), id: escrow.fillId }] as const)
+        : ([
+            'range',
+            { account: escrow.account, firstSeq: escrow.firstSeq, lastSeq: escrow.lastSeq },
+          ] as const);
+    const fills = this.escrowFills[which];
+    if (escrow.ok) {
+      // Only while a fill is left to lock: applying a receipt again changes nothing, not even the time.
+      const last = fills.select.get(params) as { account: string; seq: number } | undefined;
+      if (!last) return;
+      const through = 'fillId' in escrow ? last.seq : escrow.lastSeq;
+      this.s.lockThrough!.run(last.account, through, ts);
+      return;
+    }
+    const tradeIds = fills.fail.all({ ...params, now: ts }) as string[];
+    if (tradeIds.length > 0) this.s.failTrades!.run(ts, JSON.stringify([...new Set(tradeIds)]));
   }
 
   private writeMirror(mirror: StateMirror, ts: number): void {
@@ -410,3 +491,7 @@ const toPositionRow = (r: Record<string, string>): PositionRow => ({
   potOne: BigInt(r.pot_one!),
   potTwo: BigInt(r.pot_two!),
 });
+
+/** A row of `table` not in a resolved market (whose MATCHED rows show SETTLED: migration 12). */
+const UNSETTLED = (table: 'fills' | 'trades') =>
+  `NOT EXISTS (SELECT 1 FROM market_settlements s WHERE s.market_hash = ${table}.market_hash)`;

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
 import type { FillRecord, OrderRecord, TradeRecord } from '../../orders/records.js';
+import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
   DelayedOrder,
   FillFilter,
@@ -109,6 +110,7 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
  */
 export class SqliteTradingQueries implements TradingReads {
   private readonly s: Record<string, Statement>;
+  private readonly escrow: Record<'range' | 'one', { fills: Statement; trades: Statement }>;
 
   constructor(private readonly db: Database) {
     const p = (sql: string) => db.prepare(sql);
@@ -129,6 +131,35 @@ export class SqliteTradingQueries implements TradingReads {
         WHERE order_id IN (SELECT order_id FROM trades
             WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts)))
           AND status = 'SETTLED' ORDER BY seq, id`),
+    };
+    // An escrow's fills: one account's in a seq range, found by the account's index within the times of
+    // the range's first and last seq (a fill's created_at is its entry's time); or one legacy fill.
+    const range = `account = @account
+      AND created_at BETWEEN (SELECT created_at FROM fills INDEXED BY fills_by_seq WHERE seq = @firstSeq LIMIT 1)
+        AND (SELECT created_at FROM fills INDEXED BY fills_by_seq WHERE seq = @lastSeq LIMIT 1)
+      AND seq BETWEEN @firstSeq AND @lastSeq`;
+    const one = 'seq = @seq AND id = @id';
+    const escrow = (where: string) => ({
+      fills: p(`SELECT * FROM fills_shown WHERE ${where} ORDER BY seq, id`),
+      // A landed escrow (@ok = 1) decides the trades whose last fill it covers, a failed one all of them.
+      trades: p(`SELECT * FROM trades_shown WHERE id IN (SELECT trade_id FROM fills WHERE ${where})
+          AND (@ok = 0 OR last_fill_seq <= @lastSeq) ORDER BY last_fill_seq, id`),
+    });
+    this.escrow = { range: escrow(range), one: escrow(one) };
+  }
+
+  escrowRows(receipt: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] } {
+    // A legacy fill id starts with its match id, `<seq>-<n>`: its seq is the range's last.
+    const seq = 'fillId' in receipt ? Number.parseInt(receipt.fillId, 10) : receipt.lastSeq;
+    const [statements, params] =
+      'fillId' in receipt
+        ? [this.escrow.one, { seq, id: receipt.fillId, lastSeq: seq }]
+        : [this.escrow.range, { account: receipt.account, firstSeq: receipt.firstSeq, lastSeq: seq }];
+    return {
+      fills: (statements.fills.all(params) as Record<string, unknown>[]).map(toFill),
+      trades: (statements.trades.all({ ...params, ok: receipt.ok ? 1 : 0 }) as Record<string, unknown>[]).map(
+        toTrade,
+      ),
     };
   }
 
