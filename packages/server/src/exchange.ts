@@ -15,6 +15,7 @@ import { openTrading, type Trading } from './orders/trading.js';
 import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
+import { openJournal } from './store/sqlite/open-journal.js';
 import { serverSecret } from './store/sqlite/server-secrets.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import type { Store } from './store/store.js';
@@ -132,8 +133,10 @@ async function openLockedExchange(
   const log = options.log ?? silentLog;
   // Follows every committed batch (trading/pipeline.ts): payouts and deposits, then escrows on a timer.
   const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
+  const journal = openJournal(config.dataDir, db);
   const trading = openTrading({
     db,
+    journal: journal.journal,
     chain: chainLink,
     catalog,
     catalogRepository: store.catalog,
@@ -186,6 +189,7 @@ async function openLockedExchange(
       // Receipts of blocks mined from now on are journaled at the next start (it reads the stored blocks).
       stopChainLink();
       await trading.close();
+      await journal.close();
       chainLink.flush();
       await stopChain();
       await verifier.close();

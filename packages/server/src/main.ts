@@ -11,6 +11,7 @@ import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
+import { openJournalDatabase } from './store/sqlite/open-journal.js';
 import { SqliteJournal } from './store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from './store/sqlite/sqlite-projector.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
@@ -223,8 +224,9 @@ function replay(argv: readonly string[]): number {
   const config = loadConfig(argv);
   checkDataDir(config);
   const db = openDatabase(config.dataDir);
+  const journalDb = openJournalDatabase(config.dataDir, db);
   try {
-    const journal = new SqliteJournal(db);
+    const journal = new SqliteJournal(journalDb);
     const projector = new SqliteProjector(db);
     const started = Date.now();
     const projectedSeq = projector.cursor();
@@ -248,6 +250,7 @@ function replay(argv: readonly string[]): number {
     console.log('identical');
     return 0;
   } finally {
+    journalDb.close();
     db.close();
   }
 }

@@ -11,7 +11,7 @@ import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
 import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
-import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
+import type { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
 import { ThreadedProjector } from '../store/sqlite/threaded-projector.js';
@@ -86,6 +86,8 @@ export type TradingOptions = {
    * stop cut off, and the link itself, which then follows every committed batch.
    */
   chain: ChainSubmitter & { outboxSeq(): number; submittedThrough(seq: number): void };
+  /** The journal (its own database file: store/sqlite/open-journal.ts). */
+  journal: SqliteJournal;
   onFatal: (error: unknown) => void;
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
 };
@@ -95,7 +97,7 @@ export type TradingOptions = {
  * checkpoints, and the link from the catalog's market lifecycle to the engine.
  */
 export function openTrading(o: TradingOptions): Trading {
-  const journal = new SqliteJournal(o.db);
+  const journal = o.journal;
   const catchUp = new SqliteProjector(o.db);
   const queries = new SqliteTradingQueries(o.db);
   const recovery = recoverTrading(journal, catchUp, o.chain, o.ladderSize);
@@ -254,7 +256,6 @@ export function openTrading(o: TradingOptions): Trading {
       await pipeline.idle();
       checkpoint();
       await threaded?.close();
-      journal.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEscrowMemo } from '../../src/orders/chain-link.js';
 import { DATABASE_FILE } from '../../src/store/sqlite/open-database.js';
+import { JOURNAL_FILE } from '../../src/store/sqlite/open-journal.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
@@ -149,16 +150,24 @@ describe('escrow: receipts that landed while the exchange was down', () => {
       // watermark, the projected block cursor before the block.
       const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
       db.exec('DELETE FROM escrow_locks; UPDATE escrow_cursor SET block_number = 0');
-      const receiptEntries = () =>
-        db.prepare("SELECT count(*) FROM journal WHERE kind = 'escrows'").pluck().get();
-      const journaled = receiptEntries() as number;
       db.close();
+      // The journal is a file of its own (store/sqlite/open-journal.ts).
+      const receiptEntries = () => {
+        const journal = new BetterSqlite3(join(t.dataDir, JOURNAL_FILE), { readonly: true });
+        try {
+          return journal
+            .prepare("SELECT count(*) FROM journal WHERE kind = 'escrows'")
+            .pluck()
+            .get() as number;
+        } finally {
+          journal.close();
+        }
+      };
+      const journaled = receiptEntries();
 
       t = await startTestExchange({ dataDir: t.dataDir });
       // The start journaled the stored receipts again, as one input, and applied it before serving.
-      expect(t.exchange.db.prepare("SELECT count(*) FROM journal WHERE kind = 'escrows'").pluck().get()).toBe(
-        journaled + 1,
-      );
+      expect(receiptEntries()).toBe(journaled + 1);
       expect(fillStatuses(t)).toEqual(['LOCKED', 'LOCKED']);
       expect(t.exchange.db.prepare('SELECT status FROM trades_shown').pluck().all()).toEqual([
         'LOCKED',

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareWithJournal } from '../../src/sequencer/recovery.js';
 import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
+import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
@@ -75,16 +76,18 @@ describe('projections follow the journal', () => {
     expect(await t.exchange.catalog.getMarket(settled.marketHash)).toMatchObject({ outcome: 1 });
     await t.exchange.trading.idle();
     const check = openDatabase(t.dataDir);
+    const journalDb = openJournalDatabase(t.dataDir, check);
     try {
       const projector = new SqliteProjector(check);
       const { projectionsHash, journalHash } = compareWithJournal(
-        new SqliteJournal(check),
+        new SqliteJournal(journalDb),
         projector,
         projector.cursor(),
         ladderSize(),
       );
       expect(projectionsHash).toBe(journalHash);
     } finally {
+      journalDb.close();
       check.close();
     }
   });
