@@ -1,9 +1,9 @@
 import type { Exchange } from '../exchange.js';
+import { TradingPublisher } from '../trading/trading-publications.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
 import { catalogPublications } from './publishers/catalog-publications.js';
 import type { Publication } from './publishers/publication.js';
-import { TradingPublisher } from './publishers/trading-publications.js';
 import { createRealtimeTokenVerifier, RealtimeTokenError } from './token.js';
 
 export type ExchangeRealtime = {

@@ -8,16 +8,16 @@ import {
   orderBookMarketChannel,
   type RecentTrade,
 } from '@oddsbook/protocol';
-import { type BookLevels, RejectCode } from '../../engine/index.js';
-import { bookToWire, levelToWire } from '../../orders/book.js';
-import { outcomeOf, withdrawnOutcome } from '../../orders/outcome.js';
-import type { FillRecord, TradeRecord } from '../../orders/records.js';
-import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import type { AppliedEntry, EscrowReceipt } from '../../sequencer/inputs.js';
-import type { EntryChanges } from '../../store/batch-projection.js';
-import type { ProjectedBatch } from '../../trading/pipeline.js';
+import { type BookLevels, RejectCode } from '../engine/index.js';
+import { bookToWire, levelToWire } from '../orders/book.js';
+import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
+import type { FillRecord, TradeRecord } from '../orders/records.js';
+import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../orders/wire.js';
+import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publishers/publication.js';
+import type { AppliedEntry, EscrowReceipt } from '../sequencer/inputs.js';
+import type { EntryChanges } from '../store/batch-projection.js';
 import { BookView } from './book-view.js';
-import { AccountChannels, eventBookChannel, type Publication } from './publication.js';
+import type { ProjectedBatch } from './pipeline.js';
 
 export type TradingPublisherContext = {
   /** The proxy wallet of an account (the order row's `wallet`). */

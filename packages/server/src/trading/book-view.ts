@@ -1,4 +1,4 @@
-import type { BookLevels, EngineEvent, LevelView } from '../../engine/index.js';
+import type { BookLevels, EngineEvent, LevelView } from '../engine/index.js';
 
 type Book = { eventId: string; version: number; sides: [Map<number, LevelView>, Map<number, LevelView>] };
 
