@@ -46,6 +46,7 @@ import {
   crossCheckWithViem,
   newTrader,
 } from './lib/order-fixtures.js';
+import { prng } from './lib/workload.js';
 
 const ADMIN = 'bench-soak-admin-token-0123456789';
 const RATE = Number(process.env.SOAK_RATE ?? 500);
@@ -69,18 +70,6 @@ const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const mb = (bytes: number) => (Number.isFinite(bytes) ? (bytes / 2 ** 20).toFixed(0) : '-');
 const log = (line: string) => console.log(line);
 
-/** A small deterministic PRNG (mulberry32), so that two runs send the same mix. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Kind = 'maker' | 'taker' | 'cancel';
 
 /**
@@ -94,7 +83,7 @@ function plan(
   marketHashes: readonly string[],
   total: number,
 ) {
-  const rand = random(24);
+  const rand = prng(24);
   const requests: BenchRequest[] = new Array(total);
   const kinds: Kind[] = new Array(total);
   /** Makers placed so far that no cancel has named yet: request index, order id, key. */
