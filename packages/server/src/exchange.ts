@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { ladderSize } from '@oddsbook/protocol';
-import type { Database } from 'better-sqlite3';
 import { type StoredAdminToken, storedAdminToken } from './auth/admin-token-file.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { CatalogService } from './catalog/catalog-service.js';
@@ -14,10 +13,12 @@ import { ChainLink } from './orders/chain-link.js';
 import { openTrading, type Trading } from './orders/trading.js';
 import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
-import { openDatabase } from './store/sqlite/open-database.js';
+import { type ExchangeDatabase, openDatabase } from './store/sqlite/open-database.js';
 import { openJournal } from './store/sqlite/open-journal.js';
 import { serverSecret } from './store/sqlite/server-secrets.js';
+import { SqliteEscrowFeed } from './store/sqlite/sqlite-escrow-feed.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
+import { openSqliteTradingStorage } from './store/sqlite/sqlite-trading-storage.js';
 import type { Store } from './store/store.js';
 import { Wallets } from './wallets/wallets.js';
 
@@ -36,7 +37,8 @@ export type Exchange = {
   /** The data dir's operator token file, when ADMIN_TOKEN was not set (and the data dir is one). */
   readonly storedAdminToken: Omit<StoredAdminToken, 'token'> | undefined;
   readonly clock: Clock;
-  readonly db: Database;
+  /** The SQLite adapters and the embedded chain run on it; nothing else reads it but tests. */
+  readonly db: ExchangeDatabase;
   readonly store: Store;
   readonly apiKeys: ApiKeys;
   /** Sports, leagues, fixtures, markets and live scores; market lookups for the order path. */
@@ -132,10 +134,12 @@ async function openLockedExchange(
   });
   const log = options.log ?? silentLog;
   // Follows every committed batch (trading/pipeline.ts): payouts and deposits, then escrows on a timer.
-  const chainLink = new ChainLink(db, chain, (account) => wallets.proxyAddress(account));
+  const chainLink = new ChainLink(new SqliteEscrowFeed(db), chain, (account) =>
+    wallets.proxyAddress(account),
+  );
   const journal = openJournal(config.dataDir, db);
   const trading = openTrading({
-    db,
+    storage: openSqliteTradingStorage(db),
     journal: journal.journal,
     chain: chainLink,
     catalog,

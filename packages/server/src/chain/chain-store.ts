@@ -3,6 +3,7 @@ import type {
   ChainBlock,
   ChainReceipt,
   ChainTx,
+  ChainTxKind,
   Hash,
   ProxyDeployment,
   SafeState,
@@ -62,6 +63,8 @@ export interface ChainStore {
   getBlock(number: number): ChainBlock | null;
   getTransaction(hash: Hash): ChainTx | null;
   getReceipt(hash: Hash): ChainReceipt | null;
+  /** The receipts of the transactions of `kind` in the blocks (after, through], in chain order. */
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[];
 }
 
 /** Keeps everything in memory (tests, ephemeral runs). Same semantics as the SQLite store. */
@@ -125,6 +128,17 @@ export class MemoryChainStore implements ChainStore {
 
   getReceipt(hash: Hash): ChainReceipt | null {
     return structuredClone(this.receipts.get(hash) ?? null);
+  }
+
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[] {
+    const found: ChainReceipt[] = [];
+    for (let number = after + 1; number <= through; number++) {
+      for (const hash of this.blocks.get(number)?.transactions ?? []) {
+        const receipt = this.receipts.get(hash);
+        if (receipt?.tx.kind === kind) found.push(structuredClone(receipt));
+      }
+    }
+    return found;
   }
 
   private apply(changes: StateChanges): void {

@@ -4,6 +4,7 @@ import type {
   ChainBlock,
   ChainReceipt,
   ChainTx,
+  ChainTxKind,
   Hash,
   ProxyStatus,
   SafeState,
@@ -79,6 +80,18 @@ export interface Chain {
    * embedded chain writes them and its sequence counter in one store write).
    */
   submitMany(requests: readonly TokenTxRequest[]): Promise<SubmittedTx[]>;
+}
+
+/**
+ * The chain's blocks as its own store has them, read at once (synchronously): only a chain whose store is
+ * local has it (the embedded chain). The chain link reads from it the escrow receipts of the blocks it has
+ * not passed on yet (those that landed while the exchange was down, or that the sequencer did not take).
+ */
+export interface ChainHistory {
+  /** The number of the last block written (0 before the first). */
+  headNumber(): number;
+  /** The receipts of the transactions of `kind` in the blocks (after, through], in chain order. */
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[];
 }
 
 /** Fault injection, for tests and the operator's `/admin/faults`. Only the embedded chain has it. */

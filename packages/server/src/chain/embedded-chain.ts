@@ -9,13 +9,21 @@ import {
 import { getAddress, isAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
-import type { Chain, ChainFaults, DeploySafeResult, SubmittedTx, TokenTxRequest } from './chain.js';
+import type {
+  Chain,
+  ChainFaults,
+  ChainHistory,
+  DeploySafeResult,
+  SubmittedTx,
+  TokenTxRequest,
+} from './chain.js';
 import type { ChainStore, StateChanges } from './chain-store.js';
 import type {
   Address,
   ChainBlock,
   ChainReceipt,
   ChainTx,
+  ChainTxKind,
   ChainTxPayload,
   Hash,
   ProxyDeployment,
@@ -139,7 +147,7 @@ class Overlay {
  * checked like Safe's `execTransaction`). Every change is persisted through the ChainStore before it
  * becomes visible, and the mempool too, so pending transactions complete after a restart.
  */
-export class EmbeddedChain implements Chain, ChainFaults {
+export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
   readonly chainId: number;
   readonly baseToken: Address;
   readonly escrowAddress: Address;
@@ -311,6 +319,14 @@ export class EmbeddedChain implements Chain, ChainFaults {
 
   async blockNumber(): Promise<number> {
     return this.head?.number ?? 0;
+  }
+
+  headNumber(): number {
+    return this.head?.number ?? 0;
+  }
+
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[] {
+    return this.store.receiptsBetween(after, through, kind);
   }
 
   async getBlock(number: number): Promise<ChainBlock | null> {

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
+import { MemoryChainStore } from './chain-store.js';
 import type { Hash } from './chain-types.js';
 import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';
 import { openEmbeddedChain } from './open-embedded-chain.js';
@@ -331,6 +332,49 @@ describe('SQLite persistence across restarts', () => {
 
     const second = await boot(f);
     expect(await second.multisig.progress(p.safeTxHash)).toMatchObject({ isExecuted: true });
+    await second.close();
+  });
+});
+
+describe('receiptsBetween', () => {
+  it('the receipts of one kind in blocks (after, through], in chain order, alike in either store', async () => {
+    const run = async (chain: ReturnType<typeof createTestChain>['chain'], tick: () => void) => {
+      const wa = chain.proxyAddressFor(A);
+      const wb = chain.proxyAddressFor(B);
+      await chain.mint(wa, 100n);
+      tick();
+      await chain.submitMany([
+        { kind: 'escrow', from: wa, amount: 10n, memo: 'one' },
+        { kind: 'mint', to: wb, amount: 5n },
+        { kind: 'escrow', from: wb, amount: 50n, memo: 'too much' },
+        { kind: 'escrow', from: wa, amount: 20n, memo: 'two' },
+      ]);
+      tick();
+      await chain.escrow(wa, 30n);
+      tick();
+    };
+    const memory = createTestChain(new MemoryChainStore());
+    await run(memory.chain, () => memory.timer.tick());
+    const f = files();
+    const first = await boot(f);
+    await run(first.chain, () => first.timer.tick());
+    await first.close();
+    const second = await boot(f);
+
+    const found = second.chain.receiptsBetween(1, 3, 'escrow');
+    expect(
+      found.map((r) => [r.blockNumber, r.transactionIndex, r.status, r.tx.kind, 'memo' in r.tx && r.tx.memo]),
+    ).toEqual([
+      [2, 0, 'success', 'escrow', 'one'],
+      [2, 2, 'failed', 'escrow', 'too much'],
+      [2, 3, 'success', 'escrow', 'two'],
+      [3, 0, 'success', 'escrow', null],
+    ]);
+    expect(found[0]).toEqual(await second.chain.getReceipt(found[0]!.transactionHash));
+    expect(memory.chain.receiptsBetween(1, 3, 'escrow')).toEqual(found);
+    expect(second.chain.receiptsBetween(2, 2, 'escrow')).toEqual([]);
+    expect(second.chain.receiptsBetween(0, 1, 'mint').map((r) => r.blockNumber)).toEqual([1]);
+    expect(second.chain.headNumber()).toBe(3);
     await second.close();
   });
 });

@@ -8,6 +8,7 @@ import type {
   ChainBlock,
   ChainReceipt,
   ChainTx,
+  ChainTxKind,
   Hash,
   ProxyDeployment,
   ReceiptStatus,
@@ -132,6 +133,16 @@ const blockFromRow = (r: BlockRow): ChainBlock => ({
 const txFromRow = (r: TxRow): ChainTx =>
   toChainTx(decodePayload(r.payload), { hash: r.hash as Hash, seq: r.seq, submittedAt: r.submitted_at });
 
+const receiptFromRow = (r: ReceiptRow): ChainReceipt => ({
+  transactionHash: r.hash as Hash,
+  blockNumber: r.block_number,
+  blockHash: r.block_hash as Hash,
+  transactionIndex: r.tx_index,
+  status: r.status,
+  error: r.error,
+  tx: txFromRow(r),
+});
+
 /** ChainStore on better-sqlite3. The database is owned by the caller; `migrateChainSchema` must have run. */
 export class SqliteChainStore implements ChainStore {
   private readonly s: Record<string, Statement>;
@@ -162,6 +173,15 @@ export class SqliteChainStore implements ChainStore {
       receipt: db.prepare(
         `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
          FROM chain_receipts r JOIN chain_transactions t ON t.hash = r.tx_hash WHERE r.tx_hash = ?`,
+      ),
+      // Through the blocks' own lists of hashes (by primary keys): chain_receipts has no index on blocks.
+      receiptsBetween: db.prepare(
+        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
+           FROM chain_blocks b, json_each(b.tx_hashes) h
+           JOIN chain_receipts r ON r.tx_hash = h.value
+           JOIN chain_transactions t ON t.hash = r.tx_hash
+          WHERE b.number > ? AND b.number <= ? AND t.kind = ?
+          ORDER BY b.number, r.tx_index`,
       ),
       insertTx: db.prepare(
         'INSERT INTO chain_transactions (hash, seq, kind, payload, submitted_at) VALUES (?, ?, ?, ?, ?)',
@@ -322,15 +342,10 @@ export class SqliteChainStore implements ChainStore {
 
   getReceipt(hash: Hash): ChainReceipt | null {
     const row = this.s.receipt!.get(hash) as ReceiptRow | undefined;
-    if (!row) return null;
-    return {
-      transactionHash: row.hash as Hash,
-      blockNumber: row.block_number,
-      blockHash: row.block_hash as Hash,
-      transactionIndex: row.tx_index,
-      status: row.status,
-      error: row.error,
-      tx: txFromRow(row),
-    };
+    return row ? receiptFromRow(row) : null;
+  }
+
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[] {
+    return (this.s.receiptsBetween!.all(after, through, kind) as ReceiptRow[]).map(receiptFromRow);
   }
 }

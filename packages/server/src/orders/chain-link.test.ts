@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Chain, TokenTxRequest } from '../chain/chain.js';
+import type { Chain, ChainHistory, TokenTxRequest } from '../chain/chain.js';
 import type { Address, ChainTx } from '../chain/chain-types.js';
 import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
@@ -9,6 +9,7 @@ import type { EngineEvent } from '../engine/index.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { migrate } from '../store/sqlite/migrations.js';
+import { SqliteEscrowFeed } from '../store/sqlite/sqlite-escrow-feed.js';
 import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
 import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
@@ -33,7 +34,7 @@ function boot(
   file: ReturnType<typeof tempSqlite>,
   options: {
     /** What the link sees of the chain (default: the chain itself). */
-    linkChain?: (chain: EmbeddedChain) => Chain;
+    linkChain?: (chain: EmbeddedChain) => Chain & ChainHistory;
     onSubmitError?: (error: unknown) => void;
     /** The flush timer's period (default: a minute, so that tests flush by hand). */
     flushMs?: number;
@@ -48,7 +49,7 @@ function boot(
   const listenerErrors: unknown[] = [];
   const { chain, timer } = createTestChain(new SqliteChainStore(db), 4162, (e) => listenerErrors.push(e));
   const link = new ChainLink(
-    db,
+    new SqliteEscrowFeed(db),
     options.linkChain?.(chain) ?? chain,
     (account) => chain.proxyAddressFor(account),
     options.onSubmitError ??
@@ -109,14 +110,19 @@ async function fund(node: Node, amounts: [Address, bigint][]) {
 }
 
 /** The chain as the link sees it, refusing (rejecting) the submissions `refuses` picks. */
-function refusing(chain: EmbeddedChain, refuses: (requests: readonly TokenTxRequest[]) => boolean): Chain {
+function refusing(
+  chain: EmbeddedChain,
+  refuses: (requests: readonly TokenTxRequest[]) => boolean,
+): Chain & ChainHistory {
   return {
     async submitMany(requests) {
       if (refuses(requests)) throw new Error('refused by the chain');
       return chain.submitMany(requests);
     },
     onBlock: (listener) => chain.onBlock(listener),
-  } as Pick<Chain, 'submitMany' | 'onBlock'> as Chain;
+    headNumber: () => chain.headNumber(),
+    receiptsBetween: (after, through, kind) => chain.receiptsBetween(after, through, kind),
+  } as Pick<Chain, 'submitMany' | 'onBlock'> & ChainHistory as Chain & ChainHistory;
 }
 
 const tradeOf = (orderId: string) => `trade-${orderId}`;

@@ -1,10 +1,8 @@
-import type { Database, Statement } from 'better-sqlite3';
-import type { Chain, TokenTxRequest } from '../chain/chain.js';
+import type { Chain, ChainHistory, TokenTxRequest } from '../chain/chain.js';
 import type { ChainBlock, ChainReceipt } from '../chain/chain-types.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry, EscrowFills, EscrowReceipt, SequencerInput } from '../sequencer/inputs.js';
-import { withWriteGate } from '../store/sqlite/write-gate.js';
-import { unsyncedWriteTransaction } from '../store/sqlite/write-transaction.js';
+import type { EscrowFeed } from '../store/escrow-feed.js';
 
 /** Memos that tie chain transactions to exchange records. */
 export const chainMemo = {
@@ -23,7 +21,7 @@ export function parseEscrowMemo(memo: string | null): EscrowFills | null {
   if (!memo) return null;
   if (memo.startsWith('escrow:')) {
     const colon = memo.lastIndexOf(':');
-    const range = /^(\d+)-(\d+)$/.exec(memo.slice(colon + 1));
+    const range = memo.slice(colon + 1).match(/^(\d+)-(\d+)$/);
     const account = memo.slice('escrow:'.length, colon);
     if (!range || !account) return null;
     return { account, firstSeq: Number(range[1]), lastSeq: Number(range[2]) };
@@ -50,8 +48,8 @@ type Sent = { requests: readonly TokenTxRequest[]; result: Promise<unknown> };
  * - escrow: the stakes of the fills committed since the last flush, one escrow per account (the sum of its
  *   stakes, maker and taker sides), submitted together with `submitMany` by `flush`: on a timer (about twice
  *   per block, so a block carries each account's escrow once, whatever the number of batches) and before
- *   any payout. What was flushed is the projected fills up to the link's own durable cursor on the fills
- *   table (`escrow_cursor.fills_rowid`), written in the same transaction as the submissions: a fill is
+ *   any payout. What was flushed is the projected fills up to the link's own durable cursor on them
+ *   (`EscrowFeed.escrowedThrough`), written in the same transaction as the submissions: a fill is
  *   escrowed exactly once, also across a crash (the first flush after a start covers the fills committed
  *   before it).
  * - for each committed batch (once projected), the other chain transactions that batch implies: payouts of
@@ -60,22 +58,13 @@ type Sent = { requests: readonly TokenTxRequest[]; result: Promise<unknown> };
  *   it again (`submitForBatch` with the replayed entries), and none twice.
  * - receipts: each block's escrow receipts, in chain order, are submitted as one `escrows` input (a block
  *   without escrows, none). The projector moves the accounts' watermarks for landed escrows and fails the
- *   fills and trades of failed ones, and records the block's number with them (`escrow_cursor.block_number`):
+ *   fills and trades of failed ones, and records the block's number with them (`EscrowFeed.projectedBlock`):
  *   a start submits the receipts of the blocks after it, e.g. those that landed while the exchange was down.
  *   A submission the chain refused (its flush committed: the cursor has passed its fills, no later flush
  *   covers them) is submitted as failed escrows (`block` null): its fills turn FAILED. Receipts the
  *   sequencer does not take are submitted again with the next block (a block's, from the stored receipts).
  */
 export class ChainLink {
-  private readonly readBlockCursor: Statement;
-  private readonly headBlock: Statement;
-  private readonly landedEscrows: Statement;
-  private readonly unescrowedFills: Statement;
-  private readonly writeEscrowedRowid: Statement;
-  private readonly readOutboxSeq: Statement;
-  private readonly writeOutboxSeq: Statement;
-  private readonly flushTx: (beforeSeq: number) => void;
-  private readonly outboxTx: (steps: readonly OutboxStep[], throughSeq: number) => void;
   /** The last seq whose chain requests are submitted. */
   private outboxCursor: number;
   /** The last block whose escrow receipts are submitted (or had none). */
@@ -89,8 +78,9 @@ export class ChainLink {
   private unsent: EscrowReceipt[] = [];
 
   constructor(
-    private readonly db: Database,
-    private readonly chain: Chain,
+    private readonly feed: EscrowFeed,
+    /** The embedded chain: its stored blocks are read at a start and when a block was missed. */
+    private readonly chain: Pick<Chain, 'submitMany' | 'onBlock'> & ChainHistory,
     private readonly walletOf: (account: `0x${string}`) => `0x${string}`,
     /**
      * A submission the chain refused (a broken invariant: stakes are always positive), or receipts the
@@ -99,38 +89,7 @@ export class ChainLink {
     private readonly onSubmitError: (error: unknown) => void = (error) =>
       console.error('chain submission refused', error),
   ) {
-    this.readBlockCursor = db.prepare('SELECT block_number FROM escrow_cursor WHERE id = 1').pluck();
-    this.headBlock = db.prepare('SELECT max(number) FROM chain_blocks').pluck();
-    this.landedEscrows = db.prepare(
-      `SELECT json_extract(t.payload, '$.memo') AS memo, r.status
-         FROM chain_blocks b, json_each(b.tx_hashes) h
-         JOIN chain_receipts r ON r.tx_hash = h.value
-         JOIN chain_transactions t ON t.hash = r.tx_hash
-        WHERE b.number > ? AND b.number <= ? AND t.kind = 'escrow'
-        ORDER BY b.number, r.tx_index`,
-    );
-    this.unescrowedFills = db.prepare(
-      `SELECT rowid, account, fill_amount, seq FROM fills
-        WHERE rowid > (SELECT fills_rowid FROM escrow_cursor WHERE id = 1) AND seq < ? ORDER BY rowid`,
-    );
-    this.writeEscrowedRowid = db.prepare('UPDATE escrow_cursor SET fills_rowid = ? WHERE id = 1');
-    this.readOutboxSeq = db.prepare('SELECT outbox_seq FROM escrow_cursor WHERE id = 1').pluck();
-    this.writeOutboxSeq = db.prepare(
-      'UPDATE escrow_cursor SET outbox_seq = ? WHERE id = 1 AND outbox_seq < ?',
-    );
-    // Neither write waits for the disk (on the event loop): a flush lost to a power cut is not in any block
-    // either (blocks are synced) and the first flush after the start submits those fills again.
-    this.flushTx = unsyncedWriteTransaction(db, (beforeSeq: number) => this.submitEscrows(beforeSeq));
-    // Not synced: a write lost to a power cut takes the submissions and the cursor with it (the WAL keeps a
-    // prefix of the commits), and the start submits them again from the journal.
-    this.outboxTx = unsyncedWriteTransaction(db, (steps: readonly OutboxStep[], throughSeq: number) => {
-      for (const { escrowsBefore, requests } of steps) {
-        if (escrowsBefore !== null) this.submitEscrows(escrowsBefore);
-        if (requests.length > 0) this.submit(requests);
-      }
-      this.writeOutboxSeq.run(throughSeq, throughSeq);
-    });
-    this.outboxCursor = this.readOutboxSeq.get() as number;
+    this.outboxCursor = feed.outboxSeq();
   }
 
   /** The last seq whose chain requests (payouts, deposits) are submitted. */
@@ -148,14 +107,24 @@ export class ChainLink {
     const steps = this.outboxOf(batch.entries.filter((e) => e.seq > this.outboxCursor));
     // A batch without chain requests leaves the cursor (a checkpoint moves it: `submittedThrough`).
     if (steps.length === 0) return;
-    this.sending(() => this.outboxTx(steps, batch.lastSeq));
+    // Not waiting for the disk: a write lost to a power cut takes the submissions and the cursor with it (the
+    // WAL keeps a prefix of the commits), and the start submits them again from the journal.
+    this.sending(() =>
+      this.feed.atomically(() => {
+        for (const { escrowsBefore, requests } of steps) {
+          if (escrowsBefore !== null) this.submitEscrows(escrowsBefore);
+          if (requests.length > 0) this.submit(requests);
+        }
+        this.feed.setOutboxSeq(batch.lastSeq);
+      }),
+    );
     this.outboxCursor = batch.lastSeq;
   }
 
   /** Every batch through `seq` has been consumed (a checkpoint at `seq`): none is submitted again. */
   submittedThrough(seq: number): void {
     if (seq <= this.outboxCursor) return;
-    this.writeOutboxSeq.run(seq, seq);
+    this.feed.setOutboxSeq(seq);
     this.outboxCursor = seq;
   }
 
@@ -200,27 +169,23 @@ export class ChainLink {
 
   /** Submits the escrows of every fill committed since the last flush, one per account, in one write. */
   flush(): void {
-    this.sending(() => this.flushTx(Number.MAX_SAFE_INTEGER));
+    // Not waiting for the disk (on the event loop): a flush lost to a power cut is not in any block either
+    // (blocks are synced) and the first flush after the start submits those fills again.
+    this.sending(() => this.feed.atomically(() => this.submitEscrows(Number.MAX_SAFE_INTEGER)));
   }
 
   /** Escrows of the fills after the cursor with seq < `beforeSeq`; moves the cursor past them. */
   private submitEscrows(beforeSeq: number): void {
-    const rows = this.unescrowedFills.all(beforeSeq) as {
-      rowid: number;
-      account: string;
-      fill_amount: string;
-      seq: number;
-    }[];
-    if (rows.length === 0) return;
-    // Per account, in order of first fill; fills are inserted in seq order, so ranges never interleave.
+    const fills = this.feed.unescrowedFills(beforeSeq);
+    if (fills.length === 0) return;
+    // Per account, in order of first fill; fills are projected in seq order, so ranges never interleave.
     const stakes = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
-    for (const row of rows) {
-      const s = stakes.get(row.account);
+    for (const fill of fills) {
+      const s = stakes.get(fill.account);
       if (s) {
-        s.amount += BigInt(row.fill_amount);
-        s.lastSeq = row.seq;
-      } else
-        stakes.set(row.account, { amount: BigInt(row.fill_amount), firstSeq: row.seq, lastSeq: row.seq });
+        s.amount += fill.stake;
+        s.lastSeq = fill.seq;
+      } else stakes.set(fill.account, { amount: fill.stake, firstSeq: fill.seq, lastSeq: fill.seq });
     }
     const requests: TokenTxRequest[] = [];
     for (const [account, s] of stakes) {
@@ -232,7 +197,7 @@ export class ChainLink {
       });
     }
     this.submit(requests);
-    this.writeEscrowedRowid.run(rows[rows.length - 1]!.rowid);
+    this.feed.escrowedThrough(fills[fills.length - 1]!.position);
   }
 
   private submit(requests: readonly TokenTxRequest[]): void {
@@ -302,13 +267,13 @@ export class ChainLink {
    */
   start(submit: SubmitReceipts, flushMs: number): () => void {
     this.submitReceipts = submit;
-    this.cursor = (this.readBlockCursor.get() as number | undefined) ?? 0;
+    this.cursor = this.feed.projectedBlock();
     let stopped = false;
     this.flush();
     const flushTimer = setInterval(() => {
       try {
         // Behind the write gate: while the WAL checkpointer restarts the WAL, off the event loop.
-        const written = withWriteGate(this.db, () => {
+        const written = this.feed.whenWritable(() => {
           if (!stopped) this.flush();
         });
         if (written instanceof Promise) written.catch(this.onSubmitError);
@@ -322,7 +287,7 @@ export class ChainLink {
     });
     // Escrows whose receipts arrived while the exchange was down (or before a crash, before the projector
     // applied them): one input for all of them.
-    const head = (this.headBlock.get() as number | null) ?? 0;
+    const head = this.chain.headNumber();
     if (head > this.cursor) this.catchUp(head);
     return () => {
       stopped = true;
@@ -339,17 +304,12 @@ export class ChainLink {
       this.catchUp(block.number);
       return;
     }
-    const escrows: EscrowReceipt[] = [];
-    for (const r of receipts) {
-      const fills = r.tx.kind === 'escrow' ? parseEscrowMemo(r.tx.memo) : null;
-      if (fills) escrows.push({ ...fills, ok: r.status === 'success' });
-    }
-    this.submitBlock(block.number, escrows);
+    this.submitBlock(block.number, escrowsOf(receipts));
   }
 
   /** The escrow receipts of the blocks after the cursor through `through`, as one input. */
   private catchUp(through: number): void {
-    this.submitBlock(through, this.storedEscrows(this.cursor, through));
+    this.submitBlock(through, escrowsOf(this.chain.receiptsBetween(this.cursor, through, 'escrow')));
   }
 
   /**
@@ -391,15 +351,14 @@ export class ChainLink {
       return false;
     }
   }
+}
 
-  /** Escrow receipts of the blocks in (after, through], in chain order. */
-  private storedEscrows(after: number, through: number): EscrowReceipt[] {
-    const rows = this.landedEscrows.all(after, through) as { memo: string | null; status: string }[];
-    const escrows: EscrowReceipt[] = [];
-    for (const row of rows) {
-      const fills = parseEscrowMemo(row.memo);
-      if (fills) escrows.push({ ...fills, ok: row.status === 'success' });
-    }
-    return escrows;
+/** The escrow receipts among a block's receipts (in their order), as the sequencer takes them. */
+function escrowsOf(receipts: readonly ChainReceipt[]): EscrowReceipt[] {
+  const escrows: EscrowReceipt[] = [];
+  for (const r of receipts) {
+    const fills = r.tx.kind === 'escrow' ? parseEscrowMemo(r.tx.memo) : null;
+    if (fills) escrows.push({ ...fills, ok: r.status === 'success' });
   }
+  return escrows;
 }

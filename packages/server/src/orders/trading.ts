@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
 import type { BookLevels, Engine } from '../engine/index.js';
@@ -9,13 +8,11 @@ import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
+import type { Journal } from '../store/journal.js';
 import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
-import type { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
-import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
-import { ThreadedProjector } from '../store/sqlite/threaded-projector.js';
 import type { TradingReads } from '../store/trading-reads.js';
+import type { TradingStorage } from '../store/trading-storage.js';
 import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
 import { Heartbeats } from './heartbeats.js';
 import { OrderService, type ProxyWallets } from './order-service.js';
@@ -41,8 +38,8 @@ const SUSPENDED_FIXTURE_STATUSES: readonly number[] = [
 export type Trading = {
   readonly sequencer: Sequencer;
   readonly engine: Engine;
-  readonly journal: SqliteJournal;
-  /** On its own thread (a database file), else on the event loop (an in-memory database). */
+  readonly journal: Journal;
+  /** On its own thread where the storage allows (a database file), else on the event loop. */
   readonly projector: ProjectionWriter;
   /** Where each committed batch goes: projector, publisher, chain link. */
   readonly pipeline: TradingPipeline;
@@ -70,7 +67,8 @@ export type Trading = {
 };
 
 export type TradingOptions = {
-  db: Database;
+  /** The projections: written from the committed batches, read by the order path and the routes. */
+  storage: TradingStorage;
   catalog: CatalogService;
   catalogRepository: CatalogRepository;
   wallets: ProxyWallets;
@@ -87,7 +85,7 @@ export type TradingOptions = {
    */
   chain: ChainSubmitter & { outboxSeq(): number; submittedThrough(seq: number): void };
   /** The journal (its own database file: store/sqlite/open-journal.ts). */
-  journal: SqliteJournal;
+  journal: Journal;
   onFatal: (error: unknown) => void;
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
 };
@@ -98,12 +96,9 @@ export type TradingOptions = {
  */
 export function openTrading(o: TradingOptions): Trading {
   const journal = o.journal;
-  const catchUp = new SqliteProjector(o.db);
-  const queries = new SqliteTradingQueries(o.db);
-  const recovery = recoverTrading(journal, catchUp, o.chain, o.ladderSize);
-  // A worker needs the database file: an in-memory database is projected on the event loop.
-  const threaded = o.db.memory ? null : new ThreadedProjector(o.db, catchUp.cursor());
-  const projector: ProjectionWriter = threaded ?? catchUp;
+  const queries = o.storage.reads;
+  const recovery = recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize);
+  const projector = o.storage.projector();
   const last = journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
@@ -255,7 +250,7 @@ export function openTrading(o: TradingOptions): Trading {
       await sequencer.close();
       await pipeline.idle();
       checkpoint();
-      await threaded?.close();
+      await o.storage.close();
     },
   };
 }
@@ -269,8 +264,8 @@ const CATCH_UP_CHUNK = 1_000;
  * chain requests of entries after its outbox cursor), before anything is served.
  */
 function recoverTrading(
-  journal: SqliteJournal,
-  projector: SqliteProjector,
+  journal: Journal,
+  projector: ProjectionWriter,
   chain: TradingOptions['chain'],
   ladderSize: number,
 ): RecoveryReport {

@@ -5,6 +5,9 @@ import { migrate } from './migrations.js';
 
 export const DATABASE_FILE = 'oddsbook.sqlite';
 
+/** The exchange's database: the SQLite adapters and the embedded chain are opened on it (exchange.ts). */
+export type ExchangeDatabase = Database;
+
 /**
  * Opens (creating when needed) the exchange database under `dataDir` in WAL mode and brings its schema
  * up to date. `dataDir` ':memory:' gives a private in-memory database (tests).

@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3';
+import type { ProjectionWriter } from '../projection.js';
+import type { TradingStorage } from '../trading-storage.js';
+import { SqliteProjector } from './sqlite-projector.js';
+import { SqliteTradingQueries } from './sqlite-trading-queries.js';
+import { ThreadedProjector } from './threaded-projector.js';
+
+/**
+ * Trading's projections on the exchange's database: reads and the catch-up on this connection, the live
+ * projector on a thread with its own (a worker needs the database file: an in-memory database is
+ * projected on the event loop).
+ */
+export function openSqliteTradingStorage(db: Database): TradingStorage {
+  const catchUp = new SqliteProjector(db);
+  let threaded: ThreadedProjector | null = null;
+  let projector: ProjectionWriter | null = null;
+  return {
+    reads: new SqliteTradingQueries(db),
+    catchUp,
+    projector() {
+      if (!projector) {
+        threaded = db.memory ? null : new ThreadedProjector(db, catchUp.cursor());
+        projector = threaded ?? catchUp;
+      }
+      return projector;
+    },
+    async close() {
+      await threaded?.close();
+    },
+  };
+}
