@@ -1,15 +1,19 @@
 /**
  * The sequencer and its SQLite store alone: `node --import tsx bench/store.ts`. No HTTP, no signatures, no
  * chain, no realtime: orders go straight into the sequencer in batches, and each batch is applied to the
- * engine and journaled (synchronous=FULL as in production), then projected on the main thread, as in the exchange.
- * As in the exchange, WAL checkpoints run on their own thread. It prints the CPU time per order of the main
- * thread (the sequencer's, the exchange's bottleneck) and of the whole process, the figures the load
- * generator of bench:orders disturbs, so that a change to the store can be compared run against run.
+ * engine and journaled (synchronous=FULL as in production, in its own file: open-journal.ts), then
+ * projected into the exchange's database, on the main thread or, as in the exchange, on the projector's
+ * thread (threaded-projector.ts). As in the exchange, WAL checkpoints run on their own threads. It prints
+ * the CPU time per order of the main thread (the sequencer's, the exchange's bottleneck) and of the whole
+ * process, the figures the load generator of bench:orders disturbs, so that a change to the store can be
+ * compared run against run.
  *
  * Knobs: BENCH_ORDERS (default 60,000), BENCH_BATCH (orders per batch, default 20), BENCH_RUNS (default 3),
  * BENCH_WAL_FRAMES=1 (one more run, without checkpoints, that reports the pages each commit wrote to the WAL,
  * by table and index: what a commit's cost grows with), BENCH_RESOLVE=1 (each run then closes and resolves
- * one of its four markets and reports how long that batch held the sequencer: every order waits for it).
+ * one of its four markets and reports how long that batch held the sequencer: every order waits for it),
+ * BENCH_PROJECTOR (where the projections are written: `inline`, the main thread; `thread`, the projector's
+ * thread as in the exchange; `inline,thread` (default) each run does both, one after the other).
  */
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +23,10 @@ import { Engine } from '../packages/server/src/engine/index.js';
 import type { SequencerInput } from '../packages/server/src/sequencer/inputs.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
 import { openDatabase } from '../packages/server/src/store/sqlite/open-database.js';
+import { openJournal } from '../packages/server/src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../packages/server/src/store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../packages/server/src/store/sqlite/sqlite-projector.js';
+import { ThreadedProjector } from '../packages/server/src/store/sqlite/threaded-projector.js';
 import { startWalCheckpointer } from '../packages/server/src/store/sqlite/wal-checkpointer.js';
 import { TradingPipeline } from '../packages/server/src/trading/pipeline.js';
 
@@ -29,6 +35,9 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 20);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WAL_FRAMES = process.env.BENCH_WAL_FRAMES === '1';
 const RESOLVE = process.env.BENCH_RESOLVE === '1';
+type Placement = 'inline' | 'thread';
+const PLACEMENTS = (process.env.BENCH_PROJECTOR ?? 'inline,thread').split(',') as Placement[];
+for (const p of PLACEMENTS) if (p !== 'inline' && p !== 'thread') throw new Error(`BENCH_PROJECTOR: ${p}?`);
 const LADDER = 800;
 const STEP = 10n ** 20n / BigInt(LADDER);
 const MARKETS = Array.from({ length: 4 }, (_, i) => `0x${(i + 1).toString(16).repeat(64)}`);
@@ -110,12 +119,22 @@ function walFramesByTree(db: Database, commits: number): [string, number][] {
   return [...frames].map(([name, n]): [string, number] => [name, n / commits]).sort((a, b) => b[1] - a[1]);
 }
 
-async function run(mapWal = false): Promise<RunFigures> {
+function shared(db: Database) {
+  const journal = new SqliteJournal(db);
+  return { journal, close: async () => journal.close() };
+}
+
+async function run(placement: Placement, mapWal = false): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-store-'));
   const db = openDatabase(dir);
   if (mapWal) db.pragma('wal_autocheckpoint = 0');
   const checkpointer = mapWal ? null : startWalCheckpointer(db);
-  const store = new SqliteJournal(db);
+  // The WAL map counts the frames of one file: the journal's rows go in it too, as before the journal
+  // had a file of its own.
+  const opened = mapWal ? shared(db) : openJournal(dir, db);
+  const store = opened.journal;
+  const inline = new SqliteProjector(db);
+  const threaded = placement === 'thread' ? new ThreadedProjector(db, inline.cursor()) : null;
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: new Engine({ ladderSize: LADDER }),
@@ -125,10 +144,10 @@ async function run(mapWal = false): Promise<RunFigures> {
     lastTs: 0,
     maxQueue: Math.max(BATCH * 2, ACCOUNTS.length),
   });
-  // The projections follow each batch on the main thread (trading/pipeline.ts).
+  // The projections follow each batch (trading/pipeline.ts), on the main thread or on their own.
   const pipeline = new TradingPipeline({
     sequencer,
-    projector: new SqliteProjector(db),
+    projector: threaded ?? inline,
     onFatal: (error) => {
       throw error;
     },
@@ -173,8 +192,9 @@ async function run(mapWal = false): Promise<RunFigures> {
     console.log(`WAL pages per commit of ${BATCH} orders: ${total.toFixed(1)}`);
     for (const [name, n] of frames) console.log(`  ${n.toFixed(2).padStart(6)}  ${name}`);
   }
+  await threaded?.close();
   await checkpointer?.stop();
-  store.close();
+  await opened.close();
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return { mainUs, cpuUs: (used.user + used.system) / ORDERS, wallUs, fills };
@@ -184,10 +204,12 @@ console.log(
   `${ORDERS.toLocaleString('en-US')} orders in batches of ${BATCH}, ${RUNS} runs (the first warms up)`,
 );
 for (let r = 0; r < RUNS; r++) {
-  const { mainUs, cpuUs, wallUs, fills } = await run();
-  console.log(
-    `run ${r + 1}: ${mainUs.toFixed(1)} µs main-thread CPU per order, ${cpuUs.toFixed(1)} µs process CPU, ` +
-      `${wallUs.toFixed(1)} µs wall, ${fills.toLocaleString('en-US')} fills`,
-  );
+  for (const placement of PLACEMENTS) {
+    const { mainUs, cpuUs, wallUs, fills } = await run(placement);
+    console.log(
+      `run ${r + 1}, ${placement.padEnd(6)}: ${mainUs.toFixed(1)} µs main-thread CPU per order, ` +
+        `${cpuUs.toFixed(1)} µs process CPU, ${wallUs.toFixed(1)} µs wall, ${fills.toLocaleString('en-US')} fills`,
+    );
+  }
 }
-if (WAL_FRAMES) await run(true);
+if (WAL_FRAMES) await run('inline', true);

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import { SqliteProjector } from './sqlite-projector.js';
-import { enterGateSync, GATE_PROJECTOR, leaveGateSync } from './write-gate.js';
+import { checkpointerRuns, enterGateSync, GATE_PROJECTOR, leaveGateSync } from './write-gate.js';
 
 /** A batch to project, and its answer (the changes of its entries after the cursor, or why it failed). */
 export type ProjectRequest = { id: number; entries: readonly AppliedEntry[] };
@@ -18,6 +18,23 @@ db.pragma('cache_size = -65536');
 db.pragma('temp_store = MEMORY');
 const projector = new SqliteProjector(db);
 const gate = data.gate ? new Int32Array(data.gate) : null;
+
+/**
+ * SQLite's automatic checkpoint (a PASSIVE one once the WAL passes 1,000 pages) is off while the WAL
+ * checkpointer runs, as on the event loop's connection: else nearly every commit of this thread, the
+ * file's main writer, ran one under steady load (the WAL seldom under 1,000 pages between the
+ * checkpointer's restarts), copying the commit's pages into the database file and syncing both files
+ * there and then (bench:orders: half this thread's system time, a sixth of its CPU). Back on once the
+ * checkpointer has stopped or failed.
+ */
+let autoCheckpoints = true;
+function followCheckpointer(): void {
+  const wanted = !gate || !checkpointerRuns(gate);
+  if (wanted === autoCheckpoints) return;
+  db.pragma(`wal_autocheckpoint = ${wanted ? 1000 : 0}`);
+  autoCheckpoints = wanted;
+}
+followCheckpointer();
 const port = parentPort!;
 
 let queued: ProjectRequest[] = [];
@@ -37,6 +54,7 @@ function drain(): void {
   let changes: unknown[] = [];
   try {
     if (entries.length > 0) {
+      followCheckpointer();
       const entered = gate ? enterGateSync(gate, GATE_PROJECTOR) : false;
       try {
         changes = projector.project(entries) as unknown[];

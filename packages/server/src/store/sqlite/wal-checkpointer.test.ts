@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openDatabase } from './open-database.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
-import { withWriteGate, writeGateOf } from './write-gate.js';
+import { checkpointerRuns, withWriteGate, writeGateOf } from './write-gate.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -37,6 +37,20 @@ describe('WAL checkpointer', () => {
     await until(() => statSync(file).size > before + 400_000);
     await checkpointer.stop();
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(5_000);
+    db.close();
+  });
+
+  it("tells other threads through the gate's state whether it runs (their connections leave checkpoints to it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oddsbook-ckpt-'));
+    dirs.push(dir);
+    const db = openDatabase(dir);
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 20 });
+    const state = writeGateOf(db)!.state;
+    expect(checkpointerRuns(state)).toBe(true);
+    await checkpointer.stop();
+    expect(checkpointerRuns(state)).toBe(false);
+    // A gate of one slot (no checkpointer behind it) never says so.
+    expect(checkpointerRuns(new Int32Array(new SharedArrayBuffer(4)))).toBe(false);
     db.close();
   });
 

@@ -1,7 +1,14 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
-import { GATE_CHECKPOINTER, GATE_FREE, GATE_WAIT_MS, setWriteGate, writeGate } from './write-gate.js';
+import {
+  CHECKPOINTER_RUNNING,
+  GATE_CHECKPOINTER,
+  GATE_FREE,
+  GATE_WAIT_MS,
+  setWriteGate,
+  writeGate,
+} from './write-gate.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
@@ -83,7 +90,8 @@ export type WalCheckpointer = { stop(): Promise<void> };
  * interval lets a page written by many commits be copied once. Once the WAL is large, each checkpoint
  * also starts it over (see the worker), so that it stays small under sustained load; the event loop's
  * writes wait for such a restart behind a write gate, off the event loop (write-gate.ts). The writer's own
- * automatic checkpoints are switched off while the worker runs, and back on if it fails.
+ * automatic checkpoints are switched off while the worker runs, and back on if it fails; so are those of
+ * the projector's connection (projector-worker.ts), which reads whether it runs from the gate's state.
  */
 export function startWalCheckpointer(
   db: Database,
@@ -97,7 +105,11 @@ export function startWalCheckpointer(
 ): WalCheckpointer {
   const onError = options.onError ?? ((error) => console.error('WAL checkpointer failed', error));
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const gate = new SharedArrayBuffer(4);
+  // The gate, and whether this checkpointer runs (write-gate.ts): the projector's thread reads it.
+  const gate = new SharedArrayBuffer(8);
+  const state = new Int32Array(gate);
+  Atomics.store(state, CHECKPOINTER_RUNNING, 1);
+  const stopped = () => Atomics.store(state, CHECKPOINTER_RUNNING, 0);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
@@ -110,8 +122,9 @@ export function startWalCheckpointer(
     },
   });
   db.pragma('wal_autocheckpoint = 0');
-  setWriteGate(db, writeGate(new Int32Array(gate)));
+  setWriteGate(db, writeGate(state));
   const fallBack = (error: unknown) => {
+    stopped();
     setWriteGate(db, null);
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
     onError(error);
@@ -119,18 +132,19 @@ export function startWalCheckpointer(
   worker.on('message', (message) => onError(new Error(String(message))));
   worker.on('error', fallBack);
   worker.unref();
-  let stopped: Promise<void> | null = null;
+  let stopping: Promise<void> | null = null;
   return {
     stop() {
-      stopped ??= new Promise<void>((resolve) => {
+      stopping ??= new Promise<void>((resolve) => {
         worker.off('error', fallBack);
+        stopped();
         setWriteGate(db, null);
         // Held while it finishes: an unref'd worker's exit would not keep the process alive to see it.
         worker.ref();
         worker.once('exit', () => resolve());
         worker.postMessage('stop');
       });
-      return stopped;
+      return stopping;
     },
   };
 }

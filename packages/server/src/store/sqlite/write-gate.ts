@@ -9,6 +9,16 @@ export const GATE_WRITER = 2;
 /** The projector's thread is writing a batch's projections. */
 export const GATE_PROJECTOR = 3;
 
+/**
+ * The slot of the gate's shared state (its second Int32; the first is the gate) that is 1 while the WAL
+ * checkpointer runs: while it does, no other connection to the file runs checkpoints of its own.
+ */
+export const CHECKPOINTER_RUNNING = 1;
+
+/** Whether the WAL checkpointer whose gate this is still runs (a one-slot state: no checkpointer). */
+export const checkpointerRuns = (state: Int32Array): boolean =>
+  state.length > CHECKPOINTER_RUNNING && Atomics.load(state, CHECKPOINTER_RUNNING) === 1;
+
 /** After this long either side stops waiting for the other to let go, and writes (or restarts) anyway. */
 export const GATE_WAIT_MS = 1_000;
 
