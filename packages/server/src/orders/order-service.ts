@@ -71,6 +71,11 @@ export type OrderServiceOptions = {
   /** Opens a catalog market in the engine on its first order. */
   openMarket: (marketHash: string, eventId: string) => Promise<void>;
   /**
+   * Null when the lookups see every order answered so far, else a promise of it (the projections follow
+   * the answers: trading/pipeline.ts). Default: they always do.
+   */
+  lookupsCaughtUp?: () => Promise<void> | null;
+  /**
    * Orders between their signature check and their commit at most: the work admitted ahead of the
    * sequencer. A request that would go past it is refused whole with 503 at once. Default unbounded.
    */
@@ -231,6 +236,10 @@ export class OrderService {
       for (let j = 0; j < i && !seen; j++) seen = signed[j]!.state!.market.marketHash === market.marketHash;
       if (!seen) await this.o.openMarket(market.marketHash, market.eventId);
     }
+    // An order answered while this request was verified has left the in-flight sets: the lookups must see
+    // it before the uniqueness checks (its row is written by the projector after the answer).
+    const caughtUp = this.o.lookupsCaughtUp?.();
+    if (caughtUp) await caughtUp;
     if (this.closed) throw unavailable('The exchange is shutting down; retry later');
 
     // From here to submitAll nothing awaits, so the uniqueness checks and the queueing are atomic.

@@ -136,6 +136,7 @@ export function openTrading(o: TradingOptions): Trading {
     ...(o.maxPendingOrders ? { maxPendingOrders: o.maxPendingOrders } : {}),
     ladderSize: o.ladderSize,
     openMarket: ensureMarketOpen,
+    lookupsCaughtUp: () => pipeline.caughtUp(),
   });
   const heartbeats = new Heartbeats(
     o.clock,

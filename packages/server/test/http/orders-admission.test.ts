@@ -162,6 +162,31 @@ describe('POST /orders-v3 admission', () => {
     });
   });
 
+  it('accepts one order per client order id from concurrent requests, while earlier ones are still projected', async () => {
+    // Each id is posted three times in separate requests, the copies a turn apart: a copy is checked while the
+    // first is in flight, or answered and not yet projected, or projected.
+    const ids = Array.from({ length: 8 }, (_, i) => `race-${i}`);
+    const copies = await Promise.all(ids.flatMap((id) => [0, 1, 2].map(() => order({ clientOrderId: id }))));
+    const posted = await Promise.all(
+      copies.map(async (o, i) => {
+        for (let k = 0; k < i % 3; k++) await new Promise((r) => setImmediate(r));
+        return (await post([o])).json().data.orders[0] as { status: string; clientOrderId: string };
+      }),
+    );
+    for (const id of ids) {
+      const statuses = posted.filter((r) => r.clientOrderId === id).map((r) => r.status);
+      expect(
+        statuses.filter((s) => s === 'SUBMITTED'),
+        id,
+      ).toHaveLength(1);
+    }
+    // The projections took every accepted order (a duplicate row would have stopped the exchange).
+    await t.exchange.trading.idle();
+    expect((await post([await order({ clientOrderId: 'after-race' })])).json().data.orders[0].status).toBe(
+      'SUBMITTED',
+    );
+  });
+
   it('gives a FAILED result the order id whenever the order can be hashed', async () => {
     const failing = [
       await order({ marketHash: `0x${'cd'.repeat(32)}` }),
