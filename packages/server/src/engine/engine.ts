@@ -498,11 +498,13 @@ export class Engine {
       available.decrease(a, stake);
       escrowed.increase(a, stake);
     } else if (refund <= stake) {
-      available.decrease(a, stake - refund);
-      escrowed.increase(a, stake - refund);
+      const locked = stake - refund;
+      available.decrease(a, locked);
+      escrowed.increase(a, locked);
     } else {
-      available.increase(a, refund - stake);
-      escrowed.decrease(a, refund - stake);
+      const freed = refund - stake;
+      available.increase(a, freed);
+      escrowed.decrease(a, freed);
     }
   }
 
