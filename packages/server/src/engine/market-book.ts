@@ -159,18 +159,18 @@ export class MarketBook {
   fill(slot: number, stakeField: number, stake: bigint, pot: bigint): bigint {
     const cells = this.positionCells;
     const base = slot << 2;
-    const own = cells.get(base + stakeField) + stake;
-    const ownPot = cells.get(base + stakeField + 2) + pot;
-    cells.set(base + stakeField, own);
-    cells.set(base + stakeField + 2, ownPot);
-    // A position on one outcome only is certain of nothing (the other pot is 0): one read.
+    cells.increase(base + stakeField, stake);
+    cells.increase(base + stakeField + 2, pot);
+    // A position on one outcome only is certain of nothing (the other pot is 0); and the receipt is never
+    // more than the other pot, which this fill leaves as it was: once that much is back, nothing more is.
     const otherPot = cells.get(base + 3 - stakeField);
     if (otherPot === 0n) return 0n;
-    const stakes = own + cells.get(base + 1 - stakeField);
-    let g = stakes;
+    const refunded = this.refundedCells.get(slot);
+    if (otherPot <= refunded) return 0n;
+    let g = cells.get(base + P.STAKE_ONE) + cells.get(base + P.STAKE_TWO);
+    const ownPot = cells.get(base + stakeField + 2);
     if (ownPot < g) g = ownPot;
     if (otherPot < g) g = otherPot;
-    const refunded = this.refundedCells.get(slot);
     if (g <= refunded) return 0n;
     this.refundedCells.set(slot, g);
     return g - refunded;
