@@ -36,6 +36,11 @@ import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, Posi
 export interface EngineOptions {
   /** Ticks per unit of probability (N); 800 for an `oddsLadderStepSize` of 125. */
   readonly ladderSize?: number;
+  /**
+   * Capital efficiency (issue 25): each fill refunds the rise of its parties' guaranteed receipts. Default
+   * on; the exchange runs with it off until its chain link and projections carry the refunds.
+   */
+  readonly capitalEfficiency?: boolean;
 }
 
 /** How a taker's walk through the book ended. */
@@ -48,6 +53,7 @@ type Stop = (typeof Stop)[keyof typeof Stop];
  */
 export class Engine {
   readonly ladder: Ladder;
+  private readonly capitalEfficiency: boolean;
   /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
   readonly minOrderSize: bigint;
   /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
@@ -87,6 +93,7 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
+    this.capitalEfficiency = options.capitalEfficiency ?? true;
     this.minOrderSize = BigInt(this.ladder.size);
   }
 
@@ -765,7 +772,13 @@ export class Engine {
   }
 
   private addMarket(marketHash: string, eventId: string): MarketBook {
-    const market = new MarketBook(this.markets.length, marketHash, eventId, this.ladder.size);
+    const market = new MarketBook(
+      this.markets.length,
+      marketHash,
+      eventId,
+      this.ladder.size,
+      this.capitalEfficiency,
+    );
     this.markets.push(market);
     this.marketByHash.set(marketHash, market);
     let list = this.marketsByEvent.get(eventId);
@@ -1133,10 +1146,10 @@ export class Engine {
    * (before capital efficiency, no refunded column) is read with nothing refunded, which is what its
    * escrow holds: the next fill of a hedged position refunds what is certain.
    */
-  static restore(snapshot: EngineSnapshot): Engine {
+  static restore(snapshot: EngineSnapshot, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
     if (snapshot.format !== 1 && snapshot.format !== 2)
       throw new TypeError(`unknown snapshot format ${(snapshot as { format: unknown }).format}`);
-    const engine = new Engine({ ladderSize: snapshot.ladderSize });
+    const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
     engine.lastSeq = snapshot.lastSeq;
     engine.netDeposits = BigInt(snapshot.netDeposits);
     const accounts = engine.accounts;
@@ -1275,13 +1288,13 @@ export class Engine {
    * format before capital efficiency ('OBS2', no refunded amounts) is read with nothing refunded, as in
    * `restore`.
    */
-  static restoreBytes(bytes: Uint8Array): Engine {
+  static restoreBytes(bytes: Uint8Array, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
     const r = new ByteReader(bytes);
     const magic = r.u32();
     if (magic !== SNAPSHOT_MAGIC && magic !== SNAPSHOT_MAGIC_BEFORE_CE)
       throw new SnapshotFormatError('not an engine snapshot');
     const withRefunds = magic === SNAPSHOT_MAGIC;
-    const engine = new Engine({ ladderSize: r.u32() });
+    const engine = new Engine({ ...options, ladderSize: r.u32() });
     engine.lastSeq = r.f64();
     engine.netDeposits = BigInt(r.str());
     const accounts = engine.accounts;

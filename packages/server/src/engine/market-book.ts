@@ -60,6 +60,8 @@ export class MarketBook {
     readonly marketHash: string,
     readonly eventId: string,
     readonly ladderSize: number,
+    /** Whether fills refund what a position is certain to collect (see `fill`). */
+    readonly capitalEfficiency = true,
   ) {
     const n = 2 * ladderSize;
     this.head = new Int32Array(n).fill(NIL);
@@ -161,6 +163,7 @@ export class MarketBook {
     const base = slot << 2;
     cells.increase(base + stakeField, stake);
     cells.increase(base + stakeField + 2, pot);
+    if (!this.capitalEfficiency) return 0n;
     // A position on one outcome only is certain of nothing (the other pot is 0); and the receipt is never
     // more than the other pot, which this fill leaves as it was: once that much is back, nothing more is.
     const otherPot = cells.get(base + 3 - stakeField);
@@ -182,7 +185,7 @@ export class MarketBook {
    * dry run, which changes nothing.
    */
   refundIfFilled(slot: number, stakeField: number, stake: bigint, pot: bigint): bigint {
-    if (slot === NIL) return 0n;
+    if (slot === NIL || !this.capitalEfficiency) return 0n;
     const base = slot << 2;
     const cells = this.positionCells;
     const otherPot = cells.get(base + 3 - stakeField);
