@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EngineCommand, TimeInForce } from './commands.js';
 import { Engine } from './engine.js';
-import type { EngineEvent } from './events.js';
+import type { EngineEvent, OrderMatchedEvent } from './events.js';
 import type { EngineSnapshot } from './snapshot.js';
 import { ReferenceEngine } from './test-support/reference-engine.js';
 
@@ -306,6 +306,18 @@ describe.each(LADDERS)('engine against the reference book (N = $size)', (ladder)
           }
           expect(money).toBe(audit.deposits);
           for (const m of MARKETS) {
+            for (const a of ACCOUNTS) {
+              const p = reference.positionOf(m, a);
+              expect(engine.position(m, a)).toEqual(
+                p && {
+                  stakeOnOutcomeOne: p.stakeOne,
+                  stakeOnOutcomeTwo: p.stakeTwo,
+                  payoutIfOutcomeOne: p.potOne,
+                  payoutIfOutcomeTwo: p.potTwo,
+                  refunded: p.refunded,
+                },
+              );
+            }
             const levels = engine.levels(m);
             if (levels === undefined) continue;
             const strip = (ls: readonly { tick: number; size: bigint; orders: number }[]) =>
@@ -353,6 +365,255 @@ describe.each(LADDERS)('engine against the reference book (N = $size)', (ladder)
         }
       }),
       runs(150),
+    );
+  });
+});
+
+/**
+ * Capital efficiency checked from the events alone, against the plain rule: positions added up from the
+ * fills, each refund checked (positive, exactly the rise of the guaranteed receipt, never more than the
+ * bettor's escrow in the market), and each account's money compared after every command with what it
+ * would hold without capital efficiency: its net deposits plus, per resolved market, the pot it won (or its
+ * stakes, on void) less its stakes. Refunds change where the money is (available or escrow), never how much.
+ */
+class CeLedger {
+  refundCount = 0;
+  private readonly net = new Map<string, bigint>();
+  private readonly positions = new Map<
+    string,
+    { s1: bigint; s2: bigint; p1: bigint; p2: bigint; refunded: bigint }
+  >();
+
+  check(c: EngineCommand, events: readonly EngineEvent[], engine: Engine): void {
+    const rejected = events.some((e) => e.type === 'commandRejected');
+    if ((c.type === 'credit' || c.type === 'debit') && !rejected) {
+      this.add(c.account, c.type === 'credit' ? c.amount : -c.amount);
+    }
+    let lastMatch: OrderMatchedEvent | undefined;
+    for (const e of events) {
+      if (e.type === 'orderMatched') {
+        lastMatch = e;
+        const pot = e.makerStake + e.takerStake;
+        const maker = this.position(e.marketHash, e.makerAccount);
+        const taker = this.position(e.marketHash, e.takerAccount);
+        if (e.makerIsBettingOutcomeOne) {
+          maker.s1 += e.makerStake;
+          maker.p1 += pot;
+          taker.s2 += e.takerStake;
+          taker.p2 += pot;
+        } else {
+          maker.s2 += e.makerStake;
+          maker.p2 += pot;
+          taker.s1 += e.takerStake;
+          taker.p1 += pot;
+        }
+      } else if (e.type === 'ceRefund') {
+        this.refundCount++;
+        // Right after its match, for one of its parties.
+        expect(e.matchId).toBe(lastMatch?.matchId);
+        expect(e.account).toBe(e.maker ? lastMatch?.makerAccount : lastMatch?.takerAccount);
+        const p = this.position(e.marketHash, e.account);
+        expect(e.amount).toBeGreaterThan(0n);
+        // Never more than what escrow holds for that bettor in that market.
+        expect(e.amount).toBeLessThanOrEqual(p.s1 + p.s2 - p.refunded);
+        const stakes = p.s1 + p.s2;
+        let guaranteed = stakes;
+        for (const pot of [p.p1, p.p2]) if (pot < guaranteed) guaranteed = pot;
+        expect(e.refundedTotal).toBe(guaranteed);
+        expect(e.refundedTotal).toBe(p.refunded + e.amount);
+        p.refunded = e.refundedTotal;
+      } else if (e.type === 'payout') {
+        const p = this.position(e.marketHash, e.account);
+        const stakes = p.s1 + p.s2;
+        const won = e.outcome === 1 ? p.p1 : e.outcome === 2 ? p.p2 : stakes;
+        expect(e.stake).toBe(stakes - p.refunded);
+        expect(e.payout).toBe(won - p.refunded);
+        expect(e.payout >= 0n && e.stake >= 0n).toBe(true);
+        this.add(e.account, won - stakes);
+        this.positions.delete(`${e.marketHash}|${e.account}`);
+      }
+    }
+    // Every account, after every command: the same money as without capital efficiency, and an escrow
+    // that is exactly its open stakes less their refunds.
+    for (const a of ACCOUNTS) {
+      const b = engine.balance(a);
+      expect(b.available + b.escrowed).toBe(this.net.get(a) ?? 0n);
+      let held = 0n;
+      for (const [key, p] of this.positions) if (key.endsWith(`|${a}`)) held += p.s1 + p.s2 - p.refunded;
+      expect(b.escrowed).toBe(held);
+    }
+  }
+
+  /** What the account ends with once every market is resolved, with or without capital efficiency. */
+  settled(account: string): bigint {
+    expect(this.positions.size).toBe(0);
+    return this.net.get(account) ?? 0n;
+  }
+
+  private add(account: string, amount: bigint): void {
+    this.net.set(account, (this.net.get(account) ?? 0n) + amount);
+  }
+
+  private position(market: string, account: string) {
+    const key = `${market}|${account}`;
+    let p = this.positions.get(key);
+    if (p === undefined) {
+      p = { s1: 0n, s2: 0n, p1: 0n, p2: 0n, refunded: 0n };
+      this.positions.set(key, p);
+    }
+    return p;
+  }
+}
+
+/** Resolves every market at the end, each to its drawn outcome (markets never opened are refused). */
+function settleAll(commands: readonly EngineCommand[], outcomes: readonly (0 | 1 | 2)[]): EngineCommand[] {
+  const last = commands[commands.length - 1]!;
+  return MARKETS.map((marketHash, i) => ({
+    type: 'resolveMarket',
+    seq: last.seq + 1 + i,
+    ts: last.ts,
+    marketHash,
+    outcome: outcomes[i]!,
+  }));
+}
+
+const outcomesArb = fc.array(fc.constantFrom<0 | 1 | 2>(0, 1, 2), {
+  minLength: MARKETS.length,
+  maxLength: MARKETS.length,
+});
+
+/** Event kinds that capital efficiency changes; everything else (matching included) must not move. */
+const CE_KINDS = new Set(['ceRefund', 'balanceChanged', 'payout']);
+
+/**
+ * Hedging under tight funds: three accounts in one market, near-even ticks that cross, FOK half the time,
+ * small balances, so that refunds paid mid-walk decide how far a taker or a maker can go (and the FOK dry
+ * run must foresee them).
+ */
+const hedgeOpsArb = (ladder: Ladder) =>
+  fc.array(
+    fc.oneof(
+      {
+        weight: 12,
+        arbitrary: fc.record({
+          k: fc.constant('place' as const),
+          dt: fc.integer({ min: 0, max: 50 }),
+          account: fc.integer({ min: 0, max: 2 }),
+          market: fc.constant(0),
+          one: fc.boolean(),
+          tick: fc.constantFrom(
+            ...ladder.ticks.filter((t) => 4 * t >= ladder.size && 4 * t <= 3 * ladder.size),
+          ),
+          lots: fc.integer({ min: 1, max: 12 }),
+          extra: fc.integer({ min: 0, max: ladder.size }),
+          expiry: fc.constant(400),
+          tif: fc.constantFrom<TimeInForce>('GTC', 'GTC', 'FOK', 'FOK', 'IOC'),
+          reuse: fc.constant(null),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          k: fc.constant('credit' as const),
+          dt,
+          account: fc.integer({ min: 0, max: 2 }),
+          amount: fc.integer({ min: 0, max: ladder.size * 4 }),
+        }),
+      },
+    ),
+    { minLength: 10, maxLength: 60 },
+  );
+
+describe.each(LADDERS)('capital efficiency (N = $size)', (ladder) => {
+  it('hedging on tight funds: the same events and state as the reference, FOK dry runs included', () => {
+    let refunds = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: ladder.size * 12 }), { minLength: 4, maxLength: 4 }),
+        hedgeOpsArb(ladder),
+        outcomesArb,
+        (funds, ops, outcomes) => {
+          const commands = toCommands(ladder, funds, ops);
+          const engine = new Engine({ ladderSize: ladder.size });
+          const reference = new ReferenceEngine(ladder.size);
+          const ledger = new CeLedger();
+          for (const c of [...commands, ...settleAll(commands, outcomes)]) {
+            const events = engine.apply(c);
+            expect(events).toEqual(reference.apply(c));
+            ledger.check(c, events, engine);
+            engine.assertInvariants();
+          }
+          refunds += ledger.refundCount;
+        },
+      ),
+      runs(300),
+    );
+    expect(refunds).toBeGreaterThan(300);
+  });
+
+  it('conserves money and each account’s money after every command, and settles as without it', () => {
+    let refunds = 0;
+    fc.assert(
+      fc.property(fundsArb(ladder), opsArb(ladder), outcomesArb, (funds, ops, outcomes) => {
+        const commands = toCommands(ladder, funds, ops);
+        const engine = new Engine({ ladderSize: ladder.size });
+        const ledger = new CeLedger();
+        const audit = new Auditor(ladder.size);
+        for (const c of [...commands, ...settleAll(commands, outcomes)]) {
+          const events = engine.apply(c);
+          audit.check(c, events);
+          ledger.check(c, events, engine);
+          let money = 0n;
+          for (const a of ACCOUNTS) money += engine.balance(a).available + engine.balance(a).escrowed;
+          expect(money).toBe(audit.deposits);
+          expect(engine.netDeposits).toBe(audit.deposits);
+        }
+        engine.assertInvariants();
+        // After settlement: nothing escrowed, and each balance exactly what it is without the refunds.
+        for (const a of ACCOUNTS) {
+          expect(engine.balance(a)).toEqual({ available: ledger.settled(a), escrowed: 0n });
+        }
+        refunds += ledger.refundCount;
+      }),
+      runs(ladder.size === 8 ? 250 : 300),
+    );
+    // The sequences do hedge: refunds happen (a guard against a generator that never exercises them).
+    expect(refunds).toBeGreaterThan(5);
+  });
+
+  it('with funds that never bind, matches as the reference without it and ends with the same balances', () => {
+    fc.assert(
+      fc.property(
+        opsArb(ladder).map((ops) => ops.filter((op) => op.k !== 'debit')),
+        outcomesArb,
+        (ops, outcomes) => {
+          const commands = toCommands(
+            ladder,
+            ACCOUNTS.map(() => 1e15),
+            ops,
+          );
+          const engine = new Engine({ ladderSize: ladder.size });
+          const withCe = new ReferenceEngine(ladder.size);
+          const withoutCe = new ReferenceEngine(ladder.size, { capitalEfficiency: false });
+          for (const c of [...commands, ...settleAll(commands, outcomes)]) {
+            const events = engine.apply(c);
+            expect(events).toEqual(withCe.apply(c));
+            const plain = withoutCe.apply(c);
+            expect(plain.some((e) => e.type === 'ceRefund')).toBe(false);
+            const strip = (es: readonly EngineEvent[]) => es.filter((e) => !CE_KINDS.has(e.type));
+            expect(strip(events)).toEqual(strip(plain));
+            for (const a of ACCOUNTS) {
+              const b = engine.balance(a);
+              const p = withoutCe.balanceOf(a);
+              expect(b.available + b.escrowed).toBe(p.available + p.escrowed);
+              expect(b.available).toBeGreaterThanOrEqual(p.available);
+            }
+          }
+          for (const a of ACCOUNTS) expect(engine.balance(a)).toEqual(withoutCe.balanceOf(a));
+          engine.assertInvariants();
+        },
+      ),
+      runs(200),
     );
   });
 });

@@ -576,6 +576,7 @@ describe('money past 64 bits', () => {
       stakeOnOutcomeTwo: 0n,
       payoutIfOutcomeOne: 6n * max,
       payoutIfOutcomeTwo: 0n,
+      refunded: 0n,
     });
     const restored = Engine.restore(JSON.parse(JSON.stringify(h.engine.snapshot())));
     expect(restored.snapshot()).toEqual(h.engine.snapshot());
@@ -688,6 +689,7 @@ describe('read helpers', () => {
       stakeOnOutcomeTwo: 975n,
       payoutIfOutcomeOne: 0n,
       payoutIfOutcomeTwo: 2000n,
+      refunded: 0n,
     });
     expect(e.market('M')).toEqual({
       marketHash: 'M',

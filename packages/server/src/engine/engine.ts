@@ -16,7 +16,7 @@ import {
 } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
-import { MarketBook, MarketStatus, P } from './market-book.js';
+import { guaranteedReceipt, MarketBook, MarketStatus, P } from './market-book.js';
 import { hashId, OrderIndex } from './order-index.js';
 import {
   F,
@@ -36,6 +36,11 @@ import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, Posi
 export interface EngineOptions {
   /** Ticks per unit of probability (N); 800 for an `oddsLadderStepSize` of 125. */
   readonly ladderSize?: number;
+  /**
+   * Capital efficiency (issue 25): each fill refunds the rise of its parties' guaranteed receipts. Default
+   * on; the exchange runs with it off until its chain link and projections carry the refunds.
+   */
+  readonly capitalEfficiency?: boolean;
 }
 
 /** How a taker's walk through the book ended. */
@@ -48,6 +53,7 @@ type Stop = (typeof Stop)[keyof typeof Stop];
  */
 export class Engine {
   readonly ladder: Ladder;
+  private readonly capitalEfficiency: boolean;
   /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
   readonly minOrderSize: bigint;
   /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
@@ -75,7 +81,9 @@ export class Engine {
   private touchedAccountCount = 0;
   private readonly bumped: MarketBook[] = [];
   private bumpedCount = 0;
+  /** FOK dry run: stakes and pots the walk has promised each maker so far. */
   private readonly spent = new Map<number, bigint>();
+  private readonly spentPot = new Map<number, bigint>();
   private walkRemaining = 0n;
   /** The market of the last place command. */
   private lastMarket: MarketBook | undefined = undefined;
@@ -85,6 +93,7 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
+    this.capitalEfficiency = options.capitalEfficiency ?? true;
     this.minOrderSize = BigInt(this.ladder.size);
   }
 
@@ -311,10 +320,21 @@ export class Engine {
     const base = other * n;
     const minTick = n - tick;
     const spent = this.spent;
+    const spentPot = this.spentPot;
     let takerSpent = 0n;
+    let takerPot = 0n;
+    /** In the dry run: the refund the taker would have had so far. */
+    let takerBack = 0n;
+    const takerSlot = dry ? market.findPositionSlot(taker) : NIL;
+    /** In the dry run: the order last filled and how much of it the walk has promised. */
+    let dryOrder = NIL;
+    let dryOrderUsed = 0n;
     let remaining = size;
     let stop: Stop = Stop.EXHAUSTED;
-    if (dry) spent.clear();
+    if (dry) {
+      spent.clear();
+      spentPot.clear();
+    }
 
     let k = market.best[other]!;
     outer: while (k >= minTick) {
@@ -337,18 +357,21 @@ export class Engine {
           stop = Stop.DUST;
           break outer;
         }
-        const takerAvailable = dry ? available.get(taker) - takerSpent : available.get(taker);
+        const takerAvailable = dry ? available.get(taker) - takerSpent + takerBack : available.get(taker);
         if (takerAvailable < b) {
           stop = Stop.TAKER_FUNDS;
           break outer;
         }
-        const makerAvailable = dry ? available.get(maker) - (spent.get(maker) ?? 0n) : available.get(maker);
+        const makerAvailable = dry ? this.dryAvailable(market, maker, other) : available.get(maker);
         if (makerAvailable < a) {
           if (!dry) this.removeResting(h, 'INSUFFICIENT_BALANCE');
           h = next;
           continue;
         }
-        const makerRemaining = store.remainingOf(h);
+        // A refund can let the walk fill the same order again: the dry run, which changes no order, takes
+        // off what it already promised of it.
+        const makerRemaining =
+          dry && h === dryOrder ? store.remainingOf(h) - dryOrderUsed : store.remainingOf(h);
         let lots = makerRemaining / a;
         let x = remaining / b;
         if (x < lots) lots = x;
@@ -366,8 +389,17 @@ export class Engine {
         remaining -= takerStake;
         const makerLeft = makerRemaining - makerStake;
         if (dry) {
+          // As `fill` would do it: both stakes spent, and what capital efficiency would give back at once.
+          if (h !== dryOrder) {
+            dryOrder = h;
+            dryOrderUsed = 0n;
+          }
+          dryOrderUsed += makerStake;
           spent.set(maker, (spent.get(maker) ?? 0n) + makerStake);
+          spentPot.set(maker, (spentPot.get(maker) ?? 0n) + makerStake + takerStake);
           takerSpent += takerStake;
+          takerPot += makerStake + takerStake;
+          takerBack = market.refundIfFilled(takerSlot, side, takerSpent, takerPot);
         } else {
           this.fill(market, h, taker, k, makerStake, takerStake, makerLeft, takerOrderId, remaining);
         }
@@ -389,6 +421,23 @@ export class Engine {
     return stop;
   }
 
+  /**
+   * In the FOK dry run: what a maker betting on `makerSide` would have available after the fills the walk
+   * has promised it so far, their stakes paid and their capital-efficiency refund received.
+   */
+  private dryAvailable(market: MarketBook, maker: number, makerSide: number): bigint {
+    const available = this.accounts.available.get(maker);
+    const stake = this.spent.get(maker);
+    if (stake === undefined) return available;
+    const back = market.refundIfFilled(
+      market.findPositionSlot(maker),
+      makerSide,
+      stake,
+      this.spentPot.get(maker)!,
+    );
+    return available - stake + back;
+  }
+
   private fill(
     market: MarketBook,
     h: number,
@@ -405,33 +454,30 @@ export class Engine {
     const maker = store.i32[(h << 4) + F.ACCOUNT]!;
     const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const makerSide = (tickSide >>> SIDE_SHIFT) & 1;
-    const available = accounts.available;
-    const escrowed = accounts.escrowed;
-    available.decrease(maker, makerStake);
-    escrowed.increase(maker, makerStake);
-    available.decrease(taker, takerStake);
-    escrowed.increase(taker, takerStake);
-    this.touchAccount(maker);
-    this.touchAccount(taker);
     const pot = makerStake + takerStake;
     const mp = market.positionSlot(maker);
     const tp = market.positionSlot(taker);
     // The maker's stake and pot go to the outcome it bets on, the taker's to the other.
     const makerStakeField = makerSide === 0 ? P.STAKE_ONE : P.STAKE_TWO;
     const takerStakeField = makerSide === 0 ? P.STAKE_TWO : P.STAKE_ONE;
-    market.addToPosition(mp, makerStakeField, makerStake);
-    market.addToPosition(mp, makerStakeField + 2, pot);
-    market.addToPosition(tp, takerStakeField, takerStake);
-    market.addToPosition(tp, takerStakeField + 2, pot);
+    // Capital efficiency: what each party is now certain to collect, beyond what it already had back.
+    const makerRefund = market.fill(mp, makerStakeField, makerStake, pot);
+    const takerRefund = market.fill(tp, takerStakeField, takerStake, pot);
+    // Both stakes move from available to escrow, and each refund back: one net move per party.
+    this.lock(maker, makerStake, makerRefund);
+    this.lock(taker, takerStake, takerRefund);
+    this.touchAccount(maker);
+    this.touchAccount(taker);
     store.u64[(h << 3) + U.REMAINING] = makerLeft;
     store.i32[(h << 4) + F.TICK_SIDE] = tickSide | FILLED;
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
     this.touchLevel(market, level);
     const ladder = this.ladder;
+    const matchId = `${this.seq}-${this.matchCount++}`;
     this.pending[this.eventCount++] = {
       type: 'orderMatched',
-      matchId: `${this.seq}-${this.matchCount++}`,
+      matchId,
       marketHash: market.marketHash,
       eventId: market.eventId,
       tick,
@@ -446,6 +492,50 @@ export class Engine {
       takerAccount: accounts.names[taker]!,
       takerStake,
       takerRemainingSize: takerLeft,
+    };
+    if (makerRefund !== 0n) this.refund(market, maker, mp, makerRefund, matchId, true, store.ids[h]!);
+    if (takerRefund !== 0n) this.refund(market, taker, tp, takerRefund, matchId, false, takerOrderId);
+  }
+
+  /** Moves a fill's `stake` from the account's available balance to escrow, and its `refund` back. */
+  private lock(a: number, stake: bigint, refund: bigint): void {
+    const available = this.accounts.available;
+    const escrowed = this.accounts.escrowed;
+    if (refund === 0n) {
+      available.decrease(a, stake);
+      escrowed.increase(a, stake);
+    } else if (refund <= stake) {
+      const locked = stake - refund;
+      available.decrease(a, locked);
+      escrowed.increase(a, locked);
+    } else {
+      const freed = refund - stake;
+      available.increase(a, freed);
+      escrowed.decrease(a, freed);
+    }
+  }
+
+  /** Reports a capital-efficiency refund, already moved by `lock` (see `CeRefundEvent`). */
+  private refund(
+    market: MarketBook,
+    a: number,
+    slot: number,
+    amount: bigint,
+    matchId: string,
+    maker: boolean,
+    orderId: string,
+  ): void {
+    const accounts = this.accounts;
+    this.pending[this.eventCount++] = {
+      type: 'ceRefund',
+      account: accounts.names[a]!,
+      marketHash: market.marketHash,
+      eventId: market.eventId,
+      amount,
+      refundedTotal: market.refunded(slot),
+      matchId,
+      maker,
+      orderId,
     };
   }
 
@@ -682,7 +772,13 @@ export class Engine {
   }
 
   private addMarket(marketHash: string, eventId: string): MarketBook {
-    const market = new MarketBook(this.markets.length, marketHash, eventId, this.ladder.size);
+    const market = new MarketBook(
+      this.markets.length,
+      marketHash,
+      eventId,
+      this.ladder.size,
+      this.capitalEfficiency,
+    );
     this.markets.push(market);
     this.marketByHash.set(marketHash, market);
     let list = this.marketsByEvent.get(eventId);
@@ -742,13 +838,17 @@ export class Engine {
     );
     for (const slot of slots) {
       const a = market.holders[slot]!;
-      const stake = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
-      const payout =
+      const stakes = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
+      const won =
         outcome === 1
           ? market.positionValue(slot, P.POT_ONE)
           : outcome === 2
             ? market.positionValue(slot, P.POT_TWO)
-            : stake;
+            : stakes;
+      // What capital efficiency refunded is at most each of the three: it was paid early, not again.
+      const refunded = market.refunded(slot);
+      const stake = stakes - refunded;
+      const payout = won - refunded;
       accounts.escrowed.decrease(a, stake);
       accounts.available.increase(a, payout);
       this.touchAccount(a);
@@ -952,6 +1052,7 @@ export class Engine {
       stakeOnOutcomeTwo: market.positionValue(slot, P.STAKE_TWO),
       payoutIfOutcomeOne: market.positionValue(slot, P.POT_ONE),
       payoutIfOutcomeTwo: market.positionValue(slot, P.POT_TWO),
+      refunded: market.refunded(slot),
     };
   }
 
@@ -997,7 +1098,7 @@ export class Engine {
     }
     accountRows.sort((x, y) => compareStrings(x[0], y[0]));
     const markets: MarketSnapshot[] = this.markets.map((m) => {
-      const positions: [string, string, string, string, string][] = [];
+      const positions: [string, string, string, string, string, string][] = [];
       for (let slot = 0; slot < m.holders.length; slot++) {
         positions.push([
           names[m.holders[slot]!]!,
@@ -1005,6 +1106,7 @@ export class Engine {
           m.positionValue(slot, P.STAKE_TWO).toString(),
           m.positionValue(slot, P.POT_ONE).toString(),
           m.positionValue(slot, P.POT_TWO).toString(),
+          m.refunded(slot).toString(),
         ]);
       }
       positions.sort((x, y) => compareStrings(x[0], y[0]));
@@ -1029,7 +1131,7 @@ export class Engine {
       store.placed[h]!,
     ]);
     return {
-      format: 1,
+      format: 2,
       ladderSize: this.ladder.size,
       lastSeq: this.lastSeq,
       netDeposits: this.netDeposits.toString(),
@@ -1039,10 +1141,15 @@ export class Engine {
     };
   }
 
-  /** Rebuilds an engine from a snapshot; it then behaves exactly as the engine that took it. */
-  static restore(snapshot: EngineSnapshot): Engine {
-    if (snapshot.format !== 1) throw new TypeError(`unknown snapshot format ${snapshot.format}`);
-    const engine = new Engine({ ladderSize: snapshot.ladderSize });
+  /**
+   * Rebuilds an engine from a snapshot; it then behaves exactly as the engine that took it. Format 1
+   * (before capital efficiency, no refunded column) is read with nothing refunded, which is what its
+   * escrow holds: the next fill of a hedged position refunds what is certain.
+   */
+  static restore(snapshot: EngineSnapshot, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
+    if (snapshot.format !== 1 && snapshot.format !== 2)
+      throw new TypeError(`unknown snapshot format ${(snapshot as { format: unknown }).format}`);
+    const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
     engine.lastSeq = snapshot.lastSeq;
     engine.netDeposits = BigInt(snapshot.netDeposits);
     const accounts = engine.accounts;
@@ -1055,12 +1162,13 @@ export class Engine {
       const market = engine.addMarket(m.marketHash, m.eventId);
       market.status = m.status;
       market.version = m.version;
-      for (const [name, stakeOne, stakeTwo, potOne, potTwo] of m.positions) {
+      for (const [name, stakeOne, stakeTwo, potOne, potTwo, refunded] of m.positions) {
         const slot = market.positionSlot(accounts.indexOf(name));
         market.addToPosition(slot, P.STAKE_ONE, BigInt(stakeOne));
         market.addToPosition(slot, P.STAKE_TWO, BigInt(stakeTwo));
         market.addToPosition(slot, P.POT_ONE, BigInt(potOne));
         market.addToPosition(slot, P.POT_TWO, BigInt(potTwo));
+        if (snapshot.format === 2) market.refundedCells.set(slot, BigInt(refunded ?? '0'));
       }
     }
     const store = engine.store;
@@ -1157,6 +1265,7 @@ export class Engine {
         w.u32(rank[m.holders[slot]!]!);
         for (const field of [P.STAKE_ONE, P.STAKE_TWO, P.POT_ONE, P.POT_TWO])
           w.str(m.positionValue(slot, field).toString());
+        w.str(m.refunded(slot).toString());
       }
     }
     w.u32(handles.length);
@@ -1174,11 +1283,18 @@ export class Engine {
     return w.finish();
   }
 
-  /** Rebuilds an engine from `snapshotBytes()`; it then behaves exactly as the engine that took them. */
-  static restoreBytes(bytes: Uint8Array): Engine {
+  /**
+   * Rebuilds an engine from `snapshotBytes()`; it then behaves exactly as the engine that took them. The
+   * format before capital efficiency ('OBS2', no refunded amounts) is read with nothing refunded, as in
+   * `restore`.
+   */
+  static restoreBytes(bytes: Uint8Array, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
     const r = new ByteReader(bytes);
-    if (r.u32() !== SNAPSHOT_MAGIC) throw new SnapshotFormatError('not an engine snapshot');
-    const engine = new Engine({ ladderSize: r.u32() });
+    const magic = r.u32();
+    if (magic !== SNAPSHOT_MAGIC && magic !== SNAPSHOT_MAGIC_BEFORE_CE)
+      throw new SnapshotFormatError('not an engine snapshot');
+    const withRefunds = magic === SNAPSHOT_MAGIC;
+    const engine = new Engine({ ...options, ladderSize: r.u32() });
     engine.lastSeq = r.f64();
     engine.netDeposits = BigInt(r.str());
     const accounts = engine.accounts;
@@ -1204,6 +1320,7 @@ export class Engine {
         const slot = market.positionSlot(account(r.u32()));
         for (const field of [P.STAKE_ONE, P.STAKE_TWO, P.POT_ONE, P.POT_TWO])
           market.addToPosition(slot, field, BigInt(r.str()));
+        if (withRefunds) market.refundedCells.set(slot, BigInt(r.str()));
       }
     }
     const count = r.u32();
@@ -1329,22 +1446,40 @@ export class Engine {
       escrow += escrowed;
     }
     if (money !== this.netDeposits) fail(`money ${money} != deposits ${this.netDeposits}`);
+    // Resting orders lock nothing: an account's escrow is what its open positions still hold, their
+    // stakes less what capital efficiency refunded (at most the least of the three results' receipts).
+    const held = new Array<bigint>(this.accounts.names.length).fill(0n);
     let staked = 0n;
     for (const market of this.markets) {
       let potOne = 0n;
       let potTwo = 0n;
       let stakes = 0n;
       for (let slot = 0; slot < market.holders.length; slot++) {
-        const stake = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
-        staked += stake;
-        stakes += stake;
-        potOne += market.positionValue(slot, P.POT_ONE);
-        potTwo += market.positionValue(slot, P.POT_TWO);
+        const a = market.holders[slot]!;
+        if (market.findPositionSlot(a) !== slot) fail(`position slot of ${this.accounts.names[a]}`);
+        const s1 = market.positionValue(slot, P.STAKE_ONE);
+        const s2 = market.positionValue(slot, P.STAKE_TWO);
+        const p1 = market.positionValue(slot, P.POT_ONE);
+        const p2 = market.positionValue(slot, P.POT_TWO);
+        const refunded = market.refunded(slot);
+        if (refunded < 0n || refunded > guaranteedReceipt(s1, s2, p1, p2))
+          fail(`refunded ${refunded} of ${this.accounts.names[a]} in ${market.marketHash} is not certain`);
+        held[a]! += s1 + s2 - refunded;
+        staked += s1 + s2 - refunded;
+        stakes += s1 + s2;
+        potOne += p1;
+        potTwo += p2;
       }
       if (potOne !== stakes || potTwo !== stakes)
         fail(`pots of ${market.marketHash} do not match its stakes`);
     }
-    if (staked !== escrow) fail(`escrow ${escrow} != open stakes ${staked}`);
+    if (staked !== escrow) fail(`escrow ${escrow} != open stakes less refunds ${staked}`);
+    for (let a = 0; a < this.accounts.names.length; a++) {
+      if (this.accounts.escrowed.get(a) !== held[a])
+        fail(
+          `escrow of ${this.accounts.names[a]} ${this.accounts.escrowed.get(a)} != its positions' ${held[a]}`,
+        );
+    }
   }
 }
 
@@ -1355,8 +1490,10 @@ function filled(size: bigint, remaining: bigint): bigint {
 
 const ZERO = 0n;
 
-/** 'OBS2' read as a little-endian u32: the first bytes of `snapshotBytes()`. */
-const SNAPSHOT_MAGIC = 0x3253_424f;
+/** 'OBS3' read as a little-endian u32: the first bytes of `snapshotBytes()` (positions with refunds). */
+const SNAPSHOT_MAGIC = 0x3353_424f;
+/** 'OBS2': the format before capital efficiency, read with nothing refunded. */
+const SNAPSHOT_MAGIC_BEFORE_CE = 0x3253_424f;
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

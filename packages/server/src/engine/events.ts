@@ -54,6 +54,27 @@ export interface OrderRejectedEvent {
   readonly code: RejectCode;
 }
 
+/**
+ * Capital efficiency: a fill raised what `account` is certain to collect in the market whatever the result
+ * (its guaranteed receipt: the least of pot one, pot two and its stakes), so the increase, `amount`, moved
+ * from its escrow to its available balance at once. `refundedTotal` is what the position has had back so
+ * far; its payout at resolution is reduced by it. Follows the `orderMatched` event of `matchId`, the
+ * maker's refund before the taker's.
+ */
+export interface CeRefundEvent {
+  readonly type: 'ceRefund';
+  readonly account: string;
+  readonly marketHash: string;
+  readonly eventId: string;
+  /** Positive. */
+  readonly amount: bigint;
+  readonly refundedTotal: bigint;
+  readonly matchId: string;
+  /** True when `account` was the fill's maker (its resting order `orderId`), false for the taker. */
+  readonly maker: boolean;
+  readonly orderId: string;
+}
+
 /** The order (or its unfilled remainder) now rests on the book. */
 export interface OrderRestedEvent {
   readonly type: 'orderRested';
@@ -142,7 +163,11 @@ export interface BalanceChangedEvent {
   readonly escrowed: bigint;
 }
 
-/** Settlement of one account's position in a resolved market: `stake` leaves escrow, `payout` is credited. */
+/**
+ * Settlement of one account's position in a resolved market: `stake` leaves escrow, `payout` is credited.
+ * Both are net of what capital efficiency refunded earlier (the position's last `ceRefund` `refundedTotal`,
+ * R): `stake` is its stakes minus R, `payout` the pot it won (or its stakes, on void) minus R.
+ */
 export interface PayoutEvent {
   readonly type: 'payout';
   readonly account: string;
@@ -177,6 +202,7 @@ export type EngineEvent =
   | OrderRejectedEvent
   | OrderRestedEvent
   | OrderMatchedEvent
+  | CeRefundEvent
   | OrderDoneEvent
   | CancelRejectedEvent
   | CommandRejectedEvent

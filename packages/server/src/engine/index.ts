@@ -25,6 +25,7 @@ export { Engine, type EngineOptions } from './engine.js';
 export {
   type BalanceChangedEvent,
   type CancelRejectedEvent,
+  type CeRefundEvent,
   type CommandRejectedEvent,
   DoneReason,
   type EngineEvent,
@@ -49,7 +50,7 @@ export {
   ODDS_SCALE,
   tickOfOdds,
 } from './ladder.js';
-export { MarketStatus } from './market-book.js';
+export { guaranteedReceipt, MarketStatus } from './market-book.js';
 export { MAX_ORDER_SIZE } from './order-store.js';
 export { OrderOutcomeState, outcomeState } from './outcome.js';
 export type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';

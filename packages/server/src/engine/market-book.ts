@@ -6,9 +6,26 @@ export type MarketStatus = (typeof MarketStatus)[keyof typeof MarketStatus];
 
 /**
  * One account's matched exposure in a market is four cells of `MarketBook.positionCells` from its slot
- * times four: own stakes and the pots they win, per outcome bet.
+ * times four: own stakes and the pots they win, per outcome bet. What capital efficiency has already
+ * given back of it is one cell of `MarketBook.refundedCells` at the slot.
  */
 export const P = { STAKE_ONE: 0, STAKE_TWO: 1, POT_ONE: 2, POT_TWO: 3 } as const;
+
+/**
+ * The least a position collects over the three results: outcome one (its pot one), outcome two (its pot
+ * two) or void (its stakes back). Capital efficiency refunds it as soon as it is certain.
+ */
+export function guaranteedReceipt(
+  stakeOne: bigint,
+  stakeTwo: bigint,
+  potOne: bigint,
+  potTwo: bigint,
+): bigint {
+  let least = stakeOne + stakeTwo;
+  if (potOne < least) least = potOne;
+  if (potTwo < least) least = potTwo;
+  return least;
+}
 
 /**
  * The ladder book of one market. Level `side * N + tick` holds a FIFO of handles (intrusive list in the
@@ -33,6 +50,8 @@ export class MarketBook {
   readonly holders: number[] = [];
   /** Four cells per slot (see `P`). */
   readonly positionCells = new U64Cells(64);
+  /** Per slot: what has been refunded of the position so far (its guaranteed receipt when last filled). */
+  readonly refundedCells = new U64Cells(16);
   /** Slot of each account with a position, by account index. */
   private readonly slotOf: (number | undefined)[] = [];
 
@@ -41,6 +60,8 @@ export class MarketBook {
     readonly marketHash: string,
     readonly eventId: string,
     readonly ladderSize: number,
+    /** Whether fills refund what a position is certain to collect (see `fill`). */
+    readonly capitalEfficiency = true,
   ) {
     const n = 2 * ladderSize;
     this.head = new Int32Array(n).fill(NIL);
@@ -109,6 +130,7 @@ export class MarketBook {
       this.holders.push(account);
       this.slotOf[account] = slot;
       this.positionCells.ensure(4 * slot + 4);
+      this.refundedCells.ensure(slot + 1);
     }
     return slot;
   }
@@ -127,9 +149,62 @@ export class MarketBook {
     return this.positionCells.get((slot << 2) + field);
   }
 
+  refunded(slot: number): bigint {
+    return this.refundedCells.get(slot);
+  }
+
+  /**
+   * Adds one fill to a position: `stake` on the outcome of `stakeField` (STAKE_ONE or STAKE_TWO) and the
+   * fill's `pot` to the pot of that outcome. Raises the position's refunded amount to its guaranteed
+   * receipt and returns the increase: the refund this fill causes (0 when nothing more is certain).
+   */
+  fill(slot: number, stakeField: number, stake: bigint, pot: bigint): bigint {
+    const cells = this.positionCells;
+    const base = slot << 2;
+    cells.increase(base + stakeField, stake);
+    cells.increase(base + stakeField + 2, pot);
+    if (!this.capitalEfficiency) return 0n;
+    // A position on one outcome only is certain of nothing (the other pot is 0); and the receipt is never
+    // more than the other pot, which this fill leaves as it was: once that much is back, nothing more is.
+    const otherPot = cells.get(base + 3 - stakeField);
+    if (otherPot === 0n) return 0n;
+    const refunded = this.refundedCells.get(slot);
+    if (otherPot <= refunded) return 0n;
+    let g = cells.get(base + P.STAKE_ONE) + cells.get(base + P.STAKE_TWO);
+    const ownPot = cells.get(base + stakeField + 2);
+    if (ownPot < g) g = ownPot;
+    if (otherPot < g) g = otherPot;
+    if (g <= refunded) return 0n;
+    this.refundedCells.set(slot, g);
+    return g - refunded;
+  }
+
+  /**
+   * The refund a position (slot, or NIL for none yet) would have had in all if `stake` and `pot` were
+   * added to the outcome of `stakeField`: what `fill` would return for those amounts at once. For the FOK
+   * dry run, which changes nothing.
+   */
+  refundIfFilled(slot: number, stakeField: number, stake: bigint, pot: bigint): bigint {
+    if (slot === NIL || !this.capitalEfficiency) return 0n;
+    const base = slot << 2;
+    const cells = this.positionCells;
+    const otherPot = cells.get(base + 3 - stakeField);
+    if (otherPot === 0n) return 0n;
+    const one = stakeField === P.STAKE_ONE;
+    const g = guaranteedReceipt(
+      cells.get(base + P.STAKE_ONE) + (one ? stake : 0n),
+      cells.get(base + P.STAKE_TWO) + (one ? 0n : stake),
+      cells.get(base + P.POT_ONE) + (one ? pot : 0n),
+      cells.get(base + P.POT_TWO) + (one ? 0n : pot),
+    );
+    const refunded = this.refundedCells.get(slot);
+    return g > refunded ? g - refunded : 0n;
+  }
+
   clearPositions(): void {
     for (const account of this.holders) this.slotOf[account] = undefined;
     this.positionCells.clear(4 * this.holders.length);
+    this.refundedCells.clear(this.holders.length);
     this.holders.length = 0;
   }
 }

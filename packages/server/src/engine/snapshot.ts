@@ -6,7 +6,8 @@ import type { MarketStatus } from './market-book.js';
  * seq, accounts and positions by name, markets in opening order.
  */
 export interface EngineSnapshot {
-  readonly format: 1;
+  /** 2 since capital efficiency (positions carry what was refunded); 1 is read with nothing refunded. */
+  readonly format: 1 | 2;
   readonly ladderSize: number;
   readonly lastSeq: number;
   readonly netDeposits: string;
@@ -21,8 +22,11 @@ export interface MarketSnapshot {
   readonly eventId: string;
   readonly status: MarketStatus;
   readonly version: number;
-  /** [account, stakeOne, stakeTwo, potOne, potTwo]. */
-  readonly positions: readonly (readonly [string, string, string, string, string])[];
+  /**
+   * [account, stakeOne, stakeTwo, potOne, potTwo, refunded]: `refunded` is what capital efficiency gave back
+   * of the position so far (format 2; absent in format 1, read as 0).
+   */
+  readonly positions: readonly (readonly [string, string, string, string, string, string?])[];
 }
 
 /** [orderId, account, marketHash, isBettingOutcomeOne, tick, totalBetSize, remainingSize, expiry, placedSeq]. */

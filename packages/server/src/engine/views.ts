@@ -49,10 +49,18 @@ export interface MarketView {
   readonly restingOrders: number;
 }
 
-/** An account's matched stakes in an unresolved market and what it is paid for each outcome. */
+/**
+ * An account's matched stakes in an unresolved market and what it is paid for each outcome (before
+ * capital efficiency: the resolution credits that minus `refunded`).
+ */
 export interface PositionView {
   readonly stakeOnOutcomeOne: bigint;
   readonly stakeOnOutcomeTwo: bigint;
   readonly payoutIfOutcomeOne: bigint;
   readonly payoutIfOutcomeTwo: bigint;
+  /**
+   * What capital efficiency has refunded so far: the guaranteed receipt (the least of the two payouts and
+   * the stakes) when the position last filled. The position's escrow is its stakes minus this.
+   */
+  readonly refunded: bigint;
 }

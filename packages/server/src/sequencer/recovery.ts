@@ -4,6 +4,12 @@ import type { AppliedEntry } from './inputs.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 
+/**
+ * How the exchange runs its engine: capital efficiency (issue 25) stays off until the chain link releases
+ * the refunds and the projections record them. Every engine the exchange builds (start, replay) uses it.
+ */
+export const EXCHANGE_ENGINE = { capitalEfficiency: false } as const;
+
 export class RecoveryError extends Error {
   override name = 'RecoveryError';
 }
@@ -49,7 +55,7 @@ export function compareWithJournal(
   throughSeq: number,
   ladderSize: number,
 ): JournalComparison {
-  const replayed = new Engine({ ladderSize });
+  const replayed = new Engine({ ...EXCHANGE_ENGINE, ladderSize });
   const upTo = { after: (seq: number) => takeWhile(journal.after(seq), (row) => row.seq <= throughSeq) };
   const replayedCommands = replayJournal(replayed, upTo, 0);
   const engine = Engine.restore(
@@ -57,6 +63,7 @@ export function compareWithJournal(
       ladderSize,
       replayedCommands === 0 ? -1 : replayed.lastAppliedSeq,
     ),
+    EXCHANGE_ENGINE,
   );
   return {
     engine,
@@ -110,7 +117,9 @@ export function recoverEngine(
         `(DELETE FROM engine_checkpoints WHERE seq = ${checkpoint.seq}) to start from the journal alone`,
     );
   }
-  const engine = checkpoint ? Engine.restoreBytes(checkpoint.snapshot) : new Engine({ ladderSize });
+  const engine = checkpoint
+    ? Engine.restoreBytes(checkpoint.snapshot, EXCHANGE_ENGINE)
+    : new Engine({ ...EXCHANGE_ENGINE, ladderSize });
   const onEntry = options.onEntry;
   const replayedCommands = replayJournal(
     engine,

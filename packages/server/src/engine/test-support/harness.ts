@@ -78,6 +78,8 @@ export function summarize(events: readonly EngineEvent[]): string[] {
         return `rested ${e.orderId} ${e.remainingSize}/${e.totalBetSize}`;
       case 'orderMatched':
         return `match ${e.makerOrderId}<${e.takerOrderId} @${e.tick} ${e.makerStake}+${e.takerStake}`;
+      case 'ceRefund':
+        return `refund ${e.account} ${e.amount} total=${e.refundedTotal} ${e.maker ? 'maker' : 'taker'} ${e.matchId}`;
       case 'orderDone':
         return `done ${e.orderId} ${e.reason} filled=${e.filledSize} left=${e.remainingSize}`;
       case 'cancelRejected':

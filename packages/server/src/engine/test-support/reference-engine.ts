@@ -23,6 +23,13 @@ interface RefPosition {
   stakeTwo: bigint;
   potOne: bigint;
   potTwo: bigint;
+  /** Capital efficiency: what the position has had back so far. */
+  refunded: bigint;
+}
+
+export interface ReferenceOptions {
+  /** Capital efficiency (default on): refund a position's guaranteed receipt as soon as a fill raises it. */
+  readonly capitalEfficiency?: boolean;
 }
 
 interface RefMarket {
@@ -62,9 +69,14 @@ export class ReferenceEngine {
   private seq = 0;
   private ts = 0;
   private readonly n: bigint;
+  private readonly ce: boolean;
 
-  constructor(private readonly size: number) {
+  constructor(
+    private readonly size: number,
+    options: ReferenceOptions = {},
+  ) {
     this.n = BigInt(size);
+    this.ce = options.capitalEfficiency ?? true;
   }
 
   private odds(tick: number): bigint {
@@ -178,6 +190,12 @@ export class ReferenceEngine {
       out.set(o.tick, l);
     }
     return [...out.values()].sort((a, b) => b.tick - a.tick);
+  }
+
+  /** An account's open position in a market, as `Engine.position` describes it. */
+  positionOf(market: string, account: string): RefPosition | undefined {
+    const p = this.state.markets.find((m) => m.hash === market)?.positions.get(account);
+    return p === undefined ? undefined : { ...p };
   }
 
   balanceOf(account: string): { available: bigint; escrowed: bigint } {
@@ -385,7 +403,7 @@ export class ReferenceEngine {
         const pos = (acct: string) => {
           let p = m.positions.get(acct);
           if (p === undefined) {
-            p = { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n };
+            p = { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n, refunded: 0n };
             m.positions.set(acct, p);
           }
           return p;
@@ -407,9 +425,10 @@ export class ReferenceEngine {
         o.remaining -= makerStake;
         remaining -= takerStake;
         this.touchLevel(s, o);
+        const matchId = `${this.seq}-${s.matchCount++}`;
         s.events.push({
           type: 'orderMatched',
-          matchId: `${this.seq}-${s.matchCount++}`,
+          matchId,
           marketHash: market,
           eventId: m.eventId,
           tick: o.tick,
@@ -425,6 +444,32 @@ export class ReferenceEngine {
           takerStake,
           takerRemainingSize: remaining,
         });
+        if (this.ce) {
+          // Each party, maker first: refund whatever is now certain beyond what it already had back.
+          for (const [acct, p, maker, orderId] of [
+            [o.account, mp, true, o.id],
+            [c.account, tp, false, c.orderId],
+          ] as const) {
+            const guaranteed = min(p.potOne, p.potTwo, p.stakeOne + p.stakeTwo);
+            if (guaranteed <= p.refunded) continue;
+            const amount = guaranteed - p.refunded;
+            p.refunded = guaranteed;
+            const b = this.balance(s, acct);
+            b.escrowed -= amount;
+            b.available += amount;
+            s.events.push({
+              type: 'ceRefund',
+              account: acct,
+              marketHash: market,
+              eventId: m.eventId,
+              amount,
+              refundedTotal: guaranteed,
+              matchId,
+              maker,
+              orderId,
+            });
+          }
+        }
         if (o.remaining < a) {
           this.remove(s, o, 'FILLED');
           break;
@@ -446,8 +491,10 @@ export class ReferenceEngine {
     this.cancelWhere((o) => o.market === hash, 'EVENT_LIFECYCLE');
     for (const account of [...m.positions.keys()].sort()) {
       const p = m.positions.get(account)!;
-      const stake = p.stakeOne + p.stakeTwo;
-      const payout = outcome === 1 ? p.potOne : outcome === 2 ? p.potTwo : stake;
+      const stakes = p.stakeOne + p.stakeTwo;
+      const won = outcome === 1 ? p.potOne : outcome === 2 ? p.potTwo : stakes;
+      const stake = stakes - p.refunded;
+      const payout = won - p.refunded;
       const b = this.balance(s, account);
       b.escrowed -= stake;
       b.available += payout;
