@@ -1,5 +1,5 @@
 import type { EngineCommand, PlaceOrderCommand, TimeInForce } from '../commands.js';
-import { Engine } from '../engine.js';
+import { Engine, type EngineOptions } from '../engine.js';
 import type { EngineEvent } from '../events.js';
 
 type Unstamped<T> = T extends unknown ? Omit<T, 'seq' | 'ts'> & { ts?: number } : never;
@@ -24,8 +24,8 @@ export class Harness {
   seq = 0;
   ts = 1_000_000;
 
-  constructor(ladderSize = 800) {
-    this.engine = new Engine({ ladderSize });
+  constructor(ladderSize = 800, options: Omit<EngineOptions, 'ladderSize'> = {}) {
+    this.engine = new Engine({ ...options, ladderSize });
   }
 
   apply(c: CommandInput): readonly EngineEvent[] {
