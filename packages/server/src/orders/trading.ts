@@ -38,9 +38,6 @@ const SUSPENDED_FIXTURE_STATUSES: readonly number[] = [
 export type Trading = {
   readonly sequencer: Sequencer;
   readonly engine: Engine;
-  readonly journal: Journal;
-  /** On its own thread where the storage allows (a database file), else on the event loop. */
-  readonly projector: ProjectionWriter;
   /** Where each committed batch goes: projector, publisher, chain link. */
   readonly pipeline: TradingPipeline;
   readonly queries: TradingReads;
@@ -216,8 +213,6 @@ export function openTrading(o: TradingOptions): Trading {
   return {
     sequencer,
     engine,
-    journal,
-    projector,
     pipeline,
     queries,
     books: () => [...engine.marketHashes()].map((marketHash) => engine.levels(marketHash)!),
