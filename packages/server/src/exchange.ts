@@ -138,25 +138,35 @@ async function openLockedExchange(
     wallets.proxyAddress(account),
   );
   const journal = openJournal(config.dataDir, db);
-  const trading = openTrading({
-    storage: openSqliteTradingStorage(db),
-    journal: journal.journal,
-    chain: chainLink,
-    catalog,
-    catalogRepository: store.catalog,
-    wallets,
-    verifier,
-    clock,
-    baseToken: config.baseToken,
-    ladderSize: ladderSize(),
-    onFatal: (error) => {
-      log.error({ err: error }, 'a sequencer commit failed: the exchange stops taking commands');
-      options.onFatal?.(error);
-    },
-    log,
-    ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
-    maxPendingOrders: config.maxPendingOrders,
-  });
+  let trading: Trading;
+  try {
+    trading = openTrading({
+      storage: openSqliteTradingStorage(db),
+      journal: journal.journal,
+      chain: chainLink,
+      catalog,
+      catalogRepository: store.catalog,
+      wallets,
+      verifier,
+      clock,
+      baseToken: config.baseToken,
+      ladderSize: ladderSize(),
+      onFatal: (error) => {
+        log.error({ err: error }, 'a sequencer commit failed: the exchange stops taking commands');
+        options.onFatal?.(error);
+      },
+      log,
+      ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+      maxPendingOrders: config.maxPendingOrders,
+    });
+  } catch (error) {
+    // A start refused (a checkpoint or projections that cannot be trusted): nothing is left running.
+    await journal.close();
+    await stopChain();
+    await verifier.close();
+    await store.close();
+    throw error;
+  }
   await trading.reconcileResolutions();
   // Escrows twice per block: each block carries one escrow per account that traded since the last. The
   // chain's receipts are sequencer inputs; those of blocks that landed while down are applied before serving.

@@ -4,7 +4,7 @@ import type { BookLevels, Engine } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
-import { type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
+import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
@@ -266,6 +266,15 @@ function recoverTrading(
   ladderSize: number,
 ): RecoveryReport {
   const projectedSeq = projector.cursor();
+  const journalSeq = journal.last().seq;
+  // Projections of inputs the journal does not have (restored from a later backup than the journal): the
+  // next inputs would reuse those seqs and the projector would skip them.
+  if (projectedSeq > journalSeq) {
+    throw new RecoveryError(
+      `the projections (oddsbook.sqlite) are at seq ${projectedSeq}, past the journal's end (${journalSeq}): ` +
+        'restore journal.sqlite from a backup taken after them, or empty the projections to rebuild them',
+    );
+  }
   const outboxSeq = chain.outboxSeq();
   let chunk: AppliedEntry[] = [];
   const handOn = () => {

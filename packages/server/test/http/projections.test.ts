@@ -92,6 +92,17 @@ describe('projections follow the journal', () => {
     }
   });
 
+  it('are refused at a start when they are ahead of the journal (restored from a later backup)', async () => {
+    await t.close();
+    const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
+    const cursor = db.prepare('SELECT seq FROM projector_cursor').pluck().get() as number;
+    db.prepare('UPDATE projector_cursor SET seq = ?').run(cursor + 100);
+    await expect(startTestExchange({ dataDir: t.dataDir })).rejects.toThrow(/past the journal's end/);
+    db.prepare('UPDATE projector_cursor SET seq = ?').run(cursor);
+    db.close();
+    t = await startTestExchange({ dataDir: t.dataDir });
+  });
+
   it('bring the catalog back to a result the journal has (a stop between the two writes)', async () => {
     const { marketHash } = await createMarket(t);
     const maker = await createTrader(t);
