@@ -104,7 +104,13 @@ export class ChainLink {
    */
   submitForBatch(batch: Pick<CommittedBatch, 'entries' | 'lastSeq'>): void {
     if (batch.lastSeq <= this.outboxCursor) return;
-    const steps = this.outboxOf(batch.entries.filter((e) => e.seq > this.outboxCursor));
+    // Only a batch replayed at a start can straddle the cursor: a live one is wholly after it.
+    const first = batch.entries[0];
+    const fresh =
+      first && first.seq > this.outboxCursor
+        ? batch.entries
+        : batch.entries.filter((e) => e.seq > this.outboxCursor);
+    const steps = this.outboxOf(fresh);
     // A batch without chain requests leaves the cursor (a checkpoint moves it: `submittedThrough`).
     if (steps.length === 0) return;
     // Not waiting for the disk: a write lost to a power cut takes the submissions and the cursor with it (the

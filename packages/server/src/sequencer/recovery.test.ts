@@ -27,9 +27,7 @@ describe('the engine the exchange runs', () => {
 
   it('is what a start builds, from an empty journal or a checkpoint', () => {
     const empty = { after: () => [][Symbol.iterator](), latestCheckpoint: () => null };
-    const started = recoverEngine(empty, 800).engine;
-    const h = new Harness(800);
-    (h as { engine: unknown }).engine = started;
-    expect(hedge(h).some((e) => e.type === 'ceRefund')).toBe(false);
+    const started = new Harness(recoverEngine(empty, 800).engine);
+    expect(hedge(started).some((e) => e.type === 'ceRefund')).toBe(false);
   });
 });

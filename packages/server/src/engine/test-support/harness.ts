@@ -24,8 +24,9 @@ export class Harness {
   seq = 0;
   ts = 1_000_000;
 
-  constructor(ladderSize = 800, options: Omit<EngineOptions, 'ladderSize'> = {}) {
-    this.engine = new Engine({ ...options, ladderSize });
+  /** A new engine of `ladderSize` ticks, or the given one (an engine a start restored, say). */
+  constructor(ladderSize: number | Engine = 800, options: Omit<EngineOptions, 'ladderSize'> = {}) {
+    this.engine = typeof ladderSize === 'number' ? new Engine({ ...options, ladderSize }) : ladderSize;
   }
 
   apply(c: CommandInput): readonly EngineEvent[] {

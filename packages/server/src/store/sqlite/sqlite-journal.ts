@@ -57,20 +57,6 @@ export class SqliteJournal implements Journal {
     return row ?? { seq: 0, ts: 0 };
   }
 
-  /** Seq and time of the last journaled input, and seq of the last engine command (-1: none yet). */
-  sequencerState(): { lastSeq: number; engineLastSeq: number; lastTs: number } {
-    const last = this.last();
-    // Read backwards from the end, past the inputs that never reach the engine (admitted in-play orders
-    // waiting out their delay, withdrawals): at most a betting delay's worth.
-    const engineLastSeq = this.db
-      .prepare(
-        "SELECT seq FROM journal WHERE json_extract(payload, '$.kind') = 'engine' ORDER BY seq DESC LIMIT 1",
-      )
-      .pluck()
-      .get() as number | undefined;
-    return { lastSeq: last.seq, engineLastSeq: engineLastSeq ?? -1, lastTs: last.ts };
-  }
-
   *after(seq: number): IterableIterator<JournalRow> {
     yield* this.db
       .prepare('SELECT seq, ts, payload FROM journal WHERE seq > ? ORDER BY seq')
