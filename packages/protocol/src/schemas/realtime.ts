@@ -13,6 +13,7 @@ import {
   FillRow,
   OrderOutcome,
   OrderRow,
+  PortfolioRefund,
   PublicTradeRow,
   TradeRow,
 } from './trading.js';
@@ -107,7 +108,14 @@ export const ParlayMarketUpdate = withMessageId({
   legs: Type.Array(Type.Object({ marketHash: Bytes32, bettingOutcomeOne: Type.Boolean() })),
 });
 
-/** The payload schema of each channel kind (`parseChannel(name).kind`); `ce_refunds` is not defined yet. */
+/**
+ * `ce_refunds:{bettor}`: each capital-efficiency refund, as an array of one `PortfolioRefund` holding the
+ * one event (the legacy shape); the message id is in the publication's tags.
+ */
+export const CeRefundUpdate = Type.Array(PortfolioRefund, { minItems: 1, maxItems: 1 });
+export type CeRefundUpdate = Static<typeof CeRefundUpdate>;
+
+/** The payload schema of each channel kind (`parseChannel(name).kind`). */
 export const CHANNEL_PAYLOADS = {
   account_orders: AccountOrderUpdate,
   account_trades: TradeUpdate,
@@ -123,4 +131,5 @@ export const CHANNEL_PAYLOADS = {
   main_line: MainLineUpdate,
   fixtures: FixtureUpdate,
   live_scores: LiveScoreUpdate,
+  ce_refunds: CeRefundUpdate,
 } as const satisfies Partial<Record<ChannelKind, TSchema>>;

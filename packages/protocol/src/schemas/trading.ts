@@ -136,6 +136,8 @@ export const FillRow = Type.Object({
   fillAmount: UintString,
   fillOdds: UintString,
   status: FillStatus,
+  /** Capital efficiency: what this fill gave back at once to the row's owner ("0" for none). */
+  ceRefundAmount: UintString,
   createdAt: DateTime,
 });
 export type FillRow = Static<typeof FillRow>;
@@ -152,10 +154,59 @@ export const TradeRow = Type.Object({
   potentialPayout: UintString,
   status: FillStatus,
   settlement: Nullable(Type.Object({ outcome: Type.Integer(), payout: UintString })),
+  /** Whether any bettor of the trade's market has had a capital-efficiency refund. */
+  marketHasRefunds: Type.Boolean(),
   createdAt: DateTime,
   updatedAt: DateTime,
 });
 export type TradeRow = Static<typeof TradeRow>;
+
+/** One capital-efficiency refund: a fill raised what `bettor` is certain to collect in the market. */
+export const RefundEvent = Type.Object({
+  /** Whether the bettor was the fill's maker. */
+  maker: Type.Boolean(),
+  amount: UintString,
+  bettor: Address,
+  baseToken: Address,
+  createdAt: DateTime,
+  marketHash: Bytes32,
+  /** The id of the bettor's fill that caused the refund (`FillRow.id`). */
+  fillOrderHash: Type.String(),
+});
+export type RefundEvent = Static<typeof RefundEvent>;
+
+/**
+ * A bettor's refunds in one market (`GET /trades/portfolio/refunds`; one element per message on
+ * `ce_refunds:{bettor}`): `totalRefunded` is all the position has had back so far.
+ */
+export const PortfolioRefund = Type.Object({
+  marketHash: Bytes32,
+  baseToken: Address,
+  totalRefunded: UintString,
+  events: Type.Array(RefundEvent),
+});
+export type PortfolioRefund = Static<typeof PortfolioRefund>;
+
+const PositionSide = Type.Object({
+  stake: UintString,
+  /** What the side collects if its outcome wins: the pots of its fills. */
+  potentialPayout: UintString,
+});
+
+/** `GET /positions-v3`: the bettor's open position in one market (until the market is resolved). */
+export const PositionRow = Type.Object({
+  marketHash: Bytes32,
+  eventId: Type.String(),
+  outcomeOne: PositionSide,
+  outcomeTwo: PositionSide,
+  /** The least the position collects over outcome one, outcome two and void (every stake back). */
+  guaranteedReceipt: UintString,
+  /** What capital efficiency has given back so far (the payout at resolution is reduced by it). */
+  refunded: UintString,
+  /** The most the position can still lose: its stakes minus its guaranteed receipt. */
+  maxLoss: UintString,
+});
+export type PositionRow = Static<typeof PositionRow>;
 
 /** A taker bet on the public tape: no identities. */
 export const PublicTradeRow = Type.Object({

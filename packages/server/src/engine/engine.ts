@@ -36,12 +36,17 @@ import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, Posi
 export interface EngineOptions {
   /** Ticks per unit of probability (N); 800 for an `oddsLadderStepSize` of 125. */
   readonly ladderSize?: number;
-  /**
-   * Capital efficiency (issue 25): each fill refunds the rise of its parties' guaranteed receipts. Default
-   * on; the exchange runs with it off until its chain link and projections carry the refunds.
-   */
+  /** Capital efficiency (issue 25): each fill refunds the rise of its parties' guaranteed receipts. Default on. */
   readonly capitalEfficiency?: boolean;
+  /**
+   * With capital efficiency on, the first command seq it applies to (default 0: all). A journal begun
+   * before the exchange had it replays its earlier commands as they were applied.
+   */
+  readonly capitalEfficiencyFromSeq?: number;
 }
+
+/** The options a restored engine takes besides its snapshot. */
+export type CapitalEfficiencyOptions = Pick<EngineOptions, 'capitalEfficiency' | 'capitalEfficiencyFromSeq'>;
 
 /** How a taker's walk through the book ended. */
 const Stop = { FILLED: 0, DUST: 1, TAKER_FUNDS: 2, EXHAUSTED: 3 } as const;
@@ -53,7 +58,10 @@ type Stop = (typeof Stop)[keyof typeof Stop];
  */
 export class Engine {
   readonly ladder: Ladder;
-  private readonly capitalEfficiency: boolean;
+  /** The first command seq with capital efficiency (infinite: never). */
+  private readonly capitalEfficiencyFromSeq: number;
+  /** Whether the commands now applied have capital efficiency (set by the first at or after its seq). */
+  private capitalEfficiency = false;
   /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
   readonly minOrderSize: bigint;
   /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
@@ -93,7 +101,10 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
-    this.capitalEfficiency = options.capitalEfficiency ?? true;
+    this.capitalEfficiencyFromSeq =
+      options.capitalEfficiency === false
+        ? Number.POSITIVE_INFINITY
+        : (options.capitalEfficiencyFromSeq ?? 0);
     this.minOrderSize = BigInt(this.ladder.size);
   }
 
@@ -107,6 +118,10 @@ export class Engine {
       throw new RangeError(`command seq must increase: ${command.seq} after ${this.lastSeq}`);
     }
     this.lastSeq = command.seq;
+    if (!this.capitalEfficiency && command.seq >= this.capitalEfficiencyFromSeq) {
+      this.capitalEfficiency = true;
+      for (const market of this.markets) market.capitalEfficiency = true;
+    }
     this.seq = command.seq;
     this.ts = command.ts;
     this.matchCount = 0;
@@ -1146,7 +1161,7 @@ export class Engine {
    * (before capital efficiency, no refunded column) is read with nothing refunded, which is what its
    * escrow holds: the next fill of a hedged position refunds what is certain.
    */
-  static restore(snapshot: EngineSnapshot, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
+  static restore(snapshot: EngineSnapshot, options: CapitalEfficiencyOptions = {}): Engine {
     if (snapshot.format !== 1 && snapshot.format !== 2)
       throw new TypeError(`unknown snapshot format ${(snapshot as { format: unknown }).format}`);
     const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
@@ -1288,7 +1303,7 @@ export class Engine {
    * format before capital efficiency ('OBS2', no refunded amounts) is read with nothing refunded, as in
    * `restore`.
    */
-  static restoreBytes(bytes: Uint8Array, options: Pick<EngineOptions, 'capitalEfficiency'> = {}): Engine {
+  static restoreBytes(bytes: Uint8Array, options: CapitalEfficiencyOptions = {}): Engine {
     const r = new ByteReader(bytes);
     const magic = r.u32();
     if (magic !== SNAPSHOT_MAGIC && magic !== SNAPSHOT_MAGIC_BEFORE_CE)

@@ -60,8 +60,8 @@ export class MarketBook {
     readonly marketHash: string,
     readonly eventId: string,
     readonly ladderSize: number,
-    /** Whether fills refund what a position is certain to collect (see `fill`). */
-    readonly capitalEfficiency = true,
+    /** Whether fills refund what a position is certain to collect (see `fill`); the engine switches it on. */
+    public capitalEfficiency = true,
   ) {
     const n = 2 * ladderSize;
     this.head = new Int32Array(n).fill(NIL);

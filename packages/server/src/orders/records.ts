@@ -39,6 +39,8 @@ export type FillRecord = {
   status: string;
   /** The journal seq of its match: orders fills of one instant. */
   seq: number;
+  /** Capital efficiency: what this fill gave back at once to its owner ('0': nothing). */
+  ceRefundAmount: string;
   createdAt: number;
 };
 
@@ -55,8 +57,23 @@ export type TradeRecord = {
   status: string;
   outcome: number | null;
   payout: string | null;
+  /** Whether any bettor of the market has had a capital-efficiency refund. */
+  marketHasRefunds: boolean;
   createdAt: number;
   updatedAt: number;
+};
+
+/** A capital-efficiency refund to `account`, caused by its fill `fillId` (journal seq `seq`). */
+export type RefundRecord = {
+  seq: number;
+  account: string;
+  marketHash: string;
+  fillId: string;
+  isMaker: boolean;
+  amount: string;
+  /** What the account's position in the market has had back so far, this refund included. */
+  refundedTotal: string;
+  createdAt: number;
 };
 
 const recentTradeIds = new Map<string, string>();

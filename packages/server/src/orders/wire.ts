@@ -49,6 +49,7 @@ export function fillToWire(f: FillRecord): FillRow {
     fillAmount: f.fillAmount,
     fillOdds: f.fillOdds,
     status: f.status as FillRow['status'],
+    ceRefundAmount: f.ceRefundAmount,
     createdAt: iso(f.createdAt),
   };
 }
@@ -70,6 +71,7 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     potentialPayout: t.pot,
     status: t.status as TradeRow['status'],
     settlement: t.outcome === null ? null : { outcome: t.outcome, payout: t.payout ?? '0' },
+    marketHasRefunds: t.marketHasRefunds,
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };

@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Engine } from '../engine/index.js';
 import { Harness } from '../engine/test-support/harness.js';
-import { EXCHANGE_ENGINE, recoverEngine } from './recovery.js';
+import { openDatabase } from '../store/sqlite/open-database.js';
+import { openJournalDatabase } from '../store/sqlite/open-journal.js';
+import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
+import { exchangeEngineOptions, recoverEngine } from './recovery.js';
 
 const USDC = 1_000_000n;
 
@@ -13,21 +20,72 @@ function hedge(h: Harness) {
   h.place({ id: 'c1', account: 'C', tick: 400, size: 100n * USDC });
   return h.place({ id: 'a2', account: 'A', one: false, tick: 400, size: 100n * USDC, tif: 'IOC' });
 }
+const refunds = (events: ReturnType<typeof hedge>) => events.filter((e) => e.type === 'ceRefund');
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function journalIn(dir = mkdtempSync(join(tmpdir(), 'oddsbook-recovery-'))) {
+  dirs.push(dir);
+  const main = openDatabase(dir);
+  const db = openJournalDatabase(dir, main);
+  return { dir, journal: new SqliteJournal(db), close: () => (db.close(), main.close()) };
+}
 
 describe('the engine the exchange runs', () => {
-  it('has capital efficiency off until the chain link and the projections carry refunds (issue 25)', () => {
-    const exchange = new Harness(800, EXCHANGE_ENGINE);
-    expect(hedge(exchange).some((e) => e.type === 'ceRefund')).toBe(false);
-    expect(exchange.engine.balance('A').escrowed).toBe(200n * USDC);
-    // The engine alone refunds the hedge.
-    const engine = new Harness(800);
-    expect(hedge(engine).some((e) => e.type === 'ceRefund')).toBe(true);
-    expect(engine.engine.balance('A').escrowed).toBe(0n);
+  it('has capital efficiency from the first seq of a journal begun with it', () => {
+    const { journal, close } = journalIn();
+    expect(journal.capitalEfficiencySince()).toBe(1);
+    const started = new Harness(recoverEngine(journal, 800).engine);
+    expect(refunds(hedge(started))).toHaveLength(1);
+    expect(started.engine.balance('A').escrowed).toBe(0n);
+    close();
   });
 
-  it('is what a start builds, from an empty journal or a checkpoint', () => {
-    const empty = { after: () => [][Symbol.iterator](), latestCheckpoint: () => null };
-    const started = new Harness(recoverEngine(empty, 800).engine);
-    expect(hedge(started).some((e) => e.type === 'ceRefund')).toBe(false);
+  it('replays the commands of a journal begun before it as they were applied, then refunds', () => {
+    // A journal of 7 commands written without capital efficiency: the feature starts at seq 8.
+    const { dir, journal, close } = journalIn();
+    const db = (journal as unknown as { db: import('better-sqlite3').Database }).db;
+    db.exec('DROP TABLE IF EXISTS journal_features');
+    const insert = db.prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)');
+    for (let seq = 1; seq <= 7; seq++) insert.run(seq, seq, 'credit', '{}');
+    expect(journal.capitalEfficiencySince()).toBe(8);
+    close();
+    // Recorded: a later start (more entries since) keeps it.
+    const again = journalIn(dir);
+    again.journal.capitalEfficiencySince();
+    expect(again.journal.capitalEfficiencySince()).toBe(8);
+    again.close();
+
+    // The hedge is seqs 1-8: its last command (seq 8) runs with capital efficiency, the rest as before.
+    const engine = new Harness(800, { capitalEfficiencyFromSeq: 8 });
+    const events = hedge(engine);
+    expect(refunds(events)).toEqual([
+      expect.objectContaining({ account: 'A', amount: 200n * USDC, refundedTotal: 200n * USDC }),
+    ]);
+    const before = new Harness(800, { capitalEfficiencyFromSeq: 9 });
+    expect(refunds(hedge(before))).toHaveLength(0);
+    expect(before.engine.balance('A').escrowed).toBe(200n * USDC);
+    // An engine restored from before the seq switches on at its first command at or after it.
+    const restored = new Harness(
+      Engine.restoreBytes(before.engine.snapshotBytes(), { capitalEfficiencyFromSeq: 9 }),
+    );
+    restored.seq = 8;
+    restored.place({ id: 'c2', account: 'C', one: false, tick: 400, size: 10n * USDC });
+    const more = restored.place({ id: 'b2', account: 'B', tick: 400, size: 10n * USDC, tif: 'IOC' });
+    // B (on outcome two since b1) and C (on outcome one since c1) each hedge 10 at 50 %: 20 is certain.
+    expect(refunds(more)).toEqual([
+      expect.objectContaining({ account: 'C', amount: 20n * USDC, maker: true }),
+      expect.objectContaining({ account: 'B', amount: 20n * USDC, maker: false }),
+    ]);
+  });
+
+  it('follows the journal it is built for', () => {
+    expect(exchangeEngineOptions({ capitalEfficiencySince: () => 42 })).toEqual({
+      capitalEfficiency: true,
+      capitalEfficiencyFromSeq: 42,
+    });
   });
 });

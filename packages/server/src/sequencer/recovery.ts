@@ -1,14 +1,19 @@
-import { Engine, type EngineSnapshot } from '../engine/index.js';
+import { type CapitalEfficiencyOptions, Engine, type EngineSnapshot } from '../engine/index.js';
 import type { Journal } from '../store/journal.js';
 import type { AppliedEntry } from './inputs.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 
 /**
- * How the exchange runs its engine: capital efficiency (issue 25) stays off until the chain link releases
- * the refunds and the projections record them. Every engine the exchange builds (start, replay) uses it.
+ * How the exchange runs its engine for a journal: with capital efficiency (issue 25) from the seq the journal
+ * recorded for it. Every engine the exchange builds (start, replay) uses it.
  */
-export const EXCHANGE_ENGINE = { capitalEfficiency: false } as const;
+export const exchangeEngineOptions = (
+  journal: Pick<Journal, 'capitalEfficiencySince'>,
+): CapitalEfficiencyOptions => ({
+  capitalEfficiency: true,
+  capitalEfficiencyFromSeq: journal.capitalEfficiencySince(),
+});
 
 export class RecoveryError extends Error {
   override name = 'RecoveryError';
@@ -50,12 +55,13 @@ export type JournalComparison = {
  * projections (the open orders, balances and positions), and hashes both: what `oddsbook replay` compares.
  */
 export function compareWithJournal(
-  journal: Pick<Journal, 'after'>,
+  journal: Pick<Journal, 'after' | 'capitalEfficiencySince'>,
   projections: { engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot },
   throughSeq: number,
   ladderSize: number,
 ): JournalComparison {
-  const replayed = new Engine({ ...EXCHANGE_ENGINE, ladderSize });
+  const options = exchangeEngineOptions(journal);
+  const replayed = new Engine({ ...options, ladderSize });
   const upTo = { after: (seq: number) => takeWhile(journal.after(seq), (row) => row.seq <= throughSeq) };
   const replayedCommands = replayJournal(replayed, upTo, 0);
   const engine = Engine.restore(
@@ -63,7 +69,7 @@ export function compareWithJournal(
       ladderSize,
       replayedCommands === 0 ? -1 : replayed.lastAppliedSeq,
     ),
-    EXCHANGE_ENGINE,
+    options,
   );
   return {
     engine,
@@ -104,7 +110,7 @@ export type RecoveryOptions = {
  * explanation instead of trading on a state nobody can vouch for.
  */
 export function recoverEngine(
-  journal: Pick<Journal, 'after' | 'latestCheckpoint'>,
+  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'capitalEfficiencySince'>,
   ladderSize: number,
   options: RecoveryOptions = {},
 ): RecoveryReport {
@@ -117,9 +123,10 @@ export function recoverEngine(
         `(DELETE FROM engine_checkpoints WHERE seq = ${checkpoint.seq}) to start from the journal alone`,
     );
   }
+  const engineOptions = exchangeEngineOptions(journal);
   const engine = checkpoint
-    ? Engine.restoreBytes(checkpoint.snapshot, EXCHANGE_ENGINE)
-    : new Engine({ ...EXCHANGE_ENGINE, ladderSize });
+    ? Engine.restoreBytes(checkpoint.snapshot, engineOptions)
+    : new Engine({ ...engineOptions, ladderSize });
   const onEntry = options.onEntry;
   const replayedCommands = replayJournal(
     engine,

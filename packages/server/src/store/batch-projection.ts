@@ -1,8 +1,9 @@
-import type { DoneReason, OrderMatchedEvent } from '../engine/index.js';
+import type { CeRefundEvent, DoneReason, OrderMatchedEvent } from '../engine/index.js';
 import {
   type FillRecord,
   fillIdOf,
   type OrderRecord,
+  type RefundRecord,
   type TradeRecord,
   tradeIdOf,
 } from '../orders/records.js';
@@ -23,6 +24,7 @@ export type EntryChanges = {
   orders: ProjectedOrder[];
   fills: FillRecord[];
   trades: TradeRecord[];
+  refunds: RefundRecord[];
 };
 
 /**
@@ -35,6 +37,8 @@ export type SequencedTrade = { row: TradeRecord; lastFillSeq: number };
 export interface CommittedRows {
   order(orderId: string): ProjectedOrder | null;
   trade(tradeId: string): SequencedTrade | null;
+  /** Whether a capital-efficiency refund of the market was committed before this batch. */
+  marketHasRefunds(marketHash: string): boolean;
 }
 
 /** A row the batch touched: `meta` is set for an order first written by this batch (an insert). */
@@ -53,9 +57,13 @@ export class BatchProjection {
   private readonly orders = new Map<string, DirtyOrder>();
   private readonly trades = new Map<string, DirtyTrade>();
   private fills: ProjectedFill[] = [];
+  private refunds: RefundRecord[] = [];
+  /** Markets known to have had a refund (committed or in this batch), and those known not to. */
+  private readonly refundedMarkets = new Map<string, boolean>();
   private entryOrders = new Map<string, DirtyOrder>();
   private entryTrades = new Map<string, DirtyTrade>();
   private entryFills: FillRecord[] = [];
+  private entryRefunds: RefundRecord[] = [];
   private seq = 0;
   private ts = 0;
 
@@ -71,19 +79,32 @@ export class BatchProjection {
       orders: [...this.entryOrders.values()].map((d) => ({ ...d.row })),
       fills: this.entryFills,
       trades: [...this.entryTrades.values()].map((d) => ({ ...d.row })),
+      refunds: this.entryRefunds,
     };
     this.entryOrders = new Map();
     this.entryTrades = new Map();
     this.entryFills = [];
+    this.entryRefunds = [];
     return changes;
   }
 
   /** Hands over every dirty row (to be written) and forgets them: later reads go to the database. */
-  takeDirty(): { orders: DirtyOrder[]; trades: DirtyTrade[]; fills: ProjectedFill[] } {
-    const dirty = { orders: [...this.orders.values()], trades: [...this.trades.values()], fills: this.fills };
+  takeDirty(): {
+    orders: DirtyOrder[];
+    trades: DirtyTrade[];
+    fills: ProjectedFill[];
+    refunds: RefundRecord[];
+  } {
+    const dirty = {
+      orders: [...this.orders.values()],
+      trades: [...this.trades.values()],
+      fills: this.fills,
+      refunds: this.refunds,
+    };
     this.orders.clear();
     this.trades.clear();
     this.fills = [];
+    this.refunds = [];
     return dirty;
   }
 
@@ -176,6 +197,7 @@ export class BatchProjection {
       status: 'MATCHED',
       createdAt: this.ts,
       seq: this.seq,
+      ceRefundAmount: '0',
     };
     this.fills.push(fill);
     this.entryFills.push(fill);
@@ -199,6 +221,7 @@ export class BatchProjection {
               status: 'MATCHED',
               outcome: null,
               payout: null,
+              marketHasRefunds: false,
               createdAt: this.ts,
               updatedAt: this.ts,
             },
@@ -211,8 +234,44 @@ export class BatchProjection {
     t.stake = (BigInt(t.stake) + stakeValue).toString();
     t.pot = (BigInt(t.pot) + potValue).toString();
     t.updatedAt = this.ts;
+    t.marketHasRefunds = this.marketHasRefunds(e.marketHash);
     trade.lastFillSeq = this.seq;
     if (!this.entryTrades.has(tradeId)) this.entryTrades.set(tradeId, trade);
+  }
+
+  /**
+   * A capital-efficiency refund, right after its match: on the fill of the refunded side (already made
+   * by this entry), as a refund row, and the market's trades touched by the entry show it has refunds.
+   */
+  refunded(e: CeRefundEvent): void {
+    const fillId = fillIdOf(e.matchId, e.maker ? 'maker' : 'taker');
+    const fill = this.entryFills.findLast((f) => f.id === fillId);
+    if (fill) fill.ceRefundAmount = (BigInt(fill.ceRefundAmount) + e.amount).toString();
+    const refund: RefundRecord = {
+      seq: this.seq,
+      account: e.account,
+      marketHash: e.marketHash,
+      fillId,
+      isMaker: e.maker,
+      amount: e.amount.toString(),
+      refundedTotal: e.refundedTotal.toString(),
+      createdAt: this.ts,
+    };
+    this.refunds.push(refund);
+    this.entryRefunds.push(refund);
+    this.refundedMarkets.set(e.marketHash, true);
+    for (const trade of this.entryTrades.values()) {
+      if (trade.row.marketHash === e.marketHash) trade.row.marketHasRefunds = true;
+    }
+  }
+
+  private marketHasRefunds(marketHash: string): boolean {
+    let has = this.refundedMarkets.get(marketHash);
+    if (has === undefined) {
+      has = this.committed.marketHasRefunds(marketHash);
+      this.refundedMarkets.set(marketHash, has);
+    }
+    return has;
   }
 
   /** The batch's working row of an order (read once from the committed rows), marked touched by the entry. */

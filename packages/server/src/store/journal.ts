@@ -18,6 +18,12 @@ export interface Journal {
   /** Rows after `seq`, in order. */
   after(seq: number): IterableIterator<JournalRow>;
   latestCheckpoint(): EngineCheckpoint | null;
+  /**
+   * The first seq whose engine command runs with capital efficiency (issue 25), recorded with the journal at
+   * the first call: 1 for an empty journal, the seq after the last for one begun before the feature (its
+   * commands replay as they were applied). Every engine built for the journal takes it.
+   */
+  capitalEfficiencySince(): number;
   /** Stores the engine's bytes taken at journal seq `seq` with their digest, durably. */
   saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void;
   close(): void;

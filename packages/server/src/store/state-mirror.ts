@@ -1,7 +1,16 @@
 import type { EngineEvent } from '../engine/index.js';
 
-/** An account's position in a market, as the engine holds it: stake and pot per outcome bet. */
-export type PositionRow = { stakeOne: bigint; stakeTwo: bigint; potOne: bigint; potTwo: bigint };
+/**
+ * An account's position in a market, as the engine holds it: stake and pot per outcome bet, and what
+ * capital efficiency has refunded of it so far.
+ */
+export type PositionRow = {
+  stakeOne: bigint;
+  stakeTwo: bigint;
+  potOne: bigint;
+  potTwo: bigint;
+  refunded: bigint;
+};
 
 /** A change to a market's mirror row: `openSeq` set for a market opened by the batch (an insert). */
 export type MarketChange = { eventId: string; openSeq?: number; status?: string; version?: number };
@@ -9,7 +18,7 @@ export type MarketChange = { eventId: string; openSeq?: number; status?: string;
 /**
  * The engine state the projections mirror (balances, positions, markets), followed from a batch's events
  * alone: balances are the last `balanceChanged` of each account, positions add up the matches' stakes and
- * pots (a resolution's payouts end them), markets take their status and book version from the events.
+ * pots and take the refunded total of their refunds (a resolution's payouts end them), markets take their status and book version from the events.
  * `oddsbook replay` checks the result against the engine rebuilt from the journal.
  */
 export class StateMirror {
@@ -34,6 +43,9 @@ export class StateMirror {
         this.addToPosition(event.marketHash, event.takerAccount, !makerOne, event.takerStake, pot);
         break;
       }
+      case 'ceRefund':
+        this.position(event.marketHash, event.account).refunded = event.refundedTotal;
+        break;
       case 'payout':
         this.positions.set(key(event.marketHash, event.account), {
           marketHash: event.marketHash,
@@ -79,15 +91,7 @@ export class StateMirror {
     stake: bigint,
     pot: bigint,
   ): void {
-    const k = key(marketHash, account);
-    let entry = this.positions.get(k);
-    if (!entry) {
-      const committed = this.committedPosition(marketHash, account);
-      entry = { marketHash, account, row: committed ? { ...committed } : null };
-      this.positions.set(k, entry);
-    }
-    entry.row ??= { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n };
-    const row = entry.row;
+    const row = this.position(marketHash, account);
     if (isOne) {
       row.stakeOne += stake;
       row.potOne += pot;
@@ -95,6 +99,19 @@ export class StateMirror {
       row.stakeTwo += stake;
       row.potTwo += pot;
     }
+  }
+
+  /** The batch's working row of a position (read once from the committed rows; created when there is none). */
+  private position(marketHash: string, account: string): PositionRow {
+    const k = key(marketHash, account);
+    let entry = this.positions.get(k);
+    if (!entry) {
+      const committed = this.committedPosition(marketHash, account);
+      entry = { marketHash, account, row: committed ? { ...committed } : null };
+      this.positions.set(k, entry);
+    }
+    entry.row ??= { stakeOne: 0n, stakeTwo: 0n, potOne: 0n, potTwo: 0n, refunded: 0n };
+    return entry.row;
   }
 }
 

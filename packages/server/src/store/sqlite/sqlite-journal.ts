@@ -31,6 +31,28 @@ export class SqliteJournal implements Journal {
     this.walSync = walSync(db);
   }
 
+  capitalEfficiencySince(): number {
+    this.db.exec(`CREATE TABLE IF NOT EXISTS journal_features (
+      name      TEXT PRIMARY KEY,
+      since_seq INTEGER NOT NULL
+    ) STRICT`);
+    const read = () =>
+      this.db
+        .prepare("SELECT since_seq FROM journal_features WHERE name = 'capitalEfficiency'")
+        .pluck()
+        .get() as number | undefined;
+    let since = read();
+    if (since === undefined) {
+      writeTransaction(this.db, () => {
+        this.db
+          .prepare("INSERT OR IGNORE INTO journal_features (name, since_seq) VALUES ('capitalEfficiency', ?)")
+          .run(this.last().seq + 1);
+      })();
+      since = read()!;
+    }
+    return since;
+  }
+
   /**
    * Writes the batch in one transaction, at once unless the WAL checkpointer is restarting the WAL (then
    * as soon as it is done, the event loop free meanwhile); resolves once the batch is durable.

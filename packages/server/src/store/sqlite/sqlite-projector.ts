@@ -98,8 +98,11 @@ export class SqliteProjector implements ProjectionWriter {
           inactive_reason = ?, placed_seq = ?, activate_at = ?, updated_at = ? WHERE id = ?`),
       insertFill:
         p(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash, is_outcome_one,
-          is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?)`),
+          is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at, ce_refund_amount)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?, ?)`),
+      insertRefund: p(`INSERT INTO ce_refunds (seq, account, market_hash, fill_id, is_maker, amount,
+          refunded_total, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      marketHasRefunds: p('SELECT 1 FROM ce_refunds WHERE market_hash = ? LIMIT 1'),
       insertTrade:
         p(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker,
           stake, pot, status, last_fill_seq, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -111,10 +114,12 @@ export class SqliteProjector implements ProjectionWriter {
       balance: p(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (account) DO UPDATE SET available = excluded.available, escrowed = excluded.escrowed,
           updated_at = excluded.updated_at`),
-      position: p(`INSERT INTO positions (market_hash, account, stake_one, stake_two, pot_one, pot_two)
-        VALUES (?, ?, ?, ?, ?, ?)
+      position:
+        p(`INSERT INTO positions (market_hash, account, stake_one, stake_two, pot_one, pot_two, refunded)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (market_hash, account) DO UPDATE SET stake_one = excluded.stake_one,
-          stake_two = excluded.stake_two, pot_one = excluded.pot_one, pot_two = excluded.pot_two`),
+          stake_two = excluded.stake_two, pot_one = excluded.pot_one, pot_two = excluded.pot_two,
+          refunded = excluded.refunded`),
       deletePosition: p('DELETE FROM positions WHERE market_hash = ? AND account = ?'),
       readPosition: p('SELECT * FROM positions WHERE market_hash = ? AND account = ?'),
       openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version)
@@ -222,6 +227,7 @@ export class SqliteProjector implements ProjectionWriter {
         const row = this.s.trade!.get(tradeId) as Record<string, unknown> | undefined;
         return row ? { row: toTrade(row), lastFillSeq: row.last_fill_seq as number } : null;
       },
+      marketHasRefunds: (marketHash) => this.s.marketHasRefunds!.get(marketHash) !== undefined,
     });
 
     for (const entry of entries) {
@@ -298,6 +304,7 @@ export class SqliteProjector implements ProjectionWriter {
           row.stakeTwo.toString(),
           row.potOne.toString(),
           row.potTwo.toString(),
+          row.refunded.toString(),
         );
     }
     for (const [marketHash, m] of mirror.markets) {
@@ -309,7 +316,7 @@ export class SqliteProjector implements ProjectionWriter {
 
   /** Writes the rows the projection has changed so far, each once. */
   private writeRows(rows: BatchProjection): void {
-    const { orders, trades, fills } = rows.takeDirty();
+    const { orders, trades, fills, refunds } = rows.takeDirty();
     for (const { row: o, meta } of orders) {
       // Until the batch commits, a later read of the row (after a settlement's mid-batch write) must see
       // this write: from the database, not the cache.
@@ -372,6 +379,19 @@ export class SqliteProjector implements ProjectionWriter {
         f.seq,
         f.createdAt,
         f.createdAt,
+        f.ceRefundAmount,
+      );
+    }
+    for (const r of refunds) {
+      this.s.insertRefund!.run(
+        r.seq,
+        r.account,
+        r.marketHash,
+        r.fillId,
+        r.isMaker ? 1 : 0,
+        r.amount,
+        r.refundedTotal,
+        r.createdAt,
       );
     }
     for (const { row: t, lastFillSeq, isNew } of trades) {
@@ -415,6 +435,9 @@ export class SqliteProjector implements ProjectionWriter {
       case 'orderMatched':
         c.rows.matched(event);
         break;
+      case 'ceRefund':
+        c.rows.refunded(event);
+        break;
       case 'orderDone':
         c.rows.done(event.orderId, event.reason, event.remainingSize, event.filledSize);
         break;
@@ -435,10 +458,10 @@ export class SqliteProjector implements ProjectionWriter {
       .all() as { account: string; available: string; escrowed: string }[];
     balances.sort((a, b) => compare(a.account, b.account));
     const netDeposits = balances.reduce((sum, b) => sum + BigInt(b.available) + BigInt(b.escrowed), 0n);
-    const positions = new Map<string, [string, string, string, string, string][]>();
+    const positions = new Map<string, [string, string, string, string, string, string][]>();
     for (const row of this.db.prepare('SELECT * FROM positions').all() as Record<string, string>[]) {
       const list = positions.get(row.market_hash!) ?? [];
-      list.push([row.account!, row.stake_one!, row.stake_two!, row.pot_one!, row.pot_two!]);
+      list.push([row.account!, row.stake_one!, row.stake_two!, row.pot_one!, row.pot_two!, row.refunded!]);
       positions.set(row.market_hash!, list);
     }
     const markets: MarketSnapshot[] = (
@@ -474,7 +497,7 @@ export class SqliteProjector implements ProjectionWriter {
       o.placed_seq as number,
     ]);
     return {
-      format: 1,
+      format: 2,
       ladderSize,
       lastSeq: engineLastSeq,
       netDeposits: netDeposits.toString(),
@@ -490,6 +513,7 @@ const toPositionRow = (r: Record<string, string>): PositionRow => ({
   stakeTwo: BigInt(r.stake_two!),
   potOne: BigInt(r.pot_one!),
   potTwo: BigInt(r.pot_two!),
+  refunded: BigInt(r.refunded!),
 });
 
 /** A row of `table` not in a resolved market (whose MATCHED rows show SETTLED: migration 12). */

@@ -83,6 +83,7 @@ export const toFill = (r: Record<string, unknown>): FillRecord => ({
   fillOdds: r.fill_odds as string,
   status: r.status as string,
   seq: r.seq as number,
+  ceRefundAmount: (r.ce_refund_amount as string | undefined) ?? '0',
   createdAt: r.created_at as number,
 });
 
@@ -100,6 +101,8 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
   status: r.status as string,
   outcome: (r.outcome as number | null) ?? null,
   payout: (r.payout as string | null) ?? null,
+  // A view's column; the projector's reads of the table set it from the refunds it knows of.
+  marketHasRefunds: r.market_has_refunds === 1,
   createdAt: r.created_at as number,
   updatedAt: r.updated_at as number,
 });
