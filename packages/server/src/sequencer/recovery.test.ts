@@ -31,7 +31,11 @@ function journalIn(dir = mkdtempSync(join(tmpdir(), 'oddsbook-recovery-'))) {
   dirs.push(dir);
   const main = openDatabase(dir);
   const db = openJournalDatabase(dir, main);
-  return { dir, journal: new SqliteJournal(db), close: () => (db.close(), main.close()) };
+  const close = () => {
+    db.close();
+    main.close();
+  };
+  return { dir, journal: new SqliteJournal(db), close };
 }
 
 describe('the engine the exchange runs', () => {

@@ -37,6 +37,7 @@ const committedTrade = (orderId: string): TradeRecord => ({
   status: 'MATCHED',
   outcome: null,
   payout: null,
+  marketHasRefunds: false,
   createdAt: 1,
   updatedAt: 1,
 });
@@ -46,7 +47,11 @@ describe('BatchProjection: trades', () => {
     const committed = new Map<string, SequencedTrade>([
       [tradeIdOf('maker'), { row: committedTrade('maker'), lastFillSeq: 3 }],
     ]);
-    const rows = new BatchProjection({ order: () => null, trade: (id) => committed.get(id) ?? null });
+    const rows = new BatchProjection({
+      order: () => null,
+      trade: (id) => committed.get(id) ?? null,
+      marketHasRefunds: () => false,
+    });
     rows.beginEntry(7, 70);
     rows.matched(matched('7-0', 'maker', 'taker1'));
     rows.endEntry();
@@ -63,5 +68,47 @@ describe('BatchProjection: trades', () => {
     expect(trades.get('taker1')).toMatchObject({ isNew: true, lastFillSeq: 7, row: { status: 'MATCHED' } });
     // The seq is the exchange's own bookkeeping: what realtime publishes is the trade row alone.
     expect(changes.trades.map((t) => Object.keys(t).includes('lastFillSeq'))).toEqual([false, false]);
+  });
+});
+
+describe('BatchProjection: capital-efficiency refunds', () => {
+  it("puts a refund on its side's fill, keeps it as a row, and flags the market's trades", () => {
+    const rows = new BatchProjection({ order: () => null, trade: () => null, marketHasRefunds: () => false });
+    rows.beginEntry(9, 90);
+    rows.matched(matched('9-0', 'maker', 'taker'));
+    rows.refunded({
+      type: 'ceRefund',
+      account: '0xb',
+      marketHash: MARKET,
+      eventId: 'ev',
+      amount: 4n,
+      refundedTotal: 6n,
+      matchId: '9-0',
+      maker: false,
+      orderId: 'taker',
+    });
+    const changes = rows.endEntry();
+    expect(changes.fills.map((f) => [f.id, f.ceRefundAmount])).toEqual([
+      ['9-0-M', '0'],
+      ['9-0-T', '4'],
+    ]);
+    expect(changes.refunds).toEqual([
+      {
+        seq: 9,
+        account: '0xb',
+        marketHash: MARKET,
+        fillId: '9-0-T',
+        isMaker: false,
+        amount: '4',
+        refundedTotal: '6',
+        createdAt: 90,
+      },
+    ]);
+    expect(changes.trades.map((t) => t.marketHasRefunds)).toEqual([true, true]);
+    // The market is known to have refunds for the rest of the batch: no read of the committed rows.
+    rows.beginEntry(10, 100);
+    rows.matched(matched('10-0', 'maker2', 'taker2'));
+    expect(rows.endEntry().trades.map((t) => t.marketHasRefunds)).toEqual([true, true]);
+    expect(rows.takeDirty().refunds).toHaveLength(1);
   });
 });

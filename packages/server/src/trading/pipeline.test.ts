@@ -25,7 +25,7 @@ function manualProjector(ordered: boolean) {
           seqs: entries.map((e) => e.seq),
           done: () => {
             cursor = entries[entries.length - 1]!.seq;
-            resolve(entries.map(() => ({ orders: [], fills: [], trades: [] })));
+            resolve(entries.map(() => ({ orders: [], fills: [], trades: [], refunds: [] })));
           },
           fail: reject,
         });

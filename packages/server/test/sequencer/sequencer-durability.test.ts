@@ -7,7 +7,7 @@ import { Engine } from '../../src/engine/index.js';
 import type { EngineCommandInput, SequencerInput } from '../../src/sequencer/inputs.js';
 import {
   compareWithJournal,
-  EXCHANGE_ENGINE,
+  exchangeEngineOptions,
   RecoveryError,
   recoverEngine,
   replayJournal,
@@ -265,7 +265,7 @@ describe('sequencer durability', () => {
             await close(db);
             const reopened = await openSequencer(dataDir);
             expect(stateHashOf(reopened.recovered.engine)).toBe(liveHash);
-            const fromJournal = new Engine({ ...EXCHANGE_ENGINE, ladderSize: LADDER });
+            const fromJournal = new Engine({ ...exchangeEngineOptions(reopened.store), ladderSize: LADDER });
             replayJournal(fromJournal, reopened.store, 0);
             expect(stateHashOf(fromJournal)).toBe(liveHash);
             // The projections, which a start no longer reads, agree with the journal (what replay checks).
