@@ -6,8 +6,9 @@ import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
 import { A, B, C, createTestChain, ESCROW, tempSqlite } from '../chain/test-support.js';
 import type { EngineEvent } from '../engine/index.js';
+import { Harness } from '../engine/test-support/harness.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
-import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { AppliedEntry, EngineCommandInput } from '../sequencer/inputs.js';
 import { migrate } from '../store/sqlite/migrations.js';
 import { SqliteEscrowFeed } from '../store/sqlite/sqlite-escrow-feed.js';
 import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
@@ -19,6 +20,7 @@ const D: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const MARKET = `0x${'ab'.repeat(32)}`;
 /** Stakes far beyond 2^53: any float on the way would show. */
 const BIG = 10n ** 24n;
+const USDC = 1_000_000n;
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -1042,5 +1044,276 @@ describe('chain link: receipts that landed while the exchange was down', () => {
       expect(status(node.db, 'fills', id)).toBe('LOCKED');
     expect(node.db.prepare('SELECT block_number FROM escrow_cursor').pluck().get()).toBe(3);
     await node.close();
+  });
+});
+
+/** A capital-efficiency refund of `amount` to `account` for the match `matchId`, as the engine reports it. */
+const refund = (account: Address, amount: bigint, matchId: string, maker: boolean): EngineEvent => ({
+  type: 'ceRefund',
+  account,
+  marketHash: MARKET,
+  eventId: 'ev',
+  amount,
+  refundedTotal: amount,
+  matchId,
+  maker,
+  orderId: `${account}-${matchId}`,
+});
+
+/** The releases the chain has mined (in chain order) and those waiting, as [to, amount, memo]. */
+function releases(node: Node) {
+  const mined = node.chain.receiptsBetween(0, node.chain.headNumber(), 'release').map((r) => r.tx);
+  return [...mined, ...node.chain.pendingTransactions()]
+    .map((t) => (t.kind === 'release' ? [t.to, t.amount, t.memo] : null))
+    .filter((r) => r !== null);
+}
+
+describe('chain link: capital-efficiency refunds', () => {
+  /** A backs one side against B (seq 1, written at once), then the other (seq 2, written by `second`): each has 50 back. */
+  function hedge(node: Node) {
+    const first = match(
+      node.db,
+      1,
+      '1-0',
+      { account: B, orderId: 'b1', stake: 50n },
+      { account: A, orderId: 'a1', stake: 50n },
+    );
+    const second = () =>
+      entry(2, [
+        match(
+          node.db,
+          2,
+          '2-0',
+          { account: B, orderId: 'b2', stake: 50n },
+          { account: A, orderId: 'a2', stake: 50n },
+        ),
+        refund(B, 50n, '2-0', true),
+        refund(A, 50n, '2-0', false),
+      ]);
+    return { first: entry(1, [first]), second };
+  }
+
+  it('releases a refund from escrow to the proxy wallet, after the escrows of the fills through its entry', async () => {
+    const node = boot(files());
+    const wallet = (a: Address) => node.chain.proxyAddressFor(a);
+    await fund(node, [
+      [A, 100n],
+      [B, 100n],
+    ]);
+    const { first, second } = hedge(node);
+    commit(node, [first]);
+    node.timer.tick();
+    expect(await node.chain.balanceOf(ESCROW)).toBe(100n);
+    // Without the second fill's stakes in escrow, the refunds (100) could not be paid from it (100 before).
+    submitBatch(node, [second()]);
+    const pending = node.chain.pendingTransactions();
+    expect(pending.map((t) => [t.kind, memoOf(t)])).toEqual([
+      ['escrow', chainMemo.escrow(B, 2, 2)],
+      ['escrow', chainMemo.escrow(A, 2, 2)],
+      ['release', `ce:2:${B}`],
+      ['release', `ce:2:${A}`],
+    ]);
+    expect(releases(node)).toEqual([
+      [wallet(B), 50n, chainMemo.ceRefund(2, B)],
+      [wallet(A), 50n, chainMemo.ceRefund(2, A)],
+    ]);
+    expect(node.link.outboxSeq()).toBe(2);
+    node.timer.tick();
+    for (const t of pending) expect((await node.chain.getReceipt(t.hash))?.status).toBe('success');
+    // The engine's balances: each has 50 available, 50 escrowed (100 stakes less the 50 refunded).
+    expect(await node.chain.balanceOf(wallet(A))).toBe(50n);
+    expect(await node.chain.balanceOf(wallet(B))).toBe(50n);
+    expect(await node.chain.balanceOf(ESCROW)).toBe(100n);
+    for (const id of ['2-0-M', '2-0-T']) expect(status(node.db, 'fills', id)).toBe('LOCKED');
+    await node.close();
+  });
+
+  it("releases an account's refunds in one entry as one release of their sum; each entry its own", async () => {
+    const node = boot(files());
+    const wallet = (a: Address) => node.chain.proxyAddressFor(a);
+    await fund(node, [
+      [A, 100n],
+      [B, 100n],
+      [C, 100n],
+    ]);
+    commit(node, [
+      entry(1, [
+        match(
+          node.db,
+          1,
+          '1-0',
+          { account: A, orderId: 'a1', stake: 40n },
+          { account: B, orderId: 'b0', stake: 40n },
+        ),
+      ]),
+    ]);
+    node.timer.tick();
+    // A's taker order sweeps B and C (seq 2), then another order of A takes from C (seq 3).
+    commit(node, [
+      entry(2, [
+        match(
+          node.db,
+          2,
+          '2-0',
+          { account: B, orderId: 'b1', stake: 30n },
+          { account: A, orderId: 'a2', stake: 30n },
+        ),
+        refund(A, 30n, '2-0', false),
+        match(
+          node.db,
+          2,
+          '2-1',
+          { account: C, orderId: 'c1', stake: 10n },
+          { account: A, orderId: 'a2', stake: 10n },
+        ),
+        refund(A, 10n, '2-1', false),
+      ]),
+      entry(3, [
+        match(
+          node.db,
+          3,
+          '3-0',
+          { account: C, orderId: 'c2', stake: 5n },
+          { account: A, orderId: 'a3', stake: 5n },
+        ),
+        refund(A, 5n, '3-0', false),
+      ]),
+    ]);
+    expect(releases(node)).toEqual([
+      [wallet(A), 40n, chainMemo.ceRefund(2, A)],
+      [wallet(A), 5n, chainMemo.ceRefund(3, A)],
+    ]);
+    // Each release after the escrows through its own entry: those of seq 2, then those of seq 3.
+    expect(node.chain.pendingTransactions().map((t) => memoOf(t))).toEqual([
+      chainMemo.escrow(B, 2, 2),
+      chainMemo.escrow(A, 2, 2),
+      chainMemo.escrow(C, 2, 2),
+      chainMemo.ceRefund(2, A),
+      chainMemo.escrow(C, 3, 3),
+      chainMemo.escrow(A, 3, 3),
+      chainMemo.ceRefund(3, A),
+    ]);
+    node.timer.tick();
+    // A: 100 funded, 40 + 45 escrowed, 45 refunded; the escrow: every stake (80 + 80 + 10) less the refunds.
+    expect(await node.chain.balanceOf(wallet(A))).toBe(100n - 40n - 45n + 45n);
+    expect(await node.chain.balanceOf(ESCROW)).toBe(80n + 80n + 10n - 45n);
+    await node.close();
+  });
+
+  it('a start releases the refunds of the entries after the outbox cursor, none twice', async () => {
+    const f = files();
+    const before = boot(f);
+    await fund(before, [
+      [A, 100n],
+      [B, 100n],
+    ]);
+    const hedged = hedge(before);
+    const [one, two] = [hedged.first, hedged.second()];
+    commit(before, [one, two]);
+    before.timer.tick();
+    // The same batch again (a replay from the journal) submits nothing.
+    commit(before, [one, two]);
+    expect(before.link.outboxSeq()).toBe(2);
+    before.stop();
+    await before.close();
+
+    const after = boot(f);
+    const wallet = (a: Address) => after.chain.proxyAddressFor(a);
+    expect(after.link.outboxSeq()).toBe(2);
+    // A replayed batch straddling the cursor: only seq 3 is new.
+    const three = entry(3, [
+      match(
+        after.db,
+        3,
+        '3-0',
+        { account: B, orderId: 'b3', stake: 20n },
+        { account: A, orderId: 'a3', stake: 20n },
+      ),
+      refund(A, 20n, '3-0', false),
+    ]);
+    commit(after, [one, two, three]);
+    after.timer.tick();
+    expect(releases(after)).toEqual([
+      [wallet(B), 50n, chainMemo.ceRefund(2, B)],
+      [wallet(A), 50n, chainMemo.ceRefund(2, A)],
+      [wallet(A), 20n, chainMemo.ceRefund(3, A)],
+    ]);
+    expect(after.link.outboxSeq()).toBe(3);
+    expect(await after.chain.balanceOf(wallet(A))).toBe(100n - 50n - 50n + 50n - 20n + 20n);
+    expect(await after.chain.balanceOf(ESCROW)).toBe(200n + 40n - 100n - 20n);
+    await after.close();
+  });
+
+  describe('with the engine', () => {
+    /** Runs engine commands as one-entry batches; after each, the chain holds what the engine says. */
+    function exchange(node: Node) {
+      const h = new Harness(800, { capitalEfficiency: true });
+      const accounts = [A, B, C];
+      const wallet = (a: Address) => node.chain.proxyAddressFor(a);
+      const events: EngineEvent[] = [];
+      return {
+        events,
+        async apply(command: EngineCommandInput) {
+          const applied = h.apply(command);
+          events.push(...applied);
+          for (const e of applied) {
+            if (e.type !== 'orderMatched') continue;
+            const side = (account: string, orderId: string, stake: bigint) => ({
+              account: account as Address,
+              orderId,
+              stake,
+            });
+            match(
+              node.db,
+              h.seq,
+              e.matchId,
+              side(e.makerAccount, e.makerOrderId, e.makerStake),
+              side(e.takerAccount, e.takerOrderId, e.takerStake),
+            );
+          }
+          commit(node, [entry(h.seq, [...applied], { kind: 'engine', command })]);
+          node.timer.tick();
+          for (const t of node.chain.receiptsBetween(0, node.chain.headNumber(), 'release'))
+            expect(t.status).toBe('success');
+          let escrowed = 0n;
+          for (const account of accounts) {
+            const balance = h.engine.balance(account);
+            expect(await node.chain.balanceOf(wallet(account))).toBe(balance.available);
+            escrowed += balance.escrowed;
+          }
+          expect(await node.chain.balanceOf(ESCROW)).toBe(escrowed);
+        },
+        place: (id: string, account: Address, one: boolean, tif: 'GTC' | 'IOC') =>
+          h.placeCommand({ id, account, market: MARKET, one, tick: 400, size: 100n * USDC, tif }),
+      };
+    }
+
+    it.each([
+      { name: 'B', other: B, outcome: 1 },
+      { name: 'B', other: B, outcome: 2 },
+      { name: 'C', other: C, outcome: 1 },
+      { name: 'C', other: C, outcome: 2 },
+      { name: 'C', other: C, outcome: 0 },
+    ] as const)(
+      'a hedge against B then $name, resolved to $outcome: wallets and escrow stay the engine balances',
+      async ({ other, outcome }) => {
+        const node = boot(files());
+        const x = exchange(node);
+        await x.apply({ type: 'openMarket', marketHash: MARKET, eventId: 'ev' });
+        for (const account of [A, B, C]) await x.apply({ type: 'credit', account, amount: 1_000n * USDC });
+        // A backs outcome one for 100 at 50 % against B, then outcome two for 100 at 50 % against `other`.
+        await x.apply(x.place('b1', B, false, 'GTC'));
+        await x.apply(x.place('a1', A, true, 'IOC'));
+        await x.apply(x.place('o1', other, true, 'GTC'));
+        await x.apply(x.place('a2', A, false, 'IOC'));
+        expect(x.events.filter((e) => e.type === 'ceRefund').length).toBeGreaterThan(0);
+        await x.apply({ type: 'resolveMarket', marketHash: MARKET, outcome });
+        // Against C, the hedged A is paid nothing more; the winner (B or C, both on void) is.
+        const paid = x.events.filter((e) => e.type === 'payout' && e.payout > 0n).map((e) => e.account);
+        const winners = other === B ? [] : outcome === 0 ? [B, C] : outcome === 1 ? [C] : [B];
+        expect(paid.sort()).toEqual(winners.sort());
+        await node.close();
+      },
+    );
   });
 });

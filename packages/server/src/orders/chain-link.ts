@@ -12,6 +12,8 @@ export const chainMemo = {
    */
   escrow: (account: string, firstSeq: number, lastSeq: number) => `escrow:${account}:${firstSeq}-${lastSeq}`,
   payout: (marketHash: string, account: string) => `payout:${marketHash}:${account}`,
+  /** The capital-efficiency refunds of one account in the journal entry `seq` (their sum). */
+  ceRefund: (seq: number, account: string) => `ce:${seq}:${account}`,
   deposit: (seq: number) => `deposit:${seq}`,
   withdrawal: (seq: number) => `withdrawal:${seq}`,
 } as const;
@@ -36,7 +38,10 @@ export type EscrowsInput = Extract<SequencerInput, { kind: 'escrows' }>;
 /** Where the receipts go: the sequencer (`trading.sequencer.submit`), which journals them like any input. */
 export type SubmitReceipts = (input: EscrowsInput) => Promise<unknown>;
 
-/** Chain requests of committed batches: a payout's step first escrows the fills before its seq. */
+/**
+ * Chain requests of committed batches: a step first escrows the fills with seq < `escrowsBefore` (a payout's:
+ * the fills before its seq; a refund's: its own entry's too).
+ */
 type OutboxStep = { escrowsBefore: number | null; requests: TokenTxRequest[] };
 
 /** A submission made in the write under way, and its requests. */
@@ -48,14 +53,19 @@ type Sent = { requests: readonly TokenTxRequest[]; result: Promise<unknown> };
  * - escrow: the stakes of the fills committed since the last flush, one escrow per account (the sum of its
  *   stakes, maker and taker sides), submitted together with `submitMany` by `flush`: on a timer (about twice
  *   per block, so a block carries each account's escrow once, whatever the number of batches) and before
- *   any payout. What was flushed is the projected fills up to the link's own durable cursor on them
+ *   any payout or refund. What was flushed is the projected fills up to the link's own durable cursor on them
  *   (`EscrowFeed.escrowedThrough`), written in the same transaction as the submissions: a fill is
  *   escrowed exactly once, also across a crash (the first flush after a start covers the fills committed
  *   before it).
  * - for each committed batch (once projected), the other chain transactions that batch implies: payouts of
- *   resolved markets (after a flush of the fills before them) and deposits, written with the outbox cursor
- *   (the last seq whose requests are submitted) in one write: a start submits those of the batches after
- *   it again (`submitForBatch` with the replayed entries), and none twice.
+ *   resolved markets (after a flush of the fills before them), capital-efficiency refunds and deposits,
+ *   written with the outbox cursor (the last seq whose requests are submitted) in one write: a start submits
+ *   those of the batches after it again (`submitForBatch` with the replayed entries), and none twice.
+ * - refunds: the engine moved a `ceRefund` from the account's escrow to its available balance at once, so
+ *   the chain releases it from escrow to the account's wallet: one release per account per journal entry
+ *   (the sum of its refunds there; a taker sweeping several makers has several), memo `ce:<seq>:<account>`,
+ *   after a flush of the fills through that entry (the refund's own match is in it: the release must not pay
+ *   from escrow before the stakes it refunds are in; the chain fails a release the escrow cannot cover).
  * - receipts: each block's escrow receipts, in chain order, are submitted as one `escrows` input (a block
  *   without escrows, none). The projector moves the accounts' watermarks for landed escrows and fails the
  *   fills and trades of failed ones, and records the block's number with them (`EscrowFeed.projectedBlock`):
@@ -92,15 +102,16 @@ export class ChainLink {
     this.outboxCursor = feed.outboxSeq();
   }
 
-  /** The last seq whose chain requests (payouts, deposits) are submitted. */
+  /** The last seq whose chain requests (payouts, refunds, deposits) are submitted. */
   outboxSeq(): number {
     return this.outboxCursor;
   }
 
   /**
    * The chain requests of a committed batch, once it is projected: payouts (each after an escrow flush of
-   * the fills before it, which it may pay from) and deposits, with the outbox cursor in one write. Entries at
-   * or below the cursor are skipped. Escrows wait for `flush`.
+   * the fills before it, which it may pay from), refunds (after a flush of the fills through their entry)
+   * and deposits, with the outbox cursor in one write. Entries at or below the cursor are skipped. Escrows
+   * wait for `flush`.
    */
   submitForBatch(batch: Pick<CommittedBatch, 'entries' | 'lastSeq'>): void {
     if (batch.lastSeq <= this.outboxCursor) return;
@@ -138,20 +149,28 @@ export class ChainLink {
     const wallet = (account: string) => this.walletOf(account as `0x${string}`);
     const steps: OutboxStep[] = [];
     let current = null as OutboxStep | null;
+    /** The step for requests that must follow the escrows of the fills with seq < `escrowsBefore`. */
+    const stepAfterEscrows = (escrowsBefore: number): OutboxStep => {
+      if (current?.escrowsBefore !== escrowsBefore) {
+        current = { escrowsBefore, requests: [] };
+        steps.push(current);
+      }
+      return current;
+    };
     for (const entry of entries) {
+      /** The entry's refunds per account, in order of first refund. */
+      const refunds = new Map<string, bigint>();
       for (const event of entry.events) {
         if (event.type === 'payout' && event.payout > 0n) {
           // A resolution's payouts go together, after the escrows of the fills before it.
-          if (current?.escrowsBefore !== entry.seq) {
-            current = { escrowsBefore: entry.seq, requests: [] };
-            steps.push(current);
-          }
-          current.requests.push({
+          stepAfterEscrows(entry.seq).requests.push({
             kind: 'release',
             to: wallet(event.account),
             amount: event.payout,
             memo: chainMemo.payout(event.marketHash, event.account),
           });
+        } else if (event.type === 'ceRefund') {
+          refunds.set(event.account, (refunds.get(event.account) ?? 0n) + event.amount);
         } else if (event.type === 'balanceChanged' && entry.input.kind === 'engine') {
           const command = entry.input.command;
           // A deposit only adds money: it may go before escrows of earlier fills.
@@ -168,6 +187,17 @@ export class ChainLink {
             });
           }
         }
+      }
+      if (refunds.size === 0) continue;
+      // A refund pays from the stakes of its own match, in this entry: after the escrows through it.
+      const step = stepAfterEscrows(entry.seq + 1);
+      for (const [account, amount] of refunds) {
+        step.requests.push({
+          kind: 'release',
+          to: wallet(account),
+          amount,
+          memo: chainMemo.ceRefund(entry.seq, account),
+        });
       }
     }
     return steps;
