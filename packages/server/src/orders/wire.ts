@@ -1,4 +1,4 @@
-import type { FillRow, OrderRow, PortfolioRefund, TradeRow } from '@oddsbook/protocol';
+import type { FillRow, OrderRow, PortfolioRefund, RefundEvent, TradeRow } from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import type { FillRecord, OrderRecord, RefundRecord, TradeRecord } from './records.js';
 
@@ -54,26 +54,29 @@ export function fillToWire(f: FillRecord): FillRow {
   };
 }
 
+/** One refund as a portfolio event; `bettor` is the checksummed address of `r.account`. */
+export function refundEventToWire(r: RefundRecord, bettor: string, baseToken: string): RefundEvent {
+  return {
+    maker: r.isMaker,
+    amount: r.amount,
+    bettor,
+    baseToken,
+    createdAt: iso(r.createdAt),
+    marketHash: r.marketHash,
+    fillOrderHash: r.fillId,
+  };
+}
+
 /**
  * One refund as its market's portfolio entry holding that one event (a `ce_refunds:{bettor}` message):
- * `totalRefunded` is the position's total so far. `bettor` is the checksummed address.
+ * `totalRefunded` is the position's total so far, this refund included.
  */
 export function refundToWire(r: RefundRecord, bettor: string, baseToken: string): PortfolioRefund {
   return {
     marketHash: r.marketHash,
     baseToken,
     totalRefunded: r.refundedTotal,
-    events: [
-      {
-        maker: r.isMaker,
-        amount: r.amount,
-        bettor,
-        baseToken,
-        createdAt: iso(r.createdAt),
-        marketHash: r.marketHash,
-        fillOrderHash: r.fillId,
-      },
-    ],
+    events: [refundEventToWire(r, bettor, baseToken)],
   };
 }
 
