@@ -1,6 +1,6 @@
-import type { FillRow, OrderRow, TradeRow } from '@oddsbook/protocol';
+import type { FillRow, OrderRow, PortfolioRefund, RefundEvent, TradeRow } from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
-import type { FillRecord, OrderRecord, TradeRecord } from './records.js';
+import type { FillRecord, OrderRecord, RefundRecord, TradeRecord } from './records.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.
@@ -51,6 +51,32 @@ export function fillToWire(f: FillRecord): FillRow {
     status: f.status as FillRow['status'],
     ceRefundAmount: f.ceRefundAmount,
     createdAt: iso(f.createdAt),
+  };
+}
+
+/** One refund as a portfolio event; `bettor` is the checksummed address of `r.account`. */
+export function refundEventToWire(r: RefundRecord, bettor: string, baseToken: string): RefundEvent {
+  return {
+    maker: r.isMaker,
+    amount: r.amount,
+    bettor,
+    baseToken,
+    createdAt: iso(r.createdAt),
+    marketHash: r.marketHash,
+    fillOrderHash: r.fillId,
+  };
+}
+
+/**
+ * One refund as its market's portfolio entry holding that one event (a `ce_refunds:{bettor}` message):
+ * `totalRefunded` is the position's total so far, this refund included.
+ */
+export function refundToWire(r: RefundRecord, bettor: string, baseToken: string): PortfolioRefund {
+  return {
+    marketHash: r.marketHash,
+    baseToken,
+    totalRefunded: r.refundedTotal,
+    events: [refundEventToWire(r, bettor, baseToken)],
   };
 }
 

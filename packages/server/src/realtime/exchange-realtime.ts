@@ -68,6 +68,7 @@ export function startExchangeRealtime(
       return sportInfo.get(marketHash);
     },
     ladderSize: trading.engine.ladder.size,
+    baseToken: exchange.config.baseToken,
     settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => trading.queries.escrowRows(escrow),
     observed: (channel, user) => hub.observed(channel, user),

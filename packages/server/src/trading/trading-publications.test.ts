@@ -3,6 +3,8 @@ import {
   accountOrdersChannel,
   accountTradesChannel,
   activeOrdersChannel,
+  CeRefundUpdate,
+  ceRefundsChannel,
   GLOBAL_CHANNELS,
   ladderSize,
   orderBookEventChannel,
@@ -10,6 +12,7 @@ import {
   tickToOdds,
 } from '@oddsbook/protocol';
 import type { Database } from 'better-sqlite3';
+import { Value } from 'typebox/value';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../engine/index.js';
 import { bookToWire } from '../orders/book.js';
@@ -27,7 +30,9 @@ import { TradingPublisher, type TradingPublisherContext } from './trading-public
 
 const MAKER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TAKER = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
+const THIRD = '0x0000000000000000000000000000000000000CcC';
 const WALLET = '0x00000000000000000000000000000000000000aa';
+const BASE_TOKEN = '0xd1f05A1F2d3F5ef80e000ABD9c6Da3a9495Da054';
 const MARKET = `0x${'ab'.repeat(32)}`;
 const EVENT = 'L1-E1';
 const USDC = 1_000_000n;
@@ -67,6 +72,7 @@ function context(): TradingPublisherContext {
     books: [...engine.marketHashes()].map((hash) => engine.levels(hash)!),
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
+    baseToken: BASE_TOKEN,
     settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => queries.escrowRows(escrow),
   };
@@ -503,5 +509,83 @@ describe('TradingPublisher', () => {
     }
     expect(partial.followsTradesOrFills(MAKER)).toBe(true);
     expect(partial.followsTradesOrFills(TAKER)).toBe(false);
+  });
+
+  it('publishes a capital-efficiency refund on the bettor’s ce_refunds channel, after the fills', () => {
+    publish(commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]));
+    // The taker backs outcome one 100 at 50%, then outcome two 100 at 50%: 200 certain, refunded.
+    publish(commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]));
+    const first = publish(commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]));
+    expect(first.filter((p) => p.channel.startsWith('ce_refunds:'))).toEqual([]);
+    publish(commit([place(order(THIRD, 400, 100n * USDC))]));
+    const entries = commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]);
+    const pubs = publish(entries);
+    const s = entries[0]!.seq;
+
+    const refunds = pubs.filter((p) => p.channel.startsWith('ce_refunds:'));
+    expect(refunds.map((p) => p.channel)).toEqual([ceRefundsChannel(TAKER)]);
+    const [refund] = refunds;
+    const at = pubs.indexOf(refund!);
+    // Numbered in the entry: the fills just before, the trades just after.
+    expect(refund!.messageId).toBe(`${s}:${at}`);
+    expect(refund!.user).toBeUndefined();
+    expect(pubs.slice(at - 2, at).map((p) => [p.channel, p.user])).toEqual([
+      [ACCOUNT_FILLS_CHANNEL, THIRD],
+      [ACCOUNT_FILLS_CHANNEL, TAKER],
+    ]);
+    expect(pubs[at + 1]!.channel).toBe(accountTradesChannel(THIRD));
+
+    const takerFill = on(pubs, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.data as {
+      id: string;
+      ceRefundAmount: string;
+    };
+    expect(takerFill.ceRefundAmount).toBe((200n * USDC).toString());
+    const restFill = queries
+      .fills(TAKER, {}, fillListing(true), { limit: 10, after: null })
+      .map(fillToWire)
+      .find((f) => f.id === takerFill.id);
+    expect(restFill).toEqual(takerFill);
+    expect(on(pubs, ACCOUNT_FILLS_CHANNEL, THIRD)[0]!.data).toMatchObject({ ceRefundAmount: '0' });
+    for (const trade of data(on(pubs, accountTradesChannel(TAKER))))
+      expect(trade.marketHasRefunds).toBe(true);
+
+    expect(refund!.data).toEqual([
+      {
+        marketHash: MARKET,
+        baseToken: BASE_TOKEN,
+        totalRefunded: (200n * USDC).toString(),
+        events: [
+          {
+            maker: false,
+            amount: (200n * USDC).toString(),
+            bettor: TAKER,
+            baseToken: BASE_TOKEN,
+            createdAt: new Date(entries[0]!.ts).toISOString(),
+            marketHash: MARKET,
+            fillOrderHash: takerFill.id,
+          },
+        ],
+      },
+    ]);
+    expect([...Value.Errors(CeRefundUpdate, refund!.data)]).toEqual([]);
+  });
+
+  it('makes a refund only when its channel is followed, with the id it has when all are', () => {
+    publish(commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]));
+    const followed = new Set([ceRefundsChannel(TAKER)]);
+    const partial = new TradingPublisher({ ...context(), observed: (channel) => followed.has(channel) });
+    const batches = [
+      commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]),
+      commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]),
+      commit([place(order(THIRD, 400, 100n * USDC))]),
+      commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]),
+    ];
+    const made = batches.flatMap((entries) => {
+      const all = publish(entries);
+      const some = publish(entries, partial);
+      expect(some).toEqual(all.filter((p) => followed.has(p.channel)));
+      return some;
+    });
+    expect(made).toHaveLength(1);
   });
 });

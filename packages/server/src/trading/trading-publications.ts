@@ -2,6 +2,7 @@ import {
   ACCOUNT_FILLS_CHANNEL,
   type AccountOrderUpdate,
   type BestOddsUpdate,
+  type CeRefundUpdate,
   type ConsolidatedTrade,
   GLOBAL_CHANNELS,
   type OrderOutcome,
@@ -12,7 +13,7 @@ import { type BookLevels, RejectCode } from '../engine/index.js';
 import { bookToWire, levelToWire } from '../orders/book.js';
 import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
 import type { FillRecord, TradeRecord } from '../orders/records.js';
-import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../orders/wire.js';
+import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
 import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publishers/publication.js';
 import type { AppliedEntry, EscrowReceipt } from '../sequencer/inputs.js';
 import type { EntryChanges } from '../store/batch-projection.js';
@@ -27,6 +28,8 @@ export type TradingPublisherContext = {
   /** Sport and league of a market when known without I/O (optional fields of `best_odds:global`). */
   marketInfo(marketHash: string): { sportId: number; leagueId: number } | undefined;
   ladderSize: number;
+  /** The exchange's base token (`ce_refunds` payloads name it). */
+  baseToken: `0x${string}`;
   /**
    * Some accounts' SETTLED trades and fills in a resolved market, read for those whose channels are
    * followed (once the resolving batch is projected).
@@ -48,7 +51,8 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * entry's publications carry the rows as the projection left them after that entry, so a burst of
  * commands in one batch still shows each step.
  *
- * Per entry, in this order: order rows (account + active orders), fills, trades, public trades, rows
+ * Per entry, in this order: order rows (account + active orders), fills, capital-efficiency refunds
+ * (`ce_refunds:{bettor}`, one message per refund, in the engine's order), trades, public trades, rows
  * settled by a resolution. Per batch, at the end: one book per changed market (market and event
  * channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
  * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry), except the
@@ -172,6 +176,13 @@ export class TradingPublisher {
     }
     for (const fill of changes.fills) {
       out.add(ACCOUNT_FILLS_CHANNEL, () => fillToWire(fill), this.#names.of(fill.account).user);
+    }
+    for (const refund of changes.refunds) {
+      const names = this.#names.of(refund.account);
+      out.add(names.refunds, () => {
+        const update: CeRefundUpdate = [refundToWire(refund, names.user, this.#ctx.baseToken)];
+        return update;
+      });
     }
     for (const trade of changes.trades) {
       out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));

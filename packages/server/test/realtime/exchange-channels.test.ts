@@ -7,7 +7,9 @@ import {
   activeOrdersChannel,
   BestOddsUpdate,
   BookUpdate,
+  CeRefundUpdate,
   ConsolidatedTrade,
+  ceRefundsChannel,
   FillUpdate,
   FixtureUpdate,
   GLOBAL_CHANNELS,
@@ -313,6 +315,93 @@ describe('exchange channels with the official client', () => {
       5000,
       'fill SETTLED',
     );
+  });
+
+  it('publishes a capital-efficiency refund to its bettor only, recoverable, with the fill that caused it', async () => {
+    const { marketHash } = await createMarket(t);
+    const [makerOne, makerTwo, bettor] = await Promise.all([
+      createTrader(t),
+      createTrader(t),
+      createTrader(t),
+    ]);
+    const c = clientOf(bettor);
+    const refunds = follow(c, ceRefundsChannel(bettor.address));
+    const fills = follow(c, ACCOUNT_FILLS_CHANNEL);
+    const trades = follow(c, accountTradesChannel(bettor.address));
+    await connected(c, refunds, fills, trades);
+    const other = await t.createUser();
+    const oc = clientOf(other);
+    const own = follow(oc, ceRefundsChannel(other.address));
+    const spy = follow(oc, ceRefundsChannel(bettor.address));
+    await connected(oc, own);
+    await waitFor(() => spy.unsubscribedCode !== 0, 5000, 'refusal');
+    expect(spy.unsubscribedCode).toBe(103);
+
+    // Outcome one 100 at 50%: nothing certain yet.
+    await postOrders(
+      t,
+      makerOne,
+      [await signOrder(t, makerOne, { marketHash, tick: 400, isOne: false, size: 100n * USDC })],
+      { waitForOutcome: true },
+    );
+    await postOrders(
+      t,
+      bettor,
+      [await signOrder(t, bettor, { marketHash, tick: 400, size: 100n * USDC, timeInForce: 'IOC' })],
+      { waitForOutcome: true },
+    );
+    await waitFor(() => fills.pubs.length >= 1, 5000, 'first fill');
+
+    // Outcome two 100 at 50% while the bettor is away: 200 certain, refunded at once; recovered on return.
+    c.disconnect();
+    await postOrders(
+      t,
+      makerTwo,
+      [await signOrder(t, makerTwo, { marketHash, tick: 400, size: 100n * USDC })],
+      { waitForOutcome: true },
+    );
+    await postOrders(
+      t,
+      bettor,
+      [
+        await signOrder(t, bettor, {
+          marketHash,
+          tick: 400,
+          isOne: false,
+          size: 100n * USDC,
+          timeInForce: 'IOC',
+        }),
+      ],
+      { waitForOutcome: true },
+    );
+    await t.exchange.trading.idle();
+    c.connect();
+    await waitFor(() => refunds.subscribed.length === 2, 5000, 'resubscribed');
+    expect(refunds.subscribed[1]).toMatchObject({ wasRecovering: true, recovered: true });
+    await waitFor(() => refunds.pubs.length >= 1, 5000, 'recovered refund');
+    expect(refunds.pubs).toHaveLength(1);
+    const [refund] = refunds.data<CeRefundUpdate>()[0]!;
+    expectShape(CeRefundUpdate, refunds.pubs[0]!.data);
+    expect(refunds.pubs[0]!.tags?.messageId).toMatch(/^\d+:\d+$/);
+    const refunded = (200n * USDC).toString();
+    expect(refund).toMatchObject({ marketHash, baseToken: t.config.baseToken, totalRefunded: refunded });
+    expect(refund!.events).toEqual([
+      expect.objectContaining({ maker: false, amount: refunded, bettor: bettor.address, marketHash }),
+    ]);
+
+    // The fill that caused it carries the refund, live and on REST.
+    const fill = await waitFor(
+      () => fills.data<FillUpdate>().find((f) => f.id === refund!.events[0]!.fillOrderHash),
+      5000,
+      'refunding fill',
+    );
+    expectShape(FillUpdate, fill);
+    expect(fill.ceRefundAmount).toBe(refunded);
+    const restFills = (await get('/fills-v3', bettor)).fills as { id: string; ceRefundAmount: string }[];
+    expect(restFills.find((f) => f.id === fill.id)?.ceRefundAmount).toBe(refunded);
+    const lastTrade = await waitFor(() => trades.data<TradeUpdate>().at(-1), 5000, 'trade');
+    expect(lastTrade.marketHasRefunds).toBe(true);
+    expect(own.pubs).toEqual([]);
   });
 
   it('reconstructs the REST book exactly from a snapshot plus later publications after a random burst', async () => {

@@ -2,6 +2,7 @@ import {
   accountOrdersChannel,
   accountTradesChannel,
   activeOrdersChannel,
+  ceRefundsChannel,
   orderBookEventChannel,
 } from '@oddsbook/protocol';
 import { getAddress } from 'viem';
@@ -16,7 +17,7 @@ export type Publication = {
   messageId?: string;
 };
 
-type AccountNames = { user: string; orders: string; trades: string; active: string };
+type AccountNames = { user: string; orders: string; trades: string; active: string; refunds: string };
 
 const ACCOUNT_CACHE_LIMIT = 50_000;
 
@@ -34,6 +35,7 @@ export class AccountChannels {
         orders: accountOrdersChannel(user),
         trades: accountTradesChannel(user),
         active: activeOrdersChannel(user),
+        refunds: ceRefundsChannel(user),
       };
       this.#cache.set(account, names);
     }
