@@ -622,6 +622,13 @@ export const MIGRATIONS: readonly Migration[] = [
             LEFT JOIN market_settlements s ON s.market_hash = t.market_hash;
       `),
   },
+  {
+    version: 16,
+    name: 'positions by account',
+    // `GET /positions-v3` reads one account's positions. The upserts of a fill change only amounts, which
+    // this index does not hold: it is written when a position opens and when its market is resolved.
+    up: (db) => db.exec('CREATE INDEX positions_by_account ON positions (account, market_hash);'),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
