@@ -191,7 +191,9 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
       one.marketHash,
     ]);
     expect(
-      (await refunds(`bettor=${a.address}&fillOrderHash=${refunded[0]!.id}`)).results.map((r) => r.marketHash),
+      (await refunds(`bettor=${a.address}&fillOrderHash=${refunded[0]!.id}`)).results.map(
+        (r) => r.marketHash,
+      ),
     ).toEqual([one.marketHash]);
     expect((await refunds(`bettor=${a.address}&marketHash=${two.marketHash}`)).count).toBe(1);
     expect(await refunds(`bettor=${a.address}&baseToken=0x${'11'.repeat(20)}`)).toEqual({
