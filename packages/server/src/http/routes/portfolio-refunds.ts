@@ -1,10 +1,4 @@
-import {
-  Address,
-  Bytes32,
-  ErrorBodySchema,
-  LegacyFailureBodySchema,
-  PortfolioRefund,
-} from '@oddsbook/protocol';
+import { Address, Bytes32, LegacyFailureBodySchema, PortfolioRefund } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { getAddress } from 'viem';
@@ -88,7 +82,7 @@ export async function portfolioRefundRoutes(app: FastifyInstance, exchange: Exch
             status: Type.Literal('success'),
             data: Type.Object({ results: Type.Array(PortfolioRefund), count: Type.Integer({ minimum: 0 }) }),
           }),
-          400: errorResponse(400, Type.Union([LegacyFailureBodySchema, ErrorBodySchema])),
+          400: errorResponse(400, LegacyFailureBodySchema),
           ...errorResponses(429),
         },
       },
