@@ -24,9 +24,12 @@ function fullGc(): void {
   for (let i = 0; i < 3; i++) gc();
 }
 
+/** `BENCH_CE=off`: the engine without capital efficiency, to measure what the refunds cost. */
+const capitalEfficiency = process.env.BENCH_CE !== 'off';
+
 let seq = 0;
 function freshEngine(): Engine {
-  const engine = new Engine({ ladderSize: N });
+  const engine = new Engine({ ladderSize: N, capitalEfficiency });
   engine.apply({ type: 'openMarket', seq: ++seq, ts: 1, marketHash: MARKET, eventId: '1' });
   for (let i = 0; i < ACCOUNTS; i++) {
     engine.apply({ type: 'credit', seq: ++seq, ts: 1, account: ACCOUNT_NAMES[i]!, amount: 10n ** 18n });

@@ -5,6 +5,8 @@ import type {
   Metadata,
   OrderDomain,
   OrderRow,
+  PortfolioRefund,
+  PositionRow,
   TradeRow,
 } from '@oddsbook/protocol';
 import type { LocalAccount } from 'viem';
@@ -138,6 +140,21 @@ export function createExchangeClient(options: ExchangeClientOptions) {
       request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
     listTrades: (query: PageQuery & DateRange & { marketHash?: string; status?: string } = {}) =>
       request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
+    /** Open positions: stakes and pots per outcome, guaranteed receipt, refunded so far, max loss. */
+    listPositions: (query: Omit<PageQuery, 'sortAsc'> & { marketHash?: string; eventId?: string } = {}) =>
+      request<Page<'positions', PositionRow>>('GET', '/positions-v3', { query }),
+    /** Capital-efficiency refunds of any bettor, per market (legacy shape, public; `page` from 0). */
+    listRefunds: (query: {
+      bettor: string;
+      marketHash?: string;
+      baseToken?: string;
+      fillOrderHash?: string;
+      maker?: boolean;
+      sortAsc?: boolean;
+      page?: number;
+      perPage?: number;
+    }) =>
+      request<{ results: PortfolioRefund[]; count: number }>('GET', '/trades/portfolio/refunds', { query }),
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
     getBalance: async () =>

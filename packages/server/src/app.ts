@@ -25,6 +25,7 @@ import { multisigRoutes } from './http/routes/multisig.js';
 import { multisigStateRoutes } from './http/routes/multisig-state.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
+import { portfolioRefundRoutes } from './http/routes/portfolio-refunds.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
@@ -123,6 +124,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await catalogRoutes(scope, exchange);
     await marketRoutes(scope, exchange);
     await publicTradingRoutes(scope, exchange);
+    await portfolioRefundRoutes(scope, exchange);
   });
   const webSessions = new WebSessions({
     domains: exchange.config.siweDomains,

@@ -1309,7 +1309,7 @@ describe('chain link: capital-efficiency refunds', () => {
         expect(x.events.filter((e) => e.type === 'ceRefund').length).toBeGreaterThan(0);
         await x.apply({ type: 'resolveMarket', marketHash: MARKET, outcome });
         // Against C, the hedged A is paid nothing more; the winner (B or C, both on void) is.
-        const paid = x.events.filter((e) => e.type === 'payout' && e.payout > 0n).map((e) => e.account);
+        const paid = x.events.flatMap((e) => (e.type === 'payout' && e.payout > 0n ? [e.account] : []));
         const winners = other === B ? [] : outcome === 0 ? [B, C] : outcome === 1 ? [C] : [B];
         expect(paid.sort()).toEqual(winners.sort());
         await node.close();

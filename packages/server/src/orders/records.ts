@@ -76,6 +76,22 @@ export type RefundRecord = {
   createdAt: number;
 };
 
+/** An account's open position in a market (until the market is resolved): decimal strings, base units. */
+export type PositionRecord = {
+  account: string;
+  marketHash: string;
+  eventId: string;
+  stakeOne: string;
+  stakeTwo: string;
+  potOne: string;
+  potTwo: string;
+  /** What capital efficiency has given back of it so far. */
+  refunded: string;
+};
+
+/** An account's refunds in one market: `totalRefunded` is the latest refund's running total. */
+export type MarketRefunds = { marketHash: string; totalRefunded: string; events: RefundRecord[] };
+
 const recentTradeIds = new Map<string, string>();
 
 /** Trade ids are derived from the order id: one trade per bet (an order's fills together). */

@@ -1,6 +1,22 @@
-import type { FillRow, OrderRow, PortfolioRefund, RefundEvent, TradeRow } from '@oddsbook/protocol';
+import type {
+  FillRow,
+  OrderRow,
+  PortfolioRefund,
+  PositionRow,
+  RefundEvent,
+  TradeRow,
+} from '@oddsbook/protocol';
 import { ODDS_SCALE } from '@oddsbook/protocol';
-import type { FillRecord, OrderRecord, RefundRecord, TradeRecord } from './records.js';
+import { getAddress } from 'viem';
+import { guaranteedReceipt } from '../engine/index.js';
+import type {
+  FillRecord,
+  MarketRefunds,
+  OrderRecord,
+  PositionRecord,
+  RefundRecord,
+  TradeRecord,
+} from './records.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.
@@ -113,5 +129,29 @@ export function publicTradeToWire(t: TradeRecord) {
     totalReturn: t.pot,
     weightedAverageOdds: weightedOdds(t.stake, t.pot),
     betTime: iso(t.createdAt),
+  };
+}
+
+/** A position with what it is sure to collect (`guaranteedReceipt`) and the most it can still lose. */
+export function positionToWire(p: PositionRecord): PositionRow {
+  const [stakeOne, stakeTwo] = [BigInt(p.stakeOne), BigInt(p.stakeTwo)];
+  const guaranteed = guaranteedReceipt(stakeOne, stakeTwo, BigInt(p.potOne), BigInt(p.potTwo));
+  return {
+    marketHash: p.marketHash,
+    eventId: p.eventId,
+    outcomeOne: { stake: p.stakeOne, potentialPayout: p.potOne },
+    outcomeTwo: { stake: p.stakeTwo, potentialPayout: p.potTwo },
+    guaranteedReceipt: guaranteed.toString(),
+    refunded: p.refunded,
+    maxLoss: (stakeOne + stakeTwo - guaranteed).toString(),
+  };
+}
+
+export function marketRefundsToWire(m: MarketRefunds, baseToken: string): PortfolioRefund {
+  return {
+    marketHash: m.marketHash,
+    baseToken,
+    totalRefunded: m.totalRefunded,
+    events: m.events.map((r) => refundEventToWire(r, getAddress(r.account), baseToken)),
   };
 }

@@ -1,4 +1,10 @@
-import type { FillRecord, OrderRecord, TradeRecord } from '../orders/records.js';
+import type {
+  FillRecord,
+  MarketRefunds,
+  OrderRecord,
+  PositionRecord,
+  TradeRecord,
+} from '../orders/records.js';
 import type { EscrowReceipt, OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
 
 /** A row's place in a listing's order: its values of the sort fields, the last of them unique (an id). */
@@ -49,8 +55,21 @@ export function tradeListing(asc: boolean, scope: 'account' | 'public' = 'accoun
   return { name: `trades:${scope}:${direction(asc)}`, shape: 'ns', asc, keyOf: (t) => [t.createdAt, t.id] };
 }
 
+/** `GET /positions-v3`: open positions by market hash (one row per market per account). */
+export const POSITION_LISTING: Listing<PositionRecord> = {
+  name: 'positions',
+  shape: 's',
+  asc: true,
+  keyOf: (p) => [p.marketHash],
+};
+
 export type OrderFilter = { marketHash?: string; eventId?: string };
 export type FillFilter = { tradeId?: string; orderId?: string; startDate?: number; endDate?: number };
+export type PositionFilter = { marketHash?: string; eventId?: string };
+/** `GET /trades/portfolio/refunds`: which refund events count (`maker` true: as maker, false: as taker). */
+export type RefundFilter = { marketHash?: string; fillId?: string; maker?: boolean };
+/** Offset paging over the markets with refunds, ordered by each market's first matching refund. */
+export type RefundPage = { sortAsc: boolean; offset: number; limit: number };
 export type TradeFilter = {
   marketHash?: string;
   status?: readonly string[];
@@ -79,6 +98,18 @@ export interface TradingReads {
   trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
   /** Taker bets: the public tape. */
   publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  /** The account's open positions (its markets not yet resolved), with each market's event id. */
+  positions(account: string, filter: PositionFilter, page: Page): PositionRecord[];
+  /**
+   * The account's capital-efficiency refunds grouped by market: the markets with a refund matching
+   * `filter` (a page of them, and how many there are), each with those refunds in seq order (`sortAsc`)
+   * and the total refunded in the market so far (whatever the filter).
+   */
+  refunds(
+    account: string,
+    filter: RefundFilter,
+    page: RefundPage,
+  ): { markets: MarketRefunds[]; count: number };
   /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
   /** Every armed heartbeat: its account and deadline (unix ms). */

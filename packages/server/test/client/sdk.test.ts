@@ -76,6 +76,18 @@ describe('@oddsbook/client against a listening server', () => {
     );
     expect(took!.outcome).toMatchObject({ state: 'FULLY_FILLED', fillAmount: (9n * USDC).toString() });
     expect((await taker.listFills()).fills).toHaveLength(1);
+    expect((await taker.listPositions({ marketHash })).positions).toEqual([
+      expect.objectContaining({ marketHash, guaranteedReceipt: '0', maxLoss: (9n * USDC).toString() }),
+    ]);
+    const bettor = `0x${'22'.repeat(20)}`;
+    expect(await taker.listRefunds({ bettor, sortAsc: true, page: 0, perPage: 10 })).toEqual({
+      results: [],
+      count: 0,
+    });
+    await expect(taker.listRefunds({ bettor: '0x12' })).rejects.toMatchObject({
+      status: 400,
+      body: { status: 'failure', errorCode: 'BAD_BETTOR' },
+    });
     expect(await taker.getBalance()).toMatchObject({
       availableAmount: (91n * USDC).toString(),
       escrowedAmount: (9n * USDC).toString(),

@@ -56,6 +56,7 @@ describe('projections follow the journal', () => {
       makerFills: await get('/fills-v3', maker.headers),
       takerTrades: await get('/trades-v3', taker.headers),
       balance: await get('/user/balance-v3', taker.headers),
+      positions: await get('/positions-v3', taker.headers),
       tape: await get('/trades-v3/public', {}),
     });
     // Once the chain has locked the stakes (a start re-reads the blocks, which would move them meanwhile).

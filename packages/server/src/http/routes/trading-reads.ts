@@ -6,6 +6,7 @@ import {
   FillRow,
   HeartbeatBody,
   HeartbeatResult,
+  PositionRow,
   PublicTradeRow,
   TradeRow,
 } from '@oddsbook/protocol';
@@ -14,11 +15,12 @@ import { Type } from 'typebox';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
-import { fillToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import { fillListing, tradeListing } from '../../store/trading-reads.js';
+import { fillToWire, positionToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
+import { fillListing, POSITION_LISTING, tradeListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
+import { EventId } from './catalog-query.js';
 
 const security = [{ apiKey: [] }];
 const NextKey = Type.Union([Type.String(), Type.Null()]);
@@ -127,6 +129,50 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         ),
       );
       return success({ trades: page.rows.map(tradeToWire), nextKey: page.nextKey });
+    },
+  );
+
+  app.get(
+    '/positions-v3',
+    {
+      schema: {
+        summary: 'List the account’s open positions',
+        description:
+          'One row per market not yet resolved: stake and potential payout per outcome, the guaranteed ' +
+          'receipt min(pot one, pot two, stakes), what capital efficiency has refunded of it, and the most ' +
+          'it can still lose (stakes - guaranteed receipt). Amounts in base units; by marketHash, paged by nextKey.',
+        tags: ['positions'],
+        security,
+        querystring: Type.Object({
+          marketHash: Type.Optional(Bytes32),
+          eventId: Type.Optional(EventId),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(NextKeyQuery),
+        }),
+        response: {
+          200: Envelope(Type.Object({ positions: Type.Array(PositionRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        marketHash?: string;
+        eventId?: string;
+        perPage?: number;
+        nextKey?: string;
+      };
+      const page = readPage(q.nextKey, q.perPage ?? 50, POSITION_LISTING, (range) =>
+        trading.queries.positions(
+          request.account,
+          {
+            ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
+            ...(q.eventId ? { eventId: q.eventId } : {}),
+          },
+          range,
+        ),
+      );
+      return success({ positions: page.rows.map(positionToWire), nextKey: page.nextKey });
     },
   );
 

@@ -583,6 +583,9 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX ce_refunds_by_market ON ce_refunds (market_hash);
         ALTER TABLE fills ADD COLUMN ce_refund_amount TEXT NOT NULL DEFAULT '0';
         ALTER TABLE positions ADD COLUMN refunded TEXT NOT NULL DEFAULT '0';
+        -- GET /positions-v3 reads one account's positions. A fill's upsert changes only amounts, which this
+        -- index does not hold: it is written when a position opens and when its market is resolved.
+        CREATE INDEX positions_by_account ON positions (account, market_hash);
         DROP VIEW fills_shown;
         DROP VIEW trades_shown;
         CREATE VIEW fills_shown AS

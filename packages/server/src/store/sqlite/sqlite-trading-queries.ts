@@ -1,6 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
-import type { FillRecord, OrderRecord, TradeRecord } from '../../orders/records.js';
+import type {
+  FillRecord,
+  MarketRefunds,
+  OrderRecord,
+  PositionRecord,
+  RefundRecord,
+  TradeRecord,
+} from '../../orders/records.js';
 import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
   DelayedOrder,
@@ -10,6 +17,9 @@ import type {
   OrderListing,
   OrderSort,
   Page,
+  PositionFilter,
+  RefundFilter,
+  RefundPage,
   TradeFilter,
   TradingReads,
 } from '../trading-reads.js';
@@ -105,6 +115,30 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
   marketHasRefunds: r.market_has_refunds === 1,
   createdAt: r.created_at as number,
   updatedAt: r.updated_at as number,
+});
+
+/** Column mapping of a `positions` row joined with its market's `event_id`. */
+const toPosition = (r: Record<string, unknown>): PositionRecord => ({
+  account: r.account as string,
+  marketHash: r.market_hash as string,
+  eventId: (r.event_id as string | null) ?? '',
+  stakeOne: r.stake_one as string,
+  stakeTwo: r.stake_two as string,
+  potOne: r.pot_one as string,
+  potTwo: r.pot_two as string,
+  refunded: r.refunded as string,
+});
+
+/** Column mapping of a `ce_refunds` row. */
+const toRefund = (r: Record<string, unknown>): RefundRecord => ({
+  seq: r.seq as number,
+  account: r.account as string,
+  marketHash: r.market_hash as string,
+  fillId: r.fill_id as string,
+  isMaker: r.is_maker === 1,
+  amount: r.amount as string,
+  refundedTotal: r.refunded_total as string,
+  createdAt: r.created_at as number,
 });
 
 /**
@@ -275,6 +309,69 @@ export class SqliteTradingQueries implements TradingReads {
       listing.asc,
       page,
     ).map(toTrade);
+  }
+
+  positions(account: string, filter: PositionFilter, page: Page): PositionRecord[] {
+    const where = ['p.account = @account'];
+    if (filter.marketHash) where.push('p.market_hash = @marketHash');
+    if (filter.eventId) where.push('m.event_id = @eventId');
+    if (page.after) where.push('p.market_hash > @after');
+    // engine_markets is written with the positions (same projection batch): every position's market is there.
+    return (
+      this.db
+        .prepare(`SELECT p.*, m.event_id FROM positions p LEFT JOIN engine_markets m ON m.market_hash = p.market_hash
+          WHERE ${where.join(' AND ')} ORDER BY p.market_hash LIMIT @limit`)
+        .all({ account, ...filter, after: page.after?.[0], limit: page.limit }) as Record<string, unknown>[]
+    ).map(toPosition);
+  }
+
+  refunds(
+    account: string,
+    filter: RefundFilter,
+    page: RefundPage,
+  ): { markets: MarketRefunds[]; count: number } {
+    const where = ['account = @account'];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.fillId) where.push('fill_id = @fillId');
+    if (filter.maker !== undefined) where.push('is_maker = @isMaker');
+    const params = {
+      account,
+      marketHash: filter.marketHash,
+      fillId: filter.fillId,
+      isMaker: filter.maker ? 1 : 0,
+    };
+    const matching = `SELECT * FROM ce_refunds WHERE ${where.join(' AND ')}`;
+    const dir = page.sortAsc ? 'ASC' : 'DESC';
+    const count = this.db
+      .prepare(`SELECT count(DISTINCT market_hash) FROM (${matching})`)
+      .pluck()
+      .get(params) as number;
+    const markets = this.db
+      .prepare(`SELECT market_hash, min(seq) AS first_seq FROM (${matching}) GROUP BY market_hash
+        ORDER BY first_seq ${dir}, market_hash ${dir} LIMIT @limit OFFSET @offset`)
+      .pluck()
+      .all({ ...params, limit: page.limit, offset: page.offset }) as string[];
+    if (markets.length === 0) return { markets: [], count };
+    const events = this.db
+      .prepare(`SELECT * FROM (${matching}) WHERE market_hash IN (SELECT value FROM json_each(@markets))
+        ORDER BY seq ${dir}`)
+      .all({ ...params, markets: JSON.stringify(markets) }) as Record<string, unknown>[];
+    const total = this.db
+      .prepare(
+        'SELECT refunded_total FROM ce_refunds WHERE account = ? AND market_hash = ? ORDER BY seq DESC LIMIT 1',
+      )
+      .pluck();
+    const byMarket = new Map<string, MarketRefunds>(
+      markets.map((marketHash) => [
+        marketHash,
+        { marketHash, totalRefunded: total.get(account, marketHash) as string, events: [] },
+      ]),
+    );
+    for (const row of events) {
+      const refund = toRefund(row);
+      byMarket.get(refund.marketHash)!.events.push(refund);
+    }
+    return { markets: [...byMarket.values()], count };
   }
 
   /** Taker bets, newest first: the public tape. */
