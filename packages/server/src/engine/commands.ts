@@ -72,6 +72,12 @@ export interface OpenMarketCommand extends Stamped {
   readonly type: 'openMarket';
   readonly marketHash: string;
   readonly eventId: string;
+  /**
+   * A quarter-line market (issue 26): its two leg markets, open markets of the same event, the whole line
+   * first and the half line second. Its orders rest and match on its own book; each fill's stakes go half
+   * to each leg's positions, and the legs settle it.
+   */
+  readonly legs?: readonly [string, string];
 }
 
 /** Cancels the market's orders (`EVENT_LIFECYCLE`) and refuses new ones. */

@@ -11,12 +11,13 @@ import {
   type EngineEvent,
   type LevelChangedEvent,
   type OrderDoneEvent,
+  type OrderMatchedEvent,
   type OrderRestedEvent,
   RejectCode,
 } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
-import { guaranteedReceipt, MarketBook, MarketStatus, P } from './market-book.js';
+import { guaranteedReceipt, MarketBook, MarketStatus, P, splitStake } from './market-book.js';
 import { hashId, OrderIndex } from './order-index.js';
 import {
   F,
@@ -47,6 +48,36 @@ export interface EngineOptions {
 
 /** The options a restored engine takes besides its snapshot. */
 export type CapitalEfficiencyOptions = Pick<EngineOptions, 'capitalEfficiency' | 'capitalEfficiencyFromSeq'>;
+
+/**
+ * FOK dry run: adds one fill to what the walk has added to a party's position, `adds` = [stake, pot] on the
+ * market, or [stake, pot] on each leg of a quarter-line market, its stake split as `fill` splits it.
+ */
+function dryAdd(market: MarketBook, adds: bigint[], own: bigint, other: bigint): void {
+  if (market.legs === null) {
+    adds[0]! += own;
+    adds[1]! += own + other;
+    return;
+  }
+  const [own0, own1] = splitStake(own);
+  const [other0, other1] = splitStake(other);
+  adds[0]! += own0;
+  adds[1]! += own0 + other0;
+  adds[2]! += own1;
+  adds[3]! += own1 + other1;
+}
+
+/** FOK dry run: the refund a party would have had if `adds` (see `dryAdd`) were on its position. */
+function dryRefund(market: MarketBook, account: number, stakeField: number, adds: readonly bigint[]): bigint {
+  const legs = market.legs;
+  if (legs === null) {
+    return market.refundIfFilled(market.findPositionSlot(account), stakeField, adds[0]!, adds[1]!);
+  }
+  return (
+    legs[0].refundIfFilled(legs[0].findPositionSlot(account), stakeField, adds[0]!, adds[1]!) +
+    legs[1].refundIfFilled(legs[1].findPositionSlot(account), stakeField, adds[2]!, adds[3]!)
+  );
+}
 
 /** How a taker's walk through the book ended. */
 const Stop = { FILLED: 0, DUST: 1, TAKER_FUNDS: 2, EXHAUSTED: 3 } as const;
@@ -89,10 +120,13 @@ export class Engine {
   private touchedAccountCount = 0;
   private readonly bumped: MarketBook[] = [];
   private bumpedCount = 0;
-  /** FOK dry run: stakes and pots the walk has promised each maker so far. */
+  /** FOK dry run: stakes the walk has promised each maker so far. */
   private readonly spent = new Map<number, bigint>();
-  private readonly spentPot = new Map<number, bigint>();
+  /** FOK dry run: what the walk has added to each maker's position (see `dryAdd`). */
+  private readonly spentAdds = new Map<number, bigint[]>();
   private walkRemaining = 0n;
+  /** A quarter-line fill's refunds (see `fillLegs`). */
+  private readonly legRefunds: bigint[] = [0n, 0n, 0n, 0n];
   /** The market of the last place command. */
   private lastMarket: MarketBook | undefined = undefined;
   /** Where `unrest` took its order from. */
@@ -156,7 +190,7 @@ export class Engine {
         this.expire();
         break;
       case 'openMarket':
-        this.openMarket(command.marketHash, command.eventId);
+        this.openMarket(command.marketHash, command.eventId, command.legs);
         break;
       case 'closeMarket':
         this.closeMarket(command.marketHash);
@@ -335,12 +369,11 @@ export class Engine {
     const base = other * n;
     const minTick = n - tick;
     const spent = this.spent;
-    const spentPot = this.spentPot;
+    const spentAdds = this.spentAdds;
     let takerSpent = 0n;
-    let takerPot = 0n;
-    /** In the dry run: the refund the taker would have had so far. */
+    /** In the dry run: what the walk has added to the taker's position, and the refund it would have had. */
+    const takerAdds = [0n, 0n, 0n, 0n];
     let takerBack = 0n;
-    const takerSlot = dry ? market.findPositionSlot(taker) : NIL;
     /** In the dry run: the order last filled and how much of it the walk has promised. */
     let dryOrder = NIL;
     let dryOrderUsed = 0n;
@@ -348,7 +381,7 @@ export class Engine {
     let stop: Stop = Stop.EXHAUSTED;
     if (dry) {
       spent.clear();
-      spentPot.clear();
+      spentAdds.clear();
     }
 
     let k = market.best[other]!;
@@ -411,10 +444,15 @@ export class Engine {
           }
           dryOrderUsed += makerStake;
           spent.set(maker, (spent.get(maker) ?? 0n) + makerStake);
-          spentPot.set(maker, (spentPot.get(maker) ?? 0n) + makerStake + takerStake);
+          let makerAdds = spentAdds.get(maker);
+          if (makerAdds === undefined) {
+            makerAdds = [0n, 0n, 0n, 0n];
+            spentAdds.set(maker, makerAdds);
+          }
+          dryAdd(market, makerAdds, makerStake, takerStake);
+          dryAdd(market, takerAdds, takerStake, makerStake);
           takerSpent += takerStake;
-          takerPot += makerStake + takerStake;
-          takerBack = market.refundIfFilled(takerSlot, side, takerSpent, takerPot);
+          takerBack = dryRefund(market, taker, side, takerAdds);
         } else {
           this.fill(market, h, taker, k, makerStake, takerStake, makerLeft, takerOrderId, remaining);
         }
@@ -444,13 +482,7 @@ export class Engine {
     const available = this.accounts.available.get(maker);
     const stake = this.spent.get(maker);
     if (stake === undefined) return available;
-    const back = market.refundIfFilled(
-      market.findPositionSlot(maker),
-      makerSide,
-      stake,
-      this.spentPot.get(maker)!,
-    );
-    return available - stake + back;
+    return available - stake + dryRefund(market, maker, makerSide, this.spentAdds.get(maker)!);
   }
 
   private fill(
@@ -469,15 +501,27 @@ export class Engine {
     const maker = store.i32[(h << 4) + F.ACCOUNT]!;
     const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
     const makerSide = (tickSide >>> SIDE_SHIFT) & 1;
-    const pot = makerStake + takerStake;
-    const mp = market.positionSlot(maker);
-    const tp = market.positionSlot(taker);
     // The maker's stake and pot go to the outcome it bets on, the taker's to the other.
     const makerStakeField = makerSide === 0 ? P.STAKE_ONE : P.STAKE_TWO;
     const takerStakeField = makerSide === 0 ? P.STAKE_TWO : P.STAKE_ONE;
-    // Capital efficiency: what each party is now certain to collect, beyond what it already had back.
-    const makerRefund = market.fill(mp, makerStakeField, makerStake, pot);
-    const takerRefund = market.fill(tp, takerStakeField, takerStake, pot);
+    const legs = market.legs;
+    let mp = NIL;
+    let tp = NIL;
+    let makerRefund: bigint;
+    let takerRefund: bigint;
+    if (legs === null) {
+      const pot = makerStake + takerStake;
+      mp = market.positionSlot(maker);
+      tp = market.positionSlot(taker);
+      // Capital efficiency: what each party is now certain to collect, beyond what it already had back.
+      makerRefund = market.fill(mp, makerStakeField, makerStake, pot);
+      takerRefund = market.fill(tp, takerStakeField, takerStake, pot);
+    } else {
+      this.fillLegs(legs, maker, taker, makerStakeField, makerStake, takerStake);
+      const r = this.legRefunds;
+      makerRefund = r[0]! + r[2]!;
+      takerRefund = r[1]! + r[3]!;
+    }
     // Both stakes move from available to escrow, and each refund back: one net move per party.
     this.lock(maker, makerStake, makerRefund);
     this.lock(taker, takerStake, takerRefund);
@@ -490,7 +534,8 @@ export class Engine {
     this.touchLevel(market, level);
     const ladder = this.ladder;
     const matchId = `${this.seq}-${this.matchCount++}`;
-    this.pending[this.eventCount++] = {
+    const makerOrderId = store.ids[h]!;
+    const matched: OrderMatchedEvent = {
       type: 'orderMatched',
       matchId,
       marketHash: market.marketHash,
@@ -498,7 +543,7 @@ export class Engine {
       tick,
       makerOdds: ladder.odds[tick]!,
       takerOdds: ladder.odds[ladder.size - tick]!,
-      makerOrderId: store.ids[h]!,
+      makerOrderId,
       makerAccount: accounts.names[maker]!,
       makerIsBettingOutcomeOne: makerSide === 0,
       makerStake,
@@ -508,8 +553,56 @@ export class Engine {
       takerStake,
       takerRemainingSize: takerLeft,
     };
-    if (makerRefund !== 0n) this.refund(market, maker, mp, makerRefund, matchId, true, store.ids[h]!);
-    if (takerRefund !== 0n) this.refund(market, taker, tp, takerRefund, matchId, false, takerOrderId);
+    if (legs === null) {
+      this.pending[this.eventCount++] = matched;
+      if (makerRefund !== 0n) this.refund(market, maker, mp, makerRefund, matchId, true, makerOrderId);
+      if (takerRefund !== 0n) this.refund(market, taker, tp, takerRefund, matchId, false, takerOrderId);
+      return;
+    }
+    const [m0, m1] = splitStake(makerStake);
+    const [t0, t1] = splitStake(takerStake);
+    this.pending[this.eventCount++] = {
+      ...matched,
+      legs: [
+        { marketHash: legs[0].marketHash, makerStake: m0, takerStake: t0 },
+        { marketHash: legs[1].marketHash, makerStake: m1, takerStake: t1 },
+      ],
+    };
+    const r = this.legRefunds;
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i]!;
+      if (r[2 * i] !== 0n) {
+        this.refund(leg, maker, leg.findPositionSlot(maker), r[2 * i]!, matchId, true, makerOrderId);
+      }
+      if (r[2 * i + 1] !== 0n) {
+        this.refund(leg, taker, leg.findPositionSlot(taker), r[2 * i + 1]!, matchId, false, takerOrderId);
+      }
+    }
+  }
+
+  /**
+   * A quarter-line fill on its legs: half of each stake (`splitStake`) on each leg's positions, each half's
+   * pot the sum of the two halves. Leaves the refunds in `legRefunds`: maker and taker on the whole line,
+   * then on the half line.
+   */
+  private fillLegs(
+    legs: readonly [MarketBook, MarketBook],
+    maker: number,
+    taker: number,
+    makerStakeField: number,
+    makerStake: bigint,
+    takerStake: bigint,
+  ): void {
+    const takerStakeField = 1 - makerStakeField;
+    const makerHalves = splitStake(makerStake);
+    const takerHalves = splitStake(takerStake);
+    for (let i = 0; i < 2; i++) {
+      const leg = legs[i]!;
+      const m = makerHalves[i]!;
+      const t = takerHalves[i]!;
+      this.legRefunds[2 * i] = leg.fill(leg.positionSlot(maker), makerStakeField, m, m + t);
+      this.legRefunds[2 * i + 1] = leg.fill(leg.positionSlot(taker), takerStakeField, t, m + t);
+    }
   }
 
   /** Moves a fill's `stake` from the account's available balance to escrow, and its `refund` back. */
@@ -777,13 +870,47 @@ export class Engine {
 
   // ---------------------------------------------------------------- markets
 
-  private openMarket(marketHash: string, eventId: string): void {
+  private openMarket(marketHash: string, eventId: string, legHashes?: readonly [string, string]): void {
     if (this.marketByHash.has(marketHash)) {
       this.rejectCommand('openMarket', RejectCode.MARKET_EXISTS);
       return;
     }
-    this.addMarket(marketHash, eventId);
-    this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId };
+    if (legHashes === undefined) {
+      this.addMarket(marketHash, eventId);
+      this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId };
+      return;
+    }
+    const legs = legHashes.map((hash) => this.marketByHash.get(hash));
+    const valid =
+      legHashes.length === 2 &&
+      legHashes[0] !== legHashes[1] &&
+      legs.every((leg) => leg?.status === MarketStatus.OPEN && leg.legs === null && leg.eventId === eventId);
+    if (!valid) {
+      this.rejectCommand('openMarket', RejectCode.INVALID_LEGS);
+      return;
+    }
+    this.linkLegs(this.addMarket(marketHash, eventId), legs[0]!, legs[1]!);
+    this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId, legs: legHashes };
+  }
+
+  private linkLegs(market: MarketBook, whole: MarketBook, half: MarketBook): void {
+    market.legs = [whole, half];
+    whole.parents.push(market);
+    half.parents.push(market);
+  }
+
+  /** A leg closing or resolved: its open quarter-line markets stop trading (their orders cancelled). */
+  private closeParents(leg: MarketBook): void {
+    for (const parent of leg.parents) {
+      if (parent.status !== MarketStatus.OPEN) continue;
+      parent.status = MarketStatus.CLOSED;
+      this.pending[this.eventCount++] = {
+        type: 'marketClosed',
+        marketHash: parent.marketHash,
+        eventId: parent.eventId,
+      };
+      this.cancelInMarket(parent, undefined, 'EVENT_LIFECYCLE');
+    }
   }
 
   private addMarket(marketHash: string, eventId: string): MarketBook {
@@ -822,6 +949,7 @@ export class Engine {
     market.status = MarketStatus.CLOSED;
     this.pending[this.eventCount++] = { type: 'marketClosed', marketHash, eventId: market.eventId };
     this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+    this.closeParents(market);
   }
 
   private resolveMarket(marketHash: string, outcome: MarketOutcome): void {
@@ -838,6 +966,10 @@ export class Engine {
       this.rejectCommand('resolveMarket', RejectCode.INVALID_OUTCOME);
       return;
     }
+    if (market.legs !== null) {
+      this.rejectCommand('resolveMarket', RejectCode.QUARTER_LINE_MARKET);
+      return;
+    }
     market.status = MarketStatus.RESOLVED;
     this.pending[this.eventCount++] = {
       type: 'marketResolved',
@@ -846,6 +978,7 @@ export class Engine {
       outcome,
     };
     this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+    this.closeParents(market);
     const accounts = this.accounts;
     const slots = market.holders.map((_, slot) => slot);
     slots.sort((x, y) =>
@@ -1131,6 +1264,7 @@ export class Engine {
         status: m.status,
         version: m.version,
         positions,
+        ...(m.legs === null ? {} : { legs: [m.legs[0].marketHash, m.legs[1].marketHash] as const }),
       };
     });
     const store = this.store;
@@ -1185,6 +1319,13 @@ export class Engine {
         market.addToPosition(slot, P.POT_TWO, BigInt(potTwo));
         if (snapshot.format === 2) market.refundedCells.set(slot, BigInt(refunded ?? '0'));
       }
+    }
+    for (const m of snapshot.markets) {
+      if (m.legs === undefined) continue;
+      const [whole, half] = m.legs.map((hash) => engine.marketByHash.get(hash));
+      if (whole === undefined || half === undefined)
+        throw new TypeError(`quarter-line market ${m.marketHash} names a leg that is not in the snapshot`);
+      engine.linkLegs(engine.marketByHash.get(m.marketHash)!, whole, half);
     }
     const store = engine.store;
     for (const [
@@ -1283,6 +1424,13 @@ export class Engine {
         w.str(m.refunded(slot).toString());
       }
     }
+    const quarterLines = this.markets.filter((m) => m.legs !== null);
+    w.u32(quarterLines.length);
+    for (const m of quarterLines) {
+      w.u32(m.index);
+      w.u32(m.legs![0].index);
+      w.u32(m.legs![1].index);
+    }
     w.u32(handles.length);
     for (const h of handles) {
       const r = h << 4;
@@ -1306,9 +1454,13 @@ export class Engine {
   static restoreBytes(bytes: Uint8Array, options: CapitalEfficiencyOptions = {}): Engine {
     const r = new ByteReader(bytes);
     const magic = r.u32();
-    if (magic !== SNAPSHOT_MAGIC && magic !== SNAPSHOT_MAGIC_BEFORE_CE)
+    if (
+      magic !== SNAPSHOT_MAGIC &&
+      magic !== SNAPSHOT_MAGIC_BEFORE_LEGS &&
+      magic !== SNAPSHOT_MAGIC_BEFORE_CE
+    )
       throw new SnapshotFormatError('not an engine snapshot');
-    const withRefunds = magic === SNAPSHOT_MAGIC;
+    const withRefunds = magic !== SNAPSHOT_MAGIC_BEFORE_CE;
     const engine = new Engine({ ...options, ladderSize: r.u32() });
     engine.lastSeq = r.f64();
     engine.netDeposits = BigInt(r.str());
@@ -1337,6 +1489,14 @@ export class Engine {
           market.addToPosition(slot, field, BigInt(r.str()));
         if (withRefunds) market.refundedCells.set(slot, BigInt(r.str()));
       }
+    }
+    if (magic === SNAPSHOT_MAGIC) {
+      const market = (index: number) => {
+        const m = engine.markets[index];
+        if (m === undefined) throw new SnapshotFormatError(`no market of index ${index}`);
+        return m;
+      };
+      for (let n = r.u32(); n > 0; n--) engine.linkLegs(market(r.u32()), market(r.u32()), market(r.u32()));
     }
     const count = r.u32();
     const store = engine.store;
@@ -1505,8 +1665,10 @@ function filled(size: bigint, remaining: bigint): bigint {
 
 const ZERO = 0n;
 
-/** 'OBS3' read as a little-endian u32: the first bytes of `snapshotBytes()` (positions with refunds). */
-const SNAPSHOT_MAGIC = 0x3353_424f;
+/** 'OBS4' read as a little-endian u32: the first bytes of `snapshotBytes()` (with quarter-line legs). */
+const SNAPSHOT_MAGIC = 0x3453_424f;
+/** 'OBS3': the format before quarter-line markets (positions with refunds), read with no legs. */
+const SNAPSHOT_MAGIC_BEFORE_LEGS = 0x3353_424f;
 /** 'OBS2': the format before capital efficiency, read with nothing refunded. */
 const SNAPSHOT_MAGIC_BEFORE_CE = 0x3253_424f;
 

@@ -15,6 +15,10 @@ export const RejectCode = {
   INVALID_OUTCOME: 'INVALID_OUTCOME',
   INSUFFICIENT_BALANCE: 'INSUFFICIENT_BALANCE',
   NOT_FOUND: 'NOT_FOUND',
+  /** A quarter-line market's legs are not two distinct open ordinary markets of its event. */
+  INVALID_LEGS: 'INVALID_LEGS',
+  /** A quarter-line market is settled by its legs' results, not resolved itself. */
+  QUARTER_LINE_MARKET: 'QUARTER_LINE_MARKET',
 } as const;
 export type RejectCode = (typeof RejectCode)[keyof typeof RejectCode];
 
@@ -89,6 +93,13 @@ export interface OrderRestedEvent {
   readonly remainingSize: bigint;
 }
 
+/** A quarter-line fill's part on one leg market: the half of each stake that goes to it (see `splitStake`). */
+export interface QuarterLineLeg {
+  readonly marketHash: string;
+  readonly makerStake: bigint;
+  readonly takerStake: bigint;
+}
+
 /**
  * One fill. `tick` and `makerOdds` are in the maker frame; `takerOdds` = 10^20 - makerOdds is the
  * taker's price in its own frame. Both stakes moved from available to escrow; the pot is their sum.
@@ -110,6 +121,11 @@ export interface OrderMatchedEvent {
   readonly takerAccount: string;
   readonly takerStake: bigint;
   readonly takerRemainingSize: bigint;
+  /**
+   * On a quarter-line market: the fill's two legs (whole line, then half line). The positions are on the
+   * leg markets, each leg's stakes summing to the fill's; `marketHash` stays the quarter-line market.
+   */
+  readonly legs?: readonly [QuarterLineLeg, QuarterLineLeg];
 }
 
 /** The order left the engine for good: filled, cancelled, expired or removed. */
@@ -182,6 +198,8 @@ export interface MarketOpenedEvent {
   readonly type: 'marketOpened';
   readonly marketHash: string;
   readonly eventId: string;
+  /** A quarter-line market's leg markets (whole line, half line). */
+  readonly legs?: readonly [string, string];
 }
 
 export interface MarketClosedEvent {

@@ -40,6 +40,7 @@ export {
   type OrderRejectedEvent,
   type OrderRestedEvent,
   type PayoutEvent,
+  type QuarterLineLeg,
   RejectCode,
 } from './events.js';
 export {

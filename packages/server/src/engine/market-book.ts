@@ -54,6 +54,10 @@ export class MarketBook {
   readonly refundedCells = new U64Cells(16);
   /** Slot of each account with a position, by account index. */
   private readonly slotOf: (number | undefined)[] = [];
+  /** A quarter-line market's leg markets (whole line, half line): they hold its fills' positions. */
+  legs: readonly [MarketBook, MarketBook] | null = null;
+  /** The quarter-line markets this market is a leg of. */
+  readonly parents: MarketBook[] = [];
 
   constructor(
     readonly index: number,
@@ -207,4 +211,13 @@ export class MarketBook {
     this.refundedCells.clear(this.holders.length);
     this.holders.length = 0;
   }
+}
+
+/**
+ * A quarter-line stake's halves: the whole-line leg's first, the half-line leg's second. An odd unit goes to
+ * the whole-line leg; the halves always add up to the stake.
+ */
+export function splitStake(stake: bigint): readonly [bigint, bigint] {
+  const half = stake / 2n;
+  return [stake - half, half];
 }

@@ -27,6 +27,8 @@ export interface MarketSnapshot {
    * of the position so far (format 2; absent in format 1, read as 0).
    */
   readonly positions: readonly (readonly [string, string, string, string, string, string?])[];
+  /** A quarter-line market's leg markets (whole line, half line), when it is one. */
+  readonly legs?: readonly [string, string];
 }
 
 /** [orderId, account, marketHash, isBettingOutcomeOne, tick, totalBetSize, remainingSize, expiry, placedSeq]. */
