@@ -138,6 +138,10 @@ export const FillRow = Type.Object({
   status: FillStatus,
   /** Capital efficiency: what this fill gave back at once to the row's owner ("0" for none). */
   ceRefundAmount: UintString,
+  /** A quarter-line bet's fill on one of its leg markets (`marketHash` is the leg's). */
+  isQuarterLineLeg: Type.Boolean(),
+  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
+  quarterLineParentMarketHash: Nullable(Bytes32),
   createdAt: DateTime,
 });
 export type FillRow = Static<typeof FillRow>;
@@ -156,6 +160,10 @@ export const TradeRow = Type.Object({
   settlement: Nullable(Type.Object({ outcome: Type.Integer(), payout: UintString })),
   /** Whether any bettor of the trade's market has had a capital-efficiency refund. */
   marketHasRefunds: Type.Boolean(),
+  /** A quarter-line bet's trade on one of its leg markets (`marketHash` is the leg's). */
+  isQuarterLineLeg: Type.Boolean(),
+  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
+  quarterLineParentMarketHash: Nullable(Bytes32),
   createdAt: DateTime,
   updatedAt: DateTime,
 });

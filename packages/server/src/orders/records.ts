@@ -41,6 +41,11 @@ export type FillRecord = {
   seq: number;
   /** Capital efficiency: what this fill gave back at once to its owner ('0': nothing). */
   ceRefundAmount: string;
+  /**
+   * A quarter-line leg's fill (`marketHash` is the leg market): the quarter-line market the order was
+   * placed on. Null for an ordinary fill.
+   */
+  quarterLineParentMarketHash: string | null;
   createdAt: number;
 };
 
@@ -59,6 +64,11 @@ export type TradeRecord = {
   payout: string | null;
   /** Whether any bettor of the market has had a capital-efficiency refund. */
   marketHasRefunds: boolean;
+  /**
+   * A quarter-line leg's trade (`marketHash` is the leg market; one per order and leg): the quarter-line
+   * market the order was placed on. Null for an ordinary trade.
+   */
+  quarterLineParentMarketHash: string | null;
   createdAt: number;
   updatedAt: number;
 };
@@ -106,6 +116,12 @@ export function tradeIdOf(orderId: string): string {
   return id;
 }
 
-/** Fill ids name the match and the side: one fill per order per match. */
-export const fillIdOf = (matchId: string, side: 'maker' | 'taker') =>
-  `${matchId}-${side === 'maker' ? 'M' : 'T'}`;
+/**
+ * Fill ids name the match and the side: one fill per order per match, or on a quarter-line market one per
+ * order per match and leg (0: the whole line, 1: the half line).
+ */
+export const fillIdOf = (matchId: string, side: 'maker' | 'taker', leg?: 0 | 1) =>
+  `${matchId}-${side === 'maker' ? 'M' : 'T'}${leg === undefined ? '' : `${leg}`}`;
+
+/** A quarter-line order's trade on one of its legs (0: the whole line, 1: the half line). */
+export const legTradeIdOf = (orderId: string, leg: 0 | 1) => tradeIdOf(`${orderId}:leg${leg}`);

@@ -66,6 +66,8 @@ export function fillToWire(f: FillRecord): FillRow {
     fillOdds: f.fillOdds,
     status: f.status as FillRow['status'],
     ceRefundAmount: f.ceRefundAmount,
+    isQuarterLineLeg: f.quarterLineParentMarketHash !== null,
+    quarterLineParentMarketHash: f.quarterLineParentMarketHash,
     createdAt: iso(f.createdAt),
   };
 }
@@ -114,6 +116,8 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     status: t.status as TradeRow['status'],
     settlement: t.outcome === null ? null : { outcome: t.outcome, payout: t.payout ?? '0' },
     marketHasRefunds: t.marketHasRefunds,
+    isQuarterLineLeg: t.quarterLineParentMarketHash !== null,
+    quarterLineParentMarketHash: t.quarterLineParentMarketHash,
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };

@@ -38,6 +38,7 @@ const committedTrade = (orderId: string): TradeRecord => ({
   outcome: null,
   payout: null,
   marketHasRefunds: false,
+  quarterLineParentMarketHash: null,
   createdAt: 1,
   updatedAt: 1,
 });

@@ -198,6 +198,7 @@ export class BatchProjection {
       createdAt: this.ts,
       seq: this.seq,
       ceRefundAmount: '0',
+      quarterLineParentMarketHash: null,
     };
     this.fills.push(fill);
     this.entryFills.push(fill);
@@ -222,6 +223,7 @@ export class BatchProjection {
               outcome: null,
               payout: null,
               marketHasRefunds: false,
+              quarterLineParentMarketHash: null,
               createdAt: this.ts,
               updatedAt: this.ts,
             },

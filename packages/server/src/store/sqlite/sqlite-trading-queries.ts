@@ -94,6 +94,7 @@ export const toFill = (r: Record<string, unknown>): FillRecord => ({
   status: r.status as string,
   seq: r.seq as number,
   ceRefundAmount: (r.ce_refund_amount as string | undefined) ?? '0',
+  quarterLineParentMarketHash: (r.quarter_line_parent as string | null | undefined) ?? null,
   createdAt: r.created_at as number,
 });
 
@@ -113,6 +114,7 @@ export const toTrade = (r: Record<string, unknown>): TradeRecord => ({
   payout: (r.payout as string | null) ?? null,
   // A view's column; the projector's reads of the table set it from the refunds it knows of.
   marketHasRefunds: r.market_has_refunds === 1,
+  quarterLineParentMarketHash: (r.quarter_line_parent as string | null | undefined) ?? null,
   createdAt: r.created_at as number,
   updatedAt: r.updated_at as number,
 });
