@@ -139,14 +139,16 @@ describe('quarter-line markets (issue 26)', () => {
   // The worked examples of docs/matching.md: A backs the home side -0.75 for 100 at 50 % against B.
   const settle: [string, MarketOutcome, MarketOutcome, bigint, bigint][] = [
     // Home wins by 2 or more: both legs win.
-    ['by 2', 1, 1, START + usd(100), START - usd(100)],
+    ['home wins by 2', 1, 1, START + usd(100), START - usd(100)],
     // Home wins by 1: -0.5 wins, -1.0 pushes (void): a half win.
-    ['by 1', 1, 0, START + usd(50), START - usd(50)],
+    ['home wins by 1', 1, 0, START + usd(50), START - usd(50)],
     // Draw or away win: both lose.
-    ['draw', 2, 2, START - usd(100), START + usd(100)],
+    ['home draws or loses', 2, 2, START - usd(100), START + usd(100)],
+    // The same shape for +0.25 drawn (legs 0 and +0.5): the whole line pushes, the half line wins.
+    ['+0.25, drawn', 1, 0, START + usd(50), START - usd(50)],
   ];
   for (const [name, half, whole, a, b] of settle) {
-    it(`settles each leg by its own result: home wins ${name}`, () => {
+    it(`settles each leg by its own result: ${name}`, () => {
       const h = quarter();
       h.place({ id: 'b1', account: 'B', market: 'Q', one: false, tick: 400, size: usd(100) });
       h.place({ id: 'a1', account: 'A', market: 'Q', tick: 400, size: usd(100), tif: 'IOC' });
