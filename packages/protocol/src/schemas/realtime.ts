@@ -62,14 +62,23 @@ export const BestOddsUpdate = withMessageId({
 });
 export type BestOddsUpdate = Static<typeof BestOddsUpdate>;
 
-/** `recent_trades:global`: a taker bet on the public tape (no identities), after each fill. */
+/**
+ * `recent_trades:global`: a taker bet on the public tape (no identities), after each fill. A quarter-line
+ * bet shows as its two leg trades, one message each, on the leg markets.
+ */
 export const RecentTrade = withMessageId({
   ...PublicTradeRow.properties,
   isQuarterLineLeg: Type.Boolean(),
+  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
+  quarterLineParentMarketHash: Type.Union([Bytes32, Type.Null()]),
 });
 export type RecentTrade = Static<typeof RecentTrade>;
 
-/** `recent_trades_consolidated:global`: the same bet with the consolidated (quarter-line) fields. */
+/**
+ * `recent_trades_consolidated:global`: the same bet with the consolidated (quarter-line) fields. A
+ * quarter-line bet shows as its two legs (`quarterLineFillHash` = the parent's `tradeId`) and then a
+ * synthetic parent on the quarter-line market with their totals (`isQuarterLineParent`).
+ */
 export const ConsolidatedTrade = withMessageId({
   ...PublicTradeRow.properties,
   isQuarterLineParent: Type.Boolean(),

@@ -4,20 +4,23 @@ import {
   accountTradesChannel,
   activeOrdersChannel,
   CeRefundUpdate,
+  ConsolidatedTrade,
   ceRefundsChannel,
   GLOBAL_CHANNELS,
   ladderSize,
   orderBookEventChannel,
   orderBookMarketChannel,
+  RecentTrade,
   tickToOdds,
 } from '@oddsbook/protocol';
 import type { Database } from 'better-sqlite3';
+import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../engine/index.js';
 import { bookToWire } from '../orders/book.js';
-import { tradeIdOf } from '../orders/records.js';
-import { fillToWire, orderToWire, publicTradeToWire, tradeToWire } from '../orders/wire.js';
+import { legTradeIdOf, type TradeRecord, tradeIdOf } from '../orders/records.js';
+import { fillToWire, orderToWire, publicTradeToWire, tradeToWire, weightedOdds } from '../orders/wire.js';
 import type { Publication } from '../realtime/publishers/publication.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
@@ -129,6 +132,11 @@ const place = (o: ReturnType<typeof order>): SequencerInput => ({
 const on = (pubs: Publication[], channel: string, user?: string) =>
   pubs.filter((p) => p.channel === channel && (user === undefined || p.user === user));
 const data = <T = Record<string, unknown>>(pubs: Publication[]) => pubs.map((p) => p.data as T);
+/** The payload as it goes on the wire (with its message id) matches the protocol schema. */
+function expectShape(schema: TSchema, pub: Publication): void {
+  const errors = [...Value.Errors(schema, { ...(pub.data as object), messageId: pub.messageId })];
+  expect(errors, JSON.stringify(errors.slice(0, 3))).toEqual([]);
+}
 const restOrder = (account: string, id: string) => orderToWire(queries.getOrder(account, id)!, WALLET);
 
 describe('TradingPublisher', () => {
@@ -228,7 +236,14 @@ describe('TradingPublisher', () => {
     // Only taker bets go on the public tape, with the quarter-line flags.
     const tape = data(on(pubs, GLOBAL_CHANNELS.recent_trades));
     expect(tape.map((tr) => tr.tradeId)).toEqual([tradeIdOf(t1.order.orderId), tradeIdOf(t2.order.orderId)]);
-    expect(tape[0]).toMatchObject({ totalStake: (10n * USDC).toString(), isQuarterLineLeg: false });
+    expect(tape[0]).toMatchObject({
+      totalStake: (10n * USDC).toString(),
+      isQuarterLineLeg: false,
+      quarterLineParentMarketHash: null,
+    });
+    for (const msg of on(pubs, GLOBAL_CHANNELS.recent_trades)) expectShape(RecentTrade, msg);
+    for (const msg of on(pubs, GLOBAL_CHANNELS.recent_trades_consolidated))
+      expectShape(ConsolidatedTrade, msg);
     const consolidated = data(on(pubs, GLOBAL_CHANNELS.recent_trades_consolidated));
     expect(consolidated[0]).toMatchObject({
       isQuarterLineParent: false,
@@ -243,7 +258,11 @@ describe('TradingPublisher', () => {
       .trades(TAKER, {}, tradeListing(true), { limit: 10, after: null })
       .find((tr) => tr.id === tape[0]!.tradeId)!;
     expect(JSON.stringify(tape[0])).toBe(
-      JSON.stringify({ ...publicTradeToWire(takerTrade), isQuarterLineLeg: false }),
+      JSON.stringify({
+        ...publicTradeToWire(takerTrade),
+        isQuarterLineLeg: false,
+        quarterLineParentMarketHash: null,
+      }),
     );
     expect(JSON.stringify(consolidated[0])).toBe(
       JSON.stringify({
@@ -587,5 +606,147 @@ describe('TradingPublisher', () => {
       return some;
     });
     expect(made).toHaveLength(1);
+  });
+
+  describe('quarter-line bets on the public tapes', () => {
+    const QUARTER = `0x${'cc'.repeat(32)}`;
+    const WHOLE = `0x${'c1'.repeat(32)}`;
+    const HALF = `0x${'c2'.repeat(32)}`;
+    const TS = 1_700_000_500_000;
+
+    /** A leg trade as the projection writes it (the quarter-line contract of orders/records.ts). */
+    function legTrade(
+      o: { orderId: string; account: string; isMaker: boolean },
+      leg: 0 | 1,
+      stake: bigint,
+      pot: bigint,
+    ) {
+      const trade: TradeRecord = {
+        id: legTradeIdOf(o.orderId, leg),
+        orderId: o.orderId,
+        account: o.account,
+        marketHash: leg === 0 ? WHOLE : HALF,
+        eventId: EVENT,
+        isBettingOutcomeOne: !o.isMaker,
+        isMaker: o.isMaker,
+        stake: stake.toString(),
+        pot: pot.toString(),
+        status: 'MATCHED',
+        outcome: null,
+        payout: null,
+        marketHasRefunds: false,
+        quarterLineParentMarketHash: QUARTER,
+        createdAt: TS,
+        updatedAt: TS,
+      };
+      return trade;
+    }
+
+    /** One journal entry placing `taker` on the quarter-line market, with hand-made changes. */
+    function entryWith(taker: ReturnType<typeof order>, trades: TradeRecord[]): ProjectedBatch {
+      seq += 1;
+      const input: SequencerInput = {
+        kind: 'engine',
+        command: { ...taker.order, marketHash: QUARTER },
+        meta: taker.meta,
+      };
+      const entry: AppliedEntry = { seq, ts: TS, input, events: [] };
+      return { batch: committedBatch([entry]), changes: [{ orders: [], fills: [], trades, refunds: [] }] };
+    }
+
+    it('puts each leg of a taker bet on recent_trades, and the legs then their parent on the consolidated tape', () => {
+      const maker = { orderId: `0x${'0e'.repeat(32)}`, account: MAKER, isMaker: true };
+      const taker = order(TAKER, 400, 25n * USDC + 1n, { isOne: true, tif: 'IOC' });
+      const t = { orderId: taker.order.orderId, account: TAKER, isMaker: false };
+      // The odd unit goes to the whole line; the projection's order: per leg, maker then taker.
+      const trades = [
+        legTrade(maker, 0, 12_500_000n, 25_000_001n),
+        legTrade(t, 0, 12_500_001n, 25_000_001n),
+        legTrade(maker, 1, 12_500_000n, 25_000_000n),
+        legTrade(t, 1, 12_500_000n, 25_000_000n),
+      ];
+      const projected = entryWith(taker, trades);
+      const pubs = publisher.batch(projected);
+      const s = projected.batch.firstSeq;
+
+      const recent = GLOBAL_CHANNELS.recent_trades;
+      const consolidated = GLOBAL_CHANNELS.recent_trades_consolidated;
+      // Legs in the entry's order, each right after its trade row; the parent after the second leg.
+      expect(pubs.map((p) => [p.channel, p.messageId])).toEqual([
+        [accountTradesChannel(MAKER), `${s}:0`],
+        [accountTradesChannel(TAKER), `${s}:1`],
+        [recent, `${s}:2`],
+        [consolidated, `${s}:3`],
+        [accountTradesChannel(MAKER), `${s}:4`],
+        [accountTradesChannel(TAKER), `${s}:5`],
+        [recent, `${s}:6`],
+        [consolidated, `${s}:7`],
+        [consolidated, `${s}:8`],
+      ]);
+      for (const p of on(pubs, recent)) expectShape(RecentTrade, p);
+      for (const p of on(pubs, consolidated)) expectShape(ConsolidatedTrade, p);
+
+      const [whole, half] = [trades[1]!, trades[3]!];
+      const parentId = tradeIdOf(t.orderId);
+      expect(data(on(pubs, recent))).toEqual(
+        [whole, half].map((leg) => ({
+          ...publicTradeToWire(leg),
+          isQuarterLineLeg: true,
+          quarterLineParentMarketHash: QUARTER,
+        })),
+      );
+      const cons = data(on(pubs, consolidated));
+      expect(cons.slice(0, 2)).toEqual(
+        [whole, half].map((leg) => ({
+          ...publicTradeToWire(leg),
+          isQuarterLineParent: false,
+          isQuarterLineLeg: true,
+          quarterLineFillHash: parentId,
+          netReturn: (BigInt(leg.pot) - BigInt(leg.stake)).toString(),
+        })),
+      );
+      expect(cons.map((c) => c.marketHash)).toEqual([WHOLE, HALF, QUARTER]);
+      expect(cons[2]).toEqual({
+        tradeId: parentId,
+        marketHash: QUARTER,
+        eventId: EVENT,
+        isBettingOutcomeOne: true,
+        totalStake: 25_000_001n.toString(),
+        totalReturn: 50_000_001n.toString(),
+        weightedAverageOdds: weightedOdds('25000001', '50000001'),
+        betTime: new Date(TS).toISOString(),
+        isQuarterLineParent: true,
+        isQuarterLineLeg: false,
+        quarterLineFillHash: null,
+        netReturn: 25_000_000n.toString(),
+      });
+    });
+
+    it('keeps a maker’s leg trades off the tapes, and gives a leg without its partner no parent', () => {
+      const taker = order(TAKER, 400, 10n * USDC, { tif: 'IOC' });
+      const t = { orderId: taker.order.orderId, account: TAKER, isMaker: false };
+      const maker = { orderId: `0x${'0d'.repeat(32)}`, account: MAKER, isMaker: true };
+      const makerOnly = publisher.batch(
+        entryWith(taker, [
+          legTrade(maker, 0, 5n * USDC, 10n * USDC),
+          legTrade(maker, 1, 5n * USDC, 10n * USDC),
+        ]),
+      );
+      expect(makerOnly.map((p) => p.channel)).toEqual([
+        accountTradesChannel(MAKER),
+        accountTradesChannel(MAKER),
+      ]);
+
+      const lone = publisher.batch(entryWith(taker, [legTrade(t, 0, 5n * USDC, 10n * USDC)]));
+      expect(lone.map((p) => p.channel)).toEqual([
+        accountTradesChannel(TAKER),
+        GLOBAL_CHANNELS.recent_trades,
+        GLOBAL_CHANNELS.recent_trades_consolidated,
+      ]);
+      expect(lone[2]!.data).toMatchObject({
+        isQuarterLineLeg: true,
+        quarterLineFillHash: tradeIdOf(t.orderId),
+      });
+    });
   });
 });

@@ -3,11 +3,9 @@ import {
   type AccountOrderUpdate,
   type BestOddsUpdate,
   type CeRefundUpdate,
-  type ConsolidatedTrade,
   GLOBAL_CHANNELS,
   type OrderOutcome,
   orderBookMarketChannel,
-  type RecentTrade,
 } from '@oddsbook/protocol';
 import { type BookLevels, RejectCode } from '../engine/index.js';
 import { bookToWire, levelToWire } from '../orders/book.js';
@@ -19,6 +17,7 @@ import type { AppliedEntry, EscrowReceipt } from '../sequencer/inputs.js';
 import type { EntryChanges } from '../store/batch-projection.js';
 import { BookView } from './book-view.js';
 import type { ProjectedBatch } from './pipeline.js';
+import { consolidatedTrade, quarterLineBets, quarterLineParent, recentTrade } from './public-tape.js';
 
 export type TradingPublisherContext = {
   /** The proxy wallet of an account (the order row's `wallet`). */
@@ -52,9 +51,11 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * commands in one batch still shows each step.
  *
  * Per entry, in this order: order rows (account + active orders), fills, capital-efficiency refunds
- * (`ce_refunds:{bettor}`, one message per refund, in the engine's order), trades, public trades, rows
- * settled by a resolution. Per batch, at the end: one book per changed market (market and event
- * channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
+ * (`ce_refunds:{bettor}`, one message per refund, in the engine's order), trades (each trade row, and
+ * right after a taker's its `recent_trades` then `recent_trades_consolidated` message; after the second
+ * leg of a taker quarter-line bet, its synthetic parent on `recent_trades_consolidated`, see
+ * public-tape.ts), rows settled by a resolution. Per batch, at the end: one book per changed market
+ * (market and event channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
  * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry), except the
  * rows of a resolution and of escrow receipts (LOCKED, FAILED), named by row and status (`trade:<id>:<status>:<updatedAt>`,
  * `fill:<id>:<status>`). A publication to a channel nobody follows is not made (most accounts of a busy
@@ -184,9 +185,16 @@ export class TradingPublisher {
         return update;
       });
     }
+    const quarterLine = quarterLineBets(changes.trades);
     for (const trade of changes.trades) {
       out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
-      if (!trade.isMaker) publicTrades(trade, out);
+      if (trade.isMaker) continue;
+      let row: ReturnType<typeof publicTradeToWire> | undefined;
+      const rowOf = () => (row ??= publicTradeToWire(trade));
+      out.add(GLOBAL_CHANNELS.recent_trades, () => recentTrade(trade, rowOf()));
+      out.add(GLOBAL_CHANNELS.recent_trades_consolidated, () => consolidatedTrade(trade, rowOf()));
+      const legs = quarterLine.get(trade);
+      if (legs) out.add(GLOBAL_CHANNELS.recent_trades_consolidated, () => quarterLineParent(legs));
     }
     for (const event of events)
       if (event.type === 'marketResolved') this.#settled(event.marketHash, events, out);
@@ -296,24 +304,4 @@ function isReplay(events: AppliedEntry['events']): boolean {
   for (const e of events)
     if (e.type === 'orderRejected' && e.code === RejectCode.DUPLICATE_ORDER_ID) return true;
   return false;
-}
-
-/** A taker bet on the two public tapes (quarter-line legs are not split yet: every flag is false). */
-function publicTrades(trade: TradeRecord, out: Publications): void {
-  let row: ReturnType<typeof publicTradeToWire> | undefined;
-  const rowOf = () => (row ??= publicTradeToWire(trade));
-  out.add(GLOBAL_CHANNELS.recent_trades, () => {
-    const recent: Omit<RecentTrade, 'messageId'> = { ...rowOf(), isQuarterLineLeg: false };
-    return recent;
-  });
-  out.add(GLOBAL_CHANNELS.recent_trades_consolidated, () => {
-    const consolidated: Omit<ConsolidatedTrade, 'messageId'> = {
-      ...rowOf(),
-      isQuarterLineParent: false,
-      isQuarterLineLeg: false,
-      quarterLineFillHash: null,
-      netReturn: (BigInt(trade.pot) - BigInt(trade.stake)).toString(),
-    };
-    return consolidated;
-  });
 }

@@ -503,7 +503,11 @@ describe('exchange channels with the official client', () => {
         .filter((r) => r.tradeId === row.tradeId)
         .at(-1)!;
       expectShape(RecentTrade, last);
-      expect(withoutMessageId(last)).toEqual({ ...row, isQuarterLineLeg: false });
+      expect(withoutMessageId(last)).toEqual({
+        ...row,
+        isQuarterLineLeg: false,
+        quarterLineParentMarketHash: null,
+      });
       const cons = consolidated
         .data<ConsolidatedTrade>()
         .filter((r) => r.tradeId === row.tradeId)
