@@ -236,13 +236,16 @@ export class OrderService {
       return v.ok && c.orderId !== undefined;
     });
     // Each market once, in order of first appearance; one the engine already has needs no await.
-    const unopened = new Set<string>();
+    let unopened: Set<string> | null = null;
     for (let i = 0; i < signed.length; i++) {
       const market = signed[i]!.state!.market;
       if (this.o.sequencer.engine.market(market.marketHash)) continue;
       let seen = false;
       for (let j = 0; j < i && !seen; j++) seen = signed[j]!.state!.market.marketHash === market.marketHash;
-      if (!seen && !(await this.o.openMarket(market))) unopened.add(market.marketHash);
+      if (!seen && !(await this.o.openMarket(market))) {
+        unopened ??= new Set();
+        unopened.add(market.marketHash);
+      }
     }
     // An order answered while this request was verified has left the in-flight sets: the lookups must see
     // it before the uniqueness checks (its row is written by the projector after the answer).
@@ -255,7 +258,7 @@ export class OrderService {
     const accepted: { c: Candidate; input: SequencerInput; order: PlaceOrderInput; meta: OrderMeta }[] = [];
     for (const c of signed) {
       const orderId = c.orderId!;
-      if (unopened.size > 0 && unopened.has(c.state!.market.marketHash)) {
+      if (unopened?.has(c.state!.market.marketHash)) {
         fail(c, 'MARKET_INACTIVE');
         continue;
       }
