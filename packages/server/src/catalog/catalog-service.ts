@@ -482,21 +482,32 @@ export class CatalogService {
     return market;
   }
 
-  /** The quarter-line markets of a leg just resolved: closed, and settled once their other leg is too. */
+  /**
+   * Quarter-line markets brought in line with their legs' results (after a stop between a leg's result and
+   * its quarter lines' update): at a start, by `Trading.reconcileResolutions`.
+   */
+  async followResolvedLegs(): Promise<void> {
+    for (const parent of await this.#repo.listQuarterLineMarketsToFollow()) await this.#followLegs(parent);
+  }
+
+  /** The quarter-line markets of a leg just resolved follow it. */
   async #followLeg(leg: MarketView): Promise<void> {
-    for (const parent of await this.#repo.listQuarterLineParents(leg.marketHash)) {
-      const legs = await this.#repo.findMarkets(parent.quarterLineLegs!);
-      const settled = legs.length === 2 && legs.every((l) => l.outcome !== null);
-      if (parent.status === 'ACTIVE' || (settled && parent.reportedDate === null)) {
-        const reportedDate = settled ? Math.max(...legs.map((l) => l.reportedDate ?? 0)) : null;
-        const closed = await this.#repo.closeQuarterLineMarket(
-          parent.marketHash,
-          reportedDate,
-          this.#clock.now(),
-        );
-        if (closed) this.#emit({ type: 'market', market: closed });
-      }
-    }
+    for (const parent of await this.#repo.listQuarterLineParents(leg.marketHash))
+      await this.#followLegs(parent);
+  }
+
+  /** A quarter-line market with a leg resolved stops trading; once both are resolved it is settled. */
+  async #followLegs(parent: MarketView): Promise<void> {
+    const legs = await this.#repo.findMarkets(parent.quarterLineLegs!);
+    const settled = legs.length === 2 && legs.every((l) => l.outcome !== null);
+    if (parent.status !== 'ACTIVE' && (!settled || parent.reportedDate !== null)) return;
+    const reportedDate = settled ? Math.max(...legs.map((l) => l.reportedDate ?? 0)) : null;
+    const closed = await this.#repo.closeQuarterLineMarket(
+      parent.marketHash,
+      reportedDate,
+      this.#clock.now(),
+    );
+    if (closed) this.#emit({ type: 'market', market: closed });
   }
 
   #emit(event: CatalogEvent): void {

@@ -61,7 +61,7 @@ export type Trading = {
    * the result (the projections' settlement); the catalog follows it (and is brought back to it at a start).
    */
   resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<void>;
-  /** The catalog's results brought in line with the journal's (after a crash between the two). */
+  /** The catalog's results brought in line with the journal's (after a crash between the two), quarter lines included. */
   reconcileResolutions(): Promise<void>;
   checkpoint(): void;
   close(): Promise<void>;
@@ -261,6 +261,7 @@ export function openTrading(o: TradingOptions): Trading {
         const market = await o.catalog.getMarket(marketHash);
         if (market && market.outcome === null) await o.catalog.resolveMarket(marketHash, outcome);
       }
+      await o.catalog.followResolvedLegs();
     },
     checkpoint,
     async close() {

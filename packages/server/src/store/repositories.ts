@@ -180,6 +180,8 @@ export interface CatalogRepository {
   /** Records the outcome and makes the market INACTIVE; null when there is no such market. */
   resolveMarket(marketHash: string, outcome: 0 | 1 | 2, now: number): Promise<MarketView | null>;
   findMarkets(marketHashes: readonly string[]): Promise<MarketView[]>;
+  /** Quarter-line markets not settled yet (no `reportedDate`) with at least one leg resolved. */
+  listQuarterLineMarketsToFollow(): Promise<MarketView[]>;
   /** The quarter-line markets that have `legHash` as one of their legs. */
   listQuarterLineParents(legHash: string): Promise<MarketView[]>;
   /**

@@ -214,6 +214,12 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
   const selectQuarterLineParents = db.prepare<[string, string], MarketRow>(
     `${MARKET_SELECT} WHERE m.quarter_line_whole_hash = ? OR m.quarter_line_half_hash = ? ORDER BY ${MARKET_ORDER}`,
   );
+  const selectQuarterLinesToFollow = db.prepare<[], MarketRow>(
+    `${MARKET_SELECT} WHERE m.quarter_line_whole_hash IS NOT NULL AND m.reported_date IS NULL AND EXISTS (
+       SELECT 1 FROM markets l
+       WHERE l.market_hash IN (m.quarter_line_whole_hash, m.quarter_line_half_hash) AND l.outcome IS NOT NULL)
+     ORDER BY ${MARKET_ORDER}`,
+  );
   const closeQuarterLineMarket = db.prepare(
     `UPDATE markets SET status = 'INACTIVE', reported_date = ?, updated_at = ?
      WHERE market_hash = ? AND quarter_line_whole_hash IS NOT NULL`,
@@ -411,6 +417,9 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
     },
     async findMarkets(marketHashes) {
       return selectMarkets.all(json(marketHashes.map((h) => h.toLowerCase()))).map(toMarket);
+    },
+    async listQuarterLineMarketsToFollow() {
+      return selectQuarterLinesToFollow.all().map(toMarket);
     },
     async listQuarterLineParents(legHash) {
       const hash = legHash.toLowerCase();
