@@ -107,6 +107,13 @@ export const Market = Type.Object({
   sxTeamOneId: Type.Integer(),
   sxTeamTwoId: Type.Integer(),
   isQuarterLineMarket: Type.Boolean(),
+  /**
+   * A quarter-line market's two leg markets, [whole line, half line] (-0.75: the -1 and -0.5 markets of
+   * the same event and type); null for every other market. Half of each matched stake goes on each leg's
+   * positions and the legs' results settle it: it has no `outcome` of its own, and gets its `reportedDate`
+   * (status INACTIVE) once both legs are resolved.
+   */
+  quarterLineLegs: Type.Union([Type.Tuple([Bytes32, Bytes32]), Type.Null()]),
   /** Effective betting delay in seconds for the fixture's current phase (pregame or live). */
   bettingDelay: Type.Number(),
   /** Minimum stake in base-token units. */

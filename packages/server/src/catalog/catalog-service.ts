@@ -15,10 +15,11 @@ import { type CatalogEvent, CatalogEvents, type CatalogListener } from './catalo
 import { ACTIVE_FIXTURE_STATUSES, FIXTURE_STATUS, isActiveFixtureStatus } from './fixture-status.js';
 import { type LiveScoreInput, nextLiveScore } from './live-score.js';
 import { computeMarketHash } from './market-hash.js';
-import { canonicalLine, LineError } from './market-line.js';
+import { canonicalLine, isQuarterLine, LineError } from './market-line.js';
 import { isMarketActive, type MarketTradingState, marketTradingState } from './market-trading.js';
-import { marketTypeInfo } from './market-types.js';
+import { type MarketTypeInfo, marketTypeInfo } from './market-types.js';
 import { decodePaginationKey, encodePaginationKey } from './pagination-key.js';
+import { legOutcomeNames, quarterLineLegLines } from './quarter-line.js';
 
 export const CATALOG_LIMITS = {
   marketsPageSize: 50,
@@ -63,6 +64,15 @@ export type CreateMarketInput = {
   mainLine?: boolean;
   liveEnabled?: boolean;
 };
+
+/** A quarter-line market is not resolved itself: its legs are (409 in the error shape). */
+export function quarterLineNotResolvable(market: { quarterLineLegs: readonly [string, string] | null }) {
+  const [whole, half] = market.quarterLineLegs ?? ['', ''];
+  return conflict(
+    'QUARTER_LINE_MARKET',
+    `a quarter-line market is settled by its legs: resolve ${whole} and ${half}`,
+  );
+}
 
 const LIVE_STATUSES = [FIXTURE_STATUS.inProgress] as const;
 /** Markets whose trading state is kept in memory at most (unknown hashes are never cached). */
@@ -112,7 +122,13 @@ export class CatalogService {
     const generation = this.#generation;
     const market = await this.#repo.getMarket(marketHash);
     if (!market) return null;
-    const state = marketTradingState(market);
+    let state = marketTradingState(market);
+    // A quarter-line market trades only while both its legs do (a resolved leg has settled half of it).
+    if (state.open && market.quarterLineLegs !== null) {
+      const legs = await this.#repo.findMarkets(market.quarterLineLegs);
+      if (legs.length !== 2 || !legs.every(isMarketActive))
+        state = { ...state, open: false, closedReason: 'MARKET_INACTIVE' };
+    }
     if (generation === this.#generation) {
       if (this.#tradingStates.size >= TRADING_STATE_CACHE_LIMIT) this.#tradingStates.clear();
       this.#tradingStates.set(marketHash, state);
@@ -285,6 +301,11 @@ export class CatalogService {
     return fixture;
   }
 
+  /**
+   * Creates a market. A quarter-line market (line x.25 or x.75) is linked to its two legs, the markets of
+   * the same event and type at the whole and the half line around it; a leg the event does not have yet is
+   * created first (same call, outcome names derived from the quarter line's, never a main line).
+   */
   async createMarket(input: CreateMarketInput): Promise<MarketView> {
     const info = marketTypeInfo(input.type);
     if (!info) throw badRequest('UNKNOWN_MARKET_TYPE', `market type ${input.type} is not supported`);
@@ -322,7 +343,14 @@ export class CatalogService {
       outcomeOneName,
       outcomeTwoName,
     });
+    const exists = () => conflict(ErrorCode.MARKET_EXISTS, `market ${marketHash} already exists`);
+    // Checked before any leg is created, so a repeated request creates nothing.
+    if (await this.#repo.getMarket(marketHash)) throw exists();
     const mainLine = input.mainLine ?? !(await this.#repo.hasMainLine(fixture.eventId, input.type));
+    const quarterLineLegs =
+      line !== null && isQuarterLine(line)
+        ? await this.#quarterLineLegs({ ...input, line, outcomeOneName, outcomeTwoName }, fixture)
+        : null;
     const now = this.#clock.now();
     const inserted = await this.#repo.insertMarket({
       marketHash,
@@ -340,10 +368,64 @@ export class CatalogService {
       status: 'ACTIVE',
       outcome: null,
       reportedDate: null,
+      quarterLineLegs,
       createdAt: now,
       updatedAt: now,
     });
-    if (!inserted) throw conflict(ErrorCode.MARKET_EXISTS, `market ${marketHash} already exists`);
+    if (!inserted) throw exists();
+    return this.#emitCreated(marketHash, mainLine, info);
+  }
+
+  /** The whole-line and half-line markets of a quarter line, the missing ones created. */
+  async #quarterLineLegs(
+    parent: CreateMarketInput & { line: string },
+    fixture: FixtureView,
+  ): Promise<[`0x${string}`, `0x${string}`]> {
+    const { whole, half } = quarterLineLegLines(parent.line);
+    const ofEvent = await this.#repo.listMarketsOfEvent(fixture.eventId);
+    const leg = async (legLine: string): Promise<`0x${string}`> => {
+      const sameLine = ofEvent.filter((m) => m.type === parent.type && m.line === legLine);
+      // An existing open market of that line is the leg (the main line first, then the oldest).
+      const open = sameLine
+        .filter(isMarketActive)
+        .sort((a, b) => Number(b.mainLine) - Number(a.mainLine) || a.createdAt - b.createdAt)[0];
+      if (open) return open.marketHash;
+      if (sameLine.length > 0) {
+        throw conflict(
+          'QUARTER_LINE_LEG_CLOSED',
+          `the ${legLine} market of event ${fixture.eventId} is closed or resolved: a ${parent.line} market needs it open`,
+        );
+      }
+      const created = await this.createMarket({
+        eventId: fixture.eventId,
+        type: parent.type,
+        line: legLine,
+        ...legOutcomeNames({
+          type: parent.type,
+          line: parent.line,
+          outcomeOneName: parent.outcomeOneName,
+          outcomeTwoName: parent.outcomeTwoName,
+          teamOneName: fixture.teamOneName,
+          teamTwoName: fixture.teamTwoName,
+          legLine,
+        }),
+        mainLine: false,
+        ...(parent.minBetSize !== undefined ? { minBetSize: parent.minBetSize } : {}),
+        ...(parent.bettingDelaySeconds !== undefined
+          ? { bettingDelaySeconds: parent.bettingDelaySeconds }
+          : {}),
+        ...(parent.liveEnabled !== undefined ? { liveEnabled: parent.liveEnabled } : {}),
+      });
+      return created.marketHash;
+    };
+    return [await leg(whole), await leg(half)];
+  }
+
+  async #emitCreated(
+    marketHash: `0x${string}`,
+    mainLine: boolean,
+    info: MarketTypeInfo,
+  ): Promise<MarketView> {
     const market = (await this.#repo.getMarket(marketHash))!;
     this.#emit({ type: 'market', market });
     // A new main line of a line type (possibly replacing the previous one, now demoted).
@@ -384,12 +466,48 @@ export class CatalogService {
     return fixture;
   }
 
-  /** Records a market's result (0 void, 1, 2); the market stops trading. Settlement is the trading side's. */
+  /**
+   * Records a market's result (0 void, 1, 2); the market stops trading. Settlement is the trading side's.
+   * A quarter-line market is refused (409): it follows its legs. Resolving a leg stops its quarter-line
+   * markets trading; once both legs of one are resolved it is settled (its `reportedDate` set, no outcome).
+   */
   async resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<MarketView> {
+    const existing = await this.#repo.getMarket(marketHash);
+    if (!existing) throw notFound(ErrorCode.MARKET_NOT_FOUND, `no market with hash ${marketHash}`);
+    if (existing.quarterLineLegs !== null) throw quarterLineNotResolvable(existing);
     const market = await this.#repo.resolveMarket(marketHash, outcome, this.#clock.now());
     if (!market) throw notFound(ErrorCode.MARKET_NOT_FOUND, `no market with hash ${marketHash}`);
     this.#emit({ type: 'market', market });
+    await this.#followLeg(market);
     return market;
+  }
+
+  /**
+   * Quarter-line markets brought in line with their legs' results (after a stop between a leg's result and
+   * its quarter lines' update): at a start, by `Trading.reconcileResolutions`.
+   */
+  async followResolvedLegs(): Promise<void> {
+    for (const parent of await this.#repo.listQuarterLineMarketsToFollow()) await this.#followLegs(parent);
+  }
+
+  /** The quarter-line markets of a leg just resolved follow it. */
+  async #followLeg(leg: MarketView): Promise<void> {
+    for (const parent of await this.#repo.listQuarterLineParents(leg.marketHash))
+      await this.#followLegs(parent);
+  }
+
+  /** A quarter-line market with a leg resolved stops trading; once both are resolved it is settled. */
+  async #followLegs(parent: MarketView): Promise<void> {
+    const legs = await this.#repo.findMarkets(parent.quarterLineLegs!);
+    const settled = legs.length === 2 && legs.every((l) => l.outcome !== null);
+    if (parent.status !== 'ACTIVE' && (!settled || parent.reportedDate !== null)) return;
+    const reportedDate = settled ? Math.max(...legs.map((l) => l.reportedDate ?? 0)) : null;
+    const closed = await this.#repo.closeQuarterLineMarket(
+      parent.marketHash,
+      reportedDate,
+      this.#clock.now(),
+    );
+    if (closed) this.#emit({ type: 'market', market: closed });
   }
 
   #emit(event: CatalogEvent): void {

@@ -16,7 +16,7 @@ describe('seedDemoCatalog', () => {
     expect(await catalog.isEmpty()).toBe(true);
 
     const summary = await seedDemoCatalog(catalog, { now: START });
-    expect(summary).toEqual({ leagues: 7, fixtures: 30, markets: 91, liveFixtures: 4 });
+    expect(summary).toEqual({ leagues: 7, fixtures: 30, markets: 92, liveFixtures: 4 });
     expect(await catalog.isEmpty()).toBe(false);
 
     const fixtures = await catalog.activeFixtures({});
@@ -39,6 +39,18 @@ describe('seedDemoCatalog', () => {
     const scores = await catalog.liveScores(live.map((f) => f.eventId));
     expect(scores).toHaveLength(4);
     expect(await catalog.leagueLiveDelays()).toHaveLength(6);
+
+    // The quarter-line market is linked to its legs: the -1 and the -0.5 (main) spreads of its fixture.
+    const arsenal = live.find((f) => f.teamOneName === 'Arsenal')!;
+    const spreads = (await catalog.activeMarkets({ eventId: arsenal.eventId, types: [3] })).markets;
+    const byLine = new Map(spreads.map((m) => [m.line, m]));
+    expect([...byLine.keys()].sort()).toEqual(['-0.5', '-0.75', '-1']);
+    expect(byLine.get('-0.75')!.quarterLineLegs).toEqual([
+      byLine.get('-1')!.marketHash,
+      byLine.get('-0.5')!.marketHash,
+    ]);
+    expect(byLine.get('-0.5')!.mainLine).toBe(true);
+    expect(spreads.filter((m) => m.quarterLineLegs !== null)).toHaveLength(1);
     await store.close();
   });
 });

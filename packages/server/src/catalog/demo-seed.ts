@@ -178,7 +178,7 @@ export type DemoSeedSummary = { leagues: number; fixtures: number; markets: numb
 /**
  * Seeds a fresh catalog with a small but lively world: 7 leagues, 30 fixtures over the coming days
  * (4 in play with live scores), each with a moneyline, a spread and a total, and one quarter-line
- * market (Arsenal vs Chelsea, asian handicap -0.75). It goes through the same service calls as the
+ * market (Arsenal vs Chelsea, asian handicap -0.75, with its legs -1 and -0.5). It goes through the same service calls as the
  * operator API, so the demo data is exactly what an operator could have created.
  */
 export async function seedDemoCatalog(
@@ -221,6 +221,14 @@ export async function seedDemoCatalog(
         { type: s.total, line: total, outcomeOneName: `Over ${total}`, outcomeTwoName: `Under ${total}` },
       ];
       if (teamOneName === 'Arsenal') {
+        // A quarter line is settled by its whole-line and half-line legs: -1 here, -0.5 being the main spread.
+        markets.push({
+          type: MARKET_TYPE.spread,
+          line: -1,
+          outcomeOneName: 'Arsenal -1',
+          outcomeTwoName: 'Chelsea +1',
+          mainLine: false,
+        });
         markets.push({
           type: MARKET_TYPE.spread,
           line: -0.75,

@@ -26,7 +26,7 @@ function numberText(value: number): string {
   return String(value);
 }
 
-/** A quarter line (.25 or .75): flagged `isQuarterLineMarket` (its bets are not split into legs: see operations.md). */
+/** A quarter line (.25 or .75): flagged `isQuarterLineMarket`, settled by two leg markets (quarter-line.ts). */
 export function isQuarterLine(line: string | null): boolean {
   if (line === null) return false;
   const fraction = line.split('.')[1] ?? '';

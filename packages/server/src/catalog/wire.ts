@@ -36,6 +36,7 @@ export function marketToWire(market: MarketView): Market {
     sxTeamOneId: f.teamOneId,
     sxTeamTwoId: f.teamTwoId,
     isQuarterLineMarket: isQuarterLine(market.line),
+    quarterLineLegs: market.quarterLineLegs === null ? null : [...market.quarterLineLegs],
     bettingDelay: effectiveBettingDelayMs(market) / 1000,
     minBetSize: market.minBetSize.toString(),
     ...(market.outcome !== null ? { outcome: market.outcome } : {}),

@@ -15,6 +15,7 @@ import type { Clock } from '../lib/clock.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
 import { VerifierBusy, type VerifierPool } from '../signing/verifier-pool.js';
+import type { MarketView } from '../store/repositories.js';
 import { outcomeOf, timeoutOutcome, withdrawnOutcome } from './outcome.js';
 
 /** What the order path needs of the wallets: the proxy must be deployed before any order is accepted. */
@@ -59,6 +60,9 @@ type Candidate = {
   orderId?: `0x${string}`;
 };
 
+/** What opening a catalog market in the engine needs to know of it. */
+export type MarketToOpen = Pick<MarketView, 'marketHash' | 'eventId' | 'quarterLineLegs'>;
+
 export type OrderServiceOptions = {
   sequencer: Sequencer;
   catalog: CatalogService;
@@ -68,8 +72,11 @@ export type OrderServiceOptions = {
   clock: Clock;
   baseToken: `0x${string}`;
   ladderSize: number;
-  /** Opens a catalog market in the engine on its first order. */
-  openMarket: (marketHash: string, eventId: string) => Promise<void>;
+  /**
+   * Opens a catalog market in the engine on its first order (a quarter-line market after its legs); false
+   * when it cannot be (a leg no longer trades): its orders fail MARKET_INACTIVE.
+   */
+  openMarket: (market: MarketToOpen) => Promise<boolean>;
   /**
    * Null when the lookups see every order answered so far, else a promise of it (the projections follow
    * the answers: trading/pipeline.ts). Default: they always do.
@@ -229,12 +236,16 @@ export class OrderService {
       return v.ok && c.orderId !== undefined;
     });
     // Each market once, in order of first appearance; one the engine already has needs no await.
+    let unopened: Set<string> | null = null;
     for (let i = 0; i < signed.length; i++) {
       const market = signed[i]!.state!.market;
       if (this.o.sequencer.engine.market(market.marketHash)) continue;
       let seen = false;
       for (let j = 0; j < i && !seen; j++) seen = signed[j]!.state!.market.marketHash === market.marketHash;
-      if (!seen) await this.o.openMarket(market.marketHash, market.eventId);
+      if (!seen && !(await this.o.openMarket(market))) {
+        unopened ??= new Set();
+        unopened.add(market.marketHash);
+      }
     }
     // An order answered while this request was verified has left the in-flight sets: the lookups must see
     // it before the uniqueness checks (its row is written by the projector after the answer).
@@ -247,6 +258,10 @@ export class OrderService {
     const accepted: { c: Candidate; input: SequencerInput; order: PlaceOrderInput; meta: OrderMeta }[] = [];
     for (const c of signed) {
       const orderId = c.orderId!;
+      if (unopened?.has(c.state!.market.marketHash)) {
+        fail(c, 'MARKET_INACTIVE');
+        continue;
+      }
       const clientOrderId = c.input.clientOrderId;
       if (
         accepted.some((a) => a.order.orderId === orderId) ||

@@ -1,6 +1,7 @@
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import type { BookLevels, Engine } from '../engine/index.js';
+import { isMarketActive } from '../catalog/market-trading.js';
+import { type BookLevels, type Engine, MarketStatus } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
@@ -15,7 +16,7 @@ import type { TradingReads } from '../store/trading-reads.js';
 import type { TradingStorage } from '../store/trading-storage.js';
 import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
 import { Heartbeats } from './heartbeats.js';
-import { OrderService, type ProxyWallets } from './order-service.js';
+import { type MarketToOpen, OrderService, type ProxyWallets } from './order-service.js';
 
 /** How often the expiry sweep looks for expired resting orders (an `expire` runs only when one is due). */
 export const EXPIRY_SWEEP_MS = 250;
@@ -48,8 +49,11 @@ export type Trading = {
   books(): BookLevels[];
   /** Resolves once every input queued so far is committed, projected and published. */
   idle(): Promise<void>;
-  /** Opens the market in the engine when the catalog has it and the engine does not yet. */
-  ensureMarketOpen(marketHash: string, eventId: string): Promise<void>;
+  /**
+   * Opens a catalog market in the engine when the engine does not have it yet: a quarter-line market after
+   * its legs. False when it could not be opened (a leg no longer trades): its orders are refused.
+   */
+  ensureMarketOpen(market: MarketToOpen): Promise<boolean>;
   /** Credits an account (the faucet): an engine input, so matching sees the funds in order. */
   deposit(account: `0x${string}`, amount: bigint): Promise<void>;
   /**
@@ -57,7 +61,7 @@ export type Trading = {
    * the result (the projections' settlement); the catalog follows it (and is brought back to it at a start).
    */
   resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<void>;
-  /** The catalog's results brought in line with the journal's (after a crash between the two). */
+  /** The catalog's results brought in line with the journal's (after a crash between the two), quarter lines included. */
   reconcileResolutions(): Promise<void>;
   checkpoint(): void;
   close(): Promise<void>;
@@ -109,18 +113,37 @@ export function openTrading(o: TradingOptions): Trading {
   const pipeline = new TradingPipeline({ sequencer, projector, onFatal: o.onFatal });
   pipeline.setChain(o.chain);
   const engine = sequencer.engine;
-  const opening = new Map<string, Promise<void>>();
-  const ensureMarketOpen = (marketHash: string, eventId: string): Promise<void> => {
-    if (engine.market(marketHash)) return Promise.resolve();
+  const opening = new Map<string, Promise<boolean>>();
+  /** One openMarket per market at a time; true when the engine has the market afterwards. */
+  const openInEngine = (
+    marketHash: string,
+    eventId: string,
+    legs?: readonly [string, string],
+  ): Promise<boolean> => {
+    if (engine.market(marketHash)) return Promise.resolve(true);
     let pending = opening.get(marketHash);
     if (!pending) {
       pending = sequencer
-        .submit({ kind: 'engine', command: { type: 'openMarket', marketHash, eventId } })
-        .then(() => undefined)
+        .submit({
+          kind: 'engine',
+          command: { type: 'openMarket', marketHash, eventId, ...(legs ? { legs } : {}) },
+        })
+        .then(() => engine.market(marketHash) !== undefined)
         .finally(() => opening.delete(marketHash));
       opening.set(marketHash, pending);
     }
     return pending;
+  };
+  const ensureMarketOpen = async (market: MarketToOpen): Promise<boolean> => {
+    if (engine.market(market.marketHash)) return true;
+    const legs = market.quarterLineLegs;
+    if (legs === null) return openInEngine(market.marketHash, market.eventId);
+    // A leg resolved before any order reached it was never in the engine: opening it now would trade it again.
+    const legViews = await o.catalog.findMarkets(legs);
+    if (legViews.length !== 2 || !legViews.every(isMarketActive)) return false;
+    for (const leg of legs) if (!(await openInEngine(leg, market.eventId))) return false;
+    // The engine refuses legs that are closed or resolved (INVALID_LEGS): then the market stays unopened.
+    return openInEngine(market.marketHash, market.eventId, legs);
   };
   const orders = new OrderService({
     sequencer,
@@ -144,7 +167,9 @@ export function openTrading(o: TradingOptions): Trading {
 
   const closeEventMarkets = async (eventId: string, final: boolean) => {
     for (const market of await o.catalogRepository.listMarketsOfEvent(eventId)) {
-      if (!engine.market(market.marketHash)) continue;
+      const status = engine.market(market.marketHash)?.status;
+      // Quarter-line markets close with their legs: one the loop has closed already is left alone.
+      if (status === undefined || (final && status !== MarketStatus.OPEN)) continue;
       await sequencer.submit(
         final
           ? { kind: 'engine', command: { type: 'closeMarket', marketHash: market.marketHash } }
@@ -167,7 +192,8 @@ export function openTrading(o: TradingOptions): Trading {
     } else if (
       event.type === 'market' &&
       event.market.status !== 'ACTIVE' &&
-      engine.market(event.market.marketHash)
+      // A quarter-line market is closed by the engine itself when a leg resolves.
+      engine.market(event.market.marketHash)?.status === MarketStatus.OPEN
     ) {
       sequencer
         .submit({ kind: 'engine', command: { type: 'closeMarket', marketHash: event.market.marketHash } })
@@ -235,6 +261,7 @@ export function openTrading(o: TradingOptions): Trading {
         const market = await o.catalog.getMarket(marketHash);
         if (market && market.outcome === null) await o.catalog.resolveMarket(marketHash, outcome);
       }
+      await o.catalog.followResolvedLegs();
     },
     checkpoint,
     async close() {

@@ -85,6 +85,11 @@ export type MarketRecord = {
   outcome: 0 | 1 | 2 | null;
   /** Unix seconds. */
   reportedDate: number | null;
+  /**
+   * A quarter-line market (line .25 or .75): its two leg markets of the same event and type, the whole
+   * line first and the half line second. Null for every other market.
+   */
+  quarterLineLegs: readonly [`0x${string}`, `0x${string}`] | null;
   createdAt: number;
   updatedAt: number;
 };
@@ -175,6 +180,19 @@ export interface CatalogRepository {
   /** Records the outcome and makes the market INACTIVE; null when there is no such market. */
   resolveMarket(marketHash: string, outcome: 0 | 1 | 2, now: number): Promise<MarketView | null>;
   findMarkets(marketHashes: readonly string[]): Promise<MarketView[]>;
+  /** Quarter-line markets not settled yet (no `reportedDate`) with at least one leg resolved. */
+  listQuarterLineMarketsToFollow(): Promise<MarketView[]>;
+  /** The quarter-line markets that have `legHash` as one of their legs. */
+  listQuarterLineParents(legHash: string): Promise<MarketView[]>;
+  /**
+   * A quarter-line market stops trading (INACTIVE); `reportedDate` (unix seconds) once both its legs are
+   * resolved. Null when there is no such market.
+   */
+  closeQuarterLineMarket(
+    marketHash: string,
+    reportedDate: number | null,
+    now: number,
+  ): Promise<MarketView | null>;
   listMarkets(query: MarketQuery): Promise<MarketView[]>;
   listMarketsOfEvent(eventId: string): Promise<MarketView[]>;
   /** Active market type ids per event, ascending. */

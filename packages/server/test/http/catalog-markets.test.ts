@@ -33,6 +33,9 @@ const LEGACY_MARKET_FIELDS = [
 ] as const;
 
 type MarketJson = Record<(typeof LEGACY_MARKET_FIELDS)[number], unknown> & {
+  quarterLineLegs: [string, string] | null;
+  outcomeOneName: string;
+  outcomeTwoName: string;
   marketHash: string;
   sportXeventId: string;
   type: number;
@@ -261,6 +264,7 @@ describe('catalog: public market data routes', () => {
         sxTeamOneId: expect.any(Number),
         sxTeamTwoId: expect.any(Number),
         isQuarterLineMarket: false,
+        quarterLineLegs: null,
         bettingDelay: 0,
         minBetSize: '1000000',
       });
@@ -275,25 +279,22 @@ describe('catalog: public market data routes', () => {
 
     it('filters by onlyMainLine, leagueId, sportIds, type and liveOnly', async () => {
       const all = (await data('/markets/active?pageSize=50')) as { markets: MarketJson[] };
-      expect(all.markets).toHaveLength(37);
+      // The EPL fixture's quarter lines brought their legs: -1 and -0.5 for -0.75, 2 and 2.5 for 2.25.
+      expect(all.markets).toHaveLength(41);
       expect((await data('/markets/active?onlyMainLine=true&pageSize=50')).markets).toHaveLength(36);
       const main = (await data(`/markets/active?onlyMainLine=true&eventId=${lakersCeltics.eventId}`)).markets;
       expect(main).toHaveLength(3);
       expect(main.every((m: MarketJson) => m.mainLine)).toBe(true);
       const epls = (await data(`/markets/active?leagueId=${epl}`)).markets as MarketJson[];
-      expect(epls.map((m) => m.sportXeventId)).toEqual([
-        arsenalChelsea.eventId,
-        arsenalChelsea.eventId,
-        arsenalChelsea.eventId,
-      ]);
-      expect((await data('/markets/active?sportIds=5,6')).markets).toHaveLength(3);
+      expect(epls.map((m) => m.sportXeventId)).toEqual(Array(7).fill(arsenalChelsea.eventId));
+      expect((await data('/markets/active?sportIds=5,6')).markets).toHaveLength(7);
       expect((await data('/markets/active?sportIds=6')).markets).toHaveLength(0);
       const totals = (await data('/markets/active?type=2&pageSize=50')).markets as MarketJson[];
-      expect(totals).toHaveLength(12);
+      expect(totals).toHaveLength(14);
       expect(totals.every((m) => m.type === 2)).toBe(true);
-      expect((await data('/markets/active?type=2,52&pageSize=50')).markets).toHaveLength(24);
+      expect((await data('/markets/active?type=2,52&pageSize=50')).markets).toHaveLength(26);
       const live = (await data('/markets/active?liveOnly=true')).markets as MarketJson[];
-      expect(live.map((m) => m.sportXeventId)).toEqual(Array(3).fill(arsenalChelsea.eventId));
+      expect(live.map((m) => m.sportXeventId)).toEqual(Array(7).fill(arsenalChelsea.eventId));
       // In play: the EPL has no delay of its own, so soccer's 10 s applies.
       expect(live.every((m) => m.bettingDelay === 10)).toBe(true);
     });
@@ -313,10 +314,10 @@ describe('catalog: public market data routes', () => {
         key = page.nextKey;
         pages += 1;
       } while (key);
-      // 11 NBA fixtures with 3 markets, one alternative spread, 3 EPL markets.
-      expect(seen).toHaveLength(37);
+      // 11 NBA fixtures with 3 markets, one alternative spread, 3 EPL markets and the 4 legs of its 2 quarter lines.
+      expect(seen).toHaveLength(41);
       expect(pages).toBe(6);
-      expect(new Set(seen.map((m) => m.marketHash)).size).toBe(37);
+      expect(new Set(seen.map((m) => m.marketHash)).size).toBe(41);
       const times = seen.map((m) => m.gameTime);
       expect(times).toEqual([...times].sort((x, y) => x - y));
     });
@@ -449,7 +450,19 @@ describe('catalog: public market data routes', () => {
       const byHash = new Map(found.map((m) => [m.marketHash, m]));
       expect(byHash.get(arsenalChelsea.spread)).toMatchObject({ line: -0.75, isQuarterLineMarket: true });
       expect(byHash.get(arsenalChelsea.total)).toMatchObject({ line: 2.25, isQuarterLineMarket: true });
-      expect(byHash.get(lakersCeltics.spread)).toMatchObject({ line: -3.5, isQuarterLineMarket: false });
+      expect(byHash.get(lakersCeltics.spread)).toMatchObject({
+        line: -3.5,
+        isQuarterLineMarket: false,
+        quarterLineLegs: null,
+      });
+      const legs = (await data(
+        `/markets/find?marketHashes=${byHash.get(arsenalChelsea.total)!.quarterLineLegs!.join(',')}`,
+      )) as MarketJson[];
+      legs.sort((x, y) => (x.line as number) - (y.line as number));
+      expect(legs.map((m) => [m.line, m.outcomeOneName, m.outcomeTwoName, m.isQuarterLineMarket])).toEqual([
+        [2, 'Over 2', 'Under 2', false],
+        [2.5, 'Over 2.5', 'Under 2.5', false],
+      ]);
       const stored = await t.exchange.store.catalog.getMarket(arsenalChelsea.spread);
       expect(stored?.line).toBe('-0.75');
     });

@@ -83,7 +83,11 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     {
       schema: {
         summary: 'Create a market on a fixture',
-        description: '409 when the market exists or the fixture is closed.',
+        description:
+          '409 when the market exists or the fixture is closed. A quarter-line market (line x.25 or x.75) is ' +
+          'linked to its legs, the markets of the same event and type at the whole and the half line around it ' +
+          '(-0.75: -1 and -0.5); a leg the event lacks is created with it (409 QUARTER_LINE_LEG_CLOSED when ' +
+          'the event has that line only closed or resolved). `quarterLineLegs` answers [whole, half], else null.',
         security: [{ adminToken: [] }],
         tags,
         body: Type.Object(
@@ -103,7 +107,12 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
           { additionalProperties: false },
         ),
         response: {
-          200: Envelope(Type.Object({ marketHash: Bytes32 })),
+          200: Envelope(
+            Type.Object({
+              marketHash: Bytes32,
+              quarterLineLegs: Type.Union([Type.Tuple([Bytes32, Bytes32]), Type.Null()]),
+            }),
+          ),
           ...errorResponses(400, 401, 404, 409, 429),
         },
       },
@@ -127,7 +136,10 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
         ...(bettingDelay !== undefined ? { bettingDelaySeconds: bettingDelay } : {}),
       });
       request.log.info({ marketHash: market.marketHash, eventId: market.eventId }, 'market created');
-      return success({ marketHash: market.marketHash });
+      return success({
+        marketHash: market.marketHash,
+        quarterLineLegs: market.quarterLineLegs === null ? null : [...market.quarterLineLegs],
+      });
     },
   );
 

@@ -1,6 +1,7 @@
 import { Bytes32, Envelope, Market } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { quarterLineNotResolvable } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
 import { conflict, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
@@ -9,7 +10,7 @@ import { errorResponses } from '../error-responses.js';
 /**
  * `POST /admin/markets/{marketHash}/resolve {outcome}`: the market's result. Open orders are cancelled
  * (`EVENT_LIFECYCLE`), each pot goes to the winner (0 voids: both stakes back), trades become SETTLED and
- * the payouts leave escrow on the chain.
+ * the payouts leave escrow on the chain. A quarter-line market is not resolved itself: its legs are.
  */
 export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
   app.post(
@@ -17,7 +18,9 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
     {
       schema: {
         summary: 'Resolve a market and pay out its trades',
-        description: 'Outcome 1 or 2, or 0 for void (every stake refunded). 409 when already resolved.',
+        description:
+          'Outcome 1 or 2, or 0 for void (every stake refunded). 409 when already resolved, and for a ' +
+          'quarter-line market (QUARTER_LINE_MARKET): its two legs are resolved instead, and settle it.',
         security: [{ adminToken: [] }],
         tags: ['admin'],
         params: Type.Object({ marketHash: Bytes32 }),
@@ -40,6 +43,7 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
       const { outcome } = request.body as { outcome: 0 | 1 | 2 };
       const market = await exchange.catalog.getMarket(marketHash);
       if (!market) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
+      if (market.quarterLineLegs !== null) throw quarterLineNotResolvable(market);
       if (market.outcome !== null)
         throw conflict('MARKET_ALREADY_RESOLVED', `the market was resolved with outcome ${market.outcome}`);
       await exchange.trading.resolveMarket(marketHash, outcome);

@@ -35,6 +35,7 @@ const market: MarketView = {
   status: 'ACTIVE',
   outcome: null,
   reportedDate: null,
+  quarterLineLegs: null,
   createdAt: 1,
   updatedAt: 2,
   fixture,

@@ -625,6 +625,21 @@ export const MIGRATIONS: readonly Migration[] = [
             LEFT JOIN market_settlements s ON s.market_hash = t.market_hash;
       `),
   },
+  {
+    version: 16,
+    name: 'quarter-line market legs',
+    // Quarter-line markets (issue 26): a market on a .25 or .75 line is settled by two leg markets of its
+    // event and type, the whole line and the half line around it. Both hashes or neither.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE markets ADD COLUMN quarter_line_whole_hash TEXT;
+        ALTER TABLE markets ADD COLUMN quarter_line_half_hash TEXT;
+        CREATE INDEX markets_by_quarter_line_whole ON markets(quarter_line_whole_hash)
+          WHERE quarter_line_whole_hash IS NOT NULL;
+        CREATE INDEX markets_by_quarter_line_half ON markets(quarter_line_half_hash)
+          WHERE quarter_line_half_hash IS NOT NULL;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

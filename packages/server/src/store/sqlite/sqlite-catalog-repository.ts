@@ -50,6 +50,8 @@ type MarketRow = {
   market_status: 'ACTIVE' | 'INACTIVE';
   outcome: 0 | 1 | 2 | null;
   reported_date: number | null;
+  quarter_line_whole_hash: `0x${string}` | null;
+  quarter_line_half_hash: `0x${string}` | null;
   market_created_at: number;
   market_updated_at: number;
 } & FixtureRow;
@@ -84,7 +86,7 @@ const FIXTURE_JOINS = `
 const MARKET_SELECT = `
   SELECT m.market_hash, m.type, m.line, m.outcome_one_name, m.outcome_two_name, m.outcome_void_name,
     m.main_line, m.live_enabled, m.betting_delay_ms, m.min_bet_size, m.status AS market_status, m.outcome,
-    m.reported_date, m.created_at AS market_created_at, m.updated_at AS market_updated_at, ${FIXTURE_COLUMNS}
+    m.reported_date, m.quarter_line_whole_hash, m.quarter_line_half_hash, m.created_at AS market_created_at, m.updated_at AS market_updated_at, ${FIXTURE_COLUMNS}
   FROM markets m JOIN fixtures f ON f.event_id = m.event_id ${FIXTURE_JOINS}`;
 const MARKET_ORDER = 'f.game_time, f.event_id, m.type, m.market_hash';
 
@@ -135,6 +137,10 @@ const toMarket = (row: MarketRow): MarketView => ({
   status: row.market_status,
   outcome: row.outcome,
   reportedDate: row.reported_date,
+  quarterLineLegs:
+    row.quarter_line_whole_hash !== null && row.quarter_line_half_hash !== null
+      ? [row.quarter_line_whole_hash, row.quarter_line_half_hash]
+      : null,
   createdAt: row.market_created_at,
   updatedAt: row.market_updated_at,
   fixture: toFixture(row),
@@ -202,8 +208,21 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
   const insertMarket = db.prepare(
     `INSERT OR IGNORE INTO markets (market_hash, event_id, type, line, outcome_one_name, outcome_two_name,
        outcome_void_name, main_line, live_enabled, betting_delay_ms, min_bet_size, status, outcome, reported_date,
-       created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       quarter_line_whole_hash, quarter_line_half_hash, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const selectQuarterLineParents = db.prepare<[string, string], MarketRow>(
+    `${MARKET_SELECT} WHERE m.quarter_line_whole_hash = ? OR m.quarter_line_half_hash = ? ORDER BY ${MARKET_ORDER}`,
+  );
+  const selectQuarterLinesToFollow = db.prepare<[], MarketRow>(
+    `${MARKET_SELECT} WHERE m.quarter_line_whole_hash IS NOT NULL AND m.reported_date IS NULL AND EXISTS (
+       SELECT 1 FROM markets l
+       WHERE l.market_hash IN (m.quarter_line_whole_hash, m.quarter_line_half_hash) AND l.outcome IS NOT NULL)
+     ORDER BY ${MARKET_ORDER}`,
+  );
+  const closeQuarterLineMarket = db.prepare(
+    `UPDATE markets SET status = 'INACTIVE', reported_date = ?, updated_at = ?
+     WHERE market_hash = ? AND quarter_line_whole_hash IS NOT NULL`,
   );
   const selectMainLines = db
     .prepare<[string, number, string], `0x${string}`>(
@@ -258,6 +277,8 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
       m.status,
       m.outcome,
       m.reportedDate,
+      m.quarterLineLegs?.[0] ?? null,
+      m.quarterLineLegs?.[1] ?? null,
       m.createdAt,
       m.updatedAt,
     );
@@ -396,6 +417,18 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
     },
     async findMarkets(marketHashes) {
       return selectMarkets.all(json(marketHashes.map((h) => h.toLowerCase()))).map(toMarket);
+    },
+    async listQuarterLineMarketsToFollow() {
+      return selectQuarterLinesToFollow.all().map(toMarket);
+    },
+    async listQuarterLineParents(legHash) {
+      const hash = legHash.toLowerCase();
+      return selectQuarterLineParents.all(hash, hash).map(toMarket);
+    },
+    async closeQuarterLineMarket(marketHash, reportedDate, now) {
+      const hash = marketHash.toLowerCase();
+      if (closeQuarterLineMarket.run(reportedDate, now, hash).changes === 0) return null;
+      return this.getMarket(hash);
     },
     async listMarkets(query: MarketQuery) {
       const where = [`f.status ${IN_JSON}`, "m.status = 'ACTIVE'"];
