@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
+import { quarterLineParentTrade } from '../../orders/quarter-line-parent.js';
 import type {
   FillRecord,
   MarketRefunds,
@@ -8,8 +9,11 @@ import type {
   RefundRecord,
   TradeRecord,
 } from '../../orders/records.js';
+import { legTradeIdOf } from '../../orders/records.js';
 import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
+  ConsolidatedTradeFilter,
+  ConsolidatedTradeRecord,
   DelayedOrder,
   FillFilter,
   Listing,
@@ -142,6 +146,9 @@ const toRefund = (r: Record<string, unknown>): RefundRecord => ({
   refundedTotal: r.refunded_total as string,
   createdAt: r.created_at as number,
 });
+
+/** A trade filter's market: the trade's own, or the quarter-line market it is a leg of. */
+const MARKET_OR_PARENT = '(market_hash = @marketHash OR quarter_line_parent = @marketHash)';
 
 /**
  * Read side of trading on the SQLite projections. Fills and trades are read through the `_shown` views,
@@ -298,7 +305,7 @@ export class SqliteTradingQueries implements TradingReads {
 
   trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['account = @account'];
-    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.marketHash) where.push(MARKET_OR_PARENT);
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
     if (filter.status?.length) where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(', ')})`);
@@ -379,8 +386,85 @@ export class SqliteTradingQueries implements TradingReads {
   /** Taker bets, newest first: the public tape. */
   publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['is_maker = 0'];
-    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.marketHash) where.push(MARKET_OR_PARENT);
     return this.list('trades_shown', where, filter, TRADE_COLUMNS, listing.asc, page).map(toTrade);
+  }
+
+  /**
+   * The account's trades with each quarter-line bet's synthetic parent: the page's keys are found first
+   * (ordinary and leg trades, and one key per quarter-line order), then its rows read by id, the parents
+   * built from their legs (`quarterLineParentTrade`).
+   */
+  consolidatedTrades(
+    account: string,
+    filter: ConsolidatedTradeFilter,
+    listing: Listing<ConsolidatedTradeRecord>,
+    page: Page,
+  ): ConsolidatedTradeRecord[] {
+    const params: Record<string, unknown> = { account, marketHash: filter.marketHash };
+    const common: string[] = [];
+    if (filter.startDate !== undefined) {
+      common.push('t.created_at >= @startDate');
+      params.startDate = filter.startDate;
+    }
+    if (filter.endDate !== undefined) {
+      common.push('t.created_at <= @endDate');
+      params.endDate = filter.endDate;
+    }
+    // A cheap bound for each branch (by the account's index); the exact keyset condition is applied after.
+    if (page.after) {
+      common.push(`t.created_at ${listing.asc ? '>=' : '<='} @after`);
+      params.after = page.after[0];
+    }
+    const trades = ['t.account = @account', ...common];
+    if (filter.marketHash)
+      trades.push('(t.market_hash = @marketHash OR t.quarter_line_parent = @marketHash)');
+    if (filter.hideQuarterLineLegs) trades.push('t.quarter_line_parent IS NULL');
+    const branches = [
+      `SELECT t.created_at, t.order_id, CASE WHEN t.quarter_line_parent IS NULL THEN 0
+          WHEN t.market_hash = m.whole_leg THEN 1 ELSE 2 END AS rank, t.id AS trade_id
+        FROM trades t LEFT JOIN engine_markets m ON m.market_hash = t.quarter_line_parent
+        WHERE ${trades.join(' AND ')}`,
+    ];
+    if (!filter.hideQuarterLineParents) {
+      const parents = ['t.account = @account', 't.quarter_line_parent IS NOT NULL', ...common];
+      if (filter.marketHash) parents.push('t.quarter_line_parent = @marketHash');
+      branches.push(`SELECT min(t.created_at) AS created_at, t.order_id, 0 AS rank, NULL AS trade_id
+        FROM trades t WHERE ${parents.join(' AND ')} GROUP BY t.order_id`);
+    }
+    const k = keyset(['created_at', 'order_id', 'rank'], listing.asc, page);
+    const keys = this.db
+      .prepare(
+        `SELECT * FROM (${branches.join(' UNION ALL ')}) ${k.where ? `WHERE ${k.where}` : ''} ${k.tail}`,
+      )
+      .all({ ...params, ...k.params }) as {
+      order_id: string;
+      rank: number;
+      trade_id: string | null;
+    }[];
+    const ids = keys.flatMap((key) =>
+      key.trade_id !== null ? [key.trade_id] : [legTradeIdOf(key.order_id, 0), legTradeIdOf(key.order_id, 1)],
+    );
+    const byId = new Map(
+      (
+        this.db
+          .prepare('SELECT * FROM trades_shown WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(ids)) as Record<string, unknown>[]
+      ).map((row) => [row.id as string, toTrade(row)]),
+    );
+    return keys.flatMap((key): ConsolidatedTradeRecord[] => {
+      if (key.trade_id === null) {
+        const whole = byId.get(legTradeIdOf(key.order_id, 0));
+        const half = byId.get(legTradeIdOf(key.order_id, 1));
+        if (!whole || !half) return [];
+        return [{ kind: 'parent', trade: quarterLineParentTrade(whole, half), legIndex: null }];
+      }
+      const trade = byId.get(key.trade_id);
+      if (!trade) return [];
+      return key.rank === 0
+        ? [{ kind: 'trade', trade, legIndex: null }]
+        : [{ kind: 'leg', trade, legIndex: key.rank === 1 ? 0 : 1 }];
+    });
   }
 
   /** One keyset page of `source` rows matching every `where` condition, in the order of `columns`. */
