@@ -386,7 +386,7 @@ export class SqliteTradingQueries implements TradingReads {
   /** Taker bets, newest first: the public tape. */
   publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['is_maker = 0'];
-    if (filter.marketHash) where.push(MARKET_OR_PARENT);
+    if (filter.marketHash) where.push('market_hash = @marketHash');
     return this.list('trades_shown', where, filter, TRADE_COLUMNS, listing.asc, page).map(toTrade);
   }
 
@@ -411,33 +411,51 @@ export class SqliteTradingQueries implements TradingReads {
       common.push('t.created_at <= @endDate');
       params.endDate = filter.endDate;
     }
-    // A cheap bound for each branch (by the account's index); the exact keyset condition is applied after.
+    // Each branch seeks the account's index from the page key's time and stops after a page (only a time's
+    // ties are sorted); the two pages are then merged.
     if (page.after) {
       common.push(`t.created_at ${listing.asc ? '>=' : '<='} @after`);
       params.after = page.after[0];
     }
+    const dir = listing.asc ? 'ASC' : 'DESC';
+    const branch = (select: string, from: string, where: string[], rank: string) => {
+      const k = keyset(['t.created_at', 't.order_id', rank], listing.asc, page);
+      Object.assign(params, k.params);
+      const conditions = k.where ? [...where, k.where] : where;
+      return `SELECT * FROM (SELECT t.created_at AS created_at, t.order_id AS order_id, ${rank} AS rank, ${select}
+        FROM ${from} WHERE ${conditions.join(' AND ')} ${k.tail})`;
+    };
     const trades = ['t.account = @account', ...common];
     if (filter.marketHash)
       trades.push('(t.market_hash = @marketHash OR t.quarter_line_parent = @marketHash)');
     if (filter.hideQuarterLineLegs) trades.push('t.quarter_line_parent IS NULL');
     const branches = [
-      `SELECT t.created_at, t.order_id, CASE WHEN t.quarter_line_parent IS NULL THEN 0
-          WHEN t.market_hash = m.whole_leg THEN 1 ELSE 2 END AS rank, t.id AS trade_id
-        FROM trades t LEFT JOIN engine_markets m ON m.market_hash = t.quarter_line_parent
-        WHERE ${trades.join(' AND ')}`,
+      branch(
+        't.id AS trade_id',
+        'trades t LEFT JOIN engine_markets m ON m.market_hash = t.quarter_line_parent',
+        trades,
+        'CASE WHEN t.quarter_line_parent IS NULL THEN 0 WHEN t.market_hash = m.whole_leg THEN 1 ELSE 2 END',
+      ),
     ];
     if (!filter.hideQuarterLineParents) {
+      // A parent's key comes from its whole-line leg's row (one per quarter-line order).
       const parents = ['t.account = @account', 't.quarter_line_parent IS NOT NULL', ...common];
       if (filter.marketHash) parents.push('t.quarter_line_parent = @marketHash');
-      branches.push(`SELECT min(t.created_at) AS created_at, t.order_id, 0 AS rank, NULL AS trade_id
-        FROM trades t WHERE ${parents.join(' AND ')} GROUP BY t.order_id`);
+      branches.push(
+        branch(
+          'NULL AS trade_id',
+          'trades t JOIN engine_markets m ON m.market_hash = t.quarter_line_parent AND m.whole_leg = t.market_hash',
+          parents,
+          // Not a bare 0, which ORDER BY would read as a column number.
+          'abs(0)',
+        ),
+      );
     }
-    const k = keyset(['created_at', 'order_id', 'rank'], listing.asc, page);
     const keys = this.db
       .prepare(
-        `SELECT * FROM (${branches.join(' UNION ALL ')}) ${k.where ? `WHERE ${k.where}` : ''} ${k.tail}`,
+        `${branches.join(' UNION ALL ')} ORDER BY created_at ${dir}, order_id ${dir}, rank ${dir} LIMIT @limit`,
       )
-      .all({ ...params, ...k.params }) as {
+      .all(params) as {
       order_id: string;
       rank: number;
       trade_id: string | null;
