@@ -173,10 +173,11 @@ export class SqliteTradingQueries implements TradingReads {
       settledTrades: p(`SELECT * FROM trades_shown
         WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts))
           AND status = 'SETTLED' ORDER BY created_at, id`),
+      // A quarter-line order's fills are on both legs: only this market's.
       settledFills: p(`SELECT * FROM fills_shown
         WHERE order_id IN (SELECT order_id FROM trades
             WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts)))
-          AND status = 'SETTLED' ORDER BY seq, id`),
+          AND market_hash = @marketHash AND status = 'SETTLED' ORDER BY seq, id`),
     };
     // An escrow's fills: one account's in a seq range, found by the account's index within the times of
     // the range's first and last seq (a fill's created_at is its entry's time); or one legacy fill.
