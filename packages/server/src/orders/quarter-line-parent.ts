@@ -33,7 +33,8 @@ export function quarterLineParentTrade(whole: TradeRecord, half: TradeRecord): T
     payout: settled ? (BigInt(whole.payout ?? '0') + BigInt(half.payout ?? '0')).toString() : null,
     marketHasRefunds: whole.marketHasRefunds || half.marketHasRefunds,
     quarterLineParentMarketHash: null,
-    createdAt: Math.min(whole.createdAt, half.createdAt),
+    // The whole line's, which keys the parent in the consolidated listing (both legs start with one fill).
+    createdAt: whole.createdAt,
     updatedAt: Math.max(whole.updatedAt, half.updatedAt),
   };
 }
