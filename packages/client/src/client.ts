@@ -1,5 +1,6 @@
 import type {
   BookSnapshot,
+  ConsolidatedTradeRow,
   CreateOrderResult,
   FillRow,
   Metadata,
@@ -140,6 +141,18 @@ export function createExchangeClient(options: ExchangeClientOptions) {
       request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
     listTrades: (query: PageQuery & DateRange & { marketHash?: string; status?: string } = {}) =>
       request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
+    /**
+     * Trades with each quarter-line bet's synthetic parent beside its two legs; `hideQuarterLineLegs` for a
+     * portfolio (one row per bet), `hideQuarterLineParents` for the legs only.
+     */
+    listConsolidatedTrades: (
+      query: PageQuery &
+        DateRange & {
+          marketHash?: string;
+          hideQuarterLineParents?: boolean;
+          hideQuarterLineLegs?: boolean;
+        } = {},
+    ) => request<Page<'trades', ConsolidatedTradeRow>>('GET', '/trades-v3/consolidated', { query }),
     /** Open positions: stakes and pots per outcome, guaranteed receipt, refunded so far, max loss. */
     listPositions: (query: Omit<PageQuery, 'sortAsc'> & { marketHash?: string; eventId?: string } = {}) =>
       request<Page<'positions', PositionRow>>('GET', '/positions-v3', { query }),

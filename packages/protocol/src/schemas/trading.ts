@@ -169,6 +169,39 @@ export const TradeRow = Type.Object({
 });
 export type TradeRow = Static<typeof TradeRow>;
 
+/** A signed integer as a decimal string (a net return can be a loss). */
+const IntString = Type.String({
+  pattern: '^(0|-?[1-9][0-9]{0,77})$',
+  description: 'signed integer as a decimal string',
+});
+
+/**
+ * A row of `GET /trades-v3/consolidated`: an ordinary trade as it is, a quarter-line bet's trade on one of
+ * its legs, or the synthetic parent of a quarter-line bet (its two legs together, on the quarter-line
+ * market). Count either the parents or the legs, never both.
+ */
+export const ConsolidatedTradeRow = Type.Object({
+  ...TradeRow.properties,
+  /**
+   * The synthetic parent of a quarter-line bet: `marketHash` is the quarter-line market, `tradeId` the
+   * order's ordinary trade id, amounts the sums of its legs; SETTLED once both legs are (`settlement`
+   * null until then: then the half-line leg's outcome, which never pushes, and the legs' payouts summed).
+   */
+  isQuarterLineParent: Type.Boolean(),
+  /** On a leg: its parent's `tradeId`; null on a parent and on an ordinary trade. */
+  quarterLineFillHash: Nullable(Type.String()),
+  /** The stake (a parent: both legs'). */
+  totalStake: UintString,
+  /** What the bet returns if it wins: its pot (a parent: both legs'). */
+  totalReturn: UintString,
+  /**
+   * Unsettled: `totalReturn - totalStake`, the profit if it wins. Settled: the settlement's payout (all the
+   * bet returned, capital-efficiency refunds included) minus `totalStake`, negative for a loss.
+   */
+  netReturn: IntString,
+});
+export type ConsolidatedTradeRow = Static<typeof ConsolidatedTradeRow>;
+
 /** One capital-efficiency refund: a fill raised what `bettor` is certain to collect in the market. */
 export const RefundEvent = Type.Object({
   /** Whether the bettor was the fill's maker. */

@@ -1,4 +1,5 @@
 import type {
+  ConsolidatedTradeRow,
   FillRow,
   OrderRow,
   PortfolioRefund,
@@ -17,6 +18,7 @@ import type {
   RefundRecord,
   TradeRecord,
 } from './records.js';
+import { tradeIdOf } from './records.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.
@@ -122,6 +124,28 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     updatedAt: iso(t.updatedAt),
   };
 }
+
+/**
+ * A row of `GET /trades-v3/consolidated`: the trade's wire row with its totals, a leg pointing at its
+ * parent (`quarterLineFillHash`, the parent's trade id). `netReturn` is the profit if it wins until the
+ * trade is settled, then what it returned (the settlement's payout) minus its stake.
+ */
+export function consolidatedTradeToWire(r: ConsolidatedTradeRecordLike): ConsolidatedTradeRow {
+  const t = r.trade;
+  const settled = t.status === 'SETTLED' && t.outcome !== null;
+  const returned = settled ? BigInt(t.payout ?? '0') : BigInt(t.pot);
+  return {
+    ...tradeToWire(t),
+    isQuarterLineParent: r.kind === 'parent',
+    quarterLineFillHash: r.kind === 'leg' ? tradeIdOf(t.orderId) : null,
+    totalStake: t.stake,
+    totalReturn: t.pot,
+    netReturn: (returned - BigInt(t.stake)).toString(),
+  };
+}
+
+/** What `consolidatedTradeToWire` reads of a `ConsolidatedTradeRecord` (store/trading-reads.ts). */
+type ConsolidatedTradeRecordLike = { kind: 'trade' | 'leg' | 'parent'; trade: TradeRecord };
 
 export function publicTradeToWire(t: TradeRecord) {
   return {

@@ -2,6 +2,7 @@ import type { CeRefundEvent, DoneReason, OrderMatchedEvent } from '../engine/ind
 import {
   type FillRecord,
   fillIdOf,
+  legTradeIdOf,
   type OrderRecord,
   type RefundRecord,
   type TradeRecord,
@@ -66,6 +67,8 @@ export class BatchProjection {
   private entryRefunds: RefundRecord[] = [];
   private seq = 0;
   private ts = 0;
+  /** The match being projected: whether each of its orders had a fill before it. */
+  private readonly filledBefore = new Map<string, boolean>();
 
   constructor(private readonly committed: CommittedRows) {}
 
@@ -150,72 +153,117 @@ export class BatchProjection {
     order.row.activateAt = null;
   }
 
-  /** Both sides of a match: the orders' fill columns, one fill each, and each side's trade. */
+  /**
+   * Both sides of a match: the orders' fill columns, one fill each, and each side's trade. On a quarter-line
+   * market (`legs`) each side has one fill per leg, on the leg market with that leg's stakes and pot, and
+   * one trade per leg (`legTradeIdOf`); the order row stays on the quarter-line market.
+   */
   matched(e: OrderMatchedEvent): void {
     const potValue = e.makerStake + e.takerStake;
-    const pot = potValue.toString();
-    this.matchSide(e, 'maker', e.makerOrderId, e.makerAccount, e.makerIsBettingOutcomeOne, pot, potValue);
-    this.matchSide(e, 'taker', e.takerOrderId, e.takerAccount, !e.makerIsBettingOutcomeOne, pot, potValue);
+    this.filledBefore.clear();
+    this.matchOrder(e.makerOrderId, e.makerRemainingSize, potValue);
+    this.matchOrder(e.takerOrderId, e.takerRemainingSize, potValue);
+    const sides = [
+      ['maker', e.makerOrderId, e.makerAccount, e.makerIsBettingOutcomeOne, e.makerOdds],
+      ['taker', e.takerOrderId, e.takerAccount, !e.makerIsBettingOutcomeOne, e.takerOdds],
+    ] as const;
+    for (const [side, orderId, account, isOne, odds] of sides) {
+      const stakeOf = (part: { makerStake: bigint; takerStake: bigint }) =>
+        side === 'maker' ? part.makerStake : part.takerStake;
+      const base = { matchId: e.matchId, side, orderId, account, isOne, odds, eventId: e.eventId };
+      if (!e.legs) {
+        this.matchSide({
+          ...base,
+          fillId: fillIdOf(e.matchId, side),
+          tradeId: tradeIdOf(orderId),
+          marketHash: e.marketHash,
+          stake: stakeOf(e),
+          pot: potValue,
+          parent: null,
+        });
+        continue;
+      }
+      e.legs.forEach((leg, i) => {
+        const index = i as 0 | 1;
+        this.matchSide({
+          ...base,
+          fillId: fillIdOf(e.matchId, side, index),
+          tradeId: legTradeIdOf(orderId, index),
+          marketHash: leg.marketHash,
+          stake: stakeOf(leg),
+          pot: leg.makerStake + leg.takerStake,
+          parent: e.marketHash,
+        });
+      });
+    }
   }
 
-  private matchSide(
-    e: OrderMatchedEvent,
-    side: 'maker' | 'taker',
-    orderId: string,
-    account: string,
-    isOne: boolean,
-    pot: string,
-    potValue: bigint,
-  ): void {
-    const isMaker = side === 'maker';
-    const stakeValue = isMaker ? e.makerStake : e.takerStake;
-    const stake = stakeValue.toString();
+  /** An order's fill columns after a match: what is left, what is filled, the pot of its fills. */
+  private matchOrder(orderId: string, remaining: bigint, potValue: bigint): void {
     const order = this.order(orderId);
+    if (!order) return;
+    const row = order.row;
+    // Whether the order had a fill before this one: its trades are then committed or in this batch.
+    this.filledBefore.set(orderId, row.filledSize !== '0');
+    row.remainingSize = remaining.toString();
+    row.filledSize = (BigInt(row.totalBetSize) - remaining).toString();
+    row.fillPot = (BigInt(row.fillPot) + potValue).toString();
+    row.updatedAt = this.ts;
+  }
+
+  /** One side's fill of a match (or of one leg of it) and the trade it adds to. */
+  private matchSide(m: {
+    matchId: string;
+    side: 'maker' | 'taker';
+    orderId: string;
+    account: string;
+    isOne: boolean;
+    odds: bigint;
+    eventId: string;
+    fillId: string;
+    tradeId: string;
+    marketHash: string;
+    stake: bigint;
+    pot: bigint;
+    parent: string | null;
+  }): void {
+    const isMaker = m.side === 'maker';
     // A trade row is written with its order's first fill: an order with nothing filled yet has none.
-    const hasTrade = order === null || order.row.filledSize !== '0';
-    if (order) {
-      const remaining = isMaker ? e.makerRemainingSize : e.takerRemainingSize;
-      const row = order.row;
-      row.remainingSize = remaining.toString();
-      row.filledSize = (BigInt(row.totalBetSize) - remaining).toString();
-      row.fillPot = (BigInt(row.fillPot) + potValue).toString();
-      row.updatedAt = this.ts;
-    }
-    const tradeId = tradeIdOf(orderId);
+    const hasTrade = this.filledBefore.get(m.orderId) ?? true;
     const fill: ProjectedFill = {
-      id: fillIdOf(e.matchId, side),
-      matchId: e.matchId,
-      orderId,
-      tradeId,
-      account,
-      marketHash: e.marketHash,
-      isBettingOutcomeOne: isOne,
+      id: m.fillId,
+      matchId: m.matchId,
+      orderId: m.orderId,
+      tradeId: m.tradeId,
+      account: m.account,
+      marketHash: m.marketHash,
+      isBettingOutcomeOne: m.isOne,
       isMaker,
-      fillAmount: stake,
-      pot,
-      fillOdds: (isMaker ? e.makerOdds : e.takerOdds).toString(),
+      fillAmount: m.stake.toString(),
+      pot: m.pot.toString(),
+      fillOdds: m.odds.toString(),
       status: 'MATCHED',
       createdAt: this.ts,
       seq: this.seq,
       ceRefundAmount: '0',
-      quarterLineParentMarketHash: null,
+      quarterLineParentMarketHash: m.parent,
     };
     this.fills.push(fill);
     this.entryFills.push(fill);
 
-    let trade = this.trades.get(tradeId);
+    let trade = this.trades.get(m.tradeId);
     if (!trade) {
-      const committed = hasTrade ? this.committed.trade(tradeId) : null;
+      const committed = hasTrade ? this.committed.trade(m.tradeId) : null;
       trade = committed
         ? { ...committed, isNew: false }
         : {
             row: {
-              id: tradeId,
-              orderId,
-              account,
-              marketHash: e.marketHash,
-              eventId: e.eventId,
-              isBettingOutcomeOne: isOne,
+              id: m.tradeId,
+              orderId: m.orderId,
+              account: m.account,
+              marketHash: m.marketHash,
+              eventId: m.eventId,
+              isBettingOutcomeOne: m.isOne,
               isMaker,
               stake: '0',
               pot: '0',
@@ -223,22 +271,22 @@ export class BatchProjection {
               outcome: null,
               payout: null,
               marketHasRefunds: false,
-              quarterLineParentMarketHash: null,
+              quarterLineParentMarketHash: m.parent,
               createdAt: this.ts,
               updatedAt: this.ts,
             },
             lastFillSeq: this.seq,
             isNew: true,
           };
-      this.trades.set(tradeId, trade);
+      this.trades.set(m.tradeId, trade);
     }
     const t = trade.row;
-    t.stake = (BigInt(t.stake) + stakeValue).toString();
-    t.pot = (BigInt(t.pot) + potValue).toString();
+    t.stake = (BigInt(t.stake) + m.stake).toString();
+    t.pot = (BigInt(t.pot) + m.pot).toString();
     t.updatedAt = this.ts;
-    t.marketHasRefunds = this.marketHasRefunds(e.marketHash);
+    t.marketHasRefunds = this.marketHasRefunds(m.marketHash);
     trade.lastFillSeq = this.seq;
-    if (!this.entryTrades.has(tradeId)) this.entryTrades.set(tradeId, trade);
+    if (!this.entryTrades.has(m.tradeId)) this.entryTrades.set(m.tradeId, trade);
   }
 
   /**
@@ -246,8 +294,11 @@ export class BatchProjection {
    * by this entry), as a refund row, and the market's trades touched by the entry show it has refunds.
    */
   refunded(e: CeRefundEvent): void {
-    const fillId = fillIdOf(e.matchId, e.maker ? 'maker' : 'taker');
-    const fill = this.entryFills.findLast((f) => f.id === fillId);
+    // On a quarter-line market the refund is of one leg (its market): the side's fill of that leg.
+    const fill = this.entryFills.findLast(
+      (f) => f.matchId === e.matchId && f.isMaker === e.maker && f.marketHash === e.marketHash,
+    );
+    const fillId = fill?.id ?? fillIdOf(e.matchId, e.maker ? 'maker' : 'taker');
     if (fill) fill.ceRefundAmount = (BigInt(fill.ceRefundAmount) + e.amount).toString();
     const refund: RefundRecord = {
       seq: this.seq,

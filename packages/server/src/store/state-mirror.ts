@@ -13,7 +13,14 @@ export type PositionRow = {
 };
 
 /** A change to a market's mirror row: `openSeq` set for a market opened by the batch (an insert). */
-export type MarketChange = { eventId: string; openSeq?: number; status?: string; version?: number };
+export type MarketChange = {
+  eventId: string;
+  openSeq?: number;
+  status?: string;
+  version?: number;
+  /** A quarter-line market opened by the batch: its leg markets (whole line, half line). */
+  legs?: readonly [string, string];
+};
 
 /**
  * The engine state the projections mirror (balances, positions, markets), followed from a batch's events
@@ -37,10 +44,13 @@ export class StateMirror {
         this.balances.set(event.account, { available: event.available, escrowed: event.escrowed });
         break;
       case 'orderMatched': {
-        const pot = event.makerStake + event.takerStake;
         const makerOne = event.makerIsBettingOutcomeOne;
-        this.addToPosition(event.marketHash, event.makerAccount, makerOne, event.makerStake, pot);
-        this.addToPosition(event.marketHash, event.takerAccount, !makerOne, event.takerStake, pot);
+        // A quarter-line fill's positions are on its legs, never on the quarter-line market itself.
+        for (const part of event.legs ?? [event]) {
+          const pot = part.makerStake + part.takerStake;
+          this.addToPosition(part.marketHash, event.makerAccount, makerOne, part.makerStake, pot);
+          this.addToPosition(part.marketHash, event.takerAccount, !makerOne, part.takerStake, pot);
+        }
         break;
       }
       case 'ceRefund':
@@ -59,6 +69,7 @@ export class StateMirror {
           openSeq: seq,
           status: 'open',
           version: 0,
+          ...(event.legs ? { legs: event.legs } : {}),
         });
         break;
       case 'marketClosed':

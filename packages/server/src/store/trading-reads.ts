@@ -55,6 +55,29 @@ export function tradeListing(asc: boolean, scope: 'account' | 'public' = 'accoun
   return { name: `trades:${scope}:${direction(asc)}`, shape: 'ns', asc, keyOf: (t) => [t.createdAt, t.id] };
 }
 
+/**
+ * A row of `GET /trades-v3/consolidated`: an ordinary trade, a quarter-line bet's trade on a leg
+ * (`legIndex` 0: the whole line, 1: the half line) or its synthetic parent (`quarterLineParentTrade`).
+ */
+export type ConsolidatedTradeRecord = {
+  kind: 'trade' | 'leg' | 'parent';
+  trade: TradeRecord;
+  legIndex: 0 | 1 | null;
+};
+
+/**
+ * `GET /trades-v3/consolidated`: by time, then order id, then the parent before its whole-line and
+ * half-line legs (an order has one ordinary trade, or one parent and two legs: the key is unique).
+ */
+export function consolidatedTradeListing(asc: boolean): Listing<ConsolidatedTradeRecord> {
+  return {
+    name: `trades:consolidated:${direction(asc)}`,
+    shape: 'nsn',
+    asc,
+    keyOf: (r) => [r.trade.createdAt, r.trade.orderId, r.legIndex === null ? 0 : r.legIndex + 1],
+  };
+}
+
 /** `GET /positions-v3`: open positions by market hash (one row per market per account). */
 export const POSITION_LISTING: Listing<PositionRecord> = {
   name: 'positions',
@@ -77,6 +100,18 @@ export type TradeFilter = {
   endDate?: number;
 };
 
+/**
+ * `GET /trades-v3/consolidated`: `marketHash` of a quarter-line market matches its parents and legs;
+ * `hideQuarterLineParents` leaves the parents out, `hideQuarterLineLegs` the legs.
+ */
+export type ConsolidatedTradeFilter = {
+  marketHash?: string;
+  startDate?: number;
+  endDate?: number;
+  hideQuarterLineParents?: boolean;
+  hideQuarterLineLegs?: boolean;
+};
+
 /** An admitted order still waiting out its betting delay, as its placement will be sequenced. */
 export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt: number };
 
@@ -95,7 +130,15 @@ export interface TradingReads {
   /** The account's open orders (PENDING and ACTIVE). */
   openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): OrderRecord[];
   fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): FillRecord[];
+  /** The account's trades; `marketHash` of a quarter-line market matches the trades on its legs. */
   trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  /** The account's trades with each quarter-line bet's synthetic parent beside its legs. */
+  consolidatedTrades(
+    account: string,
+    filter: ConsolidatedTradeFilter,
+    listing: Listing<ConsolidatedTradeRecord>,
+    page: Page,
+  ): ConsolidatedTradeRecord[];
   /** Taker bets: the public tape. */
   publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
   /** The account's open positions (its markets not yet resolved), with each market's event id. */

@@ -76,6 +76,16 @@ describe('@oddsbook/client against a listening server', () => {
     );
     expect(took!.outcome).toMatchObject({ state: 'FULLY_FILLED', fillAmount: (9n * USDC).toString() });
     expect((await taker.listFills()).fills).toHaveLength(1);
+    // An ordinary bet in the consolidated listing: itself, no parent, no legs.
+    expect((await taker.listConsolidatedTrades({ hideQuarterLineLegs: true })).trades).toEqual([
+      expect.objectContaining({
+        tradeId: took!.outcome!.tradeId,
+        isQuarterLineParent: false,
+        isQuarterLineLeg: false,
+        quarterLineFillHash: null,
+        totalStake: (9n * USDC).toString(),
+      }),
+    ]);
     expect((await taker.listPositions({ marketHash })).positions).toEqual([
       expect.objectContaining({ marketHash, guaranteedReceipt: '0', maxLoss: (9n * USDC).toString() }),
     ]);

@@ -1,6 +1,7 @@
 import {
   BookSnapshot,
   Bytes32,
+  ConsolidatedTradeRow,
   Envelope,
   FILL_STATUSES,
   FillRow,
@@ -15,8 +16,19 @@ import { Type } from 'typebox';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { bookToWire } from '../../orders/book.js';
-import { fillToWire, positionToWire, publicTradeToWire, tradeToWire } from '../../orders/wire.js';
-import { fillListing, POSITION_LISTING, tradeListing } from '../../store/trading-reads.js';
+import {
+  consolidatedTradeToWire,
+  fillToWire,
+  positionToWire,
+  publicTradeToWire,
+  tradeToWire,
+} from '../../orders/wire.js';
+import {
+  consolidatedTradeListing,
+  fillListing,
+  POSITION_LISTING,
+  tradeListing,
+} from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
@@ -88,7 +100,10 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     {
       schema: {
         summary: 'List the account’s trades (bets)',
-        description: 'One row per order’s fills together; keyset paged by nextKey.',
+        description:
+          'One row per order’s fills together; keyset paged by nextKey. A quarter-line bet has one trade ' +
+          'per leg (isQuarterLineLeg, on the leg market); marketHash of a quarter-line market lists the ' +
+          'trades on its legs.',
         tags: ['trades'],
         security,
         querystring: Type.Object({
@@ -129,6 +144,63 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         ),
       );
       return success({ trades: page.rows.map(tradeToWire), nextKey: page.nextKey });
+    },
+  );
+
+  app.get(
+    '/trades-v3/consolidated',
+    {
+      schema: {
+        summary: 'List the account’s trades with quarter-line bets consolidated',
+        description:
+          'The trades of /trades-v3, and for each quarter-line bet a synthetic parent beside its two leg ' +
+          'trades (isQuarterLineParent; the legs point at it by quarterLineFillHash): count parents or legs, ' +
+          'never both. hideQuarterLineParents leaves the parents out, hideQuarterLineLegs the legs. By time, ' +
+          'keyset paged by nextKey.',
+        tags: ['trades'],
+        security,
+        querystring: Type.Object({
+          marketHash: Type.Optional(Bytes32),
+          hideQuarterLineParents: Type.Optional(Type.Boolean()),
+          hideQuarterLineLegs: Type.Optional(Type.Boolean()),
+          startDate: Type.Optional(IsoDate),
+          endDate: Type.Optional(IsoDate),
+          sortAsc: Type.Optional(Type.Boolean()),
+          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          nextKey: Type.Optional(NextKeyQuery),
+        }),
+        response: {
+          200: Envelope(Type.Object({ trades: Type.Array(ConsolidatedTradeRow), nextKey: NextKey })),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        marketHash?: string;
+        hideQuarterLineParents?: boolean;
+        hideQuarterLineLegs?: boolean;
+        startDate?: string;
+        endDate?: string;
+        sortAsc?: boolean;
+        perPage?: number;
+        nextKey?: string;
+      };
+      const listing = consolidatedTradeListing(q.sortAsc ?? true);
+      const page = readPage(q.nextKey, q.perPage ?? 50, listing, (range) =>
+        trading.queries.consolidatedTrades(
+          request.account,
+          {
+            ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
+            ...(q.hideQuarterLineParents ? { hideQuarterLineParents: true } : {}),
+            ...(q.hideQuarterLineLegs ? { hideQuarterLineLegs: true } : {}),
+            ...dateRange(q),
+          },
+          listing,
+          range,
+        ),
+      );
+      return success({ trades: page.rows.map(consolidatedTradeToWire), nextKey: page.nextKey });
     },
   );
 

@@ -98,14 +98,15 @@ export class SqliteProjector implements ProjectionWriter {
           inactive_reason = ?, placed_seq = ?, activate_at = ?, updated_at = ? WHERE id = ?`),
       insertFill:
         p(`INSERT INTO fills (id, match_id, order_id, trade_id, account, market_hash, is_outcome_one,
-          is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at, ce_refund_amount)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?, ?)`),
+          is_maker, fill_amount, pot, fill_odds, status, seq, created_at, updated_at, ce_refund_amount,
+          quarter_line_parent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'MATCHED', ?, ?, ?, ?, ?)`),
       insertRefund: p(`INSERT INTO ce_refunds (seq, account, market_hash, fill_id, is_maker, amount,
           refunded_total, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       marketHasRefunds: p('SELECT 1 FROM ce_refunds WHERE market_hash = ? LIMIT 1'),
       insertTrade:
         p(`INSERT INTO trades (id, order_id, account, market_hash, event_id, is_outcome_one, is_maker,
-          stake, pot, status, last_fill_seq, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+          stake, pot, status, last_fill_seq, created_at, updated_at, quarter_line_parent)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       updateTrade: p(
         'UPDATE trades SET stake = ?, pot = ?, status = ?, last_fill_seq = ?, updated_at = ? WHERE id = ?',
       ),
@@ -122,8 +123,8 @@ export class SqliteProjector implements ProjectionWriter {
           refunded = excluded.refunded`),
       deletePosition: p('DELETE FROM positions WHERE market_hash = ? AND account = ?'),
       readPosition: p('SELECT * FROM positions WHERE market_hash = ? AND account = ?'),
-      openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version)
-        VALUES (?, ?, ?, ?, ?)`),
+      openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version, whole_leg,
+          half_leg) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       updateMarket: p(`UPDATE engine_markets SET status = coalesce(?, status), version = coalesce(?, version)
         WHERE market_hash = ?`),
       cursor: p('UPDATE projector_cursor SET seq = ? WHERE id = 1'),
@@ -309,7 +310,15 @@ export class SqliteProjector implements ProjectionWriter {
     }
     for (const [marketHash, m] of mirror.markets) {
       if (m.openSeq !== undefined)
-        this.s.openMarket!.run(marketHash, m.eventId, m.openSeq, m.status, m.version);
+        this.s.openMarket!.run(
+          marketHash,
+          m.eventId,
+          m.openSeq,
+          m.status,
+          m.version,
+          m.legs?.[0] ?? null,
+          m.legs?.[1] ?? null,
+        );
       else this.s.updateMarket!.run(m.status ?? null, m.version ?? null, marketHash);
     }
   }
@@ -380,6 +389,7 @@ export class SqliteProjector implements ProjectionWriter {
         f.createdAt,
         f.createdAt,
         f.ceRefundAmount,
+        f.quarterLineParentMarketHash,
       );
     }
     for (const r of refunds) {
@@ -410,6 +420,7 @@ export class SqliteProjector implements ProjectionWriter {
           lastFillSeq,
           t.createdAt,
           t.updatedAt,
+          t.quarterLineParentMarketHash,
         );
       } else this.s.updateTrade!.run(t.stake, t.pot, t.status, lastFillSeq, t.updatedAt, t.id);
     }
@@ -470,6 +481,8 @@ export class SqliteProjector implements ProjectionWriter {
         event_id: string;
         status: MarketSnapshot['status'];
         version: number;
+        whole_leg: string | null;
+        half_leg: string | null;
       }[]
     ).map((m) => ({
       marketHash: m.market_hash,
@@ -477,6 +490,7 @@ export class SqliteProjector implements ProjectionWriter {
       status: m.status,
       version: m.version,
       positions: (positions.get(m.market_hash) ?? []).sort((a, b) => compare(a[0], b[0])),
+      ...(m.whole_leg !== null && m.half_leg !== null ? { legs: [m.whole_leg, m.half_leg] as const } : {}),
     }));
     const scale = 10n ** 20n;
     const orders: OrderSnapshot[] = (

@@ -1,6 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { fillListing, type OrderSort, orderListing, type Page, tradeListing } from '../trading-reads.js';
+import {
+  consolidatedTradeListing,
+  fillListing,
+  type OrderSort,
+  orderListing,
+  type Page,
+  tradeListing,
+} from '../trading-reads.js';
 import { migrate } from './migrations.js';
 import { SqliteTradingQueries } from './sqlite-trading-queries.js';
 
@@ -65,5 +72,35 @@ describe('trading listings', () => {
     // The time sorts read in index order; only the last terms of a tie are sorted.
     const createdAt = plans.find(([sql]) => sql.includes('FROM trades_shown WHERE account'))![1];
     expect(createdAt).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('read a consolidated page by seeking the account index from the key, sorting only its ties', () => {
+    const { db, prepared } = recordingDatabase();
+    const queries = new SqliteTradingQueries(db);
+    for (const asc of [true, false]) {
+      for (const filter of [{}, { marketHash: 'm' }, { hideQuarterLineLegs: true }]) {
+        const from = prepared.length;
+        queries.consolidatedTrades('a', filter, consolidatedTradeListing(asc), {
+          limit: 3,
+          after: [1, 'o', 1],
+        });
+        const sql = prepared.slice(from).find((text) => text.includes('UNION ALL'))!;
+        const params = Object.fromEntries(
+          [...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name!, name === 'limit' ? 3 : 0]),
+        );
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map(
+          (r) => r.detail,
+        );
+        expect(
+          plan.filter((line) => /^SEARCH t /.test(line)),
+          sql,
+        ).toHaveLength(2);
+        expect(
+          plan.filter((line) => /^SCAN (t|m)\b/.test(line)),
+          sql,
+        ).toEqual([]);
+        expect(plan.filter((line) => line.includes('TEMP B-TREE FOR LAST 2 TERMS'))).toHaveLength(2);
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { TimeInForce } from '../../engine/index.js';
+import { quarterLineParentTrade } from '../../orders/quarter-line-parent.js';
 import type {
   FillRecord,
   MarketRefunds,
@@ -8,8 +9,11 @@ import type {
   RefundRecord,
   TradeRecord,
 } from '../../orders/records.js';
+import { legTradeIdOf } from '../../orders/records.js';
 import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
+  ConsolidatedTradeFilter,
+  ConsolidatedTradeRecord,
   DelayedOrder,
   FillFilter,
   Listing,
@@ -143,6 +147,9 @@ const toRefund = (r: Record<string, unknown>): RefundRecord => ({
   createdAt: r.created_at as number,
 });
 
+/** A trade filter's market: the trade's own, or the quarter-line market it is a leg of. */
+const MARKET_OR_PARENT = '(market_hash = @marketHash OR quarter_line_parent = @marketHash)';
+
 /**
  * Read side of trading on the SQLite projections. Fills and trades are read through the `_shown` views,
  * which add LOCKED (escrow landed) to their stored status.
@@ -166,10 +173,11 @@ export class SqliteTradingQueries implements TradingReads {
       settledTrades: p(`SELECT * FROM trades_shown
         WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts))
           AND status = 'SETTLED' ORDER BY created_at, id`),
+      // A quarter-line order's fills are on both legs: only this market's.
       settledFills: p(`SELECT * FROM fills_shown
         WHERE order_id IN (SELECT order_id FROM trades
             WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts)))
-          AND status = 'SETTLED' ORDER BY seq, id`),
+          AND market_hash = @marketHash AND status = 'SETTLED' ORDER BY seq, id`),
     };
     // An escrow's fills: one account's in a seq range, found by the account's index within the times of
     // the range's first and last seq (a fill's created_at is its entry's time); or one legacy fill.
@@ -298,7 +306,7 @@ export class SqliteTradingQueries implements TradingReads {
 
   trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
     const where = ['account = @account'];
-    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.marketHash) where.push(MARKET_OR_PARENT);
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
     if (filter.status?.length) where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(', ')})`);
@@ -381,6 +389,101 @@ export class SqliteTradingQueries implements TradingReads {
     const where = ['is_maker = 0'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     return this.list('trades_shown', where, filter, TRADE_COLUMNS, listing.asc, page).map(toTrade);
+  }
+
+  /**
+   * The account's trades with each quarter-line bet's synthetic parent: the page's keys are found first
+   * (ordinary and leg trades, and one key per quarter-line order), then its rows read by id, the parents
+   * built from their legs (`quarterLineParentTrade`).
+   */
+  consolidatedTrades(
+    account: string,
+    filter: ConsolidatedTradeFilter,
+    listing: Listing<ConsolidatedTradeRecord>,
+    page: Page,
+  ): ConsolidatedTradeRecord[] {
+    const params: Record<string, unknown> = { account, marketHash: filter.marketHash };
+    const common: string[] = [];
+    if (filter.startDate !== undefined) {
+      common.push('t.created_at >= @startDate');
+      params.startDate = filter.startDate;
+    }
+    if (filter.endDate !== undefined) {
+      common.push('t.created_at <= @endDate');
+      params.endDate = filter.endDate;
+    }
+    // Each branch seeks the account's index from the page key's time and stops after a page (only a time's
+    // ties are sorted); the two pages are then merged.
+    if (page.after) {
+      common.push(`t.created_at ${listing.asc ? '>=' : '<='} @after`);
+      params.after = page.after[0];
+    }
+    const dir = listing.asc ? 'ASC' : 'DESC';
+    const branch = (select: string, from: string, where: string[], rank: string) => {
+      const k = keyset(['t.created_at', 't.order_id', rank], listing.asc, page);
+      Object.assign(params, k.params);
+      const conditions = k.where ? [...where, k.where] : where;
+      return `SELECT * FROM (SELECT t.created_at AS created_at, t.order_id AS order_id, ${rank} AS rank, ${select}
+        FROM ${from} WHERE ${conditions.join(' AND ')} ${k.tail})`;
+    };
+    const trades = ['t.account = @account', ...common];
+    if (filter.marketHash)
+      trades.push('(t.market_hash = @marketHash OR t.quarter_line_parent = @marketHash)');
+    if (filter.hideQuarterLineLegs) trades.push('t.quarter_line_parent IS NULL');
+    const branches = [
+      branch(
+        't.id AS trade_id',
+        'trades t LEFT JOIN engine_markets m ON m.market_hash = t.quarter_line_parent',
+        trades,
+        'CASE WHEN t.quarter_line_parent IS NULL THEN 0 WHEN t.market_hash = m.whole_leg THEN 1 ELSE 2 END',
+      ),
+    ];
+    if (!filter.hideQuarterLineParents) {
+      // A parent's key comes from its whole-line leg's row (one per quarter-line order).
+      const parents = ['t.account = @account', 't.quarter_line_parent IS NOT NULL', ...common];
+      if (filter.marketHash) parents.push('t.quarter_line_parent = @marketHash');
+      branches.push(
+        branch(
+          'NULL AS trade_id',
+          'trades t JOIN engine_markets m ON m.market_hash = t.quarter_line_parent AND m.whole_leg = t.market_hash',
+          parents,
+          // Not a bare 0, which ORDER BY would read as a column number.
+          'abs(0)',
+        ),
+      );
+    }
+    const keys = this.db
+      .prepare(
+        `${branches.join(' UNION ALL ')} ORDER BY created_at ${dir}, order_id ${dir}, rank ${dir} LIMIT @limit`,
+      )
+      .all(params) as {
+      order_id: string;
+      rank: number;
+      trade_id: string | null;
+    }[];
+    const ids = keys.flatMap((key) =>
+      key.trade_id !== null ? [key.trade_id] : [legTradeIdOf(key.order_id, 0), legTradeIdOf(key.order_id, 1)],
+    );
+    const byId = new Map(
+      (
+        this.db
+          .prepare('SELECT * FROM trades_shown WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(ids)) as Record<string, unknown>[]
+      ).map((row) => [row.id as string, toTrade(row)]),
+    );
+    return keys.flatMap((key): ConsolidatedTradeRecord[] => {
+      if (key.trade_id === null) {
+        const whole = byId.get(legTradeIdOf(key.order_id, 0));
+        const half = byId.get(legTradeIdOf(key.order_id, 1));
+        if (!whole || !half) return [];
+        return [{ kind: 'parent', trade: quarterLineParentTrade(whole, half), legIndex: null }];
+      }
+      const trade = byId.get(key.trade_id);
+      if (!trade) return [];
+      return key.rank === 0
+        ? [{ kind: 'trade', trade, legIndex: null }]
+        : [{ kind: 'leg', trade, legIndex: key.rank === 1 ? 0 : 1 }];
+    });
   }
 
   /** One keyset page of `source` rows matching every `where` condition, in the order of `columns`. */
