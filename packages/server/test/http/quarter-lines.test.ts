@@ -14,7 +14,7 @@ import {
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
-import { createTrader, place, USDC } from '../helpers/trading.js';
+import { createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /** The tables a projector writes (as in projections.test.ts, with the capital-efficiency refunds). */
 const PROJECTION_TABLES = [
@@ -243,6 +243,14 @@ describe('quarter-line bets through the read routes', () => {
   });
 
   it('settles each leg with its own market, the parent once both are, through a restart', async () => {
+    // The escrows land on the chain's timer: once they have, no row changes across the restart but by it.
+    for (const user of [a, b]) {
+      await until(
+        () => consolidated(user),
+        (rows) => rows.every((r) => r.status === 'LOCKED'),
+        10_000,
+      );
+    }
     await t.exchange.trading.resolveMarket(half, 1);
     await t.exchange.trading.idle();
     const afterHalf = await consolidated(a);
