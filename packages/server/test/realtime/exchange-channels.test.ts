@@ -24,6 +24,7 @@ import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } 
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { tradeIdOf } from '../../src/orders/records.js';
 import {
   removeDataDir,
   startTestExchange,
@@ -402,6 +403,65 @@ describe('exchange channels with the official client', () => {
     const lastTrade = await waitFor(() => trades.data<TradeUpdate>().at(-1), 5000, 'trade');
     expect(lastTrade.marketHasRefunds).toBe(true);
     expect(own.pubs).toEqual([]);
+  });
+
+  it('puts a quarter-line bet on both tapes as its legs, and a parent on the consolidated one', async () => {
+    // A -0.75 handicap: the catalog creates its -1 and -0.5 legs.
+    const { eventId } = await createMarket(t);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/admin/markets',
+      headers: t.admin,
+      payload: { eventId, type: 3, line: -0.75, outcomeOneName: 'Home -0.75', outcomeTwoName: 'Away +0.75' },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const { marketHash: quarter, quarterLineLegs: legs } = created.json().data as {
+      marketHash: `0x${string}`;
+      quarterLineLegs: [string, string];
+    };
+    const [maker, taker] = await Promise.all([createTrader(t), createTrader(t)]);
+    const c = clientOf(await t.createUser());
+    const recent = follow(c, GLOBAL_CHANNELS.recent_trades);
+    const consolidated = follow(c, GLOBAL_CHANNELS.recent_trades_consolidated);
+    await connected(c, recent, consolidated);
+
+    const order = (user: TestUser, isOne: boolean, timeInForce: 'GTC' | 'IOC') =>
+      signOrder(t, user, { marketHash: quarter, tick: 400, isOne, size: 30n * USDC, timeInForce }).then((o) =>
+        postOrders(t, user, [o], { waitForOutcome: true }),
+      );
+    await order(maker, false, 'GTC');
+    const taken = (await order(taker, true, 'IOC')).json().data.orders[0] as { orderId: string };
+    await waitFor(() => consolidated.pubs.length >= 3 && recent.pubs.length >= 2, 5000, 'the tapes');
+
+    const legRows = recent.data<RecentTrade>();
+    for (const row of legRows) expectShape(RecentTrade, row);
+    expect(
+      legRows.map((r) => [r.marketHash, r.isQuarterLineLeg, r.quarterLineParentMarketHash, r.totalStake]),
+    ).toEqual([
+      [legs[0], true, quarter, (15n * USDC).toString()],
+      [legs[1], true, quarter, (15n * USDC).toString()],
+    ]);
+    const rows = consolidated.data<ConsolidatedTrade>();
+    for (const row of rows) expectShape(ConsolidatedTrade, row);
+    const parentId = rows[2]!.tradeId;
+    expect(
+      rows.map((r) => [r.marketHash, r.isQuarterLineParent, r.isQuarterLineLeg, r.quarterLineFillHash]),
+    ).toEqual([
+      [legs[0], false, true, parentId],
+      [legs[1], false, true, parentId],
+      [quarter, true, false, null],
+    ]);
+    expect(rows[2]).toMatchObject({
+      totalStake: (30n * USDC).toString(),
+      totalReturn: (60n * USDC).toString(),
+      netReturn: (30n * USDC).toString(),
+    });
+    // The parent is the bet's trade on REST's consolidated view too.
+    const rest = (await get('/trades-v3/consolidated?hideQuarterLineLegs=true', taker)).trades as {
+      tradeId: string;
+    }[];
+    expect(rest.map((r) => r.tradeId)).toEqual([parentId]);
+    expect(parentId).toBe(tradeIdOf(taken.orderId));
   });
 
   it('reconstructs the REST book exactly from a snapshot plus later publications after a random burst', async () => {
