@@ -24,11 +24,8 @@ function fullGc(): void {
   for (let i = 0; i < 3; i++) gc();
 }
 
-/** `BENCH_CE=off`: the engine without capital efficiency, to measure what the refunds cost. */
-const capitalEfficiency = process.env.BENCH_CE !== 'off';
-
 let seq = 0;
-function freshEngine(): Engine {
+function freshEngine(capitalEfficiency = true): Engine {
   const engine = new Engine({ ladderSize: N, capitalEfficiency });
   engine.apply({ type: 'openMarket', seq: ++seq, ts: 1, marketHash: MARKET, eventId: '1' });
   for (let i = 0; i < ACCOUNTS; i++) {
@@ -269,6 +266,41 @@ function benchMixed(): { engine: number; peer: number } {
   return { engine: engineRate, peer: peerRate };
 }
 
+/**
+ * What capital efficiency costs the hot path: the mixed workload with it off and on, in alternating runs in
+ * one process (runs minutes apart move by half on this shared machine; adjacent ones much less).
+ */
+function benchCapitalEfficiency(pairs: number): void {
+  const common = { accounts: ACCOUNTS, ladderSize: N, restingAtStart: 20_000 };
+  const { setup, ops } = mixedWorkload({ ...common, ops: 1_000_000, seed: 1, firstId: 50_000_000 });
+  const timed = (capitalEfficiency: boolean) => {
+    const engine = freshEngine(capitalEfficiency);
+    run(engine, setup, false);
+    fullGc();
+    return run(engine, ops, false).opsPerSec;
+  };
+  timed(false);
+  timed(true);
+  const ratios: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    // Which goes first alternates, so that a drift of the machine favours neither.
+    let off: number;
+    let on: number;
+    if (i % 2 === 0) {
+      off = timed(false);
+      on = timed(true);
+    } else {
+      on = timed(true);
+      off = timed(false);
+    }
+    ratios.push(on / off);
+    console.log(
+      `mixed, capital efficiency off ${fmt(off).padStart(11)} ops/s, on ${fmt(on).padStart(11)} ops/s: on/off ${(on / off).toFixed(3)}`,
+    );
+  }
+  console.log(`capital efficiency: median on/off ${median(ratios).toFixed(3)} over ${pairs} pairs`);
+}
+
 function benchMemory(count: number): void {
   const engine = freshEngine();
   const rnd = prng(32);
@@ -308,7 +340,8 @@ function benchMemory(count: number): void {
 console.log(
   `oddsbook engine benchmark: node ${process.version}, ladder N = ${N}, ${ACCOUNTS} accounts, bigint money, batches of ${BATCH}`,
 );
-// Optional argument: run one part only (inserts, sweeps, memory, mixed), e.g. while profiling.
+// Optional argument: run one part only (inserts, sweeps, memory, mixed), e.g. while profiling; or
+// `capital-efficiency`, which only compares the mixed workload with it off and on.
 const only = process.argv[2];
 if (only === undefined || only === 'inserts') benchInsertsAndCancels(1_000_000);
 fullGc();
@@ -316,6 +349,7 @@ if (only === undefined || only === 'sweeps') benchSweeps();
 fullGc();
 if (only === undefined || only === 'memory') benchMemory(1_000_000);
 fullGc();
+if (only === 'capital-efficiency') benchCapitalEfficiency(9);
 if (only === undefined || only === 'mixed') {
   const mixed = benchMixed();
   const ratio = (mixed.engine / mixed.peer).toFixed(1);
