@@ -26,6 +26,8 @@
  * - BENCH_TRADERS: accounts placing the orders (default 32);
  * - BENCH_FOLLOW: how many of them follow their orders, trades, fills and the books over the realtime
  *   WebSocket while they trade (default 0: REST-only traders; bench/lib/followers.ts);
+ * - BENCH_HEDGE=1: traders change sides every 64 orders, so their fills hedge (capital-efficiency refunds,
+ *   each a release on the chain); default: each trader bets one side only;
  * - BENCH_SECONDS: scales every phase (default 1);
  * - BENCH_PHASES: a comma list of the phases to run (default a,c,d0,d,b,e,e10,e0,e1; c needs a);
  * - BENCH_PROFILE=<dir>: the exchange writes a CPU profile there (node --cpu-prof);
@@ -56,6 +58,7 @@ import { type BenchRequest, createOrderSigner, crossCheckWithViem, newTrader } f
 const ADMIN = 'bench-orders-admin-token-0123456789';
 const TRADERS = Number(process.env.BENCH_TRADERS ?? 32);
 const FOLLOW = Math.min(TRADERS, Number(process.env.BENCH_FOLLOW ?? 0));
+const HEDGE = process.env.BENCH_HEDGE === '1';
 const MARKETS = 4;
 const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -95,6 +98,7 @@ function dbCounter(dataDir: string) {
   const db = new Database(join(dataDir, 'oddsbook.sqlite'), { readonly: true, fileMustExist: true });
   const fills = db.prepare('SELECT count(*) FROM fills').pluck();
   const orders = db.prepare('SELECT count(*) FROM orders').pluck();
+  const refunds = db.prepare('SELECT count(*) FROM ce_refunds').pluck();
   const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
   const fillStatuses = db.prepare(
     'SELECT status, count(*) AS n FROM fills_shown GROUP BY status ORDER BY status',
@@ -103,6 +107,7 @@ function dbCounter(dataDir: string) {
     fills: () => fills.get() as number,
     fillStatuses: () => fillStatuses.all() as { status: string; n: number }[],
     orders: () => orders.get() as number,
+    refunds: () => refunds.get() as number,
     mempool: () => mempool.get() as number,
     close: () => db.close(),
   };
@@ -237,6 +242,7 @@ async function main() {
       marketHashes,
       baseToken,
       expiry: Math.floor(Date.now() / 1000) + 3600,
+      hedge: HEDGE,
     });
     const checked = await crossCheckWithViem(
       domain,
@@ -316,6 +322,7 @@ async function main() {
     const b = PHASES.has('b') ? await phase('(b) peak, 10-order requests', 10, () => peak(multi, 10)) : null;
 
     const committedOrders = counter.orders();
+    const refunds = counter.refunds();
     // Once the chain has mined every escrow, every fill is LOCKED: none left MATCHED, none FAILED.
     const fillStatuses = counter.fillStatuses();
     counter.close();
@@ -449,7 +456,7 @@ async function main() {
       `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: open loop, requests at exactly even times on a pre-opened pool of keep-alive connections, latency from the scheduled send (bench/lib/open-loop.ts). srv CPU = server process CPU time / wall time (200% = both cores); CPU µs/order = server CPU time per order (all its threads), the figure least disturbed by other load on the machine; disk KB/order = bytes the server wrote to storage per order.`,
     );
     log(
-      `orders committed by the exchange: ${fmt(committedOrders)}; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
+      `orders committed by the exchange: ${fmt(committedOrders)}, ${fmt(refunds)} capital-efficiency refunds; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
     );
 
     const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);

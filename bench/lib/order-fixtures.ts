@@ -59,6 +59,11 @@ export function createOrderSigner(options: {
   marketHashes: readonly string[];
   baseToken: string;
   expiry: number;
+  /**
+   * Every trader changes sides every 64 orders (all at once, so half of the orders stay makers and half
+   * takers): each bets both outcomes of the same markets, and its fills hedge (capital-efficiency refunds).
+   */
+  hedge?: boolean;
 }) {
   const verifier = createOrderVerifier(options.domain);
   let salt = BigInt(`0x${randomBytes(12).toString('hex')}`) << 64n;
@@ -91,13 +96,14 @@ export function createOrderSigner(options: {
    */
   function sign(trader: BenchTrader): WireBenchOrder {
     const i = n++;
+    const isOne = options.hedge && (i >> 6) % 2 === 1 ? !trader.isOne : trader.isOne;
     const { orderId: _, ...order } = signTerms(trader, {
       // Consecutive orders share a market, so each maker's order meets the next taker's.
       marketHash: options.marketHashes[(i >> 1) % options.marketHashes.length]!,
-      isMakerBettingOutcomeOne: trader.isOne,
-      tick: trader.isOne ? 390 + (i % 20) : 391 + ((i * 7) % 20),
+      isMakerBettingOutcomeOne: isOne,
+      tick: isOne ? 390 + (i % 20) : 391 + ((i * 7) % 20),
       totalBetSize: (1n + BigInt(i % 5)) * 1_000_000n,
-      timeInForce: trader.isOne || i % 3 !== 0 ? 'GTC' : 'IOC',
+      timeInForce: isOne || i % 3 !== 0 ? 'GTC' : 'IOC',
     });
     return order;
   }

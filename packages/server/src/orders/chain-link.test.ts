@@ -1047,18 +1047,45 @@ describe('chain link: receipts that landed while the exchange was down', () => {
   });
 });
 
-/** A capital-efficiency refund of `amount` to `account` for the match `matchId`, as the engine reports it. */
-const refund = (account: Address, amount: bigint, matchId: string, maker: boolean): EngineEvent => ({
-  type: 'ceRefund',
-  account,
-  marketHash: MARKET,
-  eventId: 'ev',
-  amount,
-  refundedTotal: amount,
-  matchId,
-  maker,
-  orderId: `${account}-${matchId}`,
-});
+/** A projected refund row, as the projector writes it for a `ceRefund` event of entry `seq`. */
+function refundRow(db: Database, seq: number, e: Extract<EngineEvent, { type: 'ceRefund' }>): void {
+  db.prepare(
+    `INSERT INTO ce_refunds (seq, account, market_hash, fill_id, is_maker, amount, refunded_total, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    seq,
+    e.account,
+    e.marketHash,
+    `${e.matchId}-${e.maker ? 'M' : 'T'}`,
+    e.maker ? 1 : 0,
+    `${e.amount}`,
+    `${e.refundedTotal}`,
+    seq,
+  );
+}
+
+/** A capital-efficiency refund of `amount` to `account` for the match `matchId` of entry `seq`, projected. */
+function refund(
+  db: Database,
+  account: Address,
+  amount: bigint,
+  matchId: string,
+  maker: boolean,
+): EngineEvent {
+  const event = {
+    type: 'ceRefund' as const,
+    account,
+    marketHash: MARKET,
+    eventId: 'ev',
+    amount,
+    refundedTotal: amount,
+    matchId,
+    maker,
+    orderId: `${account}-${matchId}`,
+  };
+  refundRow(db, Number.parseInt(matchId, 10), event);
+  return event;
+}
 
 /** The releases the chain has mined (in chain order) and those waiting, as [to, amount, memo]. */
 function releases(node: Node) {
@@ -1087,13 +1114,13 @@ describe('chain link: capital-efficiency refunds', () => {
           { account: B, orderId: 'b2', stake: 50n },
           { account: A, orderId: 'a2', stake: 50n },
         ),
-        refund(B, 50n, '2-0', true),
-        refund(A, 50n, '2-0', false),
+        refund(node.db, B, 50n, '2-0', true),
+        refund(node.db, A, 50n, '2-0', false),
       ]);
     return { first: entry(1, [first]), second };
   }
 
-  it('releases a refund from escrow to the proxy wallet, after the escrows of the fills through its entry', async () => {
+  it('releases a refund from escrow to the proxy wallet with the escrow flush, after the escrows of its fill', async () => {
     const node = boot(files());
     const wallet = (a: Address) => node.chain.proxyAddressFor(a);
     await fund(node, [
@@ -1104,20 +1131,25 @@ describe('chain link: capital-efficiency refunds', () => {
     commit(node, [first]);
     node.timer.tick();
     expect(await node.chain.balanceOf(ESCROW)).toBe(100n);
-    // Without the second fill's stakes in escrow, the refunds (100) could not be paid from it (100 before).
+    // The batch alone submits nothing: the refunds wait for the flush, as the escrows do.
     submitBatch(node, [second()]);
+    expect(node.chain.pendingTransactions()).toEqual([]);
+    // Without the second fill's stakes in escrow, the refunds (100) could not be paid from it (100 before).
+    node.link.flush();
     const pending = node.chain.pendingTransactions();
     expect(pending.map((t) => [t.kind, memoOf(t)])).toEqual([
       ['escrow', chainMemo.escrow(B, 2, 2)],
       ['escrow', chainMemo.escrow(A, 2, 2)],
-      ['release', `ce:2:${B}`],
-      ['release', `ce:2:${A}`],
+      ['release', `ce:${B}:2-2`],
+      ['release', `ce:${A}:2-2`],
     ]);
     expect(releases(node)).toEqual([
-      [wallet(B), 50n, chainMemo.ceRefund(2, B)],
-      [wallet(A), 50n, chainMemo.ceRefund(2, A)],
+      [wallet(B), 50n, chainMemo.ceRefund(B, 2, 2)],
+      [wallet(A), 50n, chainMemo.ceRefund(A, 2, 2)],
     ]);
-    expect(node.link.outboxSeq()).toBe(2);
+    // Flushed once: a second flush submits nothing.
+    node.link.flush();
+    expect(node.chain.pendingTransactions()).toHaveLength(4);
     node.timer.tick();
     for (const t of pending) expect((await node.chain.getReceipt(t.hash))?.status).toBe('success');
     // The engine's balances: each has 50 available, 50 escrowed (100 stakes less the 50 refunded).
@@ -1128,7 +1160,7 @@ describe('chain link: capital-efficiency refunds', () => {
     await node.close();
   });
 
-  it("releases an account's refunds in one entry as one release of their sum; each entry its own", async () => {
+  it("releases an account's refunds since the last flush as one release of their sum", async () => {
     const node = boot(files());
     const wallet = (a: Address) => node.chain.proxyAddressFor(a);
     await fund(node, [
@@ -1158,7 +1190,7 @@ describe('chain link: capital-efficiency refunds', () => {
           { account: B, orderId: 'b1', stake: 30n },
           { account: A, orderId: 'a2', stake: 30n },
         ),
-        refund(A, 30n, '2-0', false),
+        refund(node.db, A, 30n, '2-0', false),
         match(
           node.db,
           2,
@@ -1166,7 +1198,7 @@ describe('chain link: capital-efficiency refunds', () => {
           { account: C, orderId: 'c1', stake: 10n },
           { account: A, orderId: 'a2', stake: 10n },
         ),
-        refund(A, 10n, '2-1', false),
+        refund(node.db, A, 10n, '2-1', false),
       ]),
       entry(3, [
         match(
@@ -1176,22 +1208,16 @@ describe('chain link: capital-efficiency refunds', () => {
           { account: C, orderId: 'c2', stake: 5n },
           { account: A, orderId: 'a3', stake: 5n },
         ),
-        refund(A, 5n, '3-0', false),
+        refund(node.db, A, 5n, '3-0', false),
       ]),
     ]);
-    expect(releases(node)).toEqual([
-      [wallet(A), 40n, chainMemo.ceRefund(2, A)],
-      [wallet(A), 5n, chainMemo.ceRefund(3, A)],
-    ]);
-    // Each release after the escrows through its own entry: those of seq 2, then those of seq 3.
+    expect(releases(node)).toEqual([[wallet(A), 45n, chainMemo.ceRefund(A, 2, 3)]]);
+    // The release after the escrows of every fill it refunds.
     expect(node.chain.pendingTransactions().map((t) => memoOf(t))).toEqual([
       chainMemo.escrow(B, 2, 2),
-      chainMemo.escrow(A, 2, 2),
-      chainMemo.escrow(C, 2, 2),
-      chainMemo.ceRefund(2, A),
-      chainMemo.escrow(C, 3, 3),
-      chainMemo.escrow(A, 3, 3),
-      chainMemo.ceRefund(3, A),
+      chainMemo.escrow(A, 2, 3),
+      chainMemo.escrow(C, 2, 3),
+      chainMemo.ceRefund(A, 2, 3),
     ]);
     node.timer.tick();
     // A: 100 funded, 40 + 45 escrowed, 45 refunded; the escrow: every stake (80 + 80 + 10) less the refunds.
@@ -1200,7 +1226,7 @@ describe('chain link: capital-efficiency refunds', () => {
     await node.close();
   });
 
-  it('a start releases the refunds of the entries after the outbox cursor, none twice', async () => {
+  it('a start releases the refunds projected before a crash, none twice', async () => {
     const f = files();
     const before = boot(f);
     await fund(before, [
@@ -1213,32 +1239,28 @@ describe('chain link: capital-efficiency refunds', () => {
     before.timer.tick();
     // The same batch again (a replay from the journal) submits nothing.
     commit(before, [one, two]);
-    expect(before.link.outboxSeq()).toBe(2);
+    // Seq 3 is projected (its fills and refund), then the exchange stops before any flush.
+    match(
+      before.db,
+      3,
+      '3-0',
+      { account: B, orderId: 'b3', stake: 20n },
+      { account: A, orderId: 'a3', stake: 20n },
+    );
+    refund(before.db, A, 20n, '3-0', false);
     before.stop();
     await before.close();
 
+    // The start's flush escrows seq 3's fills and releases its refund.
     const after = boot(f);
     const wallet = (a: Address) => after.chain.proxyAddressFor(a);
-    expect(after.link.outboxSeq()).toBe(2);
-    // A replayed batch straddling the cursor: only seq 3 is new.
-    const three = entry(3, [
-      match(
-        after.db,
-        3,
-        '3-0',
-        { account: B, orderId: 'b3', stake: 20n },
-        { account: A, orderId: 'a3', stake: 20n },
-      ),
-      refund(A, 20n, '3-0', false),
-    ]);
-    commit(after, [one, two, three]);
     after.timer.tick();
+    after.link.flush();
     expect(releases(after)).toEqual([
-      [wallet(B), 50n, chainMemo.ceRefund(2, B)],
-      [wallet(A), 50n, chainMemo.ceRefund(2, A)],
-      [wallet(A), 20n, chainMemo.ceRefund(3, A)],
+      [wallet(B), 50n, chainMemo.ceRefund(B, 2, 2)],
+      [wallet(A), 50n, chainMemo.ceRefund(A, 2, 2)],
+      [wallet(A), 20n, chainMemo.ceRefund(A, 3, 3)],
     ]);
-    expect(after.link.outboxSeq()).toBe(3);
     expect(await after.chain.balanceOf(wallet(A))).toBe(100n - 50n - 50n + 50n - 20n + 20n);
     expect(await after.chain.balanceOf(ESCROW)).toBe(200n + 40n - 100n - 20n);
     await after.close();
@@ -1257,6 +1279,7 @@ describe('chain link: capital-efficiency refunds', () => {
           const applied = h.apply(command);
           events.push(...applied);
           for (const e of applied) {
+            if (e.type === 'ceRefund') refundRow(node.db, h.seq, e);
             if (e.type !== 'orderMatched') continue;
             const side = (account: string, orderId: string, stake: bigint) => ({
               account: account as Address,

@@ -12,8 +12,8 @@ export const chainMemo = {
    */
   escrow: (account: string, firstSeq: number, lastSeq: number) => `escrow:${account}:${firstSeq}-${lastSeq}`,
   payout: (marketHash: string, account: string) => `payout:${marketHash}:${account}`,
-  /** The capital-efficiency refunds of one account in the journal entry `seq` (their sum). */
-  ceRefund: (seq: number, account: string) => `ce:${seq}:${account}`,
+  /** The capital-efficiency refunds of one account with seq in [firstSeq, lastSeq] (their sum). */
+  ceRefund: (account: string, firstSeq: number, lastSeq: number) => `ce:${account}:${firstSeq}-${lastSeq}`,
   deposit: (seq: number) => `deposit:${seq}`,
   withdrawal: (seq: number) => `withdrawal:${seq}`,
 } as const;
@@ -38,10 +38,7 @@ export type EscrowsInput = Extract<SequencerInput, { kind: 'escrows' }>;
 /** Where the receipts go: the sequencer (`trading.sequencer.submit`), which journals them like any input. */
 export type SubmitReceipts = (input: EscrowsInput) => Promise<unknown>;
 
-/**
- * Chain requests of committed batches: a step first escrows the fills with seq < `escrowsBefore` (a payout's:
- * the fills before its seq; a refund's: its own entry's too).
- */
+/** Chain requests of committed batches: a payout's step first escrows the fills before its seq. */
 type OutboxStep = { escrowsBefore: number | null; requests: TokenTxRequest[] };
 
 /** A submission made in the write under way, and its requests. */
@@ -53,19 +50,20 @@ type Sent = { requests: readonly TokenTxRequest[]; result: Promise<unknown> };
  * - escrow: the stakes of the fills committed since the last flush, one escrow per account (the sum of its
  *   stakes, maker and taker sides), submitted together with `submitMany` by `flush`: on a timer (about twice
  *   per block, so a block carries each account's escrow once, whatever the number of batches) and before
- *   any payout or refund. What was flushed is the projected fills up to the link's own durable cursor on them
+ *   any payout. What was flushed is the projected fills up to the link's own durable cursor on them
  *   (`EscrowFeed.escrowedThrough`), written in the same transaction as the submissions: a fill is
  *   escrowed exactly once, also across a crash (the first flush after a start covers the fills committed
  *   before it).
+ * - refunds: the engine moved each `ceRefund` from the account's escrow to its available balance at once;
+ *   the chain releases it from escrow to the account's wallet with the same flush, right after its escrows
+ *   (which cover the refund's own fill): one release per account of its projected refunds since the last
+ *   flush (memo `ce:<account>:<firstSeq>-<lastSeq>`), with a cursor of its own (`EscrowFeed.releasedThrough`)
+ *   in the same write, so exactly once across a crash too. A release paid later than the engine's refund
+ *   only leaves escrow holding more meanwhile.
  * - for each committed batch (once projected), the other chain transactions that batch implies: payouts of
- *   resolved markets (after a flush of the fills before them), capital-efficiency refunds and deposits,
- *   written with the outbox cursor (the last seq whose requests are submitted) in one write: a start submits
- *   those of the batches after it again (`submitForBatch` with the replayed entries), and none twice.
- * - refunds: the engine moved a `ceRefund` from the account's escrow to its available balance at once, so
- *   the chain releases it from escrow to the account's wallet: one release per account per journal entry
- *   (the sum of its refunds there; a taker sweeping several makers has several), memo `ce:<seq>:<account>`,
- *   after a flush of the fills through that entry (the refund's own match is in it: the release must not pay
- *   from escrow before the stakes it refunds are in; the chain fails a release the escrow cannot cover).
+ *   resolved markets (after a flush of the fills before them) and deposits, written with the outbox cursor
+ *   (the last seq whose requests are submitted) in one write: a start submits those of the batches after
+ *   it again (`submitForBatch` with the replayed entries), and none twice.
  * - receipts: each block's escrow receipts, in chain order, are submitted as one `escrows` input (a block
  *   without escrows, none). The projector moves the accounts' watermarks for landed escrows and fails the
  *   fills and trades of failed ones, and records the block's number with them (`EscrowFeed.projectedBlock`):
@@ -102,16 +100,15 @@ export class ChainLink {
     this.outboxCursor = feed.outboxSeq();
   }
 
-  /** The last seq whose chain requests (payouts, refunds, deposits) are submitted. */
+  /** The last seq whose chain requests (payouts, deposits) are submitted. */
   outboxSeq(): number {
     return this.outboxCursor;
   }
 
   /**
    * The chain requests of a committed batch, once it is projected: payouts (each after an escrow flush of
-   * the fills before it, which it may pay from), refunds (after a flush of the fills through their entry)
-   * and deposits, with the outbox cursor in one write. Entries at or below the cursor are skipped. Escrows
-   * wait for `flush`.
+   * the fills before it, which it may pay from) and deposits, with the outbox cursor in one write. Entries at
+   * or below the cursor are skipped. Escrows and refunds wait for `flush`.
    */
   submitForBatch(batch: Pick<CommittedBatch, 'entries' | 'lastSeq'>): void {
     if (batch.lastSeq <= this.outboxCursor) return;
@@ -158,8 +155,6 @@ export class ChainLink {
       return current;
     };
     for (const entry of entries) {
-      /** The entry's refunds per account, in order of first refund. */
-      const refunds = new Map<string, bigint>();
       for (const event of entry.events) {
         if (event.type === 'payout' && event.payout > 0n) {
           // A resolution's payouts go together, after the escrows of the fills before it.
@@ -169,8 +164,6 @@ export class ChainLink {
             amount: event.payout,
             memo: chainMemo.payout(event.marketHash, event.account),
           });
-        } else if (event.type === 'ceRefund') {
-          refunds.set(event.account, (refunds.get(event.account) ?? 0n) + event.amount);
         } else if (event.type === 'balanceChanged' && entry.input.kind === 'engine') {
           const command = entry.input.command;
           // A deposit only adds money: it may go before escrows of earlier fills.
@@ -188,26 +181,48 @@ export class ChainLink {
           }
         }
       }
-      if (refunds.size === 0) continue;
-      // A refund pays from the stakes of its own match, in this entry: after the escrows through it.
-      const step = stepAfterEscrows(entry.seq + 1);
-      for (const [account, amount] of refunds) {
-        step.requests.push({
-          kind: 'release',
-          to: wallet(account),
-          amount,
-          memo: chainMemo.ceRefund(entry.seq, account),
-        });
-      }
     }
     return steps;
   }
 
-  /** Submits the escrows of every fill committed since the last flush, one per account, in one write. */
+  /**
+   * Submits the escrows of every fill committed since the last flush, one per account, then the releases of
+   * the refunds committed since (their fills among those escrows), one per account, in one write.
+   */
   flush(): void {
     // Not waiting for the disk (on the event loop): a flush lost to a power cut is not in any block either
     // (blocks are synced) and the first flush after the start submits those fills again.
-    this.sending(() => this.feed.atomically(() => this.submitEscrows(Number.MAX_SAFE_INTEGER)));
+    this.sending(() =>
+      this.feed.atomically(() => {
+        this.submitEscrows(Number.MAX_SAFE_INTEGER);
+        this.submitRefunds();
+      }),
+    );
+  }
+
+  /** Releases the refunds after the refund cursor, one per account; moves the cursor past them. */
+  private submitRefunds(): void {
+    const refunds = this.feed.unreleasedRefunds();
+    if (refunds.length === 0) return;
+    const sums = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
+    for (const refund of refunds) {
+      const s = sums.get(refund.account);
+      if (s) {
+        s.amount += refund.amount;
+        s.lastSeq = refund.seq;
+      } else sums.set(refund.account, { amount: refund.amount, firstSeq: refund.seq, lastSeq: refund.seq });
+    }
+    const requests: TokenTxRequest[] = [];
+    for (const [account, s] of sums) {
+      requests.push({
+        kind: 'release',
+        to: this.walletOf(account as `0x${string}`),
+        amount: s.amount,
+        memo: chainMemo.ceRefund(account, s.firstSeq, s.lastSeq),
+      });
+    }
+    this.submit(requests);
+    this.feed.releasedThrough(refunds[refunds.length - 1]!.seq);
   }
 
   /** Escrows of the fills after the cursor with seq < `beforeSeq`; moves the cursor past them. */

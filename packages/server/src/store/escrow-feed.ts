@@ -9,6 +9,15 @@ export type UnescrowedFill = {
   seq: number;
 };
 
+/** A projected capital-efficiency refund the chain link has not released yet. */
+export type UnreleasedRefund = {
+  account: string;
+  /** Base-token units, positive. */
+  amount: bigint;
+  /** The journal seq of the fill that caused it. */
+  seq: number;
+};
+
 /**
  * What the chain link keeps beside the projections: the projected fills it has escrowed (a cursor on them),
  * the last seq whose chain requests (payouts, deposits) it has submitted (the outbox cursor), and the last
@@ -22,6 +31,10 @@ export interface EscrowFeed {
   unescrowedFills(beforeSeq: number): UnescrowedFill[];
   /** Moves the escrowed cursor to the fill at `position` (from `unescrowedFills`). */
   escrowedThrough(position: number): void;
+  /** The projected refunds after the released cursor, in seq order (every refund of an entry at once). */
+  unreleasedRefunds(): UnreleasedRefund[];
+  /** Moves the released cursor to `seq`: every refund through it is released. */
+  releasedThrough(seq: number): void;
   /** The last seq whose chain requests are submitted. */
   outboxSeq(): number;
   /** Moves the outbox cursor forward to `seq` (never back). */

@@ -696,6 +696,18 @@ export const MIGRATIONS: readonly Migration[] = [
             LEFT JOIN market_settlements s ON s.market_hash = t.market_hash;
       `),
   },
+  {
+    version: 18,
+    name: 'refund releases flushed with the escrows',
+    // The chain link releases capital-efficiency refunds with its escrow flush, from the projected refunds
+    // after a cursor of its own (it released them per journal entry with the outbox before: those are done).
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE escrow_cursor ADD COLUMN refund_seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE escrow_cursor SET refund_seq = (SELECT ifnull(max(seq), 0) FROM ce_refunds);
+        CREATE INDEX ce_refunds_by_seq ON ce_refunds (seq);
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
