@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORKS } from '../../src/config.js';
 import { EIP712_DOMAIN_NAME } from '../../src/exchange.js';
+import { freePort } from '../helpers/cli-process.js';
 import { removeDataDir, testPrivateKey } from '../helpers/test-exchange.js';
 import { viemOrderTypedData } from '../helpers/trading.js';
 
@@ -72,7 +73,7 @@ describe('crash safety', () => {
   afterAll(() => removeDataDir(dataDir));
 
   it('keeps every acknowledged order and conserves funds across a SIGKILL under load', async () => {
-    const port = 21_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     let server = await startServer(dataDir, port);
     const admin = { 'x-admin-token': ADMIN };
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { freePort, runCli } from '../helpers/cli-process.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -83,7 +83,7 @@ describe('the oddsbook process', () => {
   }, 180_000);
 
   it('serves, prints a generated admin token at its creation, and drains on SIGTERM', async () => {
-    const port = String(20_000 + Math.floor(Math.random() * 20_000));
+    const port = String(await freePort());
     const { child, output } = await serve({ DATA_DIR: dataDir, PORT: port, DEMO: '0', ADMIN_TOKEN: '' });
     const token = /ADMIN_TOKEN was not set; generated the operator token.*\n(\S+)/.exec(output())?.[1];
     expect(token).toBeTruthy();
