@@ -7,6 +7,7 @@ import type {
   OrderDomain,
   OrderRow,
   PortfolioRefund,
+  PortfolioRefundsQuery,
   PositionRow,
   TradeRow,
 } from '@oddsbook/protocol';
@@ -157,16 +158,7 @@ export function createExchangeClient(options: ExchangeClientOptions) {
     listPositions: (query: Omit<PageQuery, 'sortAsc'> & { marketHash?: string; eventId?: string } = {}) =>
       request<Page<'positions', PositionRow>>('GET', '/positions-v3', { query }),
     /** Capital-efficiency refunds of any bettor, per market (legacy shape, public; `page` from 0). */
-    listRefunds: (query: {
-      bettor: string;
-      marketHash?: string;
-      baseToken?: string;
-      fillOrderHash?: string;
-      maker?: boolean;
-      sortAsc?: boolean;
-      page?: number;
-      perPage?: number;
-    }) =>
+    listRefunds: (query: PortfolioRefundsQuery) =>
       request<{ results: PortfolioRefund[]; count: number }>('GET', '/trades/portfolio/refunds', { query }),
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),

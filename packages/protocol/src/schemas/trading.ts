@@ -228,6 +228,27 @@ export const PortfolioRefund = Type.Object({
 });
 export type PortfolioRefund = Static<typeof PortfolioRefund>;
 
+/** The query of `GET /trades/portfolio/refunds` (legacy; `page` from 0, over markets). */
+export const PortfolioRefundsQuery = Type.Object({
+  bettor: Address,
+  marketHash: Type.Optional(Bytes32),
+  baseToken: Type.Optional(Address),
+  fillOrderHash: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 80, description: 'the refunded bettor’s fill id (FillRow.id)' }),
+  ),
+  maker: Type.Optional(
+    Type.Boolean({ description: 'true: refunds of the bettor’s maker fills, false: of its taker fills' }),
+  ),
+  sortAsc: Type.Optional(Type.Boolean({ description: 'default false: the latest refunded market first' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'page number from 0; default 0' }),
+  ),
+  perPage: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 500, description: 'markets per page; default 100' }),
+  ),
+});
+export type PortfolioRefundsQuery = Static<typeof PortfolioRefundsQuery>;
+
 const PositionSide = Type.Object({
   stake: UintString,
   /** What the side collects if its outcome wins: the pots of its fills. */

@@ -13,6 +13,7 @@ import {
   type OrderDoneEvent,
   type OrderMatchedEvent,
   type OrderRestedEvent,
+  type QuarterLineLeg,
   RejectCode,
 } from './events.js';
 import { ExpiryIndex } from './expiry-index.js';
@@ -124,6 +125,8 @@ export class Engine {
   private readonly spent = new Map<number, bigint>();
   /** FOK dry run: what the walk has added to each maker's position (see `dryAdd`). */
   private readonly spentAdds = new Map<number, bigint[]>();
+  /** FOK dry run: what the walk has added to the taker's position (see `dryAdd`). */
+  private readonly takerAdds: bigint[] = [0n, 0n, 0n, 0n];
   private walkRemaining = 0n;
   /** A quarter-line fill's refunds (see `fillLegs`). */
   private readonly legRefunds: bigint[] = [0n, 0n, 0n, 0n];
@@ -372,7 +375,7 @@ export class Engine {
     const spentAdds = this.spentAdds;
     let takerSpent = 0n;
     /** In the dry run: what the walk has added to the taker's position, and the refund it would have had. */
-    const takerAdds = [0n, 0n, 0n, 0n];
+    const takerAdds = this.takerAdds;
     let takerBack = 0n;
     /** In the dry run: the order last filled and how much of it the walk has promised. */
     let dryOrder = NIL;
@@ -382,6 +385,7 @@ export class Engine {
     if (dry) {
       spent.clear();
       spentAdds.clear();
+      takerAdds.fill(0n);
     }
 
     let k = market.best[other]!;
@@ -509,6 +513,7 @@ export class Engine {
     let tp = NIL;
     let makerRefund: bigint;
     let takerRefund: bigint;
+    let legParts: readonly [QuarterLineLeg, QuarterLineLeg] | undefined;
     if (legs === null) {
       const pot = makerStake + takerStake;
       mp = market.positionSlot(maker);
@@ -517,7 +522,7 @@ export class Engine {
       makerRefund = market.fill(mp, makerStakeField, makerStake, pot);
       takerRefund = market.fill(tp, takerStakeField, takerStake, pot);
     } else {
-      this.fillLegs(legs, maker, taker, makerStakeField, makerStake, takerStake);
+      legParts = this.fillLegs(legs, maker, taker, makerStakeField, makerStake, takerStake);
       const r = this.legRefunds;
       makerRefund = r[0]! + r[2]!;
       takerRefund = r[1]! + r[3]!;
@@ -559,15 +564,7 @@ export class Engine {
       if (takerRefund !== 0n) this.refund(market, taker, tp, takerRefund, matchId, false, takerOrderId);
       return;
     }
-    const [m0, m1] = splitStake(makerStake);
-    const [t0, t1] = splitStake(takerStake);
-    this.pending[this.eventCount++] = {
-      ...matched,
-      legs: [
-        { marketHash: legs[0].marketHash, makerStake: m0, takerStake: t0 },
-        { marketHash: legs[1].marketHash, makerStake: m1, takerStake: t1 },
-      ],
-    };
+    this.pending[this.eventCount++] = { ...matched, legs: legParts! };
     const r = this.legRefunds;
     for (let i = 0; i < 2; i++) {
       const leg = legs[i]!;
@@ -583,7 +580,7 @@ export class Engine {
   /**
    * A quarter-line fill on its legs: half of each stake (`splitStake`) on each leg's positions, each half's
    * pot the sum of the two halves. Leaves the refunds in `legRefunds`: maker and taker on the whole line,
-   * then on the half line.
+   * then on the half line; returns the halves (the fill event's `legs`).
    */
   private fillLegs(
     legs: readonly [MarketBook, MarketBook],
@@ -592,17 +589,19 @@ export class Engine {
     makerStakeField: number,
     makerStake: bigint,
     takerStake: bigint,
-  ): void {
+  ): readonly [QuarterLineLeg, QuarterLineLeg] {
     const takerStakeField = 1 - makerStakeField;
     const makerHalves = splitStake(makerStake);
     const takerHalves = splitStake(takerStake);
-    for (let i = 0; i < 2; i++) {
-      const leg = legs[i]!;
-      const m = makerHalves[i]!;
-      const t = takerHalves[i]!;
+    const part = (i: 0 | 1): QuarterLineLeg => {
+      const leg = legs[i];
+      const m = makerHalves[i];
+      const t = takerHalves[i];
       this.legRefunds[2 * i] = leg.fill(leg.positionSlot(maker), makerStakeField, m, m + t);
       this.legRefunds[2 * i + 1] = leg.fill(leg.positionSlot(taker), takerStakeField, t, m + t);
-    }
+      return { marketHash: leg.marketHash, makerStake: m, takerStake: t };
+    };
+    return [part(0), part(1)];
   }
 
   /** Moves a fill's `stake` from the account's available balance to escrow, and its `refund` back. */

@@ -204,16 +204,8 @@ export class ChainLink {
   private submitRefunds(): void {
     const refunds = this.feed.unreleasedRefunds();
     if (refunds.length === 0) return;
-    const sums = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
-    for (const refund of refunds) {
-      const s = sums.get(refund.account);
-      if (s) {
-        s.amount += refund.amount;
-        s.lastSeq = refund.seq;
-      } else sums.set(refund.account, { amount: refund.amount, firstSeq: refund.seq, lastSeq: refund.seq });
-    }
     const requests: TokenTxRequest[] = [];
-    for (const [account, s] of sums) {
+    for (const [account, s] of sumsPerAccount(refunds, (refund) => refund.amount)) {
       requests.push({
         kind: 'release',
         to: this.walletOf(account as `0x${string}`),
@@ -229,17 +221,9 @@ export class ChainLink {
   private submitEscrows(beforeSeq: number): void {
     const fills = this.feed.unescrowedFills(beforeSeq);
     if (fills.length === 0) return;
-    // Per account, in order of first fill; fills are projected in seq order, so ranges never interleave.
-    const stakes = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
-    for (const fill of fills) {
-      const s = stakes.get(fill.account);
-      if (s) {
-        s.amount += fill.stake;
-        s.lastSeq = fill.seq;
-      } else stakes.set(fill.account, { amount: fill.stake, firstSeq: fill.seq, lastSeq: fill.seq });
-    }
+    // Fills are projected in seq order, so two flushes' ranges of one account never interleave.
     const requests: TokenTxRequest[] = [];
-    for (const [account, s] of stakes) {
+    for (const [account, s] of sumsPerAccount(fills, (fill) => fill.stake)) {
       requests.push({
         kind: 'escrow',
         from: this.walletOf(account as `0x${string}`),
@@ -402,6 +386,25 @@ export class ChainLink {
       return false;
     }
   }
+}
+
+/**
+ * The amounts of `items` (in seq order) summed per account, in order of each account's first item, with
+ * the seqs of its first and last: what one escrow or release per account stands for (its memo's range).
+ */
+function sumsPerAccount<T extends { account: string; seq: number }>(
+  items: readonly T[],
+  amountOf: (item: T) => bigint,
+): Map<string, { amount: bigint; firstSeq: number; lastSeq: number }> {
+  const sums = new Map<string, { amount: bigint; firstSeq: number; lastSeq: number }>();
+  for (const item of items) {
+    const s = sums.get(item.account);
+    if (s) {
+      s.amount += amountOf(item);
+      s.lastSeq = item.seq;
+    } else sums.set(item.account, { amount: amountOf(item), firstSeq: item.seq, lastSeq: item.seq });
+  }
+  return sums;
 }
 
 /** The escrow receipts among a block's receipts (in their order), as the sequencer takes them. */

@@ -1,4 +1,5 @@
 import type { ConsolidatedTrade, RecentTrade } from '@oddsbook/protocol';
+import { quarterLineParentTrade } from '../orders/quarter-line-parent.js';
 import { type TradeRecord, tradeIdOf } from '../orders/records.js';
 import { publicTradeToWire } from '../orders/wire.js';
 
@@ -26,18 +27,14 @@ export function consolidatedTrade(trade: TradeRecord, row: PublicRow): Omit<Cons
   });
 }
 
-/** The synthetic parent of a quarter-line bet's two leg trades: their sums on the quarter-line market. */
+/**
+ * The synthetic parent of a quarter-line bet's two leg trades (whole line, half line, as the projection
+ * writes them): their sums on the quarter-line market, as `GET /trades-v3/consolidated` shows it.
+ */
 export function quarterLineParent(
   legs: readonly [TradeRecord, TradeRecord],
 ): Omit<ConsolidatedTrade, 'messageId'> {
-  const [first, second] = legs;
-  const row = publicTradeToWire({
-    ...first,
-    id: tradeIdOf(first.orderId),
-    marketHash: first.quarterLineParentMarketHash ?? first.marketHash,
-    stake: (BigInt(first.stake) + BigInt(second.stake)).toString(),
-    pot: (BigInt(first.pot) + BigInt(second.pot)).toString(),
-  });
+  const row = publicTradeToWire(quarterLineParentTrade(...legs));
   return consolidated(row, { isParent: true, isLeg: false, fillHash: null });
 }
 

@@ -1,4 +1,4 @@
-import { Address, Bytes32, LegacyFailureBodySchema, PortfolioRefund } from '@oddsbook/protocol';
+import { LegacyFailureBodySchema, PortfolioRefund, PortfolioRefundsQuery } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { getAddress } from 'viem';
@@ -7,36 +7,7 @@ import type { Exchange } from '../../exchange.js';
 import { marketRefundsToWire } from '../../orders/wire.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 
-export const REFUNDS_MAX_PER_PAGE = 500;
-
-const Query = Type.Object({
-  bettor: Address,
-  marketHash: Type.Optional(Bytes32),
-  baseToken: Type.Optional(Address),
-  fillOrderHash: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 80, description: 'the refunded bettor’s fill id (FillRow.id)' }),
-  ),
-  maker: Type.Optional(
-    Type.Boolean({ description: 'true: refunds of the bettor’s maker fills, false: of its taker fills' }),
-  ),
-  sortAsc: Type.Optional(Type.Boolean({ description: 'default false: the latest refunded market first' })),
-  page: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'page number from 0; default 0' }),
-  ),
-  perPage: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: REFUNDS_MAX_PER_PAGE, description: 'markets per page; default 100' }),
-  ),
-});
-type Query = {
-  bettor: string;
-  marketHash?: string;
-  baseToken?: string;
-  fillOrderHash?: string;
-  maker?: boolean;
-  sortAsc?: boolean;
-  page?: number;
-  perPage?: number;
-};
+type Query = PortfolioRefundsQuery;
 
 /** The legacy error code of a bad query parameter. */
 const BAD_PARAMETER: Record<keyof Query, string> = {
@@ -76,7 +47,7 @@ export async function portfolioRefundRoutes(app: FastifyInstance, exchange: Exch
           'and the refunds matching the filters; count is the number of such markets. A bad parameter is ' +
           '400 in the legacy shape {status: "failure", errorCode}.',
         tags: ['trades'],
-        querystring: Query,
+        querystring: PortfolioRefundsQuery,
         response: {
           200: Type.Object({
             status: Type.Literal('success'),

@@ -565,7 +565,8 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'capital-efficiency refunds',
     // Capital efficiency (issue 25): a fill can give part of a hedged position back at once. The refunds are
     // kept one row per (fill, bettor) for `GET /trades/portfolio/refunds` and trades' `marketHasRefunds`;
-    // fills carry the refund they caused to their owner; positions what they have had back so far.
+    // fills carry the refund they caused to their owner; positions what they have had back so far. The views
+    // show the new columns from migration 17 (which recreates them once for both issues).
     up: (db) =>
       db.exec(`
         CREATE TABLE ce_refunds (
@@ -586,43 +587,6 @@ export const MIGRATIONS: readonly Migration[] = [
         -- GET /positions-v3 reads one account's positions. A fill's upsert changes only amounts, which this
         -- index does not hold: it is written when a position opens and when its market is resolved.
         CREATE INDEX positions_by_account ON positions (account, market_hash);
-        DROP VIEW fills_shown;
-        DROP VIEW trades_shown;
-        CREATE VIEW fills_shown AS
-          SELECT f.id, f.match_id, f.order_id, f.trade_id, f.account, f.market_hash, f.is_outcome_one,
-            f.is_maker, f.fill_amount, f.pot, f.fill_odds,
-            CASE WHEN f.status <> 'MATCHED' THEN f.status
-              WHEN s.market_hash IS NOT NULL THEN 'SETTLED'
-              WHEN f.seq <= l.through_seq THEN 'LOCKED'
-              ELSE f.status END AS status,
-            f.seq, f.created_at,
-            CASE WHEN f.status = 'MATCHED' AND s.market_hash IS NOT NULL THEN s.settled_at ELSE f.updated_at END
-              AS updated_at,
-            f.ce_refund_amount
-          FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account
-            LEFT JOIN market_settlements s ON s.market_hash = f.market_hash;
-        CREATE VIEW trades_shown AS
-          SELECT t.id, t.order_id, t.account, t.market_hash, t.event_id, t.is_outcome_one, t.is_maker, t.stake,
-            t.pot,
-            CASE WHEN t.status <> 'MATCHED' THEN t.status
-              WHEN s.market_hash IS NOT NULL THEN 'SETTLED'
-              WHEN t.last_fill_seq <= l.through_seq THEN 'LOCKED'
-              ELSE t.status END AS status,
-            CASE WHEN t.status = 'MATCHED' AND s.market_hash IS NOT NULL THEN s.outcome ELSE t.outcome END
-              AS outcome,
-            CASE WHEN t.status <> 'MATCHED' OR s.market_hash IS NULL THEN t.payout
-              WHEN s.outcome = 0 THEN t.stake
-              WHEN t.is_outcome_one = (s.outcome = 1) THEN t.pot
-              ELSE '0' END AS payout,
-            t.created_at,
-            CASE WHEN t.status <> 'MATCHED' THEN t.updated_at
-              WHEN s.market_hash IS NOT NULL THEN s.settled_at
-              WHEN t.last_fill_seq <= l.through_seq THEN l.locked_at
-              ELSE t.updated_at END AS updated_at,
-            t.last_fill_seq,
-            EXISTS (SELECT 1 FROM ce_refunds r WHERE r.market_hash = t.market_hash) AS market_has_refunds
-          FROM trades t LEFT JOIN escrow_locks l ON l.account = t.account
-            LEFT JOIN market_settlements s ON s.market_hash = t.market_hash;
       `),
   },
   {
@@ -646,7 +610,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Quarter-line markets (issue 26): a market opened with two legs (whole line, half line) keeps them in
     // its engine mirror row, so the snapshot rebuilt from the projections names them. A bet on it makes its
     // fills and trades on the leg markets, which record the quarter-line market (`quarter_line_parent`); the
-    // views (migration 15's, with that column) settle them through the leg market's own settlement.
+    // views gain that column and migration 15's refund columns, and settle leg rows through their own market.
     up: (db) =>
       db.exec(`
         ALTER TABLE engine_markets ADD COLUMN whole_leg TEXT;
