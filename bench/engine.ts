@@ -6,8 +6,13 @@
  * Commands are built in batches of 1,024 right before they are applied, with fresh id strings (as the
  * sequencer receives them from the parser); only the apply calls are timed.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { OrderBook, Side } from 'nodejs-order-book';
-import { Engine, type EngineCommand } from '../packages/server/src/engine/index.js';
+import { Engine, type EngineCommand, type EngineRuleOptions } from '../packages/server/src/engine/index.js';
 import { mixedWorkload, type Op, orderIdOf, percentile, prng } from './lib/workload.js';
 
 const N = 800;
@@ -25,8 +30,11 @@ function fullGc(): void {
 }
 
 let seq = 0;
-function freshEngine(capitalEfficiency = true): Engine {
-  const engine = new Engine({ ladderSize: N, capitalEfficiency });
+/** An engine class: this tree's, or another revision's (`versus`). */
+type EngineClass = new (options: EngineRuleOptions & { ladderSize: number }) => Engine;
+
+function freshEngine(rules: EngineRuleOptions = {}, Class: EngineClass = Engine): Engine {
+  const engine = new Class({ ...rules, ladderSize: N });
   engine.apply({ type: 'openMarket', seq: ++seq, ts: 1, marketHash: MARKET, eventId: '1' });
   for (let i = 0; i < ACCOUNTS; i++) {
     engine.apply({ type: 'credit', seq: ++seq, ts: 1, account: ACCOUNT_NAMES[i]!, amount: 10n ** 18n });
@@ -266,39 +274,79 @@ function benchMixed(): { engine: number; peer: number } {
   return { engine: engineRate, peer: peerRate };
 }
 
+/** The engine rules whose cost `benchRule` measures, by the name it is asked for on the command line. */
+const RULES = {
+  'capital-efficiency': { label: 'capital efficiency', option: 'capitalEfficiency' },
+  'honest-liquidity': { label: 'honest liquidity', option: 'honestLiquidity' },
+} as const;
+
 /**
- * What capital efficiency costs the hot path: the mixed workload with it off and on, in alternating runs in
- * one process (runs minutes apart move by half on this shared machine; adjacent ones much less).
+ * The mixed workload on two engines, `a` and `b`, in alternating runs in one process (runs minutes apart
+ * move by half on this shared machine; adjacent ones much less); prints each pair and the median b/a.
  */
-function benchCapitalEfficiency(pairs: number): void {
+function benchPairs(
+  label: string,
+  a: [string, () => Engine],
+  b: [string, () => Engine],
+  pairs: number,
+): void {
   const common = { accounts: ACCOUNTS, ladderSize: N, restingAtStart: 20_000 };
   const { setup, ops } = mixedWorkload({ ...common, ops: 1_000_000, seed: 1, firstId: 50_000_000 });
-  const timed = (capitalEfficiency: boolean) => {
-    const engine = freshEngine(capitalEfficiency);
+  const timed = (make: () => Engine) => {
+    const engine = make();
     run(engine, setup, false);
     fullGc();
     return run(engine, ops, false).opsPerSec;
   };
-  timed(false);
-  timed(true);
+  timed(a[1]);
+  timed(b[1]);
   const ratios: number[] = [];
   for (let i = 0; i < pairs; i++) {
     // Which goes first alternates, so that a drift of the machine favours neither.
-    let off: number;
-    let on: number;
+    let x: number;
+    let y: number;
     if (i % 2 === 0) {
-      off = timed(false);
-      on = timed(true);
+      x = timed(a[1]);
+      y = timed(b[1]);
     } else {
-      on = timed(true);
-      off = timed(false);
+      y = timed(b[1]);
+      x = timed(a[1]);
     }
-    ratios.push(on / off);
+    ratios.push(y / x);
     console.log(
-      `mixed, capital efficiency off ${fmt(off).padStart(11)} ops/s, on ${fmt(on).padStart(11)} ops/s: on/off ${(on / off).toFixed(3)}`,
+      `mixed, ${a[0]} ${fmt(x).padStart(11)} ops/s, ${b[0]} ${fmt(y).padStart(11)} ops/s: ${(y / x).toFixed(3)}`,
     );
   }
-  console.log(`capital efficiency: median on/off ${median(ratios).toFixed(3)} over ${pairs} pairs`);
+  console.log(`${label}: median ${b[0]}/${a[0]} ${median(ratios).toFixed(3)} over ${pairs} pairs`);
+}
+
+/** What a rule costs the hot path: the same engine with it off and on. Rich accounts: nothing is refused. */
+function benchRule(name: keyof typeof RULES, pairs: number): void {
+  const { label, option } = RULES[name];
+  benchPairs(
+    label,
+    ['off', () => freshEngine({ [option]: false })],
+    ['on', () => freshEngine({ [option]: true })],
+    pairs,
+  );
+}
+
+/**
+ * This tree's engine against the engine of git revision `rev` (its `packages/server/src/engine`, extracted
+ * to a temporary directory and imported from there): what a change costs, before and after, in one process.
+ */
+async function benchVersus(rev: string, pairs: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'oddsbook-engine-'));
+  execFileSync('sh', ['-c', `git archive "$1" packages/server/src/engine | tar -x -C "$2"`, 'sh', rev, dir]);
+  const entry = join(dir, 'packages/server/src/engine/index.ts');
+  const { Engine: Before } = (await import(pathToFileURL(entry).href)) as { Engine: EngineClass };
+  benchPairs(
+    `this tree vs ${rev}`,
+    [rev, () => freshEngine({}, Before)],
+    ['now', () => freshEngine()],
+    pairs,
+  );
+  rmSync(dir, { recursive: true, force: true });
 }
 
 function benchMemory(count: number): void {
@@ -341,7 +389,8 @@ console.log(
   `oddsbook engine benchmark: node ${process.version}, ladder N = ${N}, ${ACCOUNTS} accounts, bigint money, batches of ${BATCH}`,
 );
 // Optional argument: run one part only (inserts, sweeps, memory, mixed), e.g. while profiling; or
-// `capital-efficiency`, which only compares the mixed workload with it off and on.
+// `capital-efficiency` or `honest-liquidity`, which only compare the mixed workload with the rule off and on;
+// or `versus <git revision>`, this tree's engine against that revision's on the mixed workload.
 const only = process.argv[2];
 if (only === undefined || only === 'inserts') benchInsertsAndCancels(1_000_000);
 fullGc();
@@ -349,7 +398,8 @@ if (only === undefined || only === 'sweeps') benchSweeps();
 fullGc();
 if (only === undefined || only === 'memory') benchMemory(1_000_000);
 fullGc();
-if (only === 'capital-efficiency') benchCapitalEfficiency(9);
+if (only === 'capital-efficiency' || only === 'honest-liquidity') benchRule(only, 9);
+if (only === 'versus') await benchVersus(process.argv[3] ?? 'HEAD', 9);
 if (only === undefined || only === 'mixed') {
   const mixed = benchMixed();
   const ratio = (mixed.engine / mixed.peer).toFixed(1);

@@ -1,4 +1,5 @@
 import type {
+  BalanceRow,
   BookSnapshot,
   ConsolidatedTradeRow,
   CreateOrderResult,
@@ -163,12 +164,7 @@ export function createExchangeClient(options: ExchangeClientOptions) {
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
     getBalance: async () =>
-      (
-        await request<{ balances: { availableAmount: string; escrowedAmount: string; wallet: string }[] }>(
-          'GET',
-          '/user/balance-v3',
-        )
-      ).balances[0]!,
+      (await request<{ balances: BalanceRow[] }>('GET', '/user/balance-v3')).balances[0]!,
     deployProxy: () =>
       request<{ proxy: string; deployed: boolean; pending: boolean }>('POST', '/user/deploy-proxy'),
     getProxy: () => request<{ proxy: string; deployed: boolean; pending: boolean }>('GET', '/user/proxy'),

@@ -305,7 +305,13 @@ export const BalanceRow = Type.Object({
   escrowAddress: Address,
   availableAmount: UintString,
   escrowedAmount: UintString,
+  /**
+   * What the account's resting orders promise: the sum of their remaining maker stakes. Part of
+   * `availableAmount` (never more: an order beyond it is refused, and the newest go when the balance falls).
+   */
+  exposureAmount: UintString,
 });
+export type BalanceRow = Static<typeof BalanceRow>;
 
 export const HeartbeatBody = Type.Object(
   { timeoutSeconds: Type.Integer({ minimum: 0, maximum: 3600 }) },

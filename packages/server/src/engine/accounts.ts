@@ -2,8 +2,8 @@ import { F, NIL, type OrderStore } from './order-store.js';
 import { U64Cells } from './u64-cells.js';
 
 /**
- * Accounts by integer index: balances and the list of each account's resting orders in placement order
- * (linked through the orders' records).
+ * Accounts by integer index: balances, exposure and the list of each account's resting orders in placement
+ * order (linked through the orders' records; the newest last).
  * Balances change only through credit/debit commands, matches and payouts.
  */
 export class Accounts {
@@ -11,6 +11,8 @@ export class Accounts {
   /** Balances by account index. */
   readonly available = new U64Cells(1024);
   readonly escrowed = new U64Cells(1024);
+  /** The remaining maker stakes of each account's resting orders: what its book liquidity promises. */
+  readonly exposure = new U64Cells(1024);
   readonly orderHead: number[] = [];
   readonly orderTail: number[] = [];
   /** Command stamp of the last balance change, to report each changed account once per command. */
@@ -29,6 +31,7 @@ export class Accounts {
       this.names.push(name);
       this.available.ensure(i + 1);
       this.escrowed.ensure(i + 1);
+      this.exposure.ensure(i + 1);
       this.orderHead.push(NIL);
       this.orderTail.push(NIL);
       this.touched.push(0);

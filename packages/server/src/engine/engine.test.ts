@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Engine } from './engine.js';
+import { Engine, type EngineOptions } from './engine.js';
 import type { OrderDoneEvent, OrderRestedEvent } from './events.js';
 import { outcomeState } from './outcome.js';
 import { type CommandInput, Harness, only, type PlaceInput, summarize } from './test-support/harness.js';
@@ -16,6 +16,8 @@ interface Scenario {
   readonly expected: readonly string[];
   readonly kinds?: readonly string[];
   readonly after?: (h: Harness) => void;
+  /** Engine rules; default the exchange's (honest liquidity on). */
+  readonly options?: Omit<EngineOptions, 'ladderSize'>;
 }
 
 const RICH = 10n ** 12n;
@@ -27,7 +29,7 @@ function run(h: Harness, step: Step) {
 function scenarios(title: string, table: readonly Scenario[]): void {
   describe(title, () => {
     it.each(table.map((s) => [s.name, s] as const))('%s', (_name, s) => {
-      const h = Harness.standard(s.balances ?? { A: RICH, B: RICH, C: RICH });
+      const h = Harness.standard(s.balances ?? { A: RICH, B: RICH, C: RICH }, s.options);
       for (const step of s.given ?? []) run(h, step);
       const events = run(h, s.when);
       expect(s.kinds === undefined ? summarize(events) : only(events, ...s.kinds)).toEqual(s.expected);
@@ -39,11 +41,14 @@ function scenarios(title: string, table: readonly Scenario[]): void {
 
 scenarios('crossing and price', [
   {
-    name: 'a GTC that crosses nothing rests; posting locks nothing',
-    balances: { A: 0n },
+    name: 'a GTC that crosses nothing rests; posting locks nothing, it promises (exposure)',
+    balances: { A: 1000n },
     when: { id: 'o1', account: 'A', tick: 400, size: 1000n },
     expected: ['accepted o1', 'rested o1 1000/1000', 'level M one@400=1000/1 v1'],
-    after: (h) => expect(h.engine.balance('A')).toEqual({ available: 0n, escrowed: 0n }),
+    after: (h) => {
+      expect(h.engine.balance('A')).toEqual({ available: 1000n, escrowed: 0n });
+      expect(h.engine.exposure('A')).toBe(1000n);
+    },
   },
   {
     name: 'ticks summing to N cross; the taker trades at the maker price in whole lots',
@@ -152,7 +157,8 @@ scenarios('time in force', [
     after: (h) => expect(h.engine.order('o1')?.remainingSize).toBe(1000n),
   },
   {
-    name: "FOK counts the makers' funds",
+    name: "FOK counts the makers' funds (a journal begun before honest liquidity)",
+    options: { honestLiquidity: false },
     balances: { A: 800n, B: RICH, C: RICH },
     given: [
       { id: 'o1', account: 'A', tick: 400, size: 1000n },
@@ -253,7 +259,8 @@ scenarios('self-trade prevention', [
 
 scenarios('funds at match', [
   {
-    name: 'a maker without funds is removed and matching goes on',
+    name: 'a maker without funds is removed and matching goes on (a journal begun before honest liquidity)',
+    options: { honestLiquidity: false },
     balances: { A: 0n, B: RICH, C: RICH },
     given: [
       { id: 'o1', account: 'A', tick: 410, size: 1000n },
@@ -269,7 +276,8 @@ scenarios('funds at match', [
     ],
   },
   {
-    name: 'a maker with some funds fills what it can pay, then leaves',
+    name: 'a maker with some funds fills what it can pay, then leaves (a journal begun before honest liquidity)',
+    options: { honestLiquidity: false },
     balances: { A: 300n, B: RICH, C: RICH },
     given: [
       { id: 'o1', account: 'A', tick: 400, size: 1000n },

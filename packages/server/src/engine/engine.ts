@@ -45,10 +45,22 @@ export interface EngineOptions {
    * before the exchange had it replays its earlier commands as they were applied.
    */
   readonly capitalEfficiencyFromSeq?: number;
+  /**
+   * Honest liquidity (issue 34): an account's exposure (the remaining maker stakes of its resting orders)
+   * never exceeds its available balance. A GTC order that would rest beyond it is refused or its remainder
+   * cancelled (`INSUFFICIENT_BALANCE`), and when the balance falls below the exposure the account's newest
+   * resting orders are pulled. Default on.
+   */
+  readonly honestLiquidity?: boolean;
+  /** With honest liquidity on, the first command seq it applies to (default 0: all), as for capital efficiency. */
+  readonly honestLiquidityFromSeq?: number;
 }
 
-/** The options a restored engine takes besides its snapshot. */
-export type CapitalEfficiencyOptions = Pick<EngineOptions, 'capitalEfficiency' | 'capitalEfficiencyFromSeq'>;
+/** The rules a journal's engines run with: what a restored engine takes besides its snapshot. */
+export type EngineRuleOptions = Pick<
+  EngineOptions,
+  'capitalEfficiency' | 'capitalEfficiencyFromSeq' | 'honestLiquidity' | 'honestLiquidityFromSeq'
+>;
 
 /**
  * FOK dry run: adds one fill to what the walk has added to a party's position, `adds` = [stake, pot] on the
@@ -94,6 +106,10 @@ export class Engine {
   private readonly capitalEfficiencyFromSeq: number;
   /** Whether the commands now applied have capital efficiency (set by the first at or after its seq). */
   private capitalEfficiency = false;
+  /** The first command seq with honest liquidity (infinite: never). */
+  private readonly honestLiquidityFromSeq: number;
+  /** Whether the commands now applied have honest liquidity (set by the first at or after its seq). */
+  private honestLiquidity = false;
   /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
   readonly minOrderSize: bigint;
   /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
@@ -142,6 +158,8 @@ export class Engine {
       options.capitalEfficiency === false
         ? Number.POSITIVE_INFINITY
         : (options.capitalEfficiencyFromSeq ?? 0);
+    this.honestLiquidityFromSeq =
+      options.honestLiquidity === false ? Number.POSITIVE_INFINITY : (options.honestLiquidityFromSeq ?? 0);
     this.minOrderSize = BigInt(this.ladder.size);
   }
 
@@ -163,6 +181,11 @@ export class Engine {
     this.ts = command.ts;
     this.matchCount = 0;
     this.eventCount = 0;
+    if (!this.honestLiquidity && command.seq >= this.honestLiquidityFromSeq) {
+      this.honestLiquidity = true;
+      // A journal begun before the rule may hold promises beyond balances: they go before anything else.
+      for (let a = 0; a < this.accounts.names.length; a++) this.pullExcess(a);
+    }
     switch (command.type) {
       case 'place': {
         const events = this.place(command);
@@ -310,6 +333,16 @@ export class Engine {
     // Nothing on the other side reaches the order's limit (best tick + own tick < N): a GTC order rests
     // whole, as the walk would find nothing (sizes are at least N, more than one lot at any tick).
     if (c.timeInForce === TimeInForce.GTC && market.best[1 - side]! + tick < ladder.size) {
+      if (this.honestLiquidity && size > this.freeBalance(taker)) {
+        this.pending[this.eventCount++] = {
+          type: 'orderRejected',
+          orderId: c.orderId,
+          account: c.account,
+          marketHash: c.marketHash,
+          code: RejectCode.INSUFFICIENT_BALANCE,
+        };
+        return undefined;
+      }
       const rested = this.rest(c, market, taker, side, tick, size, hash, true);
       market.version++;
       return [accepted, rested, this.levelChanged(market, side * ladder.size + tick)];
@@ -329,11 +362,16 @@ export class Engine {
     else if (stop === Stop.TAKER_FUNDS) this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
     else if (c.timeInForce !== TimeInForce.GTC) this.takerDone(c, tick, 'NO_LIQUIDITY', remaining);
     else if (remaining < ladder.makerLot[tick]!) this.takerDone(c, tick, 'FILLED', remaining);
-    else {
+    else if (this.honestLiquidity && remaining > this.freeBalance(taker)) {
+      // The remainder would promise more than the account holds beyond its other resting orders.
+      this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
+    } else {
       this.touchLevel(market, side * ladder.size + tick);
       const untouched = remaining === c.totalBetSize;
       this.pending[this.eventCount++] = this.rest(c, market, taker, side, tick, remaining, hash, untouched);
     }
+    // Taking may spend what backs the account's resting orders: the newest go until the rest are paid for.
+    if (this.honestLiquidity) this.pullExcess(taker);
     return undefined;
   }
 
@@ -534,6 +572,7 @@ export class Engine {
     this.touchAccount(taker);
     store.u64[(h << 3) + U.REMAINING] = makerLeft;
     store.i32[(h << 4) + F.TICK_SIDE] = tickSide | FILLED;
+    accounts.exposure.decrease(maker, makerStake);
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
     this.touchLevel(market, level);
@@ -672,6 +711,7 @@ export class Engine {
     store.placed[h] = this.seq;
     market.append(store, h, remaining);
     this.accounts.append(store, account, h);
+    this.accounts.exposure.increase(account, remaining);
     this.expiries.add(store, h);
     this.orderIndex.addHashed(hash, h);
     return {
@@ -731,14 +771,16 @@ export class Engine {
     const remaining = untouched ? size : store.u64[(h << 3) + U.REMAINING]!;
     const orderId = store.ids[h]!;
     market.unlink(store, h, remaining);
-    this.accounts.unlink(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
+    const account = store.i32[(h << 4) + F.ACCOUNT]!;
+    this.accounts.unlink(store, account, h);
+    this.accounts.exposure.decrease(account, remaining);
     this.expiries.remove(store, h);
     this.unrestMarket = market;
     this.unrestLevel = side * this.ladder.size + tick;
     const done: OrderDoneEvent = {
       type: 'orderDone',
       orderId,
-      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
+      account: this.accounts.names[account]!,
       marketHash: market.marketHash,
       isBettingOutcomeOne: side === 0,
       tick,
@@ -1038,6 +1080,22 @@ export class Engine {
     this.accounts.available.decrease(a, amount);
     this.netDeposits -= amount;
     this.touchAccount(a);
+    if (this.honestLiquidity) this.pullExcess(a);
+  }
+
+  /** What an account holds beyond what its resting orders promise (negative only in a journal begun before the rule). */
+  private freeBalance(a: number): bigint {
+    return this.accounts.available.get(a) - this.accounts.exposure.get(a);
+  }
+
+  /** Pulls the account's newest resting orders (`INSUFFICIENT_BALANCE`) until its exposure fits its available balance. */
+  private pullExcess(a: number): void {
+    const accounts = this.accounts;
+    while (accounts.exposure.get(a) > accounts.available.get(a)) {
+      const newest = accounts.orderTail[a]!;
+      if (newest === NIL) return;
+      this.removeResting(newest, 'INSUFFICIENT_BALANCE');
+    }
   }
 
   // ---------------------------------------------------------------- reporting
@@ -1189,6 +1247,12 @@ export class Engine {
     return { available: this.accounts.available.get(a), escrowed: this.accounts.escrowed.get(a) };
   }
 
+  /** The remaining maker stakes of the account's resting orders (at most its available balance under honest liquidity). */
+  exposure(account: string): bigint {
+    const a = this.accounts.find(account);
+    return a === NIL ? 0n : this.accounts.exposure.get(a);
+  }
+
   position(marketHash: string, account: string): PositionView | undefined {
     const a = this.accounts.find(account);
     const market = a === NIL ? undefined : this.marketByHash.get(marketHash);
@@ -1294,7 +1358,7 @@ export class Engine {
    * (before capital efficiency, no refunded column) is read with nothing refunded, which is what its
    * escrow holds: the next fill of a hedged position refunds what is certain.
    */
-  static restore(snapshot: EngineSnapshot, options: CapitalEfficiencyOptions = {}): Engine {
+  static restore(snapshot: EngineSnapshot, options: EngineRuleOptions = {}): Engine {
     if (snapshot.format !== 1 && snapshot.format !== 2)
       throw new TypeError(`unknown snapshot format ${(snapshot as { format: unknown }).format}`);
     const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
@@ -1353,6 +1417,7 @@ export class Engine {
       store.placed[h] = placedSeq;
       market.append(store, h, rem);
       accounts.append(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
+      accounts.exposure.increase(store.i32[(h << 4) + F.ACCOUNT]!, rem);
       engine.expiries.add(store, h);
       engine.orderIndex.add(orderId, h);
     }
@@ -1450,7 +1515,7 @@ export class Engine {
    * format before capital efficiency ('OBS2', no refunded amounts) is read with nothing refunded, as in
    * `restore`.
    */
-  static restoreBytes(bytes: Uint8Array, options: CapitalEfficiencyOptions = {}): Engine {
+  static restoreBytes(bytes: Uint8Array, options: EngineRuleOptions = {}): Engine {
     const r = new ByteReader(bytes);
     const magic = r.u32();
     if (
@@ -1520,6 +1585,7 @@ export class Engine {
       store.placed[h] = r.f64();
       market.append(store, h, rem);
       accounts.append(store, a, h);
+      accounts.exposure.increase(a, rem);
       engine.expiries.add(store, h);
       engine.orderIndex.add(orderId, h);
     }
@@ -1597,6 +1663,7 @@ export class Engine {
     for (let a = 0; a < this.accounts.names.length; a++) {
       let lastSeq = -1;
       let prev = NIL;
+      let promised = 0n;
       for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
         if (store.i32[(h << 4) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
         if (store.i32[(h << 4) + F.ACCOUNT_PREV] !== prev)
@@ -1605,8 +1672,14 @@ export class Engine {
         lastSeq = store.placed[h]!;
         prev = h;
         listed++;
+        promised += store.remainingOf(h);
       }
       if (this.accounts.orderTail[a] !== prev) fail(`account list tail of ${this.accounts.names[a]}`);
+      const exposure = this.accounts.exposure.get(a);
+      if (exposure !== promised)
+        fail(`exposure ${exposure} of ${this.accounts.names[a]} != its orders' ${promised}`);
+      if (this.honestLiquidity && exposure > this.accounts.available.get(a))
+        fail(`exposure ${exposure} of ${this.accounts.names[a]} above its available balance`);
     }
     if (listed !== resting) fail('account lists');
     if (this.expiries.listed(store) !== resting) fail('expiry lists');

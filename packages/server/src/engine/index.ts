@@ -21,7 +21,7 @@ export {
   type ResolveMarketCommand,
   TimeInForce,
 } from './commands.js';
-export { type CapitalEfficiencyOptions, Engine, type EngineOptions } from './engine.js';
+export { Engine, type EngineOptions, type EngineRuleOptions } from './engine.js';
 export {
   type BalanceChangedEvent,
   type CancelRejectedEvent,

@@ -347,14 +347,18 @@ export class OrderService {
       : null;
     for (let i = 0; i < accepted.length; i++) {
       const a = accepted[i]!;
+      // Refused by the sequencer (e.g. INSUFFICIENT_BALANCE, or the market closed meanwhile): FAILED, with the
+      // commandId of its journaled create (its INACTIVE row carries it too).
+      const refused = a.input.kind === 'engine' ? rejectionOf(a.order.orderId, entries[i]!.events) : null;
       const result: CreateOrderResult = {
         orderId: a.order.orderId,
-        status: 'SUBMITTED',
+        status: refused ? 'FAILED' : 'SUBMITTED',
         commandId: a.meta.commandId,
       };
       if (a.meta.clientOrderId) result.clientOrderId = a.meta.clientOrderId;
+      if (refused) result.reason = refused;
       const outcome = resolved?.[i];
-      if (outcome) result.outcome = outcome;
+      if (outcome && !refused) result.outcome = outcome;
       results[a.c.index] = result;
     }
     return results;
@@ -584,4 +588,10 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The code the engine refused an order's place with, or null when it took the order. */
+function rejectionOf(orderId: string, events: readonly EngineEvent[]): string | null {
+  for (const e of events) if (e.type === 'orderRejected' && e.orderId === orderId) return e.code;
+  return null;
 }

@@ -41,7 +41,7 @@ function journalIn(dir = mkdtempSync(join(tmpdir(), 'oddsbook-recovery-'))) {
 describe('the engine the exchange runs', () => {
   it('has capital efficiency from the first seq of a journal begun with it', () => {
     const { journal, close } = journalIn();
-    expect(journal.capitalEfficiencySince()).toBe(1);
+    expect(journal.featuresSince()).toEqual({ capitalEfficiency: 1, honestLiquidity: 1 });
     const started = new Harness(recoverEngine(journal, 800).engine);
     expect(refunds(hedge(started))).toHaveLength(1);
     expect(started.engine.balance('A').escrowed).toBe(0n);
@@ -55,12 +55,12 @@ describe('the engine the exchange runs', () => {
     db.exec('DROP TABLE IF EXISTS journal_features');
     const insert = db.prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)');
     for (let seq = 1; seq <= 7; seq++) insert.run(seq, seq, 'credit', '{}');
-    expect(journal.capitalEfficiencySince()).toBe(8);
+    expect(journal.featuresSince().capitalEfficiency).toBe(8);
     close();
     // Recorded: a later start (more entries since) keeps it.
     const again = journalIn(dir);
-    again.journal.capitalEfficiencySince();
-    expect(again.journal.capitalEfficiencySince()).toBe(8);
+    again.journal.featuresSince();
+    expect(again.journal.featuresSince().capitalEfficiency).toBe(8);
     again.close();
 
     // The hedge is seqs 1-8: its last command (seq 8) runs with capital efficiency, the rest as before.
@@ -87,9 +87,13 @@ describe('the engine the exchange runs', () => {
   });
 
   it('follows the journal it is built for', () => {
-    expect(exchangeEngineOptions({ capitalEfficiencySince: () => 42 })).toEqual({
+    expect(
+      exchangeEngineOptions({ featuresSince: () => ({ capitalEfficiency: 42, honestLiquidity: 50 }) }),
+    ).toEqual({
       capitalEfficiency: true,
       capitalEfficiencyFromSeq: 42,
+      honestLiquidity: true,
+      honestLiquidityFromSeq: 50,
     });
   });
 });

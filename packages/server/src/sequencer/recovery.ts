@@ -1,19 +1,23 @@
-import { type CapitalEfficiencyOptions, Engine, type EngineSnapshot } from '../engine/index.js';
+import { Engine, type EngineRuleOptions, type EngineSnapshot } from '../engine/index.js';
 import type { Journal } from '../store/journal.js';
 import type { AppliedEntry } from './inputs.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 
 /**
- * How the exchange runs its engine for a journal: with capital efficiency (issue 25) from the seq the journal
- * recorded for it. Every engine the exchange builds (start, replay) uses it.
+ * How the exchange runs its engine for a journal: with capital efficiency (issue 25) and honest liquidity
+ * (issue 34), each from the seq the journal recorded for it. Every engine the exchange builds (start,
+ * replay) uses it.
  */
-export const exchangeEngineOptions = (
-  journal: Pick<Journal, 'capitalEfficiencySince'>,
-): CapitalEfficiencyOptions => ({
-  capitalEfficiency: true,
-  capitalEfficiencyFromSeq: journal.capitalEfficiencySince(),
-});
+export const exchangeEngineOptions = (journal: Pick<Journal, 'featuresSince'>): EngineRuleOptions => {
+  const since = journal.featuresSince();
+  return {
+    capitalEfficiency: true,
+    capitalEfficiencyFromSeq: since.capitalEfficiency,
+    honestLiquidity: true,
+    honestLiquidityFromSeq: since.honestLiquidity,
+  };
+};
 
 export class RecoveryError extends Error {
   override name = 'RecoveryError';
@@ -55,7 +59,7 @@ export type JournalComparison = {
  * projections (the open orders, balances and positions), and hashes both: what `oddsbook replay` compares.
  */
 export function compareWithJournal(
-  journal: Pick<Journal, 'after' | 'capitalEfficiencySince'>,
+  journal: Pick<Journal, 'after' | 'featuresSince'>,
   projections: { engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot },
   throughSeq: number,
   ladderSize: number,
@@ -110,7 +114,7 @@ export type RecoveryOptions = {
  * explanation instead of trading on a state nobody can vouch for.
  */
 export function recoverEngine(
-  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'capitalEfficiencySince'>,
+  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'featuresSince'>,
   ladderSize: number,
   options: RecoveryOptions = {},
 ): RecoveryReport {

@@ -3,6 +3,11 @@ import type { AppliedEntry } from '../sequencer/inputs.js';
 /** A journal row: one sequenced input, encoded (see sequencer/journal-codec.ts). */
 export type JournalRow = { seq: number; ts: number; payload: string };
 
+/** Engine rules a journal records the start of: capital efficiency (issue 25), honest liquidity (issue 34). */
+export const JOURNAL_FEATURES = ['capitalEfficiency', 'honestLiquidity'] as const;
+export type JournalFeature = (typeof JOURNAL_FEATURES)[number];
+export type JournalFeatures = Readonly<Record<JournalFeature, number>>;
+
 /** The newest engine checkpoint: the engine's bytes at journal seq `seq`, with their recorded digest. */
 export type EngineCheckpoint = { seq: number; digest: string; snapshot: Uint8Array };
 
@@ -19,11 +24,11 @@ export interface Journal {
   after(seq: number): IterableIterator<JournalRow>;
   latestCheckpoint(): EngineCheckpoint | null;
   /**
-   * The first seq whose engine command runs with capital efficiency (issue 25), recorded with the journal at
-   * the first call: 1 for an empty journal, the seq after the last for one begun before the feature (its
-   * commands replay as they were applied). Every engine built for the journal takes it.
+   * The first seq of each engine rule added after journals existed (`JOURNAL_FEATURES`), recorded with the
+   * journal at the first call: 1 for an empty journal, the seq after the last for one begun before the rule
+   * (its commands replay as they were applied). Every engine built for the journal takes them.
    */
-  capitalEfficiencySince(): number;
+  featuresSince(): JournalFeatures;
   /** Stores the engine's bytes taken at journal seq `seq` with their digest, durably. */
   saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void;
   close(): void;

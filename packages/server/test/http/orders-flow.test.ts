@@ -266,26 +266,54 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
     expect(row.status).toBe('ACTIVE');
   });
 
-  it('removes a maker that cannot pay when it is hit, and matching goes on', async () => {
+  it('honest liquidity: refuses what a maker cannot pay, and pulls its newest order when a take spends it', async () => {
     const { marketHash } = await createMarket(t);
-    const poor = await createTrader(t, 1n * USDC);
-    const rich = await createTrader(t);
-    const taker = await createTrader(t);
-    const broke = await place(t, poor, { marketHash, tick: 500, size: 50n * USDC });
-    expect(broke.outcome.state).toBe('RESTED');
-    await place(t, rich, { marketHash, tick: 480, size: 50n * USDC });
-    const take = await place(t, taker, {
-      marketHash,
-      tick: 520,
-      size: 10n * USDC,
-      isOne: false,
+    const other = await createMarket(t);
+    const unfunded = await createTrader(t, 0n);
+    const refused = await place(t, unfunded, { marketHash, tick: 500, size: 100_000n * USDC });
+    expect(refused).toMatchObject({ status: 'FAILED', reason: 'INSUFFICIENT_BALANCE' });
+    expect(refused.outcome).toBeUndefined();
+
+    const maker = await createTrader(t, 100n * USDC);
+    const sixty = await place(t, maker, { marketHash, tick: 500, size: 60n * USDC });
+    const forty = await place(t, maker, { marketHash, tick: 440, size: 40n * USDC });
+    expect([sixty.outcome.state, forty.outcome.state]).toEqual(['RESTED', 'RESTED']);
+    const third = await place(t, maker, { marketHash, tick: 400, size: 1n * USDC });
+    expect(third).toMatchObject({ status: 'FAILED', reason: 'INSUFFICIENT_BALANCE' });
+    const balance = async () =>
+      (await t.app.inject({ method: 'GET', url: '/user/balance-v3', headers: maker.headers })).json().data
+        .balances[0];
+    expect(await balance()).toMatchObject({
+      availableAmount: (100n * USDC).toString(),
+      escrowedAmount: '0',
+      exposureAmount: (100n * USDC).toString(),
+    });
+
+    // The maker takes 30 elsewhere: 70 left, so its newest order (the 40) leaves the book.
+    const layer = await createTrader(t);
+    await place(t, layer, { marketHash: other.marketHash, tick: 400, size: 30n * USDC, isOne: false });
+    const take = await place(t, maker, {
+      marketHash: other.marketHash,
+      tick: 400,
+      size: 30n * USDC,
       timeInForce: 'IOC',
     });
     expect(take.outcome.state).toBe('FULLY_FILLED');
-    const gone = (
-      await t.app.inject({ method: 'GET', url: `/orders-v3/${broke.orderId}`, headers: poor.headers })
+    const pulled = (
+      await t.app.inject({ method: 'GET', url: `/orders-v3/${forty.orderId}`, headers: maker.headers })
     ).json().data;
-    expect(gone).toMatchObject({ status: 'INACTIVE', inactiveReason: 'INSUFFICIENT_BALANCE' });
+    expect(pulled).toMatchObject({ status: 'INACTIVE', inactiveReason: 'INSUFFICIENT_BALANCE' });
+    expect(await balance()).toMatchObject({
+      availableAmount: (70n * USDC).toString(),
+      escrowedAmount: (30n * USDC).toString(),
+      exposureAmount: (60n * USDC).toString(),
+    });
+    const book = (
+      await t.app.inject({ method: 'GET', url: `/orderbook-v3/snapshot?marketHash=${marketHash}` })
+    ).json().data;
+    expect(book.outcomeOne).toEqual([
+      { percentageOdds: tickToOdds(500).toString(), size: (60n * USDC).toString() },
+    ]);
   });
 
   it('voids a market: both stakes go back and nothing else moves', async () => {

@@ -244,6 +244,8 @@ function BalanceCard() {
           <dd data-testid="available">{tokenAmount(balance.value.availableAmount)} USDC</dd>
           <dt>In escrow (open bets)</dt>
           <dd data-testid="escrowed">{tokenAmount(balance.value.escrowedAmount)} USDC</dd>
+          <dt>Promised by open orders (part of available)</dt>
+          <dd data-testid="exposure">{tokenAmount(balance.value.exposureAmount)} USDC</dd>
         </dl>
       )}
       <ErrorLine error={balance.error} text={plainError} />

@@ -103,7 +103,8 @@ export function TradingPage() {
           <>
             {account.balance && (
               <p class="balance-line" data-testid="balance-line">
-                Available {tokenAmount(account.balance.availableAmount)} USDC · in escrow{' '}
+                Available {tokenAmount(account.balance.availableAmount)} USDC (open orders{' '}
+                {tokenAmount(account.balance.exposureAmount)}) · in escrow{' '}
                 {tokenAmount(account.balance.escrowedAmount)} USDC
               </p>
             )}
@@ -137,7 +138,7 @@ type AccountRows = {
   orders: OrderRow[];
   trades: TradeRow[];
   fills: FillRow[];
-  balance: { availableAmount: string; escrowedAmount: string } | undefined;
+  balance: { availableAmount: string; escrowedAmount: string; exposureAmount: string } | undefined;
   error: unknown;
   reload: () => void;
 };

@@ -55,8 +55,9 @@ export class Harness {
   /** Opens markets M and M2 (event E) and M3 (event F) and credits the accounts. */
   static standard(
     accounts: Record<string, bigint> = { A: 10n ** 12n, B: 10n ** 12n, C: 10n ** 12n },
+    options: Omit<EngineOptions, 'ladderSize'> = {},
   ): Harness {
-    const h = new Harness();
+    const h = new Harness(800, options);
     h.apply({ type: 'openMarket', marketHash: 'M', eventId: 'E' });
     h.apply({ type: 'openMarket', marketHash: 'M2', eventId: 'E' });
     h.apply({ type: 'openMarket', marketHash: 'M3', eventId: 'F' });

@@ -30,6 +30,8 @@ interface RefPosition {
 export interface ReferenceOptions {
   /** Capital efficiency (default on): refund a position's guaranteed receipt as soon as a fill raises it. */
   readonly capitalEfficiency?: boolean;
+  /** Honest liquidity (default on): resting orders never promise more than their account's available balance. */
+  readonly honestLiquidity?: boolean;
 }
 
 interface RefMarket {
@@ -70,6 +72,7 @@ export class ReferenceEngine {
   private ts = 0;
   private readonly n: bigint;
   private readonly ce: boolean;
+  private readonly honest: boolean;
 
   constructor(
     private readonly size: number,
@@ -77,6 +80,7 @@ export class ReferenceEngine {
   ) {
     this.n = BigInt(size);
     this.ce = options.capitalEfficiency ?? true;
+    this.honest = options.honestLiquidity ?? true;
   }
 
   private odds(tick: number): bigint {
@@ -171,6 +175,7 @@ export class ReferenceEngine {
         else {
           b.available -= c.amount;
           this.touchAccount(s, c.account);
+          this.pullExcess(c.account);
         }
         break;
       }
@@ -205,6 +210,25 @@ export class ReferenceEngine {
 
   openOrderIds(account: string): string[] {
     return this.state.orders.filter((o) => o.account === account).map((o) => o.id);
+  }
+
+  /** The remaining maker stakes of the account's resting orders. */
+  exposureOf(account: string): bigint {
+    return this.state.orders.filter((o) => o.account === account).reduce((sum, o) => sum + o.remaining, 0n);
+  }
+
+  private freeBalance(account: string): bigint {
+    return this.balanceOf(account).available - this.exposureOf(account);
+  }
+
+  /** Honest liquidity: the account's newest resting orders go until the rest fit its available balance. */
+  private pullExcess(account: string): void {
+    if (!this.honest) return;
+    while (this.exposureOf(account) > this.balanceOf(account).available) {
+      const own = this.state.orders.filter((o) => o.account === account);
+      const newest = own.reduce((x, y) => (y.seq > x.seq ? y : x));
+      this.remove(this.state, newest, 'INSUFFICIENT_BALANCE');
+    }
   }
 
   private reject(command: EngineCommand['type'], code: RejectCode): void {
@@ -273,7 +297,12 @@ export class ReferenceEngine {
                   ? 'INVALID_EXPIRY'
                   : c.expiry * 1000 <= this.ts
                     ? 'ORDER_EXPIRED'
-                    : undefined;
+                    : this.honest &&
+                        c.timeInForce === 'GTC' &&
+                        !this.crosses(c) &&
+                        c.totalBetSize > this.freeBalance(c.account)
+                      ? 'INSUFFICIENT_BALANCE'
+                      : undefined;
     if (code !== undefined || m === undefined) {
       s.events.push({
         type: 'orderRejected',
@@ -333,6 +362,7 @@ export class ReferenceEngine {
     else if (stop === 'TAKER_FUNDS') done('INSUFFICIENT_BALANCE', remaining);
     else if (c.timeInForce !== 'GTC') done('NO_LIQUIDITY', remaining);
     else if (remaining < makerLot) done('FILLED', remaining);
+    else if (this.honest && remaining > this.freeBalance(c.account)) done('INSUFFICIENT_BALANCE', remaining);
     else {
       const o: RefOrder = {
         id: c.orderId,
@@ -360,6 +390,16 @@ export class ReferenceEngine {
         remainingSize: remaining,
       });
     }
+    this.pullExcess(c.account);
+  }
+
+  /** Whether any resting order on the other side reaches the order's limit. */
+  private crosses(c: PlaceOrderCommand): boolean {
+    const side = c.isBettingOutcomeOne ? 0 : 1;
+    const tick = Number(c.percentageOdds / (10n ** 20n / this.n));
+    return this.state.orders.some(
+      (o) => o.market === c.marketHash && o.side !== side && o.tick + tick >= this.size,
+    );
   }
 
   private walk(c: PlaceOrderCommand, market: string, tick: number): [string, bigint] {

@@ -7,7 +7,8 @@ import { errorResponses } from '../error-responses.js';
 /**
  * `GET /user/balance-v3`: the account's capital as the matching engine counts it. `availableAmount` can
  * be matched; `escrowedAmount` is locked in matched, unsettled bets. Both live in the proxy wallet and
- * the escrow on the chain.
+ * the escrow on the chain. `exposureAmount` is the part of `availableAmount` the account's resting orders
+ * promise (honest liquidity: never more than it).
  */
 export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
   app.get(
@@ -15,7 +16,8 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
     {
       schema: {
         summary: 'Balances of the account’s proxy wallet',
-        description: 'Available and escrowed amounts in base units.',
+        description:
+          'Available and escrowed amounts in base units, and the exposure: what the resting orders promise of the available amount.',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         response: {
@@ -25,7 +27,8 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const { available, escrowed } = exchange.trading.engine.balance(request.account);
+      const engine = exchange.trading.engine;
+      const { available, escrowed } = engine.balance(request.account);
       return {
         status: 'success' as const,
         data: {
@@ -37,6 +40,7 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
               escrowAddress: exchange.config.verifyingContract,
               availableAmount: available.toString(),
               escrowedAmount: escrowed.toString(),
+              exposureAmount: engine.exposure(request.account).toString(),
             },
           ],
         },

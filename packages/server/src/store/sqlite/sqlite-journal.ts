@@ -1,7 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import { encodeInput } from '../../sequencer/journal-codec.js';
-import type { EngineCheckpoint, Journal, JournalRow } from '../journal.js';
+import {
+  type EngineCheckpoint,
+  JOURNAL_FEATURES,
+  type Journal,
+  type JournalFeatures,
+  type JournalRow,
+} from '../journal.js';
 import { type WalSync, walSync } from './wal-sync.js';
 import { withWriteGate } from './write-gate.js';
 import { writeTransaction } from './write-transaction.js';
@@ -31,26 +37,31 @@ export class SqliteJournal implements Journal {
     this.walSync = walSync(db);
   }
 
-  capitalEfficiencySince(): number {
+  featuresSince(): JournalFeatures {
     this.db.exec(`CREATE TABLE IF NOT EXISTS journal_features (
       name      TEXT PRIMARY KEY,
       since_seq INTEGER NOT NULL
     ) STRICT`);
     const read = () =>
-      this.db
-        .prepare("SELECT since_seq FROM journal_features WHERE name = 'capitalEfficiency'")
-        .pluck()
-        .get() as number | undefined;
-    let since = read();
-    if (since === undefined) {
+      new Map(
+        (
+          this.db.prepare('SELECT name, since_seq FROM journal_features').all() as {
+            name: string;
+            since_seq: number;
+          }[]
+        ).map((row) => [row.name, row.since_seq]),
+      );
+    let recorded = read();
+    if (JOURNAL_FEATURES.some((name) => !recorded.has(name))) {
       writeTransaction(this.db, () => {
-        this.db
-          .prepare("INSERT OR IGNORE INTO journal_features (name, since_seq) VALUES ('capitalEfficiency', ?)")
-          .run(this.last().seq + 1);
+        const insert = this.db.prepare(
+          'INSERT OR IGNORE INTO journal_features (name, since_seq) VALUES (?, ?)',
+        );
+        for (const name of JOURNAL_FEATURES) insert.run(name, this.last().seq + 1);
       })();
-      since = read()!;
+      recorded = read();
     }
-    return since;
+    return Object.fromEntries(JOURNAL_FEATURES.map((name) => [name, recorded.get(name)!])) as JournalFeatures;
   }
 
   /**
