@@ -127,7 +127,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await portfolioRefundRoutes(scope, exchange);
   });
   const webSessions = new WebSessions({
-    domains: exchange.config.siweDomains,
+    origins: exchange.config.siweDomains,
     chainId: exchange.config.chainId,
     now: () => exchange.clock.now(),
   });

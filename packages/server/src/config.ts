@@ -43,7 +43,7 @@ export type Config = {
   allowSlowCrypto: boolean;
   /** Each setting named as the operator gave it (the flag if one was passed, else the variable), for errors. */
   settingNames: Readonly<Record<SettingName, string>>;
-  /** `host[:port]` values a Sign-In with Ethereum message may name (the exchange's public origins). */
+  /** `scheme://host[:port]` origins a Sign-In with Ethereum message may be bound to (the pages' origins). */
   siweDomains: string[];
   // Load and abuse bounds (docs/operations.md, "Limits and load shedding").
   /** Fastify `trustProxy`: false, a hop count, or the proxies' addresses/CIDRs whose X-Forwarded-For counts. */
@@ -120,7 +120,7 @@ const OPTIONS = {
   siweDomains: {
     env: 'SIWE_DOMAINS',
     flag: 'siwe-domains',
-    help: 'host:port list the web sign-in accepts (default 127.0.0.1:PORT,localhost:PORT)',
+    help: 'origins the web sign-in accepts, [http(s)://]host[:port], http if no scheme (default loopback names of PORT)',
     fallback: '',
   },
   trustProxy: {
@@ -187,21 +187,28 @@ function address(name: string, raw: string): `0x${string}` {
   return getAddress(raw);
 }
 
-/** The domains a sign-in may name when the operator sets none: the loopback names of the port. */
+/** The origins a sign-in may be bound to when the operator sets none: the loopback names of the port. */
 export function defaultSiweDomains(host: string, port: number): string[] {
   const names = new Set(['127.0.0.1', 'localhost']);
   if (host !== '0.0.0.0' && host !== '::') names.add(host);
-  return [...names].map((name) => `${name}:${port}`);
+  return [...names].map((name) => `http://${name}:${port}`);
 }
 
+/**
+ * SIWE_DOMAINS: the origins the pages are opened at, `[scheme://]host[:port]`, written out as
+ * `scheme://host[:port]`. Without a scheme it is http, the scheme the exchange itself serves; behind a
+ * TLS proxy write `https://`.
+ */
 function siweDomains(name: string, raw: string, host: string, port: string): string[] {
   if (!raw) return defaultSiweDomains(host, Number(port));
-  const domains = raw.split(',').map((d) => d.trim());
-  for (const domain of domains) {
-    if (!/^[a-zA-Z0-9.-]+(:[0-9]{1,5})?$/.test(domain))
-      throw new ConfigError(`${name} must be a comma-separated list of host[:port], got "${domain}"`);
-  }
-  return domains;
+  return raw.split(',').map((entry) => {
+    const match = /^(?:(https?):\/\/)?([a-zA-Z0-9.-]+(?::[0-9]{1,5})?)$/.exec(entry.trim());
+    if (!match)
+      throw new ConfigError(
+        `${name} must be a comma-separated list of [http(s)://]host[:port], got "${entry.trim()}"`,
+      );
+    return `${match[1] ?? 'http'}://${match[2]}`;
+  });
 }
 
 function flag(name: string, raw: string): boolean {

@@ -2,10 +2,22 @@ import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMITS } from '../../src/http/plugins/rate-limits.js';
 import { MAX_API_KEYS_PER_ACCOUNT } from '../../src/http/routes/web-sessions.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 
 const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 };
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** The other signature of the same message and key: (r, n - s, v flipped). viem recovers both. */
+function highSTwin(signature: string): string {
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
+  const v = Number.parseInt(signature.slice(130), 16);
+  return `${signature.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${(v === 27 ? 28 : 27).toString(16)}`;
+}
+
+/** A fresh wallet; viem makes them for free, so an attacker has as many as they like. */
+const freeWallet = () => privateKeyToAccount(generatePrivateKey());
 // startTestExchange keeps the default port, so the default sign-in domains are the loopback names of 8080.
 const DOMAIN = '127.0.0.1:8080';
 
@@ -215,6 +227,99 @@ describe('sign-in with a wallet and self-service API keys', () => {
     expect((await create()).statusCode).toBe(200);
   });
 
+  type Signed = { message: string; signature: string };
+  const signedBy = async (account: LocalAccount, text: string): Promise<Signed> => ({
+    message: text,
+    signature: await account.signMessage({ message: text }),
+  });
+  const notStrict: { name: string; build: (account: LocalAccount) => Promise<Signed>; reason: RegExp }[] = [
+    {
+      name: 'a trailing line',
+      build: async (a) => signedBy(a, `${await message(a)}\nAnd I agree to pay 100 USDC.`),
+      reason: /^the message is not strict EIP-4361: line 11 is not what its fields make$/,
+    },
+    {
+      name: 'a scheme the exchange is not served over',
+      build: async (a) => signedBy(a, await message(a, { scheme: 'https' })),
+      reason: /^the message is for https:\/\/127.0.0.1:8080, this exchange is http:\/\/127.0.0.1:8080$/,
+    },
+    {
+      name: 'a lower-case address',
+      build: async (a) => signedBy(a, (await message(a)).replace(a.address, a.address.toLowerCase())),
+      reason: /^the message address is not in its EIP-55 checksum form$/,
+    },
+    {
+      name: 'a high-s signature',
+      build: async (a) => {
+        const low = await signedBy(a, await message(a));
+        return { message: low.message, signature: highSTwin(low.signature) };
+      },
+      reason: /^the signature is not in low-s form \(EIP-2\)$/,
+    },
+    {
+      name: 'a reordered field (not-before before expiration)',
+      build: async (a) => {
+        const now = Date.now();
+        const text = await message(a, {
+          expirationTime: new Date(now + 60_000),
+          notBefore: new Date(now - 60_000),
+        });
+        const lines = text.split('\n');
+        const at = lines.findIndex((line) => line.startsWith('Expiration Time:'));
+        [lines[at], lines[at + 1]] = [lines[at + 1]!, lines[at]!];
+        return signedBy(a, lines.join('\n'));
+      },
+      reason: /^the message is not strict EIP-4361: line 12 is not what its fields make$/,
+    },
+    {
+      name: 'a uri on another scheme than the domain is served over',
+      build: async (a) => signedBy(a, await message(a, { uri: `https://${DOMAIN}/` })),
+      reason: /^the message uri is not on its domain \(http:\/\/127.0.0.1:8080\)$/,
+    },
+  ];
+
+  it.each(notStrict)('refuses $name with its reason', async ({ build, reason }) => {
+    const account = freeWallet();
+    const response = await verify(await build(account));
+    expect(response.statusCode, response.body).toBe(401);
+    expect(response.json()).toEqual({
+      message: expect.stringMatching(reason),
+      error: 'Unauthorized',
+      statusCode: 401,
+    });
+  });
+
+  it('accepts the configured scheme written out, and the low-s signature of a message', async () => {
+    const account = freeWallet();
+    expect(
+      (await verify(await signedBy(account, await message(account, { scheme: 'http' })))).statusCode,
+    ).toBe(200);
+    const low = await signedBy(account, await message(account));
+    expect(BigInt(`0x${low.signature.slice(66, 130)}`) <= SECP256K1_N / 2n).toBe(true);
+    expect((await verify(low)).statusCode).toBe(200);
+  });
+
+  it('creates a key without a body, or with an empty one: the label is optional', async () => {
+    const { headers } = await signIn();
+    const bare = await t.app.inject({ method: 'POST', url: '/account/api-keys', headers });
+    expect(bare.statusCode, bare.body).toBe(200);
+    expect(bare.json().data).toMatchObject({ label: null, apiKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: '/account/api-keys',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '',
+    });
+    expect(empty.statusCode, empty.body).toBe(200);
+    const nullBody = await t.app.inject({
+      method: 'POST',
+      url: '/account/api-keys',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: 'null',
+    });
+    expect(nullBody.statusCode).toBe(400);
+  });
+
   it('rejects bad bodies with the validation shape', async () => {
     const { headers } = await signIn();
     const long = await t.app.inject({
@@ -232,4 +337,93 @@ describe('sign-in with a wallet and self-service API keys', () => {
     expect(extra.statusCode).toBe(400);
     expect(extra.json().error).toBe('Bad Request');
   });
+});
+
+describe('sign-in that nobody can fill (rate limits on, many client addresses)', () => {
+  let t: TestExchange;
+  beforeAll(async () => {
+    t = await startTestExchange({ env: { RATE_LIMITS: '1' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+
+  const nonceFrom = (remoteAddress: string) =>
+    t.app.inject({ method: 'POST', url: '/auth/siwe/nonce', remoteAddress });
+
+  async function signInFrom(remoteAddress: string, account: LocalAccount, nonce?: string) {
+    const issued = nonce ?? (await nonceFrom(remoteAddress)).json().data.nonce;
+    const text = createSiweMessage({
+      address: account.address,
+      chainId: t.config.chainId,
+      domain: DOMAIN,
+      uri: `http://${DOMAIN}/`,
+      version: '1',
+      nonce: issued,
+      issuedAt: new Date(),
+    });
+    return t.app.inject({
+      method: 'POST',
+      url: '/auth/siwe/verify',
+      remoteAddress,
+      payload: { message: text, signature: await account.signMessage({ message: text }) },
+    });
+  }
+
+  it('issues nonces to 25 addresses at their full rate and still signs in a newcomer and a pending user', async () => {
+    const pending = freeWallet();
+    const pendingNonce = (await nonceFrom('10.30.0.1')).json().data.nonce as string;
+    // 25 x 401 = 10,025 nonces: past the 10,000 pending nonces the process used to hold, within the
+    // base limit of each address.
+    const perAddress = 401;
+    expect(perAddress).toBeLessThan(RATE_LIMITS.base.max);
+    const statuses = new Map<number, number>();
+    await Promise.all(
+      Array.from({ length: 25 }, async (_, a) => {
+        for (let i = 0; i < perAddress; i++) {
+          const status = (await nonceFrom(`10.31.0.${a + 1}`)).statusCode;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
+      }),
+    );
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 25 * perAddress });
+    const newcomer = await signInFrom('10.32.0.1', freeWallet());
+    expect(newcomer.statusCode, newcomer.body).toBe(200);
+    const late = await signInFrom('10.30.0.1', pending, pendingNonce);
+    expect(late.statusCode, late.body).toBe(200);
+  });
+
+  it('lets 2,000 wallets sign in 5 times each from 50 addresses without locking out a newcomer or evicting a user', async () => {
+    const user = await signInFrom('10.40.0.1', freeWallet());
+    expect(user.statusCode).toBe(200);
+    const userHeaders = { authorization: `Bearer ${user.json().data.sessionToken}` };
+    // 10,000 sessions: what the process used to hold at most, after which every sign-in was a 503.
+    const addresses = 50;
+    const walletsPerAddress = 40;
+    const signInsPerWallet = 5;
+    expect(2 * walletsPerAddress * signInsPerWallet).toBeLessThan(RATE_LIMITS.base.max);
+    const statuses = new Map<number, number>();
+    await Promise.all(
+      Array.from({ length: addresses }, async (_, a) => {
+        for (let w = 0; w < walletsPerAddress; w++) {
+          const wallet = freeWallet();
+          for (let i = 0; i < signInsPerWallet; i++) {
+            const status = (await signInFrom(`10.41.0.${a + 1}`, wallet)).statusCode;
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          }
+        }
+      }),
+    );
+    expect(Object.fromEntries(statuses)).toEqual({ 200: addresses * walletsPerAddress * signInsPerWallet });
+    const newcomer = await signInFrom('10.42.0.1', freeWallet());
+    expect(newcomer.statusCode, newcomer.body).toBe(200);
+    const stillIn = await t.app.inject({
+      method: 'GET',
+      url: '/auth/session',
+      headers: userHeaders,
+      remoteAddress: '10.40.0.1',
+    });
+    expect(stillIn.statusCode).toBe(200);
+  }, 600_000);
 });

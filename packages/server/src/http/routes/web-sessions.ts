@@ -1,8 +1,8 @@
 import { Address, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_SIWE_MESSAGE_CHARS, type WebSessions } from '../../auth/web-sessions.js';
-import { AppError, conflict, notFound, unavailable } from '../../errors/app-error.js';
+import { AppError, conflict, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
@@ -23,6 +23,12 @@ const KeyInfo = Type.Object({
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
+/** A route whose body fields are all optional takes no body as `{}` (the JSON parser makes '' no body). */
+function noBodyAsEmptyObject(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (request.body === undefined) request.body = {};
+  done();
+}
+
 const unauthorized = (message: string) => new AppError({ code: 'SIGN_IN_FAILED', statusCode: 401, message });
 
 /** Sign-In with Ethereum: a nonce, the signed message, the session it opens, sign-out. */
@@ -41,13 +47,12 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
               chainId: Type.Integer(),
             }),
           ),
-          ...errorResponses(429, 503),
+          ...errorResponses(429),
         },
       },
     },
     async () => {
       const issued = sessions.issueNonce();
-      if (!issued) throw unavailable('too many sign-ins in progress, try again shortly');
       return success({
         nonce: issued.nonce,
         expiresAt: iso(issued.expiresAt)!,
@@ -71,15 +76,14 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
         ),
         response: {
           200: Envelope(Type.Object({ sessionToken: Type.String(), ...SessionInfo.properties })),
-          ...errorResponses(400, 401, 429, 503),
+          ...errorResponses(400, 401, 429),
         },
       },
     },
     async (request) => {
-      const body = request.body as { message: string; signature: `0x${string}` };
-      const result = await sessions.signIn(body.message, body.signature);
-      if (!result.ok) {
-        if (result.code === 'TOO_MANY_SESSIONS') throw unavailable(result.message);
+      const body = request.body as { message: string; signature: string };
+      const result = sessions.signIn(body.message, body.signature, request.ip);
+      if (result.type === 'refused') {
         request.log.info({ reason: result.code }, 'sign-in refused');
         throw unauthorized(result.message);
       }
@@ -170,6 +174,8 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
           ...errorResponses(400, 401, 409, 429),
         },
       },
+      // The label is optional, so the body is too: no body (or an empty one) is `{}`.
+      preValidation: noBodyAsEmptyObject,
     },
     async (request) => {
       const address = request.webSession.address;
