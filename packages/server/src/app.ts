@@ -113,8 +113,17 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerExchangeMetrics(metrics, exchange, realtime.hub);
   // Before the server closes: open WebSockets would otherwise keep it from closing.
   app.addHook('preClose', async () => realtime.close());
+  const webSessions = new WebSessions({
+    domains: exchange.config.siweDomains,
+    chainId: exchange.config.chainId,
+    now: () => exchange.clock.now(),
+  });
   if (exchange.config.rateLimits) {
-    await registerRateLimits(app, { apiKeys: exchange.apiKeys, adminToken: exchange.config.adminToken });
+    await registerRateLimits(app, {
+      apiKeys: exchange.apiKeys,
+      sessions: webSessions,
+      adminToken: exchange.config.adminToken,
+    });
   }
   registerLoadShedding(app, exchange.trading.orders);
 
@@ -125,11 +134,6 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await marketRoutes(scope, exchange);
     await publicTradingRoutes(scope, exchange);
     await portfolioRefundRoutes(scope, exchange);
-  });
-  const webSessions = new WebSessions({
-    domains: exchange.config.siweDomains,
-    chainId: exchange.config.chainId,
-    now: () => exchange.clock.now(),
   });
   await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
   await registerWebPages(app, options.webDir);
