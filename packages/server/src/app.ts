@@ -12,6 +12,7 @@ import { BODY_LIMITS, registerJsonBody } from './http/plugins/json-body.js';
 import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
+import { registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
@@ -70,6 +71,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  registerSecurityHeaders(app);
   // Read-your-writes: a request is handled once the projections include every batch answered before it
   // (trading/pipeline.ts); at once, without a promise, when they do.
   app.addHook('preHandler', (_request, reply, done) => {
