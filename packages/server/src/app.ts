@@ -5,12 +5,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { WebSessions } from './auth/web-sessions.js';
 import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
+import { answerClientError } from './http/plugins/client-errors.js';
 import { limitConnections } from './http/plugins/connection-limits.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
 import { registerExchangeMetrics } from './http/plugins/exchange-metrics.js';
 import { BODY_LIMITS, registerJsonBody } from './http/plugins/json-body.js';
 import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerMetrics } from './http/plugins/metrics.js';
+import { ACCEPT_MISSING_HOST, refuseMissingHost } from './http/plugins/missing-host.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
 import { registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { registerValidation } from './http/plugins/validation.js';
@@ -61,6 +63,9 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     connectionTimeout: exchange.config.httpIdleTimeoutMs,
     keepAliveTimeout: exchange.config.httpIdleTimeoutMs,
     requestTimeout: exchange.config.httpIdleTimeoutMs,
+    // Requests Node would answer itself, without the error shape or the security headers.
+    http: ACCEPT_MISSING_HOST,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, {
     maxConnections: exchange.config.maxConnections,
@@ -127,6 +132,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
       adminToken: exchange.config.adminToken,
     });
   }
+  refuseMissingHost(app);
   registerLoadShedding(app, exchange.trading.orders);
 
   await app.register(async (scope) => {
