@@ -7,7 +7,7 @@ import type {
   Metadata,
   OrderDomain,
   OrderRow,
-  PortfolioRefund,
+  PortfolioRefundResult,
   PortfolioRefundsQuery,
   PositionRow,
   TradeRow,
@@ -158,9 +158,15 @@ export function createExchangeClient(options: ExchangeClientOptions) {
     /** Open positions: stakes and pots per outcome, guaranteed receipt, refunded so far, max loss. */
     listPositions: (query: Omit<PageQuery, 'sortAsc'> & { marketHash?: string; eventId?: string } = {}) =>
       request<Page<'positions', PositionRow>>('GET', '/positions-v3', { query }),
-    /** Capital-efficiency refunds of any bettor, per market (legacy shape, public; `page` from 0). */
-    listRefunds: (query: PortfolioRefundsQuery) =>
-      request<{ results: PortfolioRefund[]; count: number }>('GET', '/trades/portfolio/refunds', { query }),
+    /**
+     * The key's own capital-efficiency refunds, per market (legacy shape; `page` from 0 over markets,
+     * `eventsPage` over each market's events, `eventCount` how many match). `bettor` defaults to the
+     * client's `account`; another bettor is refused (403 BETTOR_MISMATCH).
+     */
+    listRefunds: (query: Omit<PortfolioRefundsQuery, 'bettor'> & { bettor?: string } = {}) =>
+      request<{ results: PortfolioRefundResult[]; count: number }>('GET', '/trades/portfolio/refunds', {
+        query: { ...query, bettor: query.bettor ?? options.account?.address },
+      }),
     getOrderBook: (marketHash: string, showTakerPerspective = false) =>
       request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
     getBalance: async () =>

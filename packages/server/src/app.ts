@@ -5,13 +5,16 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { WebSessions } from './auth/web-sessions.js';
 import type { Exchange } from './exchange.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
+import { answerClientError } from './http/plugins/client-errors.js';
 import { limitConnections } from './http/plugins/connection-limits.js';
 import { registerErrorHandler } from './http/plugins/error-handler.js';
 import { registerExchangeMetrics } from './http/plugins/exchange-metrics.js';
 import { BODY_LIMITS, registerJsonBody } from './http/plugins/json-body.js';
 import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerMetrics } from './http/plugins/metrics.js';
+import { ACCEPT_MISSING_HOST, refuseMissingHost } from './http/plugins/missing-host.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
+import { registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
@@ -60,6 +63,9 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     connectionTimeout: exchange.config.httpIdleTimeoutMs,
     keepAliveTimeout: exchange.config.httpIdleTimeoutMs,
     requestTimeout: exchange.config.httpIdleTimeoutMs,
+    // Requests Node would answer itself, without the error shape or the security headers.
+    http: ACCEPT_MISSING_HOST,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   limitConnections(app.server, {
     maxConnections: exchange.config.maxConnections,
@@ -70,6 +76,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  registerSecurityHeaders(app);
   // Read-your-writes: a request is handled once the projections include every batch answered before it
   // (trading/pipeline.ts); at once, without a promise, when they do.
   app.addHook('preHandler', (_request, reply, done) => {
@@ -113,9 +120,19 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerExchangeMetrics(metrics, exchange, realtime.hub);
   // Before the server closes: open WebSockets would otherwise keep it from closing.
   app.addHook('preClose', async () => realtime.close());
+  const webSessions = new WebSessions({
+    origins: exchange.config.siweDomains,
+    chainId: exchange.config.chainId,
+    now: () => exchange.clock.now(),
+  });
   if (exchange.config.rateLimits) {
-    await registerRateLimits(app, { apiKeys: exchange.apiKeys, adminToken: exchange.config.adminToken });
+    await registerRateLimits(app, {
+      apiKeys: exchange.apiKeys,
+      sessions: webSessions,
+      adminToken: exchange.config.adminToken,
+    });
   }
+  refuseMissingHost(app);
   registerLoadShedding(app, exchange.trading.orders);
 
   await app.register(async (scope) => {
@@ -125,11 +142,6 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await marketRoutes(scope, exchange);
     await publicTradingRoutes(scope, exchange);
     await portfolioRefundRoutes(scope, exchange);
-  });
-  const webSessions = new WebSessions({
-    origins: exchange.config.siweDomains,
-    chainId: exchange.config.chainId,
-    now: () => exchange.clock.now(),
   });
   await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
   await registerWebPages(app, options.webDir);

@@ -99,9 +99,12 @@ async function openLockedExchange(
   const store = createSqliteStore(db);
   const apiKeys = await ApiKeys.load(store);
   const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
+  // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
+  let inEngine = (_marketHash: string): boolean => false;
   const catalog = new CatalogService({
     repository: store.catalog,
     clock,
+    inEngine: (marketHash) => inEngine(marketHash),
     // A listener's failure never fails the catalog write that triggered it; it is reported here.
     onListenerError: (error) => console.error('catalog change listener failed', error),
   });
@@ -167,6 +170,7 @@ async function openLockedExchange(
     await store.close();
     throw error;
   }
+  inEngine = (marketHash) => trading.engine.market(marketHash) !== undefined;
   await trading.reconcileResolutions();
   // Escrows twice per block: each block carries one escrow per account that traded since the last. The
   // chain's receipts are sequencer inputs; those of blocks that landed while down are applied before serving.

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWeb,
   chromiumAvailable,
+  cspViolations,
   launchChromium,
   type RunningExchange,
   screenshot,
@@ -76,6 +77,31 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
     const missing = await fetch(`${exchange.url}/no-such-page`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    for (const answer of [index, api, missing]) {
+      expect(answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+  });
+
+  it('cannot be framed by another page', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const refused = cspViolations(page);
+      // Another origin (about:blank's opaque one) frames the account page: the browser refuses to load it.
+      await page.setContent(`<iframe src="${exchange.url}/#/account"></iframe>`);
+      await expect.poll(() => refused.join('\n'), { timeout: 10_000 }).toContain("frame-ancestors 'none'");
+      const framed = page.frames().find((frame) => frame !== page.mainFrame());
+      expect(
+        await framed
+          ?.locator('body')
+          .textContent()
+          .catch(() => ''),
+      ).not.toContain('Sign in');
+    } finally {
+      await context.close();
+    }
   });
 
   it('a maker and a taker sign in, get keys, fund, bet against each other, add a signer, cancel, and are paid', async () => {
@@ -151,6 +177,8 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
         .poll(() => maker.page.getByTestId('trade-status').first().textContent(), WAIT)
         .toBe('SETTLED');
       expect(await maker.page.getByTestId('trade-payout').first().textContent()).toBe('0.00 paid');
+      // Everything the pages did ran under their Content-Security-Policy, the realtime WebSocket included.
+      expect([...maker.cspViolations, ...taker.cspViolations]).toEqual([]);
     } finally {
       await maker.context.close();
       await taker.context.close();

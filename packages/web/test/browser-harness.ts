@@ -148,7 +148,13 @@ export async function walletContext(
   privateKey: Hex,
   chainId: number,
   options: { signOtherMessage?: boolean } = {},
-): Promise<{ context: BrowserContext; page: Page; address: `0x${string}`; requests: string[] }> {
+): Promise<{
+  context: BrowserContext;
+  page: Page;
+  address: `0x${string}`;
+  requests: string[];
+  cspViolations: string[];
+}> {
   const account = privateKeyToAccount(privateKey);
   const requests: string[] = [];
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -177,7 +183,16 @@ export async function walletContext(
     };
   });
   const page = await context.newPage();
-  return { context, page, address: account.address, requests };
+  return { context, page, address: account.address, requests, cspViolations: cspViolations(page) };
+}
+
+/** What the page's Content-Security-Policy refuses from now on (Chromium reports each on the console). */
+export function cspViolations(page: Page): string[] {
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) refused.push(message.text());
+  });
+  return refused;
 }
 
 /** Saves a full-page screenshot in the artifacts dir and returns its path and size. */

@@ -228,7 +228,15 @@ export const PortfolioRefund = Type.Object({
 });
 export type PortfolioRefund = Static<typeof PortfolioRefund>;
 
-/** The query of `GET /trades/portfolio/refunds` (legacy; `page` from 0, over markets). */
+/** Refund events in one answer of `GET /trades/portfolio/refunds` at most: `perPage` x `eventsPerPage`. */
+export const MAX_REFUND_EVENTS_PER_ANSWER = 5_000;
+/** A market's refund events per answer when `eventsPerPage` is not given (fewer if 5,000 would not hold them). */
+export const DEFAULT_REFUND_EVENTS_PER_MARKET = 50;
+
+/**
+ * The query of `GET /trades/portfolio/refunds` (legacy; `page` from 0, over markets; `eventsPage` from 0,
+ * over each market's events). `bettor` must be the account of the API key.
+ */
 export const PortfolioRefundsQuery = Type.Object({
   bettor: Address,
   marketHash: Type.Optional(Bytes32),
@@ -246,8 +254,31 @@ export const PortfolioRefundsQuery = Type.Object({
   perPage: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 500, description: 'markets per page; default 100' }),
   ),
+  eventsPage: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000,
+      description: 'page of each market’s matching events, from 0; default 0',
+    }),
+  ),
+  eventsPerPage: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 500,
+      description:
+        'events per market; default 50, or fewer so that perPage x eventsPerPage stays within 5,000',
+    }),
+  ),
 });
 export type PortfolioRefundsQuery = Static<typeof PortfolioRefundsQuery>;
+
+/** One result of `GET /trades/portfolio/refunds`: a market's refunds, one page of its events. */
+export const PortfolioRefundResult = Type.Object({
+  ...PortfolioRefund.properties,
+  /** How many of the market's refund events match the filters (`events` is one page of them). */
+  eventCount: Type.Integer({ minimum: 0 }),
+});
+export type PortfolioRefundResult = Static<typeof PortfolioRefundResult>;
 
 const PositionSide = Type.Object({
   stake: UintString,

@@ -12,7 +12,12 @@ import type {
   TeamRecord,
 } from '../store/repositories.js';
 import { type CatalogEvent, CatalogEvents, type CatalogListener } from './catalog-events.js';
-import { ACTIVE_FIXTURE_STATUSES, FIXTURE_STATUS, isActiveFixtureStatus } from './fixture-status.js';
+import {
+  ACTIVE_FIXTURE_STATUSES,
+  FIXTURE_STATUS,
+  fixtureStatusName,
+  isActiveFixtureStatus,
+} from './fixture-status.js';
 import { type LiveScoreInput, nextLiveScore } from './live-score.js';
 import { computeMarketHash } from './market-hash.js';
 import { canonicalLine, isQuarterLine, LineError } from './market-line.js';
@@ -93,15 +98,22 @@ export class CatalogService {
    */
   readonly #tradingStates = new Map<string, MarketTradingState>();
   #generation = 0;
+  readonly #inEngine: (marketHash: string) => boolean;
 
   constructor(options: {
     repository: CatalogRepository;
     clock: Clock;
     onListenerError?: (e: unknown) => void;
+    /**
+     * Whether the matching engine holds a market (an order has reached it). The engine closes such a
+     * market for good when its fixture leaves the active statuses; the catalog never lists it again.
+     */
+    inEngine?: (marketHash: string) => boolean;
   }) {
     this.#repo = options.repository;
     this.#clock = options.clock;
     this.#events = new CatalogEvents(options.onListenerError);
+    this.#inEngine = options.inEngine ?? (() => false);
   }
 
   /** Subscribes to catalog changes; returns the unsubscribe function. */
@@ -451,12 +463,27 @@ export class CatalogService {
   /**
    * Sets a fixture's status. Markets follow: a fixture leaving the active statuses (finished,
    * cancelled, postponed) takes its markets off the active list; a `market` event is emitted for
-   * every market whose listed status changed.
+   * every market whose listed status changed. Leaving the active statuses closes the fixture's markets
+   * in the engine for good, so a fixture with a market in the engine cannot come back to an active
+   * status (409): its markets would be listed while the engine refuses every order on them. One whose
+   * markets never met an order can: nothing was closed.
    */
   async setFixtureStatus(eventId: string, status: number): Promise<FixtureView> {
     const before = await this.#repo.getFixture(eventId);
     if (!before) throw notFound(ErrorCode.FIXTURE_NOT_FOUND, `no fixture with eventId ${eventId}`);
     const marketsBefore = await this.#repo.listMarketsOfEvent(eventId);
+    if (
+      !isActiveFixtureStatus(before.status) &&
+      isActiveFixtureStatus(status) &&
+      marketsBefore.some((market) => this.#inEngine(market.marketHash))
+    ) {
+      throw conflict(
+        'FIXTURE_CLOSED',
+        `fixture ${eventId} is ${fixtureStatusName(before.status)} and its markets are closed for trading: ` +
+          `it cannot go back to ${fixtureStatusName(status)} (status ${status}); a game played later ` +
+          'is a new fixture with new markets',
+      );
+    }
     const fixture = (await this.#repo.updateFixtureStatus(eventId, status, this.#clock.now()))!;
     this.#emit({ type: 'fixture', fixture });
     for (const market of marketsBefore) {

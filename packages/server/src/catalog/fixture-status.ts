@@ -22,3 +22,7 @@ export const isActiveFixtureStatus = (status: number): boolean =>
   (ACTIVE_FIXTURE_STATUSES as readonly number[]).includes(status);
 
 export const isLiveFixtureStatus = (status: number): boolean => status === FIXTURE_STATUS.inProgress;
+
+/** A status's name as FIXTURE_STATUS spells it ("finished"), for messages. */
+export const fixtureStatusName = (status: number): string =>
+  Object.entries(FIXTURE_STATUS).find(([, value]) => value === status)?.[0] ?? String(status);

@@ -91,8 +91,19 @@ export type FillFilter = { tradeId?: string; orderId?: string; startDate?: numbe
 export type PositionFilter = { marketHash?: string; eventId?: string };
 /** `GET /trades/portfolio/refunds`: which refund events count (`maker` true: as maker, false: as taker). */
 export type RefundFilter = { marketHash?: string; fillId?: string; maker?: boolean };
-/** Offset paging over the markets with refunds, ordered by each market's first matching refund. */
-export type RefundPage = { sortAsc: boolean; offset: number; limit: number };
+/**
+ * Offset paging over the markets with refunds, ordered by each market's first matching refund, and over
+ * each of those markets' matching refunds (`eventsOffset`, `eventsLimit`), in seq order.
+ */
+export type RefundPage = {
+  sortAsc: boolean;
+  offset: number;
+  limit: number;
+  eventsOffset: number;
+  eventsLimit: number;
+};
+/** A market's refunds: one page of its matching events, and how many match (`eventCount`). */
+export type MarketRefundsPage = MarketRefunds & { eventCount: number };
 export type TradeFilter = {
   marketHash?: string;
   status?: readonly string[];
@@ -145,14 +156,14 @@ export interface TradingReads {
   positions(account: string, filter: PositionFilter, page: Page): PositionRecord[];
   /**
    * The account's capital-efficiency refunds grouped by market: the markets with a refund matching
-   * `filter` (a page of them, and how many there are), each with those refunds in seq order (`sortAsc`)
-   * and the total refunded in the market so far (whatever the filter).
+   * `filter` (a page of them, and how many there are), each with a page of those refunds in seq order
+   * (`sortAsc`), how many there are, and the total refunded in the market so far (whatever the filter).
    */
   refunds(
     account: string,
     filter: RefundFilter,
     page: RefundPage,
-  ): { markets: MarketRefunds[]; count: number };
+  ): { markets: MarketRefundsPage[]; count: number };
   /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
   /** Every armed heartbeat: its account and deadline (unix ms). */

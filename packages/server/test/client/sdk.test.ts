@@ -89,14 +89,19 @@ describe('@oddsbook/client against a listening server', () => {
     expect((await taker.listPositions({ marketHash })).positions).toEqual([
       expect.objectContaining({ marketHash, guaranteedReceipt: '0', maxLoss: (9n * USDC).toString() }),
     ]);
-    const bettor = `0x${'22'.repeat(20)}`;
-    expect(await taker.listRefunds({ bettor, sortAsc: true, page: 0, perPage: 10 })).toEqual({
+    // Its own refunds (the bettor is the client's account): none, a plain bet refunds nothing.
+    expect(await taker.listRefunds({ sortAsc: true, page: 0, perPage: 10, eventsPerPage: 5 })).toEqual({
       results: [],
       count: 0,
     });
     await expect(taker.listRefunds({ bettor: '0x12' })).rejects.toMatchObject({
       status: 400,
       body: { status: 'failure', errorCode: 'BAD_BETTOR' },
+    });
+    // Another bettor's refunds are not the key's to read.
+    await expect(taker.listRefunds({ bettor: `0x${'22'.repeat(20)}` })).rejects.toMatchObject({
+      status: 403,
+      body: { status: 'failure', errorCode: 'BETTOR_MISMATCH' },
     });
     expect(await taker.getBalance()).toMatchObject({
       availableAmount: (91n * USDC).toString(),

@@ -3,6 +3,8 @@ import { verifyRealtimeToken } from '../../src/realtime/token.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 
 const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 };
+/** The same failure on the legacy routes that take a key, in their shape (their 401 declares it). */
+const LEGACY_BAD_AUTH = { status: 'failure', errorCode: 'BAD_AUTH' };
 
 /** Paths whose routes must all require the API key (spec: "All routes below take the API key header"). */
 const PRIVATE_PREFIXES = ['/user/', '/orders-v3', '/fills-v3', '/heartbeat', '/positions-v3'];
@@ -25,7 +27,10 @@ describe('API-key authentication', () => {
 
     const doc = (await t.app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     const operations = Object.entries(
-      doc.paths as Record<string, Record<string, { security?: unknown[] }>>,
+      doc.paths as Record<
+        string,
+        Record<string, { security?: unknown[]; responses?: Record<string, unknown> }>
+      >,
     ).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
     const authenticated = operations.filter(({ op }) => JSON.stringify(op.security ?? []).includes('apiKey'));
     expect(authenticated.length).toBeGreaterThan(0);
@@ -35,14 +40,17 @@ describe('API-key authentication', () => {
       if (mustBePrivate)
         expect(authenticated.map((a) => `${a.method} ${a.path}`)).toContain(`${method} ${path}`);
     }
-    for (const { path, method } of authenticated) {
+    for (const { path, method, op } of authenticated) {
       const url = path.replace(/\{[^}]+\}/g, '0x00');
+      const legacy = JSON.stringify(op.responses?.['401'] ?? {}).includes('"title":"LegacyFailureBody"');
       for (const headers of [{}, { 'x-svc-api-key': 'f'.repeat(64) }, revoked.headers]) {
         const response = await t.app.inject({ method: method.toUpperCase() as 'GET', url, headers });
         expect(response.statusCode, `${method} ${path}`).toBe(401);
-        expect(response.json()).toEqual(BAD_AUTH);
+        expect(response.json(), `${method} ${path}`).toEqual(legacy ? LEGACY_BAD_AUTH : BAD_AUTH);
       }
     }
+    // The legacy refunds route is among them (it was public).
+    expect(authenticated.map((a) => a.path)).toContain('/trades/portfolio/refunds');
   });
 
   it('checks the key before the body: a bad key with a bad body is still 401', async () => {

@@ -63,8 +63,8 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
     expect(response.statusCode, response.body).toBe(200);
     return response.json().data as { positions: Record<string, unknown>[]; nextKey: string | null };
   };
-  const refunds = async (query: string) => {
-    const response = await get(`/trades/portfolio/refunds?${query}`);
+  const refunds = async (query: string, user = a) => {
+    const response = await get(`/trades/portfolio/refunds?${query}`, user);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().status).toBe('success');
     return response.json().data as { results: Record<string, unknown>[]; count: number };
@@ -172,12 +172,14 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
         baseToken: t.config.baseToken,
         totalRefunded: units(100n),
         events: [event(two.marketHash, refunded[1]!)],
+        eventCount: 1,
       },
       {
         marketHash: one.marketHash,
         baseToken: t.config.baseToken,
         totalRefunded: units(200n),
         events: [event(one.marketHash, refunded[0]!)],
+        eventCount: 1,
       },
     ]);
     const asc = await refunds(`bettor=${a.address.toLowerCase()}&sortAsc=true&page=0&perPage=500`);
@@ -201,7 +203,75 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
       count: 0,
     });
     expect((await refunds(`bettor=${a.address}&baseToken=${t.config.baseToken}`)).count).toBe(2);
-    expect(await refunds(`bettor=${b.address}`)).toEqual({ results: [], count: 0 });
+    expect(await refunds(`bettor=${b.address}`, b)).toEqual({ results: [], count: 0 });
+  });
+
+  it("answers only the bettor's own key, in the legacy failure shape", async () => {
+    const query = `/trades/portfolio/refunds?bettor=${a.address}`;
+    for (const headers of [{}, { 'x-svc-api-key': 'not-a-key' }]) {
+      const response = await t.app.inject({ method: 'GET', url: query, headers });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ status: 'failure', errorCode: 'BAD_AUTH' });
+    }
+    // Before validation, as every authenticated route.
+    const invalid = await t.app.inject({ method: 'GET', url: '/trades/portfolio/refunds?bettor=0x12' });
+    expect(invalid.json()).toEqual({ status: 'failure', errorCode: 'BAD_AUTH' });
+    const foreign = await get(query, b);
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json()).toEqual({ status: 'failure', errorCode: 'BETTOR_MISMATCH' });
+    // A lower-case bettor is the same account.
+    expect((await refunds(`bettor=${a.address.toLowerCase()}`, a)).count).toBe(2);
+  });
+
+  it("pages each market's events, at most 5,000 per answer", async () => {
+    const [d, e, f] = [await createTrader(t), await createTrader(t), await createTrader(t)];
+    const three = await createMarket(t);
+    // D takes outcome one 120 from E, then hedges it against F's 120 on outcome one, 10 at a time: a
+    // refund at each of the 12 hedges.
+    await place(t, e, { marketHash: three.marketHash, tick: 400, size: 120n * USDC, isOne: false });
+    await place(t, d, { marketHash: three.marketHash, tick: 400, size: 120n * USDC, timeInForce: 'IOC' });
+    await place(t, f, { marketHash: three.marketHash, tick: 400, size: 120n * USDC });
+    for (let i = 0; i < 12; i++)
+      await place(t, d, {
+        marketHash: three.marketHash,
+        tick: 400,
+        size: 10n * USDC,
+        isOne: false,
+        timeInForce: 'IOC',
+      });
+    type Result = { events: { fillOrderHash: string }[]; eventCount: number; totalRefunded: string };
+    const of = async (query: string) => {
+      const { results } = await refunds(`bettor=${d.address}&sortAsc=true&${query}`, d);
+      expect(results).toHaveLength(1);
+      return results[0] as unknown as Result;
+    };
+    const all = await of('');
+    expect(all).toMatchObject({ eventCount: 12, totalRefunded: units(240n) });
+    expect(all.events).toHaveLength(12);
+    // 500 markets a page leave 10 events each within 5,000.
+    expect((await of('perPage=500')).events).toHaveLength(10);
+    const pages = [await of('eventsPerPage=5'), await of('eventsPerPage=5&eventsPage=1')];
+    pages.push(await of('eventsPerPage=5&eventsPage=2'));
+    expect(pages.map((p) => [p.events.length, p.eventCount])).toEqual([
+      [5, 12],
+      [5, 12],
+      [2, 12],
+    ]);
+    expect(pages.flatMap((p) => p.events)).toEqual(all.events);
+    expect((await of('eventsPerPage=5&eventsPage=3')).events).toEqual([]);
+    const descending = (await refunds(`bettor=${d.address}&eventsPerPage=1`, d))
+      .results[0] as unknown as Result;
+    expect(descending.events).toEqual([all.events[11]]);
+    for (const [query, errorCode] of [
+      ['perPage=500&eventsPerPage=11', 'BAD_EVENTS_PER_PAGE'],
+      ['eventsPerPage=501', 'BAD_EVENTS_PER_PAGE'],
+      ['eventsPerPage=0', 'BAD_EVENTS_PER_PAGE'],
+      ['eventsPage=-1', 'BAD_EVENTS_PAGE'],
+    ] as const) {
+      const response = await get(`/trades/portfolio/refunds?bettor=${d.address}&${query}`, d);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json(), query).toEqual({ status: 'failure', errorCode });
+    }
   });
 
   it('refuses a bad or missing bettor and over 500 per page in the legacy failure shape', async () => {
@@ -213,7 +283,7 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
       [`bettor=${a.address}&marketHash=0x12`, 'BAD_MARKET_HASH'],
       [`bettor=${a.address}&maker=maybe`, 'BAD_MAKER'],
     ] as const) {
-      const response = await get(`/trades/portfolio/refunds?${query}`);
+      const response = await get(`/trades/portfolio/refunds?${query}`, a);
       expect(response.statusCode, query).toBe(400);
       expect(response.json(), query).toEqual({ status: 'failure', errorCode });
     }

@@ -1,4 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMITS, rateLimitGroup } from '../../src/http/plugins/rate-limits.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
@@ -21,12 +23,14 @@ describe('rate limits', () => {
     expect(rateLimitGroup('GET', '/fills-v3')).toBe('history');
     expect(rateLimitGroup('GET', '/markets/active')).toBe('base');
     expect(rateLimitGroup('POST', '/admin/api-keys')).toBe('admin');
+    expect(rateLimitGroup('POST', '/account/api-keys')).toBe('apiKeyCreation');
+    expect(rateLimitGroup('GET', '/account/api-keys')).toBe('base');
     expect(rateLimitGroup('GET', '/health')).toBeNull();
     // A request that matched no route.
     expect(rateLimitGroup('POST', '')).toBe('base');
   });
 
-  it('answers 429 in the common shape with Retry-After once a key exceeds its group, per key', async () => {
+  it('answers 429 in the common shape with Retry-After once an account exceeds its group', async () => {
     const user = await t.createUser();
     const other = await t.createUser();
     const call = (headers: Record<string, string>) =>
@@ -47,7 +51,7 @@ describe('rate limits', () => {
       message: expect.stringMatching(/RATE_LIMITED/),
     });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    // Fills share the history bucket; another key and another group are unaffected.
+    // Fills share the history bucket; another account and another group are unaffected.
     expect((await t.app.inject({ method: 'GET', url: '/fills-v3', headers: user.headers })).statusCode).toBe(
       429,
     );
@@ -106,7 +110,7 @@ describe('rate limits count every request', () => {
     expect(response.statusCode).toBe(429);
   });
 
-  it('limits per API key, not per account: a second key of the account has its own bucket', async () => {
+  it('limits per account: two keys of one account share every bucket', async () => {
     const user = await t.createUser();
     const second = await t.app.inject({
       method: 'POST',
@@ -119,9 +123,15 @@ describe('rate limits count every request', () => {
       t.app.inject({ method: 'GET', url: '/trades-v3', headers: user.headers }),
     );
     expect(response.statusCode).toBe(429);
-    expect((await t.app.inject({ method: 'GET', url: '/trades-v3', headers: secondKey })).statusCode).toBe(
-      200,
+    const { response: other } = await untilNot(200, 5, () =>
+      t.app.inject({ method: 'GET', url: '/trades-v3', headers: secondKey }),
     );
+    expect(other.statusCode).toBe(429);
+    // Another account is not affected.
+    const stranger = await t.createUser();
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/trades-v3', headers: stranger.headers })).statusCode,
+    ).toBe(200);
   });
 
   it('limits unauthenticated traffic, unknown routes and bad operator tokens per client address', async () => {
@@ -189,5 +199,100 @@ describe('rate limits behind a trusted proxy', () => {
       via(`198.51.100.${Math.floor(Math.random() * 250)}`, '10.9.0.2'),
     );
     expect(forged.statusCode).toBe(429);
+  });
+});
+
+describe('rate limits per account: keys and browser sessions', () => {
+  let t: TestExchange;
+  beforeAll(async () => {
+    t = await startTestExchange({ env: { RATE_LIMITS: '1' } });
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDataDir(t.dataDir);
+  });
+  const bound = 2 * RATE_LIMITS.history.max;
+  const inject = (
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    headers: Record<string, string>,
+    payload?: object,
+  ) => t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+
+  /** A browser session of a fresh account (Sign-In with Ethereum, as the account page does). */
+  async function signIn(): Promise<{ address: `0x${string}`; headers: { authorization: string } }> {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await t.app.inject({ method: 'POST', url: '/auth/siwe/nonce' })).json().data.nonce;
+    // startTestExchange keeps the default port: the default sign-in domains are the loopback names of 8080.
+    const message = createSiweMessage({
+      address: account.address,
+      chainId: t.config.chainId,
+      domain: '127.0.0.1:8080',
+      uri: 'http://127.0.0.1:8080/',
+      version: '1',
+      nonce,
+      issuedAt: new Date(),
+    });
+    const signature = await account.signMessage({ message });
+    const verified = await t.app.inject({
+      method: 'POST',
+      url: '/auth/siwe/verify',
+      payload: { message, signature },
+    });
+    expect(verified.statusCode, verified.body).toBe(200);
+    return {
+      address: account.address,
+      headers: { authorization: `Bearer ${verified.json().data.sessionToken}` },
+    };
+  }
+
+  async function createKey(session: { authorization: string }) {
+    const created = await inject('POST', '/account/api-keys', session, {});
+    expect(created.statusCode, created.body).toBe(200);
+    const { apiKey, keyId } = created.json().data as { apiKey: string; keyId: string };
+    return { keyId, headers: { 'x-svc-api-key': apiKey } };
+  }
+
+  it('revoking a key and creating another refills nothing', async () => {
+    const { headers: session } = await signIn();
+    const first = await createKey(session);
+    const { passed, response } = await untilNot(200, bound, () => inject('GET', '/trades-v3', first.headers));
+    expect(passed).toBeGreaterThanOrEqual(RATE_LIMITS.history.max);
+    expect(response.statusCode).toBe(429);
+    expect((await inject('DELETE', `/account/api-keys/${first.keyId}`, session)).statusCode).toBe(200);
+    const second = await createKey(session);
+    const { passed: more, response: after } = await untilNot(200, 5, () =>
+      inject('GET', '/trades-v3', second.headers),
+    );
+    // The bucket refills continuously (one token every 300 ms): a slow machine may see one pass, not 200.
+    expect(more).toBeLessThan(5);
+    expect(after.statusCode).toBe(429);
+  });
+
+  it("counts a browser session's requests against its account", async () => {
+    const { headers: session } = await signIn();
+    const key = await createKey(session);
+    const { response } = await untilNot(200, bound, () => inject('GET', '/trades-v3', key.headers));
+    expect(response.statusCode).toBe(429);
+    // The session is not a credential of the trading API (401), but what it sends is the account's.
+    const { response: bySession } = await untilNot(401, 5, () => inject('GET', '/trades-v3', session));
+    expect(bySession.statusCode).toBe(429);
+    // Another client without credentials, from the same address, has its own bucket.
+    expect((await inject('GET', '/trades-v3', {})).statusCode).toBe(401);
+  });
+
+  it('limits key creation per account: revoking keeps the count', async () => {
+    const { headers: session } = await signIn();
+    for (let i = 0; i < RATE_LIMITS.apiKeyCreation.max; i++) {
+      const key = await createKey(session);
+      expect((await inject('DELETE', `/account/api-keys/${key.keyId}`, session)).statusCode).toBe(200);
+    }
+    const refused = await inject('POST', '/account/api-keys', session, {});
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The rest of the account page still answers, and another account creates keys.
+    expect((await inject('GET', '/account/api-keys', session)).statusCode).toBe(200);
+    await createKey((await signIn()).headers);
   });
 });

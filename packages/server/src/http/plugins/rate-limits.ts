@@ -2,24 +2,29 @@ import rateLimit from '@fastify/rate-limit';
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
-import { ADMIN_TOKEN_HEADER } from './auth.js';
+import { ADMIN_TOKEN_HEADER, bearerToken } from './auth.js';
 import { tokenBucketStore } from './token-bucket-store.js';
 
 /**
  * Token buckets with the legacy table's defaults, applied to the v3 routes: order writes and order reads
  * 5,500 a minute each, trade and fill history 200 a minute, everything else 500 a minute, and all traffic
- * of a client together 35,000 per 10 minutes. Over a limit: 429 in the common error shape with
- * `Retry-After`. `/health`, `/metrics`, the docs and operator requests with a valid token are not limited.
+ * of a client together 35,000 per 10 minutes. API keys created through a browser session: 10 an hour per
+ * account. Over a limit: 429 in the common error shape with `Retry-After`. `/health`, `/metrics`, the docs
+ * and operator requests with a valid token are not limited.
  */
 export const RATE_LIMITS = {
   orderWrites: { max: 5_500, timeWindow: 60_000 },
   orderReads: { max: 5_500, timeWindow: 60_000 },
   history: { max: 200, timeWindow: 60_000 },
   base: { max: 500, timeWindow: 60_000 },
+  apiKeyCreation: { max: 10, timeWindow: 3_600_000 },
   allTraffic: { max: 35_000, timeWindow: 600_000 },
 } as const;
 
 type Group = keyof Omit<typeof RATE_LIMITS, 'allTraffic'>;
+
+/** Buckets kept per group (and for all traffic): past it, full ones go first, then the least recently used. */
+export const RATE_LIMIT_MAX_KEYS = 100_000;
 
 /** The group of a request by its route's URL pattern (a request that matched no route has none: ''). */
 export function rateLimitGroup(method: string, url: string): Group | 'admin' | null {
@@ -27,8 +32,14 @@ export function rateLimitGroup(method: string, url: string): Group | 'admin' | n
   if (url.startsWith('/admin/')) return 'admin';
   if (url.startsWith('/orders')) return method === 'GET' ? 'orderReads' : 'orderWrites';
   if (url.startsWith('/trades') || url.startsWith('/fills')) return 'history';
+  if (method === 'POST' && url === '/account/api-keys') return 'apiKeyCreation';
   return 'base';
 }
+
+/** What the limiter needs of the browser sessions: the account of a session token. */
+export type SessionLookup = {
+  authenticate(token: string | undefined): { address: `0x${string}` } | null;
+};
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -36,23 +47,34 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * Every request is counted before anything else looks at it (a root `onRequest` hook: before the API-key
- * and operator-token checks, before the body is read or validated), so bad keys, malformed bodies and
- * unknown routes all count. The bucket is the API key's id when a valid key is presented, else the
- * client's address (`request.ip`: the peer, or the forwarded address from a trusted proxy, TRUST_PROXY).
- * An unknown key counts against the address it comes from: inventing keys buys no fresh buckets.
+ * The bucket a request draws from: its account's when it carries a valid API key or browser session
+ * (every key of the account and its sessions share the buckets, so more keys, or revoking and creating
+ * them, buy nothing), otherwise its client address (`request.ip`: the peer, or the forwarded address
+ * from a trusted proxy, TRUST_PROXY). An unknown key or session counts against the address it comes from.
+ */
+export function rateLimitKey(
+  request: FastifyRequest,
+  auth: { apiKeys: Pick<ApiKeys, 'authenticate'>; sessions: SessionLookup },
+): string {
+  const account =
+    auth.apiKeys.authenticate(header(request, API_KEY_HEADER))?.address ??
+    auth.sessions.authenticate(bearerToken(request))?.address;
+  return account ? `account:${account.toLowerCase()}` : `ip:${request.ip}`;
+}
+
+/**
+ * Every request is counted before anything else looks at it (a root `onRequest` hook: before the API-key,
+ * session and operator-token checks, before the body is read or validated), so bad keys, malformed bodies
+ * and unknown routes all count, against the bucket `rateLimitKey` picks.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
-  options: { apiKeys: ApiKeys; adminToken: string },
+  options: { apiKeys: ApiKeys; sessions: SessionLookup; adminToken: string },
 ): Promise<void> {
   await app.register(rateLimit, {
     global: false,
-    store: tokenBucketStore({ overall: RATE_LIMITS.allTraffic }),
-    keyGenerator: (request) => {
-      const key = options.apiKeys.authenticate(header(request, API_KEY_HEADER));
-      return key ? `key:${key.keyId}` : `ip:${request.ip}`;
-    },
+    store: tokenBucketStore({ overall: RATE_LIMITS.allTraffic, maxKeys: RATE_LIMIT_MAX_KEYS }),
+    keyGenerator: (request) => rateLimitKey(request, options),
     errorResponseBuilder: (_request, context) => ({
       ...errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${context.after}`),
       statusCode: 429,
@@ -64,6 +86,7 @@ export async function registerRateLimits(
     orderReads: app.rateLimit(RATE_LIMITS.orderReads),
     history: app.rateLimit(RATE_LIMITS.history),
     base: app.rateLimit(RATE_LIMITS.base),
+    apiKeyCreation: app.rateLimit(RATE_LIMITS.apiKeyCreation),
   };
   app.addHook('onRequest', async (request, reply) => {
     let group = rateLimitGroup(request.method, request.routeOptions.url ?? '');

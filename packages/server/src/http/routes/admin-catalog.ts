@@ -182,12 +182,15 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
     {
       schema: {
         summary: 'Set a fixture status (1..9)',
-        description: 'A finished, cancelled or abandoned fixture closes its markets.',
+        description:
+          'A finished, cancelled or postponed fixture closes its markets; an interrupted, abandoned or ' +
+          'coverage-lost one cancels their orders. A closed fixture whose markets have taken orders cannot ' +
+          'go back to an active status (409 FIXTURE_CLOSED: the engine has closed those markets for good).',
         security: [{ adminToken: [] }],
         tags,
         params: Type.Object({ eventId: EventId }),
         body: Type.Object({ status: FixtureStatusValue }, { additionalProperties: false }),
-        response: { 200: Envelope(Fixture), ...errorResponses(400, 401, 404, 429) },
+        response: { 200: Envelope(Fixture), ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
     async (request) => {

@@ -3,7 +3,6 @@ import type { TimeInForce } from '../../engine/index.js';
 import { quarterLineParentTrade } from '../../orders/quarter-line-parent.js';
 import type {
   FillRecord,
-  MarketRefunds,
   OrderRecord,
   PositionRecord,
   RefundRecord,
@@ -17,6 +16,7 @@ import type {
   DelayedOrder,
   FillFilter,
   Listing,
+  MarketRefundsPage,
   OrderFilter,
   OrderListing,
   OrderSort,
@@ -339,7 +339,7 @@ export class SqliteTradingQueries implements TradingReads {
     account: string,
     filter: RefundFilter,
     page: RefundPage,
-  ): { markets: MarketRefunds[]; count: number } {
+  ): { markets: MarketRefundsPage[]; count: number } {
     const where = ['account = @account'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.fillId) where.push('fill_id = @fillId');
@@ -362,26 +362,33 @@ export class SqliteTradingQueries implements TradingReads {
       .pluck()
       .all({ ...params, limit: page.limit, offset: page.offset }) as string[];
     if (markets.length === 0) return { markets: [], count };
-    const events = this.db
-      .prepare(`SELECT * FROM (${matching}) WHERE market_hash IN (SELECT value FROM json_each(@markets))
-        ORDER BY seq ${dir}`)
-      .all({ ...params, markets: JSON.stringify(markets) }) as Record<string, unknown>[];
+    // One market's matching refunds at a time, each a range of ce_refunds_by_account (account, market, seq).
+    const inMarket = `${where.join(' AND ')} AND market_hash = @market`;
+    const eventCount = this.db.prepare(`SELECT count(*) FROM ce_refunds WHERE ${inMarket}`).pluck();
+    const events = this.db.prepare(
+      `SELECT * FROM ce_refunds WHERE ${inMarket} ORDER BY seq ${dir}, fill_id ${dir} LIMIT @limit OFFSET @offset`,
+    );
     const total = this.db
       .prepare(
         'SELECT refunded_total FROM ce_refunds WHERE account = ? AND market_hash = ? ORDER BY seq DESC LIMIT 1',
       )
       .pluck();
-    const byMarket = new Map<string, MarketRefunds>(
-      markets.map((marketHash) => [
+    return {
+      markets: markets.map((marketHash) => ({
         marketHash,
-        { marketHash, totalRefunded: total.get(account, marketHash) as string, events: [] },
-      ]),
-    );
-    for (const row of events) {
-      const refund = toRefund(row);
-      byMarket.get(refund.marketHash)!.events.push(refund);
-    }
-    return { markets: [...byMarket.values()], count };
+        totalRefunded: total.get(account, marketHash) as string,
+        eventCount: eventCount.get({ ...params, market: marketHash }) as number,
+        events: (
+          events.all({
+            ...params,
+            market: marketHash,
+            limit: page.eventsLimit,
+            offset: page.eventsOffset,
+          }) as Record<string, unknown>[]
+        ).map(toRefund),
+      })),
+      count,
+    };
   }
 
   /** Taker bets, newest first: the public tape. */
