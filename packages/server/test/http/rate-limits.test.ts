@@ -102,6 +102,22 @@ describe('rate limits count every request', () => {
     expect(other.statusCode).toBe(401);
   });
 
+  it('counts the addresses of one IPv6 /64 as one client: hopping among them buys nothing', async () => {
+    let n = 0;
+    const { passed, response } = await untilNot(401, bound, () =>
+      t.app.inject({
+        method: 'GET',
+        url: '/trades-v3',
+        remoteAddress: `2001:db8:7:1::${(n++).toString(16)}`,
+      }),
+    );
+    expect(passed).toBeGreaterThanOrEqual(RATE_LIMITS.history.max);
+    expect(response.statusCode).toBe(429);
+    // The next /64 is another client.
+    const other = await t.app.inject({ method: 'GET', url: '/trades-v3', remoteAddress: '2001:db8:7:2::1' });
+    expect(other.statusCode).toBe(401);
+  });
+
   it('counts requests that fail validation', async () => {
     const user = await t.createUser();
     const { response } = await untilNot(400, bound, () =>

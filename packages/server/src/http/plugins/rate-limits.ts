@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
+import { clientNetwork } from '../../lib/client-network.js';
 import { ADMIN_TOKEN_HEADER, bearerToken } from './auth.js';
 import { tokenBucketStore } from './token-bucket-store.js';
 
@@ -49,8 +50,9 @@ function header(request: FastifyRequest, name: string): string | undefined {
 /**
  * The bucket a request draws from: its account's when it carries a valid API key or browser session
  * (every key of the account and its sessions share the buckets, so more keys, or revoking and creating
- * them, buy nothing), otherwise its client address (`request.ip`: the peer, or the forwarded address
- * from a trusted proxy, TRUST_PROXY). An unknown key or session counts against the address it comes from.
+ * them, buy nothing), otherwise its client network (`request.ip`: the peer, or the forwarded address
+ * from a trusted proxy, TRUST_PROXY; an IPv6 address counts as its /64, which one subscriber holds whole).
+ * An unknown key or session counts against the network it comes from.
  */
 export function rateLimitKey(
   request: FastifyRequest,
@@ -59,7 +61,7 @@ export function rateLimitKey(
   const account =
     auth.apiKeys.authenticate(header(request, API_KEY_HEADER))?.address ??
     auth.sessions.authenticate(bearerToken(request))?.address;
-  return account ? `account:${account.toLowerCase()}` : `ip:${request.ip}`;
+  return account ? `account:${account.toLowerCase()}` : `ip:${clientNetwork(request.ip)}`;
 }
 
 /**
