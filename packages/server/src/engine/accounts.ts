@@ -13,6 +13,8 @@ export class Accounts {
   readonly escrowed = new U64Cells(1024);
   /** The remaining maker stakes of each account's resting orders: what its book liquidity promises. */
   readonly exposure = new U64Cells(1024);
+  /** What a reversed fill left an account owing (repaid from what it receives next). Zero but after faults. */
+  readonly owed = new U64Cells(16);
   readonly orderHead: number[] = [];
   readonly orderTail: number[] = [];
   /** Command stamp of the last balance change, to report each changed account once per command. */
@@ -32,6 +34,7 @@ export class Accounts {
       this.available.ensure(i + 1);
       this.escrowed.ensure(i + 1);
       this.exposure.ensure(i + 1);
+      this.owed.ensure(i + 1);
       this.orderHead.push(NIL);
       this.orderTail.push(NIL);
       this.touched.push(0);

@@ -104,6 +104,40 @@ export interface DebitCommand extends Stamped {
   readonly amount: bigint;
 }
 
+/**
+ * A fill whose settlement failed on the chain (issue 33): its parties' stakes go back, its positions are
+ * taken out, and what capital efficiency refunded on the strength of it is taken back (or, when the fill held
+ * a refund back, given). `fill` is the fill as the engine reported it (its `orderMatched` event and the
+ * `ceRefund`s of its match), carried on the command so that a journal replays it alone.
+ */
+export interface ReverseFillCommand extends Stamped {
+  readonly type: 'reverseFill';
+  readonly fill: FillToReverse;
+}
+
+/** A fill as `reverseFill` takes it back. */
+export interface FillToReverse {
+  readonly matchId: string;
+  readonly marketHash: string;
+  readonly makerAccount: string;
+  readonly takerAccount: string;
+  readonly makerIsBettingOutcomeOne: boolean;
+  readonly makerStake: bigint;
+  readonly takerStake: bigint;
+  /** A quarter-line fill's halves on its legs (whole line, half line), as its `orderMatched` event has them. */
+  readonly legs?: readonly {
+    readonly marketHash: string;
+    readonly makerStake: bigint;
+    readonly takerStake: bigint;
+  }[];
+  /** The capital-efficiency refunds of the match: per account and position market. */
+  readonly refunds: readonly {
+    readonly account: string;
+    readonly marketHash: string;
+    readonly amount: bigint;
+  }[];
+}
+
 export type EngineCommand =
   | PlaceOrderCommand
   | CancelOrdersCommand
@@ -115,6 +149,7 @@ export type EngineCommand =
   | CloseMarketCommand
   | ResolveMarketCommand
   | CreditCommand
-  | DebitCommand;
+  | DebitCommand
+  | ReverseFillCommand;
 
 export type EngineCommandType = EngineCommand['type'];

@@ -2,6 +2,7 @@ import { Accounts } from './accounts.js';
 import {
   type CancelReason,
   type EngineCommand,
+  type FillToReverse,
   type MarketOutcome,
   type PlaceOrderCommand,
   TimeInForce,
@@ -229,6 +230,9 @@ export class Engine {
         break;
       case 'debit':
         this.debit(command.account, command.amount);
+        break;
+      case 'reverseFill':
+        this.reverseFill(command.fill);
         break;
       default:
         throw new TypeError(`unknown command ${(command as { type: string }).type}`);
@@ -1039,7 +1043,6 @@ export class Engine {
       const stake = stakes - refunded;
       const payout = won - refunded;
       accounts.escrowed.decrease(a, stake);
-      accounts.available.increase(a, payout);
       this.touchAccount(a);
       this.pending[this.eventCount++] = {
         type: 'payout',
@@ -1050,6 +1053,7 @@ export class Engine {
         stake,
         payout,
       };
+      this.receive(a, payout);
     }
     market.clearPositions();
   }
@@ -1062,9 +1066,139 @@ export class Engine {
       return;
     }
     const a = this.accounts.indexOf(account);
-    this.accounts.available.increase(a, amount);
     this.netDeposits += amount;
     this.touchAccount(a);
+    this.receive(a, amount);
+  }
+
+  /** Money an account receives: what it owes is paid back into escrow first (`debtChanged`), the rest is available. */
+  private receive(a: number, amount: bigint): void {
+    const accounts = this.accounts;
+    const owed = accounts.owed.get(a);
+    if (owed === 0n || amount === 0n) {
+      accounts.available.increase(a, amount);
+      return;
+    }
+    const repaid = amount < owed ? amount : owed;
+    accounts.owed.decrease(a, repaid);
+    accounts.available.increase(a, amount - repaid);
+    this.pending[this.eventCount++] = {
+      type: 'debtChanged',
+      account: accounts.names[a]!,
+      owed: owed - repaid,
+      repaid,
+    };
+  }
+
+  // ---------------------------------------------------------------- reversals
+
+  /**
+   * Takes back a fill whose settlement failed on the chain (see `ReverseFillCommand`): for each party its
+   * positions without the fill, the fill's own money move undone, and the refunds settled to what the
+   * position is still certain of. What a party cannot pay back of refunds it already spent it owes.
+   */
+  private reverseFill(fill: FillToReverse): void {
+    const market = this.marketByHash.get(fill.marketHash);
+    if (market === undefined) {
+      this.rejectCommand('reverseFill', RejectCode.MARKET_NOT_FOUND);
+      return;
+    }
+    const parts =
+      market.legs === null
+        ? [{ market, makerStake: fill.makerStake, takerStake: fill.takerStake }]
+        : market.legs.map((leg, i) => {
+            const part = fill.legs?.[i];
+            return part?.marketHash === leg.marketHash
+              ? { market: leg, makerStake: part.makerStake, takerStake: part.takerStake }
+              : null;
+          });
+    if (parts.some((p) => p === null || p.market.status === MarketStatus.RESOLVED)) {
+      this.rejectCommand(
+        'reverseFill',
+        parts.some((p) => p === null) ? RejectCode.FILL_NOT_HELD : RejectCode.MARKET_RESOLVED,
+      );
+      return;
+    }
+    const accounts = this.accounts;
+    const makerStakeField = fill.makerIsBettingOutcomeOne ? P.STAKE_ONE : P.STAKE_TWO;
+    const sides = [
+      { name: fill.makerAccount, stake: fill.makerStake, field: makerStakeField, maker: true },
+      { name: fill.takerAccount, stake: fill.takerStake, field: 1 - makerStakeField, maker: false },
+    ];
+    // Checked before anything changes: each party holds its part of the fill.
+    for (const side of sides) {
+      const a = accounts.find(side.name);
+      for (const p of parts) {
+        const slot = a === NIL ? NIL : p!.market.findPositionSlot(a);
+        const stake = side.maker ? p!.makerStake : p!.takerStake;
+        if (slot === NIL || p!.market.positionValue(slot, side.field) < stake) {
+          this.rejectCommand('reverseFill', RejectCode.FILL_NOT_HELD);
+          return;
+        }
+      }
+    }
+    const refundOf = (account: string, marketHash: string) => {
+      let sum = 0n;
+      for (const r of fill.refunds) if (r.account === account && r.marketHash === marketHash) sum += r.amount;
+      return sum;
+    };
+    const parties: { account: string; walletDelta: bigint }[] = [];
+    const adjusted: EngineEvent[] = [];
+    for (const side of sides) {
+      const a = accounts.find(side.name);
+      let ownRefund = 0n;
+      let refundChange = 0n;
+      for (const p of parts) {
+        const m = p!.market;
+        const slot = m.findPositionSlot(a);
+        const stake = side.maker ? p!.makerStake : p!.takerStake;
+        const change = m.unfill(slot, side.field, stake, p!.makerStake + p!.takerStake);
+        if (change === null) throw new Error(`engine invariant broken: reversing ${fill.matchId}`);
+        ownRefund += refundOf(side.name, m.marketHash);
+        refundChange += change;
+        adjusted.push({
+          type: 'positionAdjusted',
+          account: side.name,
+          marketHash: m.marketHash,
+          stakeOne: m.positionValue(slot, P.STAKE_ONE),
+          stakeTwo: m.positionValue(slot, P.STAKE_TWO),
+          potOne: m.positionValue(slot, P.POT_ONE),
+          potTwo: m.positionValue(slot, P.POT_TWO),
+          refunded: m.refunded(slot),
+        });
+      }
+      // Its stake leaves escrow, and escrow holds the positions' stakes less what is now refunded of them.
+      const before = accounts.available.get(a);
+      const net = side.stake + refundChange;
+      accounts.escrowed.set(a, accounts.escrowed.get(a) - net);
+      let after = before + net;
+      const owed = accounts.owed.get(a);
+      if (after < 0n) {
+        accounts.owed.set(a, owed - after);
+        adjusted.push({ type: 'debtChanged', account: side.name, owed: owed - after, repaid: 0n });
+        after = 0n;
+      } else if (owed > 0n && after > 0n) {
+        // It owed (so held nothing available): what comes back pays that first.
+        const repaid = after < owed ? after : owed;
+        accounts.owed.set(a, owed - repaid);
+        adjusted.push({ type: 'debtChanged', account: side.name, owed: owed - repaid, repaid });
+        after -= repaid;
+      }
+      accounts.available.set(a, after);
+      this.touchAccount(a);
+      // On the chain the fill never moved anything: the wallet holds `before` plus the fill's own move, its
+      // stake less the refunds it made (which later reversals may have taken back here already).
+      parties.push({ account: side.name, walletDelta: after - (before + side.stake - ownRefund) });
+    }
+    this.pending[this.eventCount++] = {
+      type: 'fillReversed',
+      matchId: fill.matchId,
+      marketHash: fill.marketHash,
+      eventId: market.eventId,
+      parties,
+    };
+    for (const e of adjusted) this.pending[this.eventCount++] = e;
+    if (this.honestLiquidity) for (const side of sides) this.pullExcess(accounts.find(side.name));
   }
 
   private debit(account: string, amount: bigint): void {
@@ -1247,6 +1381,12 @@ export class Engine {
     return { available: this.accounts.available.get(a), escrowed: this.accounts.escrowed.get(a) };
   }
 
+  /** What a reversed fill left the account owing (0 but after a failed settlement, issue 33). */
+  owed(account: string): bigint {
+    const a = this.accounts.find(account);
+    return a === NIL ? 0n : this.accounts.owed.get(a);
+  }
+
   /** The remaining maker stakes of the account's resting orders (at most its available balance under honest liquidity). */
   exposure(account: string): bigint {
     const a = this.accounts.find(account);
@@ -1299,11 +1439,14 @@ export class Engine {
   snapshot(): EngineSnapshot {
     const accounts = this.accounts;
     const names = accounts.names;
-    const accountRows: [string, string, string][] = [];
+    const accountRows: ([string, string, string] | [string, string, string, string])[] = [];
     for (let a = 0; a < names.length; a++) {
       const available = accounts.available.get(a);
       const escrowed = accounts.escrowed.get(a);
-      if (available !== 0n || escrowed !== 0n) {
+      const owed = accounts.owed.get(a);
+      if (owed !== 0n)
+        accountRows.push([names[a]!, available.toString(), escrowed.toString(), owed.toString()]);
+      else if (available !== 0n || escrowed !== 0n) {
         accountRows.push([names[a]!, available.toString(), escrowed.toString()]);
       }
     }
@@ -1365,10 +1508,11 @@ export class Engine {
     engine.lastSeq = snapshot.lastSeq;
     engine.netDeposits = BigInt(snapshot.netDeposits);
     const accounts = engine.accounts;
-    for (const [name, available, escrowed] of snapshot.accounts) {
+    for (const [name, available, escrowed, owed] of snapshot.accounts) {
       const a = accounts.indexOf(name);
       accounts.available.set(a, BigInt(available));
       accounts.escrowed.set(a, BigInt(escrowed));
+      if (owed !== undefined) accounts.owed.set(a, BigInt(owed));
     }
     for (const m of snapshot.markets) {
       const market = engine.addMarket(m.marketHash, m.eventId);
@@ -1447,7 +1591,8 @@ export class Engine {
     const handles = this.restingInPlacementOrder();
     // The accounts the state names (a balance, a position or an order), sorted: an order refers to its rank.
     const named = new Uint8Array(names.length);
-    const hasBalance = (a: number) => accounts.available.get(a) !== 0n || accounts.escrowed.get(a) !== 0n;
+    const hasBalance = (a: number) =>
+      accounts.available.get(a) !== 0n || accounts.escrowed.get(a) !== 0n || accounts.owed.get(a) !== 0n;
     for (let a = 0; a < names.length; a++) if (hasBalance(a)) named[a] = 1;
     for (const m of this.markets) for (const a of m.holders) named[a] = 1;
     for (const h of handles) named[store.i32[(h << 4) + F.ACCOUNT]!] = 1;
@@ -1470,6 +1615,12 @@ export class Engine {
       w.u32(rank[a]!);
       w.str(accounts.available.get(a).toString());
       w.str(accounts.escrowed.get(a).toString());
+    }
+    const owing = funded.filter((a) => accounts.owed.get(a) !== 0n);
+    w.u32(owing.length);
+    for (const a of owing) {
+      w.u32(rank[a]!);
+      w.str(accounts.owed.get(a).toString());
     }
     w.u32(this.markets.length);
     for (const m of this.markets) {
@@ -1520,6 +1671,7 @@ export class Engine {
     const magic = r.u32();
     if (
       magic !== SNAPSHOT_MAGIC &&
+      magic !== SNAPSHOT_MAGIC_BEFORE_DEBTS &&
       magic !== SNAPSHOT_MAGIC_BEFORE_LEGS &&
       magic !== SNAPSHOT_MAGIC_BEFORE_CE
     )
@@ -1540,6 +1692,8 @@ export class Engine {
       accounts.available.set(a, BigInt(r.str()));
       accounts.escrowed.set(a, BigInt(r.str()));
     }
+    if (magic === SNAPSHOT_MAGIC)
+      for (let n = r.u32(); n > 0; n--) accounts.owed.set(account(r.u32()), BigInt(r.str()));
     for (let n = r.u32(); n > 0; n--) {
       const market = engine.addMarket(r.str(), r.str());
       const status = r.str();
@@ -1554,7 +1708,7 @@ export class Engine {
         if (withRefunds) market.refundedCells.set(slot, BigInt(r.str()));
       }
     }
-    if (magic === SNAPSHOT_MAGIC) {
+    if (magic === SNAPSHOT_MAGIC || magic === SNAPSHOT_MAGIC_BEFORE_DEBTS) {
       const market = (index: number) => {
         const m = engine.markets[index];
         if (m === undefined) throw new SnapshotFormatError(`no market of index ${index}`);
@@ -1688,8 +1842,12 @@ export class Engine {
     for (let a = 0; a < this.accounts.names.length; a++) {
       const available = this.accounts.available.get(a);
       const escrowed = this.accounts.escrowed.get(a);
-      if (available < 0n || escrowed < 0n) fail(`negative balance of ${this.accounts.names[a]}`);
-      money += available + escrowed;
+      const owed = this.accounts.owed.get(a);
+      if (available < 0n || escrowed < 0n || owed < 0n) fail(`negative balance of ${this.accounts.names[a]}`);
+      // What an account owes it pays back before it has anything available.
+      if (owed > 0n && available > 0n)
+        fail(`${this.accounts.names[a]} owes ${owed} yet has ${available} available`);
+      money += available + escrowed - owed;
       escrow += escrowed;
     }
     if (money !== this.netDeposits) fail(`money ${money} != deposits ${this.netDeposits}`);
@@ -1737,8 +1895,10 @@ function filled(size: bigint, remaining: bigint): bigint {
 
 const ZERO = 0n;
 
-/** 'OBS4' read as a little-endian u32: the first bytes of `snapshotBytes()` (with quarter-line legs). */
-const SNAPSHOT_MAGIC = 0x3453_424f;
+/** 'OBS5' read as a little-endian u32: the first bytes of `snapshotBytes()` (with what accounts owe). */
+const SNAPSHOT_MAGIC = 0x3553_424f;
+/** 'OBS4': the format before debts (issue 33), read with nothing owed. */
+const SNAPSHOT_MAGIC_BEFORE_DEBTS = 0x3453_424f;
 /** 'OBS3': the format before quarter-line markets (positions with refunds), read with no legs. */
 const SNAPSHOT_MAGIC_BEFORE_LEGS = 0x3353_424f;
 /** 'OBS2': the format before capital efficiency, read with nothing refunded. */

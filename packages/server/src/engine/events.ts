@@ -19,6 +19,8 @@ export const RejectCode = {
   INVALID_LEGS: 'INVALID_LEGS',
   /** A quarter-line market is settled by its legs' results, not resolved itself. */
   QUARTER_LINE_MARKET: 'QUARTER_LINE_MARKET',
+  /** A fill to reverse that the positions do not hold (never: the command carries what the engine did). */
+  FILL_NOT_HELD: 'FILL_NOT_HELD',
 } as const;
 export type RejectCode = (typeof RejectCode)[keyof typeof RejectCode];
 
@@ -194,6 +196,46 @@ export interface PayoutEvent {
   readonly payout: bigint;
 }
 
+/**
+ * A fill taken back because its settlement failed on the chain (`reverseFill`). Per party: `walletDelta` is
+ * what the chain must move for it besides the fill, which never moved there (positive: from escrow to its
+ * wallet; negative: from its wallet to escrow), the refunds that counted on the fill taken back or the one
+ * it held back given. Followed by each party's `positionAdjusted`s, `debtChanged` for a party left owing,
+ * and the usual `balanceChanged`.
+ */
+export interface FillReversedEvent {
+  readonly type: 'fillReversed';
+  readonly matchId: string;
+  readonly marketHash: string;
+  readonly eventId: string;
+  readonly parties: readonly { readonly account: string; readonly walletDelta: bigint }[];
+}
+
+/** A position as it stands after a change other than a fill or a resolution (a reversed fill). */
+export interface PositionAdjustedEvent {
+  readonly type: 'positionAdjusted';
+  readonly account: string;
+  readonly marketHash: string;
+  readonly stakeOne: bigint;
+  readonly stakeTwo: bigint;
+  readonly potOne: bigint;
+  readonly potTwo: bigint;
+  readonly refunded: bigint;
+}
+
+/**
+ * What an account owes (`owed`, absolute) changed: a reversed fill took back refunds it had already spent
+ * (the part its balance could not cover), or money it received (a credit, a payout: `repaid`) paid some back
+ * into escrow before reaching its available balance.
+ */
+export interface DebtChangedEvent {
+  readonly type: 'debtChanged';
+  readonly account: string;
+  readonly owed: bigint;
+  /** What this change paid back (0 when the debt grew). */
+  readonly repaid: bigint;
+}
+
 export interface MarketOpenedEvent {
   readonly type: 'marketOpened';
   readonly marketHash: string;
@@ -229,6 +271,9 @@ export type EngineEvent =
   | PayoutEvent
   | MarketOpenedEvent
   | MarketClosedEvent
-  | MarketResolvedEvent;
+  | MarketResolvedEvent
+  | FillReversedEvent
+  | PositionAdjustedEvent
+  | DebtChangedEvent;
 
 export type EngineEventType = EngineEvent['type'];

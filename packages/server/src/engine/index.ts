@@ -15,10 +15,12 @@ export {
   type EngineCommand,
   type EngineCommandType,
   type ExpireOrdersCommand,
+  type FillToReverse,
   type MarketOutcome,
   type OpenMarketCommand,
   type PlaceOrderCommand,
   type ResolveMarketCommand,
+  type ReverseFillCommand,
   TimeInForce,
 } from './commands.js';
 export { Engine, type EngineOptions, type EngineRuleOptions } from './engine.js';
@@ -27,9 +29,11 @@ export {
   type CancelRejectedEvent,
   type CeRefundEvent,
   type CommandRejectedEvent,
+  type DebtChangedEvent,
   DoneReason,
   type EngineEvent,
   type EngineEventType,
+  type FillReversedEvent,
   type LevelChangedEvent,
   type MarketClosedEvent,
   type MarketOpenedEvent,
@@ -40,9 +44,11 @@ export {
   type OrderRejectedEvent,
   type OrderRestedEvent,
   type PayoutEvent,
+  type PositionAdjustedEvent,
   type QuarterLineLeg,
   RejectCode,
 } from './events.js';
+export { fillsOf } from './fills-of.js';
 export {
   createLadder,
   DEFAULT_LADDER_SIZE,

@@ -184,6 +184,31 @@ export class MarketBook {
   }
 
   /**
+   * Takes one fill back out of a position (its settlement failed on the chain, issue 33): `stake` off the
+   * outcome of `stakeField` and `pot` off that outcome's pot; then, with capital efficiency, what has been
+   * refunded is set to what the position is still certain to collect. Returns how much the refunded amount
+   * changed (negative: refunds that counted on the fill are taken back; positive: the fill held one back).
+   * Null when the position does not hold the fill (a caller bug).
+   */
+  unfill(slot: number, stakeField: number, stake: bigint, pot: bigint): bigint | null {
+    const cells = this.positionCells;
+    const base = slot << 2;
+    if (cells.get(base + stakeField) < stake || cells.get(base + stakeField + 2) < pot) return null;
+    cells.decrease(base + stakeField, stake);
+    cells.decrease(base + stakeField + 2, pot);
+    if (!this.capitalEfficiency) return 0n;
+    const certain = guaranteedReceipt(
+      cells.get(base + P.STAKE_ONE),
+      cells.get(base + P.STAKE_TWO),
+      cells.get(base + P.POT_ONE),
+      cells.get(base + P.POT_TWO),
+    );
+    const refunded = this.refundedCells.get(slot);
+    this.refundedCells.set(slot, certain);
+    return certain - refunded;
+  }
+
+  /**
    * The refund a position (slot, or NIL for none yet) would have had in all if `stake` and `pot` were
    * added to the outcome of `stakeField`: what `fill` would return for those amounts at once. For the FOK
    * dry run, which changes nothing.

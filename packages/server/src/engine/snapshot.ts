@@ -11,8 +11,11 @@ export interface EngineSnapshot {
   readonly ladderSize: number;
   readonly lastSeq: number;
   readonly netDeposits: string;
-  /** [account, available, escrowed], accounts with a non-zero balance. */
-  readonly accounts: readonly (readonly [string, string, string])[];
+  /**
+   * [account, available, escrowed, owed?], accounts with a non-zero balance; `owed` only when it is not 0
+   * (what a reversed fill left the account owing, issue 33).
+   */
+  readonly accounts: readonly (readonly [string, string, string, string?])[];
   readonly markets: readonly MarketSnapshot[];
   readonly orders: readonly OrderSnapshot[];
 }
