@@ -134,7 +134,7 @@ async function run(placement: Placement, mapWal = false): Promise<RunFigures> {
   const opened = mapWal ? shared(db) : openJournal(dir, db);
   const store = opened.journal;
   const inline = new SqliteProjector(db);
-  const threaded = placement === 'thread' ? new ThreadedProjector(db, inline.cursor()) : null;
+  const threaded = placement === 'thread' ? new ThreadedProjector(db, inline.cursor(), 1) : null;
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: new Engine({ ladderSize: LADDER }),

@@ -9,14 +9,14 @@ import type { MultisigCoordinator } from './chain/multisig.js';
 import { openEmbeddedChain } from './chain/open-embedded-chain.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './lib/clock.js';
-import { ChainLink } from './orders/chain-link.js';
+import { SettlementDriver } from './settlement/settlement-driver.js';
 import { openTrading, type Trading } from './orders/trading.js';
 import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { type ExchangeDatabase, openDatabase } from './store/sqlite/open-database.js';
 import { openJournal } from './store/sqlite/open-journal.js';
 import { serverSecret } from './store/sqlite/server-secrets.js';
-import { SqliteEscrowFeed } from './store/sqlite/sqlite-escrow-feed.js';
+import { SqliteSettlementFeed } from './store/sqlite/sqlite-settlement-feed.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 import { openSqliteTradingStorage } from './store/sqlite/sqlite-trading-storage.js';
 import type { Store } from './store/store.js';
@@ -53,7 +53,8 @@ export type Exchange = {
   readonly verifier: VerifierPool;
   /** Engine, sequencer, order path, heartbeats. */
   readonly trading: Trading;
-  readonly chainLink: ChainLink;
+  /** The chain side of trading: every committed money move, settled on the chain in journal order. */
+  readonly settlement: SettlementDriver;
   /** The EIP-712 domain orders are signed for. */
   readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
   close(): Promise<void>;
@@ -136,17 +137,23 @@ async function openLockedExchange(
     maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
-  // Follows every committed batch (trading/pipeline.ts): payouts and deposits, then escrows on a timer.
-  const chainLink = new ChainLink(new SqliteEscrowFeed(db), chain, (account) =>
-    wallets.proxyAddress(account),
-  );
   const journal = openJournal(config.dataDir, db);
+  const settlementSince = journal.journal.featuresSince().chainSettlement;
   let trading: Trading;
+  // Follows every committed batch (trading/pipeline.ts); the chain's receipts are sequencer inputs.
+  const settlement = new SettlementDriver({
+    chain,
+    feed: new SqliteSettlementFeed(db),
+    walletOf: (account) => wallets.proxyAddress(account as `0x${string}`),
+    since: settlementSince,
+    submit: (inputs) => Promise.all(trading.sequencer.submitAll(inputs)),
+    onError: (error) => log.error({ err: error }, 'a settlement transaction or receipt was not handed on'),
+  });
   try {
     trading = openTrading({
-      storage: openSqliteTradingStorage(db),
+      storage: openSqliteTradingStorage(db, { settlementSince }),
       journal: journal.journal,
-      chain: chainLink,
+      chain: settlement,
       catalog,
       catalogRepository: store.catalog,
       wallets,
@@ -170,14 +177,11 @@ async function openLockedExchange(
     await store.close();
     throw error;
   }
+  // Receipts of blocks mined while the exchange was down are journaled before serving.
+  const stopSettlement = settlement.start();
   inEngine = (marketHash) => trading.engine.market(marketHash) !== undefined;
   await trading.reconcileResolutions();
-  // Escrows twice per block: each block carries one escrow per account that traded since the last. The
-  // chain's receipts are sequencer inputs; those of blocks that landed while down are applied before serving.
-  const stopChainLink = chainLink.start(
-    (input) => trading.sequencer.submit(input),
-    Math.max(5, Math.floor(config.blockTimeMs / 2)),
-  );
+  await settlement.drained();
   await trading.idle();
   let closed = false;
   return {
@@ -194,21 +198,18 @@ async function openLockedExchange(
     wallets,
     verifier,
     trading,
-    chainLink,
+    settlement,
     orderDomain,
     async close() {
       if (closed) return;
       closed = true;
-      // The escrows of the fills so far while the sequencer still takes a refusal's failed escrows; then
-      // those of the last batches (a refusal of these is only reported).
+      // What the chain settles within a few blocks is journaled now; the rest at the next start (the chain
+      // keeps the transactions and their receipts, and the driver's cursor).
       await trading.idle();
-      chainLink.flush();
-      await chainLink.settled();
-      // Receipts of blocks mined from now on are journaled at the next start (it reads the stored blocks).
-      stopChainLink();
+      await settlement.idle(4 * config.blockTimeMs + 1_000);
+      stopSettlement();
       await trading.close();
       await journal.close();
-      chainLink.flush();
       await stopChain();
       await verifier.close();
       await store.close();

@@ -227,7 +227,7 @@ function replay(argv: readonly string[]): number {
   const journalDb = openJournalDatabase(config.dataDir, db);
   try {
     const journal = new SqliteJournal(journalDb);
-    const projector = new SqliteProjector(db);
+    const projector = new SqliteProjector(db, { settlementSince: journal.featuresSince().chainSettlement });
     const started = Date.now();
     const projectedSeq = projector.cursor();
     const {

@@ -2,6 +2,7 @@ import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
 import { isMarketActive } from '../catalog/market-trading.js';
 import { type BookLevels, type Engine, MarketStatus } from '../engine/index.js';
+import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
@@ -81,14 +82,20 @@ export type TradingOptions = {
   /** Orders from their signature check to their commit at most (503 past it); default unbounded. */
   maxPendingOrders?: number;
   /**
-   * The chain link: its outbox cursor, to submit again the chain requests of the batches after it that a
-   * stop cut off, and the link itself, which then follows every committed batch.
+   * The settlement driver (`settlement/`): its cursor, to hand it again the batches after it that a stop cut
+   * off; it follows every committed batch; a resolution waits until it has settled the market's fills.
    */
-  chain: ChainSubmitter & { outboxSeq(): number; submittedThrough(seq: number): void };
+  chain: ChainSubmitter & {
+    outboxSeq(): number;
+    submittedThrough(seq: number): void;
+    whenSettled(seq: number): Promise<void>;
+  };
   /** The journal (its own database file: store/sqlite/open-journal.ts). */
   journal: Journal;
   onFatal: (error: unknown) => void;
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
+  /** How long a resolution waits for its market's fills to settle (default SETTLE_WAIT_MS). */
+  settleWaitMs?: number;
 };
 
 /**
@@ -251,7 +258,15 @@ export function openTrading(o: TradingOptions): Trading {
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account, amount } });
     },
     async resolveMarket(marketHash, outcome) {
-      if (engine.market(marketHash)) {
+      const market = engine.market(marketHash);
+      if (market && market.status !== MarketStatus.RESOLVED) {
+        // Closed first, so that no fill comes after; then resolved once the chain has settled every fill before
+        // the close: a fill reversed after its market paid out could not be taken back from the payouts.
+        let closedAt = sequencer.lastSeq;
+        if (market.status === MarketStatus.OPEN) {
+          closedAt = (await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })).seq;
+        }
+        await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
         await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
       }
       await o.catalog.resolveMarket(marketHash, outcome);
@@ -276,6 +291,24 @@ export function openTrading(o: TradingOptions): Trading {
       await o.storage.close();
     },
   };
+}
+
+/** How long a resolution waits, at most, for the chain to settle its market's fills (then 503: retry). */
+export const SETTLE_WAIT_MS = 15_000;
+
+async function settledOrUnavailable(settled: Promise<void>, waitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(unavailable('the chain has not settled the market’s last fills yet: retry the resolution')),
+      waitMs,
+    );
+  });
+  try {
+    await Promise.race([settled, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Entries replayed at a start are handed on in chunks of this many (projections catching up). */

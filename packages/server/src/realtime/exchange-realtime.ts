@@ -71,6 +71,7 @@ export function startExchangeRealtime(
     baseToken: exchange.config.baseToken,
     settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => trading.queries.escrowRows(escrow),
+    settlement: trading.queries,
     observed: (channel, user) => hub.observed(channel, user),
   });
 

@@ -1,3 +1,4 @@
+import type { SettlementItem, SettlementItemKind, SettlementItemStatus } from '../chain/settlement-types.js';
 import type { EngineCommand, EngineEvent, PlaceOrderCommand } from '../engine/index.js';
 
 type Unstamped<T> = T extends unknown ? Omit<T, 'seq' | 'ts'> : never;
@@ -23,16 +24,44 @@ export type OrderMeta = {
  *   (an order row in PENDING) from this point, so the acknowledgement never outruns the journal.
  * - `withdraw`: admitted orders cancelled before they reached the engine.
  * - `heartbeat`: an account's cancel-all deadline armed, refreshed or disarmed.
- * - `escrows`: the chain's word on escrows of fills (`orders/chain-link.ts`): the receipts of a block, in
- *   chain order (`block` its number), or a submission the chain refused (`block` null, every escrow failed).
- *   A landed escrow locks its fills and trades, a failed one fails them; no engine state changes.
+ * - `settlement`: the chain's receipts of settlement transactions in a block (`settlement/`): what landed
+ *   locks its fills and pays its payouts in the projections; a failed fill comes with a `reverseFill` engine
+ *   input right after it, in the same submission.
+ * - `escrows`: the receipts of the per-account escrows of data dirs from before settlement transactions
+ *   (issue 33): a landed escrow locks its fills and trades, a failed one fails them; no engine state changes.
  */
 export type SequencerInput =
   | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
   | { kind: 'admit'; order: PlaceOrderInput; meta: OrderMeta; activateAt: number }
   | { kind: 'withdraw'; orderIds: readonly string[]; reason: string }
   | HeartbeatInput
+  | SettlementInput
   | { kind: 'escrows'; block: number | null; escrows: readonly EscrowReceipt[] };
+
+/** The receipts of the settlement transactions mined in one block, in chain order. */
+export type SettlementInput = {
+  kind: 'settlement';
+  block: number;
+  txs: readonly SettledTx[];
+};
+
+/**
+ * One settlement transaction's receipt as the projections need it. Every item of its entries
+ * (`firstSeq..lastSeq`; an empty range for a transaction of retries only) landed but `notLanded`; of the
+ * items it retried (earlier ones that had not landed), `landed` did (or had already: duplicates).
+ */
+export type SettledTx = {
+  firstSeq: number;
+  lastSeq: number;
+  /** Items that moved nothing: failed or skipped, with their content (to submit again, fills aside). */
+  notLanded: readonly NotLandedItem[];
+  landed: readonly { id: string; kind: SettlementItemKind }[];
+};
+
+export type NotLandedItem = SettlementItem & {
+  status: Exclude<SettlementItemStatus, 'success' | 'duplicate'>;
+  error: string | null;
+};
 
 /**
  * The dead-man switch of an account armed (`expiresAt`, unix ms) or disarmed (null). A fired deadline is

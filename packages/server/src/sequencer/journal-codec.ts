@@ -1,3 +1,4 @@
+import type { FillToReverse } from '../engine/index.js';
 import type { SequencerInput } from './inputs.js';
 
 /** Fields that hold bigint amounts; they are decimal strings in the journal. */
@@ -20,6 +21,34 @@ export function decodeInput(payload: string): SequencerInput {
       const value = body[field];
       if (typeof value === 'string') body[field] = BigInt(value);
     }
+    if (body.type === 'reverseFill') body.fill = decodeFill(body.fill as EncodedFill);
   }
   return input as unknown as SequencerInput;
+}
+
+type EncodedFill = Omit<FillToReverse, 'makerStake' | 'takerStake' | 'legs' | 'refunds'> & {
+  makerStake: string;
+  takerStake: string;
+  legs?: { marketHash: string; makerStake: string; takerStake: string }[];
+  refunds: { account: string; marketHash: string; amount: string }[];
+};
+
+/** A `reverseFill`'s fill, its amounts back to bigints. */
+function decodeFill(fill: EncodedFill): FillToReverse {
+  const { legs, ...rest } = fill;
+  return {
+    ...rest,
+    makerStake: BigInt(fill.makerStake),
+    takerStake: BigInt(fill.takerStake),
+    ...(legs
+      ? {
+          legs: legs.map((leg) => ({
+            marketHash: leg.marketHash,
+            makerStake: BigInt(leg.makerStake),
+            takerStake: BigInt(leg.takerStake),
+          })),
+        }
+      : {}),
+    refunds: fill.refunds.map((r) => ({ ...r, amount: BigInt(r.amount) })),
+  };
 }

@@ -41,7 +41,7 @@ function journalIn(dir = mkdtempSync(join(tmpdir(), 'oddsbook-recovery-'))) {
 describe('the engine the exchange runs', () => {
   it('has capital efficiency from the first seq of a journal begun with it', () => {
     const { journal, close } = journalIn();
-    expect(journal.featuresSince()).toEqual({ capitalEfficiency: 1, honestLiquidity: 1 });
+    expect(journal.featuresSince()).toEqual({ capitalEfficiency: 1, honestLiquidity: 1, chainSettlement: 1 });
     const started = new Harness(recoverEngine(journal, 800).engine);
     expect(refunds(hedge(started))).toHaveLength(1);
     expect(started.engine.balance('A').escrowed).toBe(0n);
@@ -88,7 +88,9 @@ describe('the engine the exchange runs', () => {
 
   it('follows the journal it is built for', () => {
     expect(
-      exchangeEngineOptions({ featuresSince: () => ({ capitalEfficiency: 42, honestLiquidity: 50 }) }),
+      exchangeEngineOptions({
+        featuresSince: () => ({ capitalEfficiency: 42, honestLiquidity: 50, chainSettlement: 60 }),
+      }),
     ).toEqual({
       capitalEfficiency: true,
       capitalEfficiencyFromSeq: 42,

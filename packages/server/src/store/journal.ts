@@ -3,8 +3,12 @@ import type { AppliedEntry } from '../sequencer/inputs.js';
 /** A journal row: one sequenced input, encoded (see sequencer/journal-codec.ts). */
 export type JournalRow = { seq: number; ts: number; payload: string };
 
-/** Engine rules a journal records the start of: capital efficiency (issue 25), honest liquidity (issue 34). */
-export const JOURNAL_FEATURES = ['capitalEfficiency', 'honestLiquidity'] as const;
+/**
+ * Rules a journal records the start of: capital efficiency (issue 25) and honest liquidity (issue 34) in the
+ * engine; settlement transactions on the chain (issue 33: the entries before are settled by the escrows of
+ * older versions).
+ */
+export const JOURNAL_FEATURES = ['capitalEfficiency', 'honestLiquidity', 'chainSettlement'] as const;
 export type JournalFeature = (typeof JOURNAL_FEATURES)[number];
 export type JournalFeatures = Readonly<Record<JournalFeature, number>>;
 

@@ -30,6 +30,8 @@ export type MarketChange = {
  */
 export class StateMirror {
   readonly balances = new Map<string, { available: bigint; escrowed: bigint }>();
+  /** What accounts owe, where it changed (issue 33: a reversed fill's refunds already spent). */
+  readonly owed = new Map<string, bigint>();
   /** By `marketHash|account`; null: the position ended (deleted). */
   readonly positions = new Map<string, { marketHash: string; account: string; row: PositionRow | null }>();
   readonly markets = new Map<string, MarketChange>();
@@ -55,6 +57,18 @@ export class StateMirror {
       }
       case 'ceRefund':
         this.position(event.marketHash, event.account).refunded = event.refundedTotal;
+        break;
+      case 'positionAdjusted': {
+        const { stakeOne, stakeTwo, potOne, potTwo, refunded } = event;
+        this.positions.set(key(event.marketHash, event.account), {
+          marketHash: event.marketHash,
+          account: event.account,
+          row: { stakeOne, stakeTwo, potOne, potTwo, refunded },
+        });
+        break;
+      }
+      case 'debtChanged':
+        this.owed.set(event.account, event.owed);
         break;
       case 'payout':
         this.positions.set(key(event.marketHash, event.account), {

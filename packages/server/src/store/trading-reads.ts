@@ -176,4 +176,14 @@ export interface TradingReads {
    * for a failed one every trade of its fills (it fails them).
    */
   escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
+  /** The accounts with a fill in the journal entries `firstSeq..lastSeq` (a settlement transaction's). */
+  accountsWithFills(firstSeq: number, lastSeq: number): string[];
+  /** Some accounts' fills of the entries `firstSeq..lastSeq` and trades whose last fill is there, shown LOCKED. */
+  lockedRows(
+    firstSeq: number,
+    lastSeq: number,
+    accounts: readonly string[],
+  ): { fills: FillRecord[]; trades: TradeRecord[] };
+  /** The payouts of resolutions in entries `firstSeq..lastSeq` paid at `paidAt` (their items landed then). */
+  paidPayouts(firstSeq: number, lastSeq: number, paidAt: number): { marketHash: string; account: string }[];
 }

@@ -78,6 +78,7 @@ function context(): TradingPublisherContext {
     baseToken: BASE_TOKEN,
     settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => queries.escrowRows(escrow),
+    settlement: queries,
   };
 }
 

@@ -13,8 +13,9 @@ import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
 import type { FillRecord, TradeRecord } from '../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
 import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publishers/publication.js';
-import type { AppliedEntry, EscrowReceipt } from '../sequencer/inputs.js';
+import type { AppliedEntry, EscrowReceipt, SettledTx } from '../sequencer/inputs.js';
 import type { EntryChanges } from '../store/batch-projection.js';
+import type { TradingReads } from '../store/trading-reads.js';
 import { BookView } from './book-view.js';
 import type { ProjectedBatch } from './pipeline.js';
 import { consolidatedTrade, quarterLineBets, quarterLineParent, recentTrade } from './public-tape.js';
@@ -39,6 +40,8 @@ export type TradingPublisherContext = {
    * (`TradingReads.escrowRows`), read for accounts whose trades or fills are followed.
    */
   escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
+  /** What a settlement transaction's receipt changed (`TradingReads`): read for followed accounts only. */
+  settlement: Pick<TradingReads, 'accountsWithFills' | 'lockedRows' | 'paidPayouts'>;
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
 };
@@ -95,6 +98,8 @@ export class TradingPublisher {
       const entryChanges = changes[i];
       if (entryChanges) {
         if (entry.input.kind === 'escrows') this.#escrows(entry.input.escrows, entry.ts, out);
+        else if (entry.input.kind === 'settlement')
+          for (const tx of entry.input.txs) this.#settlement(tx, entry.ts, out);
         else this.#entry(entry, entryChanges, out);
       }
       for (const e of entry.events) {
@@ -130,6 +135,43 @@ export class TradingPublisher {
         const channel = this.#names.of(trade.account).trades;
         if (this.#observed(channel)) out.push(tradePublication(channel, trade));
       }
+    }
+  }
+
+  /**
+   * A settlement transaction's receipt: the fills and trades it locked and the payouts it paid (their trades
+   * and fills now SETTLED), of accounts whose trades or fills are followed. Its failed fills come with their
+   * reversal, whose entry publishes them FAILED.
+   */
+  #settlement(tx: SettledTx, ts: number, out: Publications): void {
+    const reads = this.#ctx.settlement;
+    const seqs = tx.landed.filter((l) => l.kind === 'fill').map((l) => Number.parseInt(l.id.slice(5), 10));
+    const first = Math.min(tx.firstSeq, ...seqs);
+    const last = Math.max(tx.lastSeq, ...seqs);
+    if (first <= last) {
+      const followed = reads.accountsWithFills(first, last).filter((a) => this.followsTradesOrFills(a));
+      if (followed.length > 0) this.#pushRows(reads.lockedRows(first, last, followed), out);
+    }
+    const paid = tx.firstSeq <= tx.lastSeq ? reads.paidPayouts(tx.firstSeq, tx.lastSeq, ts) : [];
+    for (const { id, kind } of tx.landed) {
+      if (kind !== 'payout') continue;
+      const [, marketHash, account] = id.split(':');
+      paid.push({ marketHash: marketHash!, account: account! });
+    }
+    for (const { marketHash, account } of paid) {
+      if (this.followsTradesOrFills(account)) this.#pushRows(this.#ctx.settledOf(marketHash, [account]), out);
+    }
+  }
+
+  /** Rows read back after a receipt, to their accounts' channels when followed. */
+  #pushRows(rows: { fills: FillRecord[]; trades: TradeRecord[] }, out: Publications): void {
+    for (const fill of rows.fills) {
+      const user = this.#names.of(fill.account).user;
+      if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
+    }
+    for (const trade of rows.trades) {
+      const channel = this.#names.of(trade.account).trades;
+      if (this.#observed(channel)) out.push(tradePublication(channel, trade));
     }
   }
 
@@ -186,9 +228,11 @@ export class TradingPublisher {
       });
     }
     const quarterLine = quarterLineBets(changes.trades);
+    // A reversal's FAILED trades are the account's news only: the public tape told of the bet once.
+    const reversal = input.kind === 'engine' && input.command.type === 'reverseFill';
     for (const trade of changes.trades) {
       out.add(this.#names.of(trade.account).trades, () => tradeToWire(trade));
-      if (trade.isMaker) continue;
+      if (trade.isMaker || reversal) continue;
       let row: ReturnType<typeof publicTradeToWire> | undefined;
       const rowOf = () => (row ??= publicTradeToWire(trade));
       out.add(GLOBAL_CHANNELS.recent_trades, () => recentTrade(trade, rowOf()));

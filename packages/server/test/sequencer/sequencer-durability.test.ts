@@ -112,7 +112,7 @@ function toInput(a: any, placed: string[], n: number): SequencerInput {
 async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   const db = openDatabase(dataDir);
   const store = new SqliteJournal(db);
-  projector = new SqliteProjector(db, openOrderCacheSize);
+  projector = new SqliteProjector(db, { openOrderCacheSize });
   const catchUp = projector;
   const recovered = recoverEngine(store, LADDER, {
     after: projector.cursor(),

@@ -672,6 +672,72 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX ce_refunds_by_seq ON ce_refunds (seq);
       `),
   },
+  {
+    version: 19,
+    name: 'settlement transactions',
+    // Issue 33: the chain settles journal entries in settlement transactions whose receipts are journaled.
+    // Items that did not land wait in settlement_outstanding (the driver submits them again); a winner's
+    // trades show SETTLED once its payout landed (settlement_payouts.paid_at), not at the resolution; an
+    // account may owe what a reversed fill took back (balances.owed).
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE balances ADD COLUMN owed TEXT NOT NULL DEFAULT '0';
+        CREATE TABLE settlement_outstanding (
+          id   TEXT PRIMARY KEY,
+          item TEXT NOT NULL
+        ) STRICT;
+        -- One row per payout item of the settlement era: paid_at is set when it lands.
+        CREATE TABLE settlement_payouts (
+          market_hash TEXT NOT NULL,
+          account     TEXT NOT NULL,
+          seq         INTEGER NOT NULL,
+          paid_at     INTEGER,
+          PRIMARY KEY (market_hash, account)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX settlement_payouts_by_seq ON settlement_payouts (seq);
+        DROP VIEW fills_shown;
+        DROP VIEW trades_shown;
+        CREATE VIEW fills_shown AS
+          SELECT f.id, f.match_id, f.order_id, f.trade_id, f.account, f.market_hash, f.is_outcome_one,
+            f.is_maker, f.fill_amount, f.pot, f.fill_odds,
+            CASE WHEN f.status <> 'MATCHED' THEN f.status
+              WHEN s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL) THEN 'SETTLED'
+              WHEN f.seq <= l.through_seq THEN 'LOCKED'
+              ELSE f.status END AS status,
+            f.seq, f.created_at,
+            CASE WHEN f.status = 'MATCHED' AND s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL) THEN coalesce(p.paid_at, s.settled_at)
+              ELSE f.updated_at END AS updated_at,
+            f.ce_refund_amount, f.quarter_line_parent
+          FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account
+            LEFT JOIN market_settlements s ON s.market_hash = f.market_hash
+            LEFT JOIN settlement_payouts p ON p.market_hash = f.market_hash AND p.account = f.account;
+        -- A trade shows SETTLED once its market is resolved and its account's payout (if any) landed.
+        CREATE VIEW trades_shown AS
+          SELECT t.id, t.order_id, t.account, t.market_hash, t.event_id, t.is_outcome_one, t.is_maker, t.stake,
+            t.pot,
+            CASE WHEN t.status <> 'MATCHED' THEN t.status
+              WHEN s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL) THEN 'SETTLED'
+              WHEN t.last_fill_seq <= l.through_seq THEN 'LOCKED'
+              ELSE t.status END AS status,
+            CASE WHEN t.status = 'MATCHED' AND s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL) THEN s.outcome ELSE t.outcome END
+              AS outcome,
+            CASE WHEN t.status <> 'MATCHED' OR NOT (s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL)) THEN t.payout
+              WHEN s.outcome = 0 THEN t.stake
+              WHEN t.is_outcome_one = (s.outcome = 1) THEN t.pot
+              ELSE '0' END AS payout,
+            t.created_at,
+            CASE WHEN t.status <> 'MATCHED' THEN t.updated_at
+              WHEN s.market_hash IS NOT NULL AND (p.market_hash IS NULL OR p.paid_at IS NOT NULL) THEN coalesce(p.paid_at, s.settled_at)
+              WHEN t.last_fill_seq <= l.through_seq THEN l.locked_at
+              ELSE t.updated_at END AS updated_at,
+            t.last_fill_seq,
+            EXISTS (SELECT 1 FROM ce_refunds r WHERE r.market_hash = t.market_hash) AS market_has_refunds,
+            t.quarter_line_parent
+          FROM trades t LEFT JOIN escrow_locks l ON l.account = t.account
+            LEFT JOIN market_settlements s ON s.market_hash = t.market_hash
+            LEFT JOIN settlement_payouts p ON p.market_hash = t.market_hash AND p.account = t.account;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -8,7 +8,7 @@ import { checkpointerRuns, enterGateSync, GATE_PROJECTOR, leaveGateSync } from '
 export type ProjectRequest = { id: number; entries: readonly AppliedEntry[] };
 export type ProjectReply = { id: number; changes: unknown[] } | { id: number; error: string };
 
-const data = workerData as { file: string; gate: SharedArrayBuffer | null };
+const data = workerData as { file: string; gate: SharedArrayBuffer | null; settlementSince: number };
 const db = new BetterSqlite3(data.file);
 db.pragma('busy_timeout = 5000');
 // The projections are rebuilt from the journal after a crash: no commit of this connection waits for the
@@ -16,7 +16,7 @@ db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 db.pragma('cache_size = -65536');
 db.pragma('temp_store = MEMORY');
-const projector = new SqliteProjector(db);
+const projector = new SqliteProjector(db, { settlementSince: data.settlementSince });
 const gate = data.gate ? new Int32Array(data.gate) : null;
 
 /**

@@ -18,6 +18,8 @@ import type {
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
+import type { FillRecord, TradeRecord } from '../../orders/records.js';
+import { SqliteSettlementProjection } from './sqlite-settlement-projection.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
 import { unsyncedWriteTransaction } from './write-transaction.js';
@@ -78,12 +80,22 @@ export class SqliteProjector implements ProjectionWriter {
   private readonly openOrders = new Map<string, ProjectedOrder>();
   /** Order rows the batch being written wrote: they enter `openOrders` once it has committed. */
   private writtenOrders: ProjectedOrder[] = [];
+  /** How many open orders' rows are kept in memory. */
+  private readonly openOrderCacheSize: number;
+
+  private readonly settlement: SqliteSettlementProjection;
 
   constructor(
     private readonly db: Database,
-    /** How many open orders' rows are kept in memory (tests make it small to exercise evictions). */
-    private readonly openOrderCacheSize = OPEN_ORDER_CACHE_SIZE,
+    options: {
+      /** The first seq settled through settlement transactions (the journal's `chainSettlement`); default 1. */
+      settlementSince?: number;
+      /** How many open orders' rows are kept in memory (tests make it small to exercise evictions). */
+      openOrderCacheSize?: number;
+    } = {},
   ) {
+    this.openOrderCacheSize = options.openOrderCacheSize ?? OPEN_ORDER_CACHE_SIZE;
+    this.settlement = new SqliteSettlementProjection(db, options.settlementSince ?? 1);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       order: p('SELECT * FROM orders WHERE id = ?'),
@@ -122,6 +134,8 @@ export class SqliteProjector implements ProjectionWriter {
           stake_two = excluded.stake_two, pot_one = excluded.pot_one, pot_two = excluded.pot_two,
           refunded = excluded.refunded`),
       deletePosition: p('DELETE FROM positions WHERE market_hash = ? AND account = ?'),
+      owed: p(`INSERT INTO balances (account, available, escrowed, owed, updated_at) VALUES (?1, '0', '0', ?2, ?3)
+        ON CONFLICT (account) DO UPDATE SET owed = excluded.owed, updated_at = excluded.updated_at`),
       readPosition: p('SELECT * FROM positions WHERE market_hash = ? AND account = ?'),
       openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version, whole_leg,
           half_leg) VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -242,11 +256,27 @@ export class SqliteProjector implements ProjectionWriter {
         // must not put back its status from before.
         this.writeRows(rows);
         this.applyEscrows(input, ts);
+      } else if (input.kind === 'settlement') {
+        this.writeRows(rows);
+        this.settlement.receipts(input, ts);
       } else {
         const place = input.command.type === 'place' ? input.command : null;
+        let failed: { fills: FillRecord[]; trades: TradeRecord[] } | undefined;
         for (const event of entry.events) {
           mirror.apply(seq, event);
+          if (event.type === 'fillReversed') {
+            // As for a failed escrow: the rows so far first, then the FAILED ones over them.
+            this.writeRows(rows);
+            failed = this.settlement.reversed(event, ts);
+          } else if (event.type === 'payout') this.settlement.payout(seq, event);
           this.projectEvent(event, { rows, place, meta: input.meta, ts });
+        }
+        if (failed) {
+          const entryChanges = rows.endEntry();
+          entryChanges.fills.push(...failed.fills);
+          entryChanges.trades.push(...failed.trades);
+          changes.push(entryChanges);
+          continue;
         }
       }
       changes.push(rows.endEntry());
@@ -295,6 +325,7 @@ export class SqliteProjector implements ProjectionWriter {
     for (const [account, { available, escrowed }] of mirror.balances) {
       this.s.balance!.run(account, available.toString(), escrowed.toString(), ts);
     }
+    for (const [account, owed] of mirror.owed) this.s.owed!.run(account, owed.toString(), ts);
     for (const { marketHash, account, row } of mirror.positions.values()) {
       if (!row) this.s.deletePosition!.run(marketHash, account);
       else
@@ -465,10 +496,15 @@ export class SqliteProjector implements ProjectionWriter {
   /** The engine state as the projections hold it, in the engine's canonical snapshot form. */
   engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot {
     const balances = this.db
-      .prepare("SELECT account, available, escrowed FROM balances WHERE available <> '0' OR escrowed <> '0'")
-      .all() as { account: string; available: string; escrowed: string }[];
+      .prepare(
+        "SELECT account, available, escrowed, owed FROM balances WHERE available <> '0' OR escrowed <> '0' OR owed <> '0'",
+      )
+      .all() as { account: string; available: string; escrowed: string; owed: string }[];
     balances.sort((a, b) => compare(a.account, b.account));
-    const netDeposits = balances.reduce((sum, b) => sum + BigInt(b.available) + BigInt(b.escrowed), 0n);
+    const netDeposits = balances.reduce(
+      (sum, b) => sum + BigInt(b.available) + BigInt(b.escrowed) - BigInt(b.owed),
+      0n,
+    );
     const positions = new Map<string, [string, string, string, string, string, string][]>();
     for (const row of this.db.prepare('SELECT * FROM positions').all() as Record<string, string>[]) {
       const list = positions.get(row.market_hash!) ?? [];
@@ -515,7 +551,9 @@ export class SqliteProjector implements ProjectionWriter {
       ladderSize,
       lastSeq: engineLastSeq,
       netDeposits: netDeposits.toString(),
-      accounts: balances.map((b) => [b.account, b.available, b.escrowed] as const),
+      accounts: balances.map((b) =>
+        b.owed === '0' ? ([b.account, b.available, b.escrowed] as const) : ([b.account, b.available, b.escrowed, b.owed] as const),
+      ),
       markets,
       orders,
     };

@@ -170,6 +170,15 @@ export class SqliteTradingQueries implements TradingReads {
       orderByClientId: p('SELECT * FROM orders WHERE account = ? AND client_order_id = ?'),
       // Through the market's trades (`+account` keeps the planner off the per-account indexes): the cost is
       // the market's size, never the accounts' whole histories (a market maker's may be millions of rows).
+      accountsWithFills: p(
+        'SELECT DISTINCT account FROM fills INDEXED BY fills_by_seq WHERE seq BETWEEN ? AND ?',
+      ).pluck(),
+      lockedFills: p(`SELECT * FROM fills_shown WHERE seq BETWEEN @firstSeq AND @lastSeq
+          AND +account IN (SELECT value FROM json_each(@accounts)) AND status = 'LOCKED' ORDER BY seq, id`),
+      lockedTrades: p(`SELECT * FROM trades_shown WHERE account IN (SELECT value FROM json_each(@accounts))
+          AND last_fill_seq BETWEEN @firstSeq AND @lastSeq AND status = 'LOCKED' ORDER BY last_fill_seq, id`),
+      paidPayouts: p(`SELECT market_hash AS marketHash, account FROM settlement_payouts
+          WHERE seq BETWEEN ? AND ? AND paid_at = ?`),
       settledTrades: p(`SELECT * FROM trades_shown
         WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts))
           AND status = 'SETTLED' ORDER BY created_at, id`),
@@ -217,6 +226,26 @@ export class SqliteTradingQueries implements TradingReads {
       trades: (this.s.settledTrades!.all(params) as Record<string, unknown>[]).map(toTrade),
       fills: (this.s.settledFills!.all(params) as Record<string, unknown>[]).map(toFill),
     };
+  }
+
+  accountsWithFills(firstSeq: number, lastSeq: number): string[] {
+    return this.s.accountsWithFills!.all(firstSeq, lastSeq) as string[];
+  }
+
+  lockedRows(
+    firstSeq: number,
+    lastSeq: number,
+    accounts: readonly string[],
+  ): { fills: FillRecord[]; trades: TradeRecord[] } {
+    const params = { firstSeq, lastSeq, accounts: JSON.stringify(accounts) };
+    return {
+      fills: (this.s.lockedFills!.all(params) as Record<string, unknown>[]).map(toFill),
+      trades: (this.s.lockedTrades!.all(params) as Record<string, unknown>[]).map(toTrade),
+    };
+  }
+
+  paidPayouts(firstSeq: number, lastSeq: number, paidAt: number): { marketHash: string; account: string }[] {
+    return this.s.paidPayouts!.all(firstSeq, lastSeq, paidAt) as { marketHash: string; account: string }[];
   }
 
   orderExists(orderId: string): boolean {

@@ -10,8 +10,11 @@ import { ThreadedProjector } from './threaded-projector.js';
  * projector on a thread with its own (a worker needs the database file: an in-memory database is
  * projected on the event loop).
  */
-export function openSqliteTradingStorage(db: Database): TradingStorage {
-  const catchUp = new SqliteProjector(db);
+export function openSqliteTradingStorage(
+  db: Database,
+  options: { /** The journal's `chainSettlement` feature seq. */ settlementSince: number },
+): TradingStorage {
+  const catchUp = new SqliteProjector(db, options);
   let threaded: ThreadedProjector | null = null;
   let projector: ProjectionWriter | null = null;
   return {
@@ -19,7 +22,7 @@ export function openSqliteTradingStorage(db: Database): TradingStorage {
     catchUp,
     projector() {
       if (!projector) {
-        threaded = db.memory ? null : new ThreadedProjector(db, catchUp.cursor());
+        threaded = db.memory ? null : new ThreadedProjector(db, catchUp.cursor(), options.settlementSince);
         projector = threaded ?? catchUp;
       }
       return projector;

@@ -25,11 +25,12 @@ export class ThreadedProjector implements ProjectionWriter {
   private failure: Error | null = null;
   private stopped: Promise<void> | null = null;
 
-  constructor(db: Database, cursor: number) {
+  constructor(db: Database, cursor: number, settlementSince: number) {
     this.projected = cursor;
     this.worker = spawnWorker(import.meta.url, 'projector-worker', {
       file: db.name,
       gate: writeGateOf(db)?.state.buffer ?? null,
+      settlementSince,
     });
     this.worker.unref();
     this.worker.on('message', (reply: ProjectReply) => this.answer(reply));

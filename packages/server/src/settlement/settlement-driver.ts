@@ -1,0 +1,367 @@
+import type { Chain, ChainHistory, SubmittedTx } from '../chain/chain.js';
+import type { Address, ChainBlock, ChainReceipt } from '../chain/chain-types.js';
+import type { SettlementBatch, SettlementItem, SettlementItemResult } from '../chain/settlement-types.js';
+import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
+import type { SettlementFeed } from '../store/settlement-feed.js';
+import { legacyEscrowsOf } from './legacy-escrows.js';
+import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
+import { fillToReverse, settlementItems, type WalletOf } from './settlement-items.js';
+
+/** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */
+export type SettlementChain = Pick<Chain, 'onBlock' | 'escrowAddress'> &
+  ChainHistory & {
+    submitSettlement(batch: SettlementBatch): Promise<SubmittedTx>;
+    /** The highest `lastSeq` of a settlement transaction submitted (pending or mined); 0 before any. */
+    settlementSubmittedThrough(): number;
+    /** Settlement transactions submitted and not yet mined, oldest first. */
+    pendingSettlements(): readonly SettlementBatch[];
+    /** Every wallet's and the escrow pool's mined balance. */
+    balances(): ReadonlyMap<Address, bigint>;
+  };
+
+/** A mined settlement transaction: its batch and each item's result (retries first, then items). */
+type SettleReceipt = ChainReceipt & {
+  tx: { kind: 'settle' } & SettlementBatch;
+  items: readonly SettlementItemResult[];
+};
+
+export type SettlementDriverOptions = {
+  chain: SettlementChain;
+  feed: SettlementFeed;
+  walletOf: WalletOf;
+  /** The first journal seq the driver settles (the journal's `chainSettlement` feature): earlier ones never. */
+  since: number;
+  /** Journals the chain's word, in order: a `settlement` input and, after it, a `reverseFill` per failed fill. */
+  submit: (inputs: readonly SequencerInput[]) => Promise<readonly { seq: number }[]>;
+  /** A submission or receipt that could not be handed on (reported; the next block tries again). */
+  onError: (error: unknown) => void;
+};
+
+/**
+ * The chain side of trading (issue 33; docs/wallets.md, "Settlement"). Every committed entry's money moves
+ * become settlement items (`settlement-items.ts`), submitted in journal order in settlement transactions,
+ * one at a time: the next waits for the receipt of the one before, so no item runs ahead of a failure it
+ * depends on. Items that did not land and are not fills (payouts, deposits, adjustments: they fail only
+ * when the chain is faulty) and those skipped behind them are submitted again, alone, until they land; a
+ * failed fill is reversed by the engine (`reverseFill`). Each receipt is journaled before the next
+ * transaction goes: the journal says what the chain did.
+ *
+ * Crash safety: the chain keeps the highest seq submitted with each transaction (the cursor the driver
+ * goes on from, `outboxSeq`); the projections keep the items still to resubmit and the last block whose
+ * receipts are journaled; an item is applied once by its id, so submitting one again is harmless.
+ */
+export class SettlementDriver {
+  /** The last seq whose items are submitted (or had none). */
+  private submitted: number;
+  /** The last seq whose items are derived (in `queue`, or submitted). */
+  private queued: number;
+  private queue: SettlementItem[] = [];
+  /** Items to submit again before anything else, in order. */
+  private outstanding: SettlementItem[] = [];
+  /** Settlement transactions submitted whose receipts are not yet journaled. */
+  private inFlight = 0;
+  /** The last block whose receipts were handed on (or had none). */
+  private seenBlock = 0;
+  /** Every item of the entries through this seq has landed or been reversed. */
+  private settledSeq: number;
+  private waiters: { seq: number; resolve: () => void }[] = [];
+  /** Receipts are journaled one block after the other. */
+  private receiving: Promise<void> = Promise.resolve();
+  private started = false;
+  private stopped = false;
+  private kickScheduled = false;
+  /** The engine's money per account as of `queued` (from the entries' events), for reconciliation. */
+  private readonly money = new Map<string, EngineMoney>();
+  /** The last seq of the receipts journaled so far (their reversals must reach `queued` to be counted). */
+  private journaledThrough = 0;
+  private reconcileWaiters: ((report: ReconcileReport) => void)[] = [];
+
+  constructor(private readonly o: SettlementDriverOptions) {
+    this.submitted = Math.max(o.chain.settlementSubmittedThrough(), o.since - 1);
+    this.queued = this.submitted;
+    this.settledSeq = this.submitted;
+  }
+
+  /** The last seq whose items are submitted: a start hands on the entries after it (`submitForBatch`). */
+  outboxSeq(): number {
+    return this.submitted;
+  }
+
+  /** The items of a committed batch's entries after the cursor join the queue (journal order). */
+  submitForBatch(batch: Pick<CommittedBatch, 'entries' | 'lastSeq'>): void {
+    if (batch.lastSeq <= this.queued) return;
+    for (const entry of batch.entries) {
+      if (entry.seq <= this.queued) continue;
+      this.follow(entry.events);
+      if (entry.seq < this.o.since) continue;
+      for (const item of settlementItems(entry, this.o.walletOf)) this.queue.push(item);
+    }
+    this.queued = batch.lastSeq;
+    this.reconcileIfQuiet();
+    this.kick();
+  }
+
+  /** The engine's money as the events leave it. */
+  private follow(events: CommittedBatch['entries'][number]['events']): void {
+    for (const e of events) {
+      if (e.type === 'balanceChanged') {
+        const owed = this.money.get(e.account)?.owed ?? 0n;
+        this.money.set(e.account, { available: e.available, escrowed: e.escrowed, owed });
+      } else if (e.type === 'debtChanged') {
+        const m = this.money.get(e.account) ?? { available: 0n, escrowed: 0n, owed: 0n };
+        this.money.set(e.account, { ...m, owed: e.owed });
+      }
+    }
+  }
+
+  /**
+   * Reconciliation (issue 33): the engine's money against the chain's, at the next moment the two can be
+   * compared exactly: no settlement transaction under way or unjournaled, and every journaled receipt's
+   * entries (reversals) followed. At once when the driver is quiet.
+   */
+  reconcile(): Promise<ReconcileReport> {
+    return new Promise((resolve) => {
+      this.reconcileWaiters.push(resolve);
+      this.reconcileIfQuiet();
+    });
+  }
+
+  private reconcileIfQuiet(): void {
+    if (this.reconcileWaiters.length === 0 || this.inFlight > 0 || this.queued < this.journaledThrough) return;
+    const report = reconcile({
+      engine: this.money,
+      walletOf: this.o.walletOf,
+      pool: this.o.chain.escrowAddress,
+      chain: this.o.chain.balances(),
+      pending: [...this.outstanding, ...this.queue],
+    });
+    for (const resolve of this.reconcileWaiters.splice(0)) resolve(report);
+  }
+
+  /**
+   * A checkpoint at `seq` (every batch through it handed on): when nothing is queued or under way, an empty
+   * transaction moves the chain's cursor there, so that a start need not replay entries without money moves.
+   */
+  submittedThrough(seq: number): void {
+    if (seq <= this.submitted || this.inFlight > 0 || this.queue.length > 0 || this.outstanding.length > 0)
+      return;
+    this.send({ firstSeq: this.submitted + 1, lastSeq: seq, retries: [], items: [] });
+  }
+
+  /** Every item of the entries through `seq` has landed (or its fill was reversed). */
+  isSettled(seq: number): boolean {
+    return this.settledThrough() >= seq;
+  }
+
+  /** Resolves once `isSettled(seq)`. */
+  whenSettled(seq: number): Promise<void> {
+    if (this.isSettled(seq)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+  }
+
+  /** What is not settled yet, for metrics and reconciliation. */
+  backlog(): { queuedItems: number; outstandingItems: number; inFlight: number; settledSeq: number } {
+    return {
+      queuedItems: this.queue.length,
+      outstandingItems: this.outstanding.length,
+      inFlight: this.inFlight,
+      settledSeq: this.settledThrough(),
+    };
+  }
+
+  private settledThrough(): number {
+    const idle = this.inFlight === 0 && this.queue.length === 0 && this.outstanding.length === 0;
+    return idle ? this.queued : this.settledSeq;
+  }
+
+  /**
+   * Follows the chain: the items to resubmit and the receipts of the blocks after the last journaled one (those
+   * mined while the exchange was down), then each new block's. Called once trading has caught up with the
+   * journal, before anything else is committed. Returns `stop`.
+   */
+  start(): () => void {
+    this.started = true;
+    this.outstanding = this.o.feed.outstanding();
+    // The projections are at `queued` now: a start catches both up with the journal before this.
+    this.money.clear();
+    for (const [account, money] of this.o.feed.balances()) this.money.set(account, money);
+    this.seenBlock = this.o.feed.projectedBlock();
+    this.inFlight = this.o.chain.pendingSettlements().length;
+    const unsubscribe = this.o.chain.onBlock((block, receipts) => {
+      if (!this.stopped) this.onBlock(block, receipts);
+    });
+    const head = this.o.chain.headNumber();
+    if (head > this.seenBlock) this.catchUp(head);
+    this.kick();
+    return () => {
+      this.stopped = true;
+      unsubscribe();
+    };
+  }
+
+  /**
+   * Resolves once nothing is queued, outstanding or under way (every committed item landed or reversed and
+   * journaled), or after `timeoutMs` (what is left is settled after the next start).
+   */
+  async idle(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight > 0 || this.queue.length > 0 || this.outstanding.length > 0) {
+      if (Date.now() >= deadline || this.stopped) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await this.drained();
+  }
+
+  /** Resolves once the receipts handed on so far are journaled. */
+  async drained(): Promise<void> {
+    let last: Promise<void> | undefined;
+    while (last !== this.receiving) {
+      last = this.receiving;
+      await last;
+    }
+  }
+
+  private kick(): void {
+    if (!this.started || this.stopped || this.inFlight > 0 || this.kickScheduled) return;
+    this.kickScheduled = true;
+    // Once per turn: the batches of a turn go in one transaction.
+    setImmediate(() => {
+      this.kickScheduled = false;
+      this.sendNext();
+    });
+  }
+
+  private sendNext(): void {
+    if (this.stopped || this.inFlight > 0) return;
+    if (this.outstanding.length > 0) {
+      // Alone: nothing after them goes before they land.
+      this.send({
+        firstSeq: this.submitted + 1,
+        lastSeq: this.submitted,
+        retries: this.outstanding,
+        items: [],
+      });
+      return;
+    }
+    if (this.queue.length === 0) {
+      this.releaseWaiters();
+      return;
+    }
+    const items = this.queue;
+    this.queue = [];
+    this.send({ firstSeq: this.submitted + 1, lastSeq: this.queued, retries: [], items });
+  }
+
+  private send(batch: SettlementBatch): void {
+    this.inFlight++;
+    this.submitted = Math.max(this.submitted, batch.lastSeq);
+    this.o.chain.submitSettlement(batch).catch((error: unknown) => {
+      // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
+      this.inFlight--;
+      this.o.onError(error);
+    });
+  }
+
+  private onBlock(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
+    if (block.number <= this.seenBlock) return;
+    if (block.number !== this.seenBlock + 1) {
+      // A block whose announcement never came (or receipts the sequencer did not take): read them back.
+      this.catchUp(block.number);
+      return;
+    }
+    this.seenBlock = block.number;
+    this.handOn(block.number, receipts);
+  }
+
+  private catchUp(through: number): void {
+    const after = this.seenBlock;
+    this.seenBlock = through;
+    const receipts = [
+      ...this.o.chain.receiptsBetween(after, through, 'settle'),
+      ...this.o.chain.receiptsBetween(after, through, 'escrow'),
+    ].sort((x, y) => x.blockNumber - y.blockNumber || x.transactionIndex - y.transactionIndex);
+    this.handOn(through, receipts);
+  }
+
+  /** Journals the receipts of the blocks through `block` (settlement and legacy escrows); then the next transaction. */
+  private handOn(block: number, receipts: readonly ChainReceipt[]): void {
+    const settled = receipts.filter((r): r is SettleReceipt => r.tx.kind === 'settle');
+    const escrows = legacyEscrowsOf(receipts);
+    if (settled.length === 0 && escrows.length === 0) return;
+    const inputs: SequencerInput[] = [];
+    if (escrows.length > 0) inputs.push({ kind: 'escrows', block, escrows });
+    const txs = settled.map(settledTx);
+    if (txs.length > 0) inputs.push({ kind: 'settlement', block, txs });
+    for (const tx of txs) {
+      for (const item of tx.notLanded) {
+        if (item.kind === 'fill' && item.status === 'failed' && item.fill)
+          inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
+      }
+    }
+    const before = block - 1;
+    this.receiving = this.receiving.then(async () => {
+      try {
+        const entries = await this.o.submit(inputs);
+        this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
+      } catch (error) {
+        // Not journaled: the next block reads them back from the chain.
+        this.seenBlock = Math.min(this.seenBlock, before);
+        this.o.onError(error);
+        return;
+      }
+      this.applied(txs);
+    });
+  }
+
+  /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
+  private applied(txs: readonly SettledTx[]): void {
+    for (const tx of txs) {
+      this.inFlight = Math.max(0, this.inFlight - 1);
+      const landed = new Set(tx.landed.map((l) => l.id));
+      this.outstanding = this.outstanding.filter((item) => !landed.has(item.id));
+      for (const item of tx.notLanded) {
+        if (item.kind === 'fill' && item.status === 'failed') continue;
+        if (!this.outstanding.some((o) => o.id === item.id)) this.outstanding.push(withoutResult(item));
+      }
+      this.settledSeq = Math.max(this.settledSeq, tx.lastSeq);
+    }
+    // A skipped fill is not settled until it lands: nothing from its entry on is.
+    const unsettled = this.outstanding.find((item) => item.kind === 'fill');
+    if (unsettled?.fill) this.settledSeq = Math.min(this.settledSeq, unsettled.fill.seq - 1);
+    this.releaseWaiters();
+    this.reconcileIfQuiet();
+    this.kick();
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const through = this.settledThrough();
+    const waiting: typeof this.waiters = [];
+    for (const waiter of this.waiters) {
+      if (waiter.seq <= through) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.waiters = waiting;
+  }
+}
+
+/** A mined settlement transaction as the journal records it. */
+function settledTx(receipt: SettleReceipt): SettledTx {
+  const { tx, items: results } = receipt;
+  const all = [...tx.retries, ...tx.items];
+  const notLanded: NotLandedItem[] = [];
+  const landed: SettledTx['landed'][number][] = [];
+  all.forEach((item, i) => {
+    const result = results[i]!;
+    if (result.status === 'failed' || result.status === 'skipped') {
+      notLanded.push({ ...item, status: result.status, error: result.error });
+    } else if (i < tx.retries.length) landed.push({ id: item.id, kind: item.kind });
+  });
+  return { firstSeq: tx.firstSeq, lastSeq: tx.lastSeq, notLanded, landed };
+}
+
+function withoutResult(item: NotLandedItem): SettlementItem {
+  const { status: _status, error: _error, ...rest } = item;
+  return rest;
+}

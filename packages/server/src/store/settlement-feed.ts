@@ -1,0 +1,16 @@
+import type { SettlementItem } from '../chain/settlement-types.js';
+import type { EngineMoney } from '../settlement/reconcile.js';
+
+/**
+ * What the settlement driver reads back at a start, as the projections recorded it from the journaled
+ * receipts (`settlement` inputs): the items that did not land and must be submitted again, and the last
+ * block whose receipts are journaled (the driver reads the receipts of the blocks after it from the chain).
+ */
+export interface SettlementFeed {
+  /** Items that failed (never a fill: those are reversed) or were skipped, oldest first. */
+  outstanding(): SettlementItem[];
+  /** The last block whose settlement receipts the projections applied (0: none). */
+  projectedBlock(): number;
+  /** Every account's money as the projections mirror the engine's (to follow it from). */
+  balances(): Map<string, EngineMoney>;
+}

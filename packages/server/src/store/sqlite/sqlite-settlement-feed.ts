@@ -1,0 +1,41 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { SettlementItem } from '../../chain/settlement-types.js';
+import type { EngineMoney } from '../../settlement/reconcile.js';
+import type { SettlementFeed } from '../settlement-feed.js';
+
+/** The settlement driver's start-up reads, from what the projector recorded of the journaled receipts. */
+export class SqliteSettlementFeed implements SettlementFeed {
+  private readonly items: Statement;
+  private readonly block: Statement;
+  private readonly money: Statement;
+
+  constructor(db: Database) {
+    this.items = db.prepare('SELECT item FROM settlement_outstanding ORDER BY rowid').pluck();
+    this.block = db.prepare('SELECT block_number FROM escrow_cursor WHERE id = 1').pluck();
+    this.money = db.prepare('SELECT account, available, escrowed, owed FROM balances');
+  }
+
+  outstanding(): SettlementItem[] {
+    return (this.items.all() as string[]).map(parseItem);
+  }
+
+  projectedBlock(): number {
+    return this.block.get() as number;
+  }
+
+  balances(): Map<string, EngineMoney> {
+    const rows = this.money.all() as { account: string; available: string; escrowed: string; owed: string }[];
+    return new Map(
+      rows.map((r) => [r.account, { available: BigInt(r.available), escrowed: BigInt(r.escrowed), owed: BigInt(r.owed) }]),
+    );
+  }
+}
+
+/** An item as stored (amounts as decimal strings), without its receipt's status. */
+function parseItem(json: string): SettlementItem {
+  const { status: _status, error: _error, ...item } = JSON.parse(json) as SettlementItem & {
+    status?: string;
+    error?: string | null;
+  };
+  return { ...item, moves: item.moves.map((move) => ({ ...move, amount: BigInt(move.amount) })) };
+}
