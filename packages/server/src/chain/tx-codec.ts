@@ -1,5 +1,6 @@
 import { keccak256Buffer } from '../signing/native-crypto.js';
 import type { ChainBlock, ChainTx, ChainTxPayload, Hash } from './chain-types.js';
+import type { SettlementItem, SettlementMove } from './settlement-types.js';
 
 /** JSON with sorted keys and bigints as decimal strings: one byte string per content, so one hash. */
 export function canonicalJson(value: unknown): string {
@@ -40,9 +41,23 @@ export function decodePayload(json: string): ChainTxPayload {
       return { ...raw, amount: BigInt(raw.amount as string) } as ChainTxPayload;
     case 'deploySafe':
       return { ...raw, saltNonce: BigInt(raw.saltNonce as string) } as ChainTxPayload;
+    case 'settle':
+      return {
+        ...raw,
+        retries: (raw.retries as SettlementItem[]).map(decodeItem),
+        items: (raw.items as SettlementItem[]).map(decodeItem),
+      } as unknown as ChainTxPayload;
     default:
       return raw as ChainTxPayload;
   }
+}
+
+/** A stored settlement item: its moves' amounts back to bigints (the fill's calldata keeps its strings). */
+function decodeItem(item: SettlementItem): SettlementItem {
+  return {
+    ...item,
+    moves: item.moves.map((m) => ({ ...m, amount: BigInt(m.amount as unknown as string) }) as SettlementMove),
+  };
 }
 
 export function toChainTx(
