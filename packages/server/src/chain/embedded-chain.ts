@@ -149,7 +149,8 @@ class Overlay {
 /**
  * An in-process chain: blocks on a timer, keccak-hashed transactions, receipts, a 6-decimal base token,
  * Safe proxy wallets (CREATE2 addresses, deployment as a transaction, add-owner multisig transactions
- * checked like Safe's `execTransaction`). Every change is persisted through the ChainStore before it
+ * checked like Safe's `execTransaction`), settlement transactions (items applied one by one, all of an item
+ * or none: settlement-mining.ts) and injected faults. Every change is persisted through the ChainStore before it
  * becomes visible, and the mempool too, so pending transactions complete after a restart.
  */
 export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, ChainFaults {
