@@ -15,7 +15,11 @@ export type StateChanges = {
   safes?: readonly SafeState[];
   deployments?: readonly ProxyDeployment[];
   meta?: ReadonlyMap<string, string>;
+  /** Settlement items that landed (status `success`), with the transaction that landed them. */
+  landedItems?: readonly LandedItem[];
 };
+
+export type LandedItem = { readonly id: string; readonly txHash: Hash };
 
 export type ChainSnapshot = {
   head: ChainBlock | null;
@@ -60,6 +64,10 @@ export interface ChainStore {
   /** Releases what the store holds open besides the database, which stays with its owner. */
   close?(): void;
   putMeta(changes: ReadonlyMap<string, string>): void;
+  /** One meta value as the store has it now (inside a caller's transaction: as that transaction sees it). */
+  getMeta(key: string): string | null;
+  /** Which of `ids` landed in a block already (the durable index of landed settlement items). */
+  landedItems(ids: readonly string[]): Set<string>;
   getBlock(number: number): ChainBlock | null;
   getTransaction(hash: Hash): ChainTx | null;
   getReceipt(hash: Hash): ChainReceipt | null;
@@ -78,6 +86,7 @@ export class MemoryChainStore implements ChainStore {
   private readonly safes = new Map<Address, SafeState>();
   private readonly deployments = new Map<Address, ProxyDeployment>();
   private readonly meta = new Map<string, string>();
+  private readonly landed = new Map<string, Hash>();
 
   load(): ChainSnapshot {
     let nextSeq = 0;
@@ -118,6 +127,14 @@ export class MemoryChainStore implements ChainStore {
     this.apply({ meta: changes });
   }
 
+  getMeta(key: string): string | null {
+    return this.meta.get(key) ?? null;
+  }
+
+  landedItems(ids: readonly string[]): Set<string> {
+    return new Set(ids.filter((id) => this.landed.has(id)));
+  }
+
   getBlock(number: number): ChainBlock | null {
     return structuredClone(this.blocks.get(number) ?? null);
   }
@@ -146,5 +163,6 @@ export class MemoryChainStore implements ChainStore {
     for (const s of changes.safes ?? []) this.safes.set(s.address, structuredClone(s));
     for (const d of changes.deployments ?? []) this.deployments.set(d.safe, structuredClone(d));
     for (const [k, v] of changes.meta ?? []) this.meta.set(k, v);
+    for (const item of changes.landedItems ?? []) this.landed.set(item.id, item.txHash);
   }
 }

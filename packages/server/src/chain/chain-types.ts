@@ -1,4 +1,5 @@
 import type { SafeTransactionData } from '@oddsbook/protocol';
+import type { SettlementBatch, SettlementItemResult } from './settlement-types.js';
 
 export type Address = `0x${string}`;
 export type Hash = `0x${string}`;
@@ -19,12 +20,17 @@ export type ChainTxPayload =
       transaction: SafeTransactionData;
       /** Packed static signatures, ascending by owner, as `execTransaction` takes them. */
       signatures: Hash;
-    };
+    }
+  /** A settlement transaction: its items are applied at mining one by one (see `SettlementItemResult`). */
+  | ({ kind: 'settle' } & SettlementBatch);
 
 export type ChainTxKind = ChainTxPayload['kind'];
 
 /** A submitted transaction. `hash` is keccak256 of its canonical content (chain id, sequence, payload). */
 export type ChainTx = ChainTxPayload & { hash: Hash; seq: number; submittedAt: number };
+
+/** A submitted settlement transaction: its batch, with the transaction's hash, sequence and time. */
+export type SettleTx = Extract<ChainTx, { kind: 'settle' }>;
 
 export type ReceiptStatus = 'success' | 'failed';
 
@@ -37,6 +43,11 @@ export type ChainReceipt = {
   /** Why it failed: Safe's own codes (GS0xx) for Safe calls, else e.g. INSUFFICIENT_BALANCE. */
   error: string | null;
   tx: ChainTx;
+  /**
+   * A `settle` transaction's item results, in item order (retries first). Only settle receipts have it; a
+   * settle transaction itself always succeeds: its items fail, not it.
+   */
+  items?: readonly SettlementItemResult[];
 };
 
 export type ChainBlock = {

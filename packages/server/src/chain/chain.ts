@@ -8,7 +8,9 @@ import type {
   Hash,
   ProxyStatus,
   SafeState,
+  SettleTx,
 } from './chain-types.js';
+import type { SettlementBatch, SettlementFaultClass } from './settlement-types.js';
 
 export type SubmittedTx = { txHash: Hash };
 
@@ -80,6 +82,14 @@ export interface Chain {
    * embedded chain writes them and its sequence counter in one store write).
    */
   submitMany(requests: readonly TokenTxRequest[]): Promise<SubmittedTx[]>;
+  /**
+   * Submits a settlement transaction (kind `settle`): the batch's retries, then its items, applied one by one
+   * when it is mined (all of an item's moves or none; see `SettlementItemStatus`). The same store write
+   * records `batch.lastSeq` as the settlement cursor (`ChainSettlements.settlementSubmittedThrough`), so inside
+   * a caller's database transaction both commit or roll back with it. A malformed batch is refused (400):
+   * addresses, positive amounts, known kinds, ids unique within the batch, a window after the cursor.
+   */
+  submitSettlement(batch: SettlementBatch): Promise<SubmittedTx>;
 }
 
 /**
@@ -94,10 +104,48 @@ export interface ChainHistory {
   receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[];
 }
 
-/** Fault injection, for tests and the operator's `/admin/faults`. Only the embedded chain has it. */
+/** Settlement as a chain whose store is local reads it at once (the embedded chain): for the settlement driver and reconciliation. */
+export interface ChainSettlements {
+  /** The highest `lastSeq` of the settlement transactions submitted, pending or mined; 0 before any. */
+  settlementSubmittedThrough(): number;
+  /** The settlement transactions submitted and not yet mined, oldest first. */
+  pendingSettlements(): SettleTx[];
+  /** Every address's mined base-token balance (wallets and the escrow pool, `escrowAddress`). */
+  balances(): Map<Address, bigint>;
+}
+
+/** What is armed, as `ChainFaults.faults()` reads it. */
+export type ChainFaultState = {
+  /** The next proxy deployment fails. */
+  failNextDeployment: boolean;
+  /** How many of the next settlement items of each class fail (`INJECTED_FAULT`). */
+  failSettlementItems: Record<SettlementFaultClass, number>;
+  /** No block is produced until `resumeBlocks()` (persisted: a restart stays paused). */
+  blocksPaused: boolean;
+  /** The next block is stored but not announced to `onBlock` / `onReceipt` listeners. */
+  dropNextBlockAnnouncement: boolean;
+};
+
+/** Fault injection, for tests and the operator's `/admin/faults`. Only the embedded chain has it. Every fault is persisted. */
 export interface ChainFaults {
   /** The next proxy deployment's transaction lands with status `failed`. */
   failNextDeployment(): Promise<void>;
+  /**
+   * The next `count` settlement items of the class (`escrow`: fill items, `release`: adjustments, `payout`,
+   * `deposit`) that are applied (not skipped, not duplicates) fail with `INJECTED_FAULT`. Replaces the class's
+   * armed count (0 disarms it); each mined block uses it up in its own write.
+   */
+  failNextSettlementItems(faultClass: SettlementFaultClass, count: number): Promise<void>;
+  /** Stalls block production: nothing is mined (not even by `mineBlock()`) until `resumeBlocks()`. */
+  pauseBlocks(): Promise<void>;
+  resumeBlocks(): Promise<void>;
+  /**
+   * The next mined block is stored as usual, and `waitForReceipt` callers get their receipts, but `onBlock` and
+   * `onReceipt` listeners never hear of it: they see the next block's number skip it (`ChainHistory.receiptsBetween`
+   * has its receipts).
+   */
+  dropNextBlockAnnouncement(): Promise<void>;
+  faults(): ChainFaultState;
 }
 
 export function supportsFaults(chain: Chain): chain is Chain & ChainFaults {

@@ -6,18 +6,20 @@ import {
   safeDomain,
   safeTxHash,
 } from '@oddsbook/protocol';
-import { getAddress, isAddress } from 'viem';
-import { AppError } from '../errors/app-error.js';
+import { AppError, badRequest } from '../errors/app-error.js';
 import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
 import type {
   Chain,
+  ChainFaultState,
   ChainFaults,
   ChainHistory,
+  ChainSettlements,
   DeploySafeResult,
   SubmittedTx,
   TokenTxRequest,
 } from './chain.js';
-import type { ChainStore, StateChanges } from './chain-store.js';
+import { address, positive } from './chain-input.js';
+import type { ChainStore, LandedItem, StateChanges } from './chain-store.js';
 import type {
   Address,
   ChainBlock,
@@ -29,8 +31,12 @@ import type {
   ProxyDeployment,
   ProxyStatus,
   SafeState,
+  SettleTx,
 } from './chain-types.js';
 import { executeSafeTransaction } from './safe-execution.js';
+import { settlementPayload } from './settlement-batch.js';
+import { applySettlement } from './settlement-mining.js';
+import type { SettlementBatch, SettlementFaultClass } from './settlement-types.js';
 import { blockHash, transactionHash } from './tx-codec.js';
 
 export type EmbeddedChainOptions = {
@@ -56,24 +62,19 @@ const ZERO_HASH: Hash = `0x${'0'.repeat(64)}`;
 /** Written with every submission by earlier versions; read so that a start never goes below it. */
 const META_NEXT_SEQ = 'nextSeq';
 const META_FAIL_NEXT_DEPLOYMENT = 'fault.failNextDeployment';
+const META_SETTLEMENT_CURSOR = 'settlement.submittedThrough';
+const META_BLOCKS_PAUSED = 'fault.blocksPaused';
+const META_DROP_NEXT_ANNOUNCEMENT = 'fault.dropNextBlockAnnouncement';
+const FAULT_CLASSES: readonly SettlementFaultClass[] = ['escrow', 'release', 'payout', 'deposit'];
+const metaFailItems = (faultClass: SettlementFaultClass) => `fault.failSettlementItems.${faultClass}`;
 
-function address(value: string, field: string): Address {
-  if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
-    throw new AppError({ code: 'INVALID_ADDRESS', statusCode: 400, message: `${field} is not an address` });
-  }
-  return getAddress(value);
-}
-
-function positive(amount: bigint): bigint {
-  if (typeof amount !== 'bigint' || amount <= 0n) {
-    throw new AppError({
-      code: 'INVALID_AMOUNT',
-      statusCode: 400,
-      message: 'amount must be a positive bigint',
-    });
-  }
-  return amount;
-}
+type MinedBlock = {
+  block: ChainBlock;
+  receipts: ChainReceipt[];
+  durable: Promise<void> | undefined;
+  /** False when an injected fault drops the block's announcement to listeners. */
+  announce: boolean;
+};
 
 /** Checks a token transaction request and gives its payload. */
 function tokenPayload(r: TokenTxRequest): ChainTxPayload {
@@ -124,6 +125,10 @@ class Overlay {
     return this.safes.get(a) ?? this.base.safes.get(a);
   }
 
+  setBalance(a: Address, amount: bigint): void {
+    this.balances.set(a, amount);
+  }
+
   move(from: Address, to: Address, amount: bigint): boolean {
     const available = this.balance(from);
     if (available < amount) return false;
@@ -144,10 +149,11 @@ class Overlay {
 /**
  * An in-process chain: blocks on a timer, keccak-hashed transactions, receipts, a 6-decimal base token,
  * Safe proxy wallets (CREATE2 addresses, deployment as a transaction, add-owner multisig transactions
- * checked like Safe's `execTransaction`). Every change is persisted through the ChainStore before it
+ * checked like Safe's `execTransaction`), settlement transactions (items applied one by one, all of an item
+ * or none: settlement-mining.ts) and injected faults. Every change is persisted through the ChainStore before it
  * becomes visible, and the mempool too, so pending transactions complete after a restart.
  */
-export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
+export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, ChainFaults {
   readonly chainId: number;
   readonly baseToken: Address;
   readonly escrowAddress: Address;
@@ -166,6 +172,9 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
   private head: ChainBlock | null;
   private nextSeq: number;
   private failNextDeploymentFlag: boolean;
+  private failSettlementItems: Record<SettlementFaultClass, number>;
+  private blocksPaused: boolean;
+  private dropNextAnnouncement: boolean;
   private running = false;
   /** From a block's write until it is announced (after its sync): the next block waits. */
   private mining = false;
@@ -199,6 +208,11 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     // counter costs no write of its own. (A rolled-back submission's number may be given again: it never existed.)
     this.nextSeq = Math.max(snapshot.nextSeq, Number(snapshot.meta.get(META_NEXT_SEQ) ?? 0));
     this.failNextDeploymentFlag = snapshot.meta.get(META_FAIL_NEXT_DEPLOYMENT) === '1';
+    this.failSettlementItems = { escrow: 0, release: 0, payout: 0, deposit: 0 };
+    for (const c of FAULT_CLASSES)
+      this.failSettlementItems[c] = Number(snapshot.meta.get(metaFailItems(c)) ?? 0);
+    this.blocksPaused = snapshot.meta.get(META_BLOCKS_PAUSED) === '1';
+    this.dropNextAnnouncement = snapshot.meta.get(META_DROP_NEXT_ANNOUNCEMENT) === '1';
   }
 
   // ---- lifecycle and blocks ------------------------------------------------------------------
@@ -225,7 +239,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
    * checkpointer restarting), the block is not computed yet: it is computed and written in one turn once
    * the store can write, and announced outside that write.
    * The timer calls it; tests and tools may call it directly. A block the store refused changes nothing:
-   * its transactions stay pending for the next tick.
+   * its transactions stay pending for the next tick. While blocks are paused (`pauseBlocks`) nothing is mined.
    */
   mineBlock(): Promise<void> | undefined {
     if (this.mining) return undefined;
@@ -239,7 +253,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
   }
 
   /** `mineNext`, a failure reported instead of thrown (its transactions stay pending). */
-  private mineReported(): ReturnType<EmbeddedChain['mineNext']> {
+  private mineReported(): MinedBlock | null {
     try {
       return this.mineNext();
     } catch (error) {
@@ -249,7 +263,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
   }
 
   /** Announces a mined block once it is durable; `mining` ends then, or at once when nothing was mined. */
-  private land(mined: ReturnType<EmbeddedChain['mineNext']>): Promise<void> | undefined {
+  private land(mined: MinedBlock | null): Promise<void> | undefined {
     if (!mined) {
       this.mining = false;
       return undefined;
@@ -257,7 +271,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     const { block, receipts, durable } = mined;
     const announce = () => {
       try {
-        this.emit(block, receipts);
+        this.emit(block, receipts, mined.announce);
       } finally {
         this.mining = false;
       }
@@ -275,12 +289,9 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     });
   }
 
-  /** Writes the next block and applies its state; null when nothing is pending. */
-  private mineNext(): {
-    block: ChainBlock;
-    receipts: ChainReceipt[];
-    durable: Promise<void> | undefined;
-  } | null {
+  /** Writes the next block and applies its state; null when nothing is pending or blocks are paused. */
+  private mineNext(): MinedBlock | null {
+    if (this.blocksPaused) return null;
     const txs = this.store.pendingTransactions(this.maxTxPerBlock);
     if (txs.length === 0) return null;
     const number = (this.head?.number ?? 0) + 1;
@@ -292,24 +303,48 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     };
     const block: ChainBlock = { ...header, hash: blockHash(header, this.chainId) };
     const overlay = new Overlay(this.state);
+    const settling = {
+      ledger: overlay,
+      escrow: this.escrowAddress,
+      landedBefore: (ids: readonly string[]) => this.store.landedItems(ids),
+      landedInBlock: new Set<string>(),
+      landed: [] as LandedItem[],
+      faults: { ...this.failSettlementItems },
+    };
     const receipts = txs.map((tx, index): ChainReceipt => {
-      const error = this.apply(tx, overlay, number);
-      return {
+      const receipt = {
         transactionHash: tx.hash,
         blockNumber: number,
         blockHash: block.hash,
         transactionIndex: index,
-        status: error === null ? 'success' : 'failed',
-        error,
         tx,
       };
+      if (tx.kind === 'settle') {
+        return { ...receipt, status: 'success', error: null, items: applySettlement(tx, settling) };
+      }
+      const error = this.apply(tx, overlay, number);
+      return { ...receipt, status: error === null ? 'success' : 'failed', error };
     });
-    const durable = this.store.appendBlock(block, receipts, overlay.changes());
+    // The faults this block used up, and a dropped announcement, are cleared in the block's own write.
+    const meta = new Map<string, string>();
+    for (const c of FAULT_CLASSES) {
+      if (settling.faults[c] !== this.failSettlementItems[c])
+        meta.set(metaFailItems(c), String(settling.faults[c]));
+    }
+    const announce = !this.dropNextAnnouncement;
+    if (!announce) meta.set(META_DROP_NEXT_ANNOUNCEMENT, '0');
+    const durable = this.store.appendBlock(block, receipts, {
+      ...overlay.changes(),
+      meta,
+      landedItems: settling.landed,
+    });
     for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
     for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
     for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
+    this.failSettlementItems = settling.faults;
+    if (!announce) this.dropNextAnnouncement = false;
     this.head = block;
-    return { block, receipts, durable };
+    return { block, receipts, durable, announce };
   }
 
   /** Transactions submitted and not yet mined, oldest first. */
@@ -433,6 +468,43 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     this.failNextDeploymentFlag = true;
   }
 
+  // ---- fault injection (besides failNextDeployment) --------------------------------------------
+
+  async failNextSettlementItems(faultClass: SettlementFaultClass, count: number): Promise<void> {
+    if (!FAULT_CLASSES.includes(faultClass)) {
+      throw badRequest('INVALID_FAULT', `the fault class must be one of ${FAULT_CLASSES.join(', ')}`);
+    }
+    if (!Number.isSafeInteger(count) || count < 0) {
+      throw badRequest('INVALID_FAULT', 'count must be a non-negative integer');
+    }
+    this.store.putMeta(new Map([[metaFailItems(faultClass), String(count)]]));
+    this.failSettlementItems[faultClass] = count;
+  }
+
+  async pauseBlocks(): Promise<void> {
+    this.store.putMeta(new Map([[META_BLOCKS_PAUSED, '1']]));
+    this.blocksPaused = true;
+  }
+
+  async resumeBlocks(): Promise<void> {
+    this.store.putMeta(new Map([[META_BLOCKS_PAUSED, '0']]));
+    this.blocksPaused = false;
+  }
+
+  async dropNextBlockAnnouncement(): Promise<void> {
+    this.store.putMeta(new Map([[META_DROP_NEXT_ANNOUNCEMENT, '1']]));
+    this.dropNextAnnouncement = true;
+  }
+
+  faults(): ChainFaultState {
+    return {
+      failNextDeployment: this.failNextDeploymentFlag,
+      failSettlementItems: { ...this.failSettlementItems },
+      blocksPaused: this.blocksPaused,
+      dropNextBlockAnnouncement: this.dropNextAnnouncement,
+    };
+  }
+
   async getSafe(safe: Address): Promise<SafeState | null> {
     const s = this.state.safes.get(address(safe, 'safe'));
     return s ? structuredClone(s) : null;
@@ -503,6 +575,34 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     return this.submitAll(payloads).map((tx) => ({ txHash: tx.hash }));
   }
 
+  // ---- settlement ------------------------------------------------------------------------------
+
+  async submitSettlement(batch: SettlementBatch): Promise<SubmittedTx> {
+    const cursor = this.settlementSubmittedThrough();
+    const payload = settlementPayload(batch, { escrow: this.escrowAddress, cursor });
+    const through = Math.max(cursor, batch.lastSeq);
+    const tx = this.submit(payload, () =>
+      through > cursor ? { meta: new Map([[META_SETTLEMENT_CURSOR, String(through)]]) } : {},
+    );
+    return { txHash: tx.hash };
+  }
+
+  /**
+   * Read from the store, not kept in memory: a submission inside a caller's transaction that rolls back
+   * takes its cursor with it.
+   */
+  settlementSubmittedThrough(): number {
+    return Number(this.store.getMeta(META_SETTLEMENT_CURSOR) ?? 0);
+  }
+
+  pendingSettlements(): SettleTx[] {
+    return this.store.pendingTransactions().filter((tx): tx is SettleTx => tx.kind === 'settle');
+  }
+
+  balances(): Map<Address, bigint> {
+    return new Map(this.state.balances);
+  }
+
   // ---- internals -------------------------------------------------------------------------------
 
   /**
@@ -532,8 +632,11 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     return txs;
   }
 
-  /** Applies one transaction to the block's overlay; returns null on success or the failure reason. */
-  private apply(tx: ChainTx, o: Overlay, blockNumber: number): string | null {
+  /**
+   * Applies one transaction (a settlement's items: `applySettlement`) to the block's overlay; returns null on
+   * success or the failure reason.
+   */
+  private apply(tx: Exclude<ChainTx, SettleTx>, o: Overlay, blockNumber: number): string | null {
     switch (tx.kind) {
       case 'mint':
         o.balances.set(tx.to, o.balance(tx.to) + tx.amount);
@@ -581,13 +684,19 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
     }
   }
 
-  private emit(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
+  /**
+   * Tells waiters of their receipts and, unless the announcement is dropped (an injected fault), listeners
+   * of the block. A waiter asked for its receipt (a real client polls for it), so a dropped announcement
+   * does not keep it from one.
+   */
+  private emit(block: ChainBlock, receipts: readonly ChainReceipt[], announce: boolean): void {
     for (const receipt of receipts) {
       const waiting = this.waiters.get(receipt.transactionHash);
       if (waiting) {
         this.waiters.delete(receipt.transactionHash);
         for (const w of waiting) w(receipt);
       }
+      if (!announce) continue;
       for (const listener of this.receiptListeners) {
         try {
           listener(receipt);
@@ -596,6 +705,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainFaults {
         }
       }
     }
+    if (!announce) return;
     for (const listener of this.blockListeners) {
       try {
         listener(block, receipts);

@@ -3,9 +3,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
 import { MemoryChainStore } from './chain-store.js';
-import type { Hash } from './chain-types.js';
+import type { Address, Hash } from './chain-types.js';
 import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';
 import { openEmbeddedChain } from './open-embedded-chain.js';
+import type { SettlementItem, SettlementItemKind, SettlementMove } from './settlement-types.js';
 import { CHAIN_SCHEMA_VERSION, migrateChainSchema, SqliteChainStore } from './sqlite-chain-store.js';
 import { SqliteMultisigStore } from './sqlite-multisig-store.js';
 import { A, B, BASE_TOKEN, C, createTestChain, ESCROW, KEYS, SAFE_A, tempSqlite } from './test-support.js';
@@ -67,12 +68,44 @@ describe('migrateChainSchema', () => {
       'chain_receipts',
       'chain_safes',
       'chain_schema_version',
+      'chain_settled_items',
       'chain_transactions',
     ]);
     expect(db.prepare('SELECT version FROM chain_schema_version').all()).toEqual([
       { version: CHAIN_SCHEMA_VERSION },
     ]);
     db.close();
+  });
+
+  it('brings a version 1 database to version 2: its receipts kept, settlement receipts and landed items added', async () => {
+    const f = files();
+    const first = await boot(f);
+    const wa = first.chain.proxyAddressFor(A);
+    const { txHash } = await first.chain.mint(wa, 10n);
+    first.timer.tick();
+    const receipt = await first.chain.getReceipt(txHash);
+    await first.close();
+    // Back to what version 1 had.
+    const old = f.open();
+    old.exec(`ALTER TABLE chain_receipts DROP COLUMN items; DROP TABLE chain_settled_items;
+              UPDATE chain_schema_version SET version = 1`);
+    old.close();
+
+    const second = await boot(f);
+    expect(second.db.prepare('SELECT version FROM chain_schema_version').pluck().get()).toBe(2);
+    expect(await second.chain.getReceipt(txHash)).toEqual(receipt);
+    expect(receipt).not.toHaveProperty('items');
+    const settle = await second.chain.submitSettlement({
+      firstSeq: 1,
+      lastSeq: 1,
+      retries: [],
+      items: [{ id: 'fill:1', kind: 'fill', moves: [{ kind: 'escrow', from: wa, amount: 4n }] }],
+    });
+    second.timer.tick();
+    expect((await second.chain.getReceipt(settle.txHash))?.items).toEqual([
+      { id: 'fill:1', kind: 'fill', status: 'success', error: null },
+    ]);
+    await second.close();
   });
 });
 
@@ -489,5 +522,196 @@ describe("blocks behind the write gate (the WAL checkpointer's restart)", () => 
     setWriteGate(db, null);
     await chain.stop();
     db.close();
+  });
+});
+
+const item = (id: string, kind: SettlementItemKind, ...moves: SettlementMove[]): SettlementItem => ({
+  id,
+  kind,
+  moves,
+});
+const escrow = (from: Address, amount: bigint): SettlementMove => ({ kind: 'escrow', from, amount });
+const mint = (to: Address, amount: bigint): SettlementMove => ({ kind: 'mint', to, amount });
+
+describe('settlement transactions across restarts', () => {
+  it('the cursor is written with the submission: kept across a restart, rolled back with a caller transaction', async () => {
+    const f = files();
+    const first = await boot(f);
+    const wa = first.chain.proxyAddressFor(A);
+    let kept = '' as Hash;
+    first.db.transaction(() => {
+      void first.chain
+        .submitSettlement({
+          firstSeq: 1,
+          lastSeq: 5,
+          retries: [],
+          items: [item('deposit:1', 'deposit', mint(wa, 9n))],
+        })
+        .then((r) => {
+          kept = r.txHash;
+        });
+    })();
+    expect(() =>
+      first.db.transaction(() => {
+        void first.chain.submitSettlement({
+          firstSeq: 6,
+          lastSeq: 8,
+          retries: [],
+          items: [item('deposit:6', 'deposit', mint(wa, 1n))],
+        });
+        expect(first.chain.settlementSubmittedThrough()).toBe(8);
+        throw new Error('batch failed');
+      })(),
+    ).toThrow('batch failed');
+    await Promise.resolve();
+    expect(first.chain.settlementSubmittedThrough()).toBe(5);
+    expect(first.chain.pendingSettlements().map((t) => t.hash)).toEqual([kept]);
+    await first.close();
+
+    // Pending across the restart, the cursor with it; then mined.
+    const second = await boot(f);
+    expect(second.chain.settlementSubmittedThrough()).toBe(5);
+    expect(second.chain.pendingSettlements().map((t) => [t.hash, t.lastSeq, t.items])).toEqual([
+      [kept, 5, [item('deposit:1', 'deposit', mint(wa, 9n))]],
+    ]);
+    // The rolled-back window may be submitted again.
+    await second.chain.submitSettlement({ firstSeq: 6, lastSeq: 8, retries: [], items: [] });
+    second.timer.tick();
+    expect(await second.chain.balanceOf(wa)).toBe(9n);
+    await second.close();
+
+    const third = await boot(f);
+    expect(third.chain.settlementSubmittedThrough()).toBe(8);
+    expect(third.chain.pendingSettlements()).toEqual([]);
+    await third.close();
+  });
+
+  it('landed ids stay landed and receipts keep their item results across a restart, alike in either store', async () => {
+    const run = async (chain: ReturnType<typeof createTestChain>['chain'], tick: () => void) => {
+      const wa = chain.proxyAddressFor(A);
+      const wb = chain.proxyAddressFor(B);
+      await chain.submitSettlement({
+        firstSeq: 1,
+        lastSeq: 2,
+        retries: [],
+        items: [item('deposit:1', 'deposit', mint(wa, 50n)), item('deposit:2', 'deposit', mint(wb, 5n))],
+      });
+      tick();
+      await chain.submitSettlement({
+        firstSeq: 3,
+        lastSeq: 4,
+        retries: [],
+        items: [
+          item('fill:3', 'fill', escrow(wa, 20n), escrow(wb, 6n)),
+          item('fill:4', 'fill', escrow(wa, 20n)),
+        ],
+      });
+      tick();
+    };
+    const memory = createTestChain(new MemoryChainStore());
+    await run(memory.chain, () => memory.timer.tick());
+    const f = files();
+    const first = await boot(f);
+    await run(first.chain, () => first.timer.tick());
+    const before = first.chain.receiptsBetween(0, 2, 'settle');
+    await first.close();
+
+    const second = await boot(f);
+    const after = second.chain.receiptsBetween(0, 2, 'settle');
+    expect(after).toEqual(before);
+    expect(after).toEqual(memory.chain.receiptsBetween(0, 2, 'settle'));
+    expect(after.map((r) => r.items?.map((i) => [i.id, i.status, i.error]))).toEqual([
+      [
+        ['deposit:1', 'success', null],
+        ['deposit:2', 'success', null],
+      ],
+      [
+        ['fill:3', 'failed', 'INSUFFICIENT_BALANCE'],
+        ['fill:4', 'success', null],
+      ],
+    ]);
+    expect(await second.chain.getReceipt(after[1]!.transactionHash)).toEqual(after[1]);
+    // Other kinds' receipts have no item results.
+    expect(second.chain.receiptsBetween(0, 2, 'mint')).toEqual([]);
+
+    const wa = second.chain.proxyAddressFor(A);
+    const wb = second.chain.proxyAddressFor(B);
+    const again = await second.chain.submitSettlement({
+      firstSeq: 5,
+      lastSeq: 5,
+      retries: [],
+      items: [
+        item('deposit:1', 'deposit', mint(wa, 50n)),
+        item('fill:4', 'fill', escrow(wa, 20n)),
+        item('fill:3', 'fill', escrow(wa, 20n), escrow(wb, 5n)),
+      ],
+    });
+    second.timer.tick();
+    expect((await second.chain.getReceipt(again.txHash))?.items?.map((i) => i.status)).toEqual([
+      'duplicate',
+      'duplicate',
+      'success',
+    ]);
+    expect(second.chain.balances()).toEqual(
+      new Map([
+        [wa, 10n],
+        [wb, 0n],
+        [ESCROW, 45n],
+      ]),
+    );
+    await second.close();
+  });
+
+  it('faults persist: counts used up in the block that used them, a pause and an armed drop survive a restart', async () => {
+    const f = files();
+    const first = await boot(f);
+    const wa = first.chain.proxyAddressFor(A);
+    await first.chain.failNextSettlementItems('deposit', 3);
+    await first.chain.failNextSettlementItems('escrow', 1);
+    await first.chain.submitSettlement({
+      firstSeq: 1,
+      lastSeq: 1,
+      retries: [],
+      items: [item('deposit:1', 'deposit', mint(wa, 5n))],
+    });
+    first.timer.tick();
+    await first.chain.pauseBlocks();
+    await first.chain.dropNextBlockAnnouncement();
+    await first.close();
+
+    const second = await boot(f);
+    expect(second.chain.faults()).toEqual({
+      failNextDeployment: false,
+      failSettlementItems: { escrow: 1, release: 0, payout: 0, deposit: 2 },
+      blocksPaused: true,
+      dropNextBlockAnnouncement: true,
+    });
+    const heard: number[] = [];
+    second.chain.onBlock((block) => heard.push(block.number));
+    await second.chain.submitSettlement({
+      firstSeq: 2,
+      lastSeq: 2,
+      retries: [],
+      items: [item('fill:2', 'fill', escrow(wa, 1n)), item('deposit:1', 'deposit', mint(wa, 5n))],
+    });
+    second.timer.tick();
+    expect(await second.chain.blockNumber()).toBe(1);
+    await second.chain.resumeBlocks();
+    second.timer.tick();
+    expect(heard).toEqual([]);
+    expect(second.chain.receiptsBetween(1, 2, 'settle')[0]?.items?.map((i) => i.error)).toEqual([
+      'INJECTED_FAULT',
+      'INJECTED_FAULT',
+    ]);
+    await second.close();
+
+    const third = await boot(f);
+    expect(third.chain.faults()).toEqual({
+      failNextDeployment: false,
+      failSettlementItems: { escrow: 0, release: 0, payout: 0, deposit: 1 },
+      blocksPaused: false,
+      dropNextBlockAnnouncement: false,
+    });
+    await third.close();
   });
 });

@@ -14,13 +14,37 @@ import type {
   ReceiptStatus,
   SafeState,
 } from './chain-types.js';
+import type { SettlementItemResult } from './settlement-types.js';
 import { decodePayload, encodePayload, toChainTx } from './tx-codec.js';
 
-export const CHAIN_SCHEMA_VERSION = 1;
+export const CHAIN_SCHEMA_VERSION = 2;
 
 /**
- * Creates the embedded chain's tables (prefix `chain_`, multisig bookkeeping included). Idempotent:
- * safe to call at every start, from the server's migration runner or on its own.
+ * Changes to the tables of version 1 (created as they were then), by the version they lead to; each runs once,
+ * in the transaction that records its version.
+ */
+const CHAIN_MIGRATIONS: readonly { version: number; run(db: Database): void }[] = [
+  {
+    // Settlement transactions: their receipts' item results, and the index of the items that landed, by
+    // which an item id is applied once for ever.
+    version: 2,
+    run(db) {
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('chain_receipts');
+      if (!columns.includes('items')) db.exec('ALTER TABLE chain_receipts ADD COLUMN items TEXT');
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS chain_settled_items (
+          id TEXT PRIMARY KEY,
+          tx_hash TEXT NOT NULL
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
+];
+
+/**
+ * Creates the embedded chain's tables (prefix `chain_`, multisig bookkeeping included) and brings them to
+ * `CHAIN_SCHEMA_VERSION`. Idempotent: safe to call at every start, from the server's migration runner or on
+ * its own.
  */
 export function migrateChainSchema(db: Database): void {
   writeTransaction(db, () => {
@@ -98,9 +122,17 @@ export function migrateChainSchema(db: Database): void {
         PRIMARY KEY (safe_tx_hash, owner)
       );
     `);
-    db.prepare('INSERT OR IGNORE INTO chain_schema_version (id, version) VALUES (1, ?)').run(
-      CHAIN_SCHEMA_VERSION,
-    );
+    // The tables above are version 1's: a new database starts there and migrates like an old one.
+    db.prepare('INSERT OR IGNORE INTO chain_schema_version (id, version) VALUES (1, 1)').run();
+    const current = db
+      .prepare('SELECT version FROM chain_schema_version WHERE id = 1')
+      .pluck()
+      .get() as number;
+    for (const migration of CHAIN_MIGRATIONS) {
+      if (migration.version <= current) continue;
+      migration.run(db);
+      db.prepare('UPDATE chain_schema_version SET version = ? WHERE id = 1').run(migration.version);
+    }
   })();
 }
 
@@ -112,6 +144,7 @@ type ReceiptRow = TxRow & {
   tx_index: number;
   status: ReceiptStatus;
   error: string | null;
+  items: string | null;
 };
 type SafeRow = { address: string; owners: string; threshold: number; nonce: number; deployed_block: number };
 type DeploymentRow = {
@@ -141,6 +174,7 @@ const receiptFromRow = (r: ReceiptRow): ChainReceipt => ({
   status: r.status,
   error: r.error,
   tx: txFromRow(r),
+  ...(r.items === null ? {} : { items: JSON.parse(r.items) as SettlementItemResult[] }),
 });
 
 /** ChainStore on better-sqlite3. The database is owned by the caller; `migrateChainSchema` must have run. */
@@ -171,12 +205,12 @@ export class SqliteChainStore implements ChainStore {
       maxSeq: db.prepare('SELECT max(seq) FROM chain_transactions').pluck(),
       tx: db.prepare('SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE hash = ?'),
       receipt: db.prepare(
-        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
+        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error, r.items
          FROM chain_receipts r JOIN chain_transactions t ON t.hash = r.tx_hash WHERE r.tx_hash = ?`,
       ),
       // Through the blocks' own lists of hashes (by primary keys): chain_receipts has no index on blocks.
       receiptsBetween: db.prepare(
-        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error
+        `SELECT t.hash, t.seq, t.payload, t.submitted_at, r.block_number, r.block_hash, r.tx_index, r.status, r.error, r.items
            FROM chain_blocks b, json_each(b.tx_hashes) h
            JOIN chain_receipts r ON r.tx_hash = h.value
            JOIN chain_transactions t ON t.hash = r.tx_hash
@@ -190,8 +224,14 @@ export class SqliteChainStore implements ChainStore {
         'INSERT INTO chain_blocks (number, hash, parent_hash, timestamp, tx_hashes) VALUES (?, ?, ?, ?, ?)',
       ),
       insertReceipt: db.prepare(
-        'INSERT INTO chain_receipts (tx_hash, block_number, block_hash, tx_index, status, error) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO chain_receipts (tx_hash, block_number, block_hash, tx_index, status, error, items) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
+      insertLanded: db.prepare('INSERT INTO chain_settled_items (id, tx_hash) VALUES (?, ?)'),
+      // One statement for a transaction's ids: per id, a third of the cost of one look-up each.
+      landed: db
+        .prepare('SELECT id FROM chain_settled_items WHERE id IN (SELECT value FROM json_each(?))')
+        .pluck(),
+      getMeta: db.prepare('SELECT value FROM chain_meta WHERE key = ?').pluck(),
       markMined: db.prepare('UPDATE chain_transactions SET block_number = ? WHERE hash = ?'),
       putBalance: db.prepare(
         'INSERT INTO chain_balances (address, amount) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET amount = excluded.amount',
@@ -226,6 +266,7 @@ export class SqliteChainStore implements ChainStore {
         this.s.putDeployment!.run(d.safe, d.owner, d.saltNonce.toString(), d.state, d.txHash);
       }
       for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
+      for (const item of changes.landedItems ?? []) this.s.insertLanded!.run(item.id, item.txHash);
     };
     // One savepoint (or transaction) for all of them and their side effects.
     this.addPendingTx = writeTransaction(db, (txs: readonly ChainTx[], changes: StateChanges) => {
@@ -255,6 +296,7 @@ export class SqliteChainStore implements ChainStore {
             r.transactionIndex,
             r.status,
             r.error,
+            r.items ? JSON.stringify(r.items) : null,
           );
         }
         this.applyChanges(changes);
@@ -328,6 +370,15 @@ export class SqliteChainStore implements ChainStore {
 
   putMeta(changes: ReadonlyMap<string, string>): void {
     writeTransaction(this.db, () => this.applyChanges({ meta: changes }))();
+  }
+
+  getMeta(key: string): string | null {
+    return (this.s.getMeta!.get(key) as string | undefined) ?? null;
+  }
+
+  landedItems(ids: readonly string[]): Set<string> {
+    if (ids.length === 0) return new Set();
+    return new Set(this.s.landed!.all(JSON.stringify(ids)) as string[]);
   }
 
   getBlock(number: number): ChainBlock | null {
