@@ -29,8 +29,11 @@ import {
 /** What a connection needs from its hub. */
 export type HubContext = {
   readonly options: ResolvedOptions;
-  /** The topic of a channel, opened if need be, about to get a subscriber (or be released at once). */
-  openTopic(target: ChannelTarget): Topic;
+  /**
+   * The topic of a channel, opened if need be, about to get a subscriber (or be released at once);
+   * undefined when it has no stream and no more may be opened (`maxStreams`).
+   */
+  openTopic(target: ChannelTarget): Topic | undefined;
   /** Called after a subscriber left a topic (or none was added after openTopic). */
   releaseTopic(topic: Topic): void;
   /** The connection has queued output; flush it this turn. */
@@ -432,6 +435,7 @@ export class Connection implements Subscriber {
     // Everything from here to the reply is synchronous: no publication can land between reading the
     // stream's position and registering the subscriber, and the reply is queued before any later push.
     const topic = this.hub.openTopic(decision.target);
+    if (topic === undefined) return encodeError(id, ERRORS.tooManyRequests);
     const outcome = subscribeResult(
       topic.stream,
       req,

@@ -16,6 +16,8 @@ export type ExchangeRealtimeOptions = {
   logger?: RealtimeLogger;
   /** Hub settings beyond the token check (tests shorten pings, for instance). */
   hub?: Omit<RealtimeHubOptions, 'verifyToken' | 'logger'>;
+  /** Shortest time between two publications of one market's book, ms. Default: the config's. */
+  bookIntervalMs?: number;
 };
 
 const SPORT_INFO_LIMIT = 100_000;
@@ -34,6 +36,7 @@ export function startExchangeRealtime(
   const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
   const hub = createRealtimeHub({
     maxHistoryPublications: exchange.config.realtimeHistoryMax,
+    maxHistoryBytes: exchange.config.realtimeHistoryBytes,
     ...options.hub,
     // On connect and on refresh: a token of a revoked key is refused (3500, the client stops); one that
     // names no key predates revocation checks and is taken for expired, so the client fetches a new one.
@@ -72,6 +75,7 @@ export function startExchangeRealtime(
     settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => trading.queries.escrowRows(escrow),
     observed: (channel, user) => hub.observed(channel, user),
+    bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
   });
 
   let open = true;
@@ -86,10 +90,24 @@ export function startExchangeRealtime(
   const publish = (list: Publication[]) => {
     if (open && list.length > 0) hub.publishMany(list);
   };
+  // Books held back by the interval go when it ends, as the published batches left them.
+  let bookTimer: NodeJS.Timeout | undefined;
+  const scheduleBooks = () => {
+    if (bookTimer !== undefined || !open) return;
+    const wait = publisher.nextBookInMs();
+    if (wait === undefined) return;
+    bookTimer = setTimeout(() => {
+      bookTimer = undefined;
+      publish(publications('books', () => publisher.dueBooks()));
+      scheduleBooks();
+    }, Math.ceil(wait));
+    bookTimer.unref();
+  };
   // Each committed batch once it is projected, in seq order (trading/pipeline.ts).
-  trading.pipeline.setPublisher((projected) =>
-    publish(publications('sequencer', () => publisher.batch(projected))),
-  );
+  trading.pipeline.setPublisher((projected) => {
+    publish(publications('sequencer', () => publisher.batch(projected)));
+    scheduleBooks();
+  });
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
     publish(publications('catalog', () => catalogPublications(event)));
@@ -100,6 +118,7 @@ export function startExchangeRealtime(
     close() {
       if (!open) return;
       open = false;
+      clearTimeout(bookTimer);
       trading.pipeline.setPublisher(null);
       stopCatalog();
       stopRevocations();

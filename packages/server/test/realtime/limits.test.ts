@@ -60,6 +60,31 @@ describe('limits', () => {
     await until(() => again.state === 'subscribed', 5000, 'subscribed after unsubscribe');
   });
 
+  it('opens at most maxStreams streams: the one left first makes room, else 111 (temporary) until one does', async () => {
+    t = await startHub({ maxStreams: 3 });
+    const raw = await connectedRawClient(t.url);
+    for (let i = 0; i < 3; i++) raw.send({ id: 10 + i, subscribe: { channel: marketBook(i) } });
+    for (let i = 0; i < 3; i++) expect((await raw.reply(10 + i)).subscribe).toBeDefined();
+    raw.send({ id: 13, subscribe: { channel: marketBook(3) } });
+    expect((await raw.reply(13)).error).toEqual({ code: 111, message: 'too many requests', temporary: true });
+    expect(t.hub.stats()).toMatchObject({ topics: 3, streamsRefused: 1 });
+    expect(t.hub.observed(marketBook(3))).toBe(false);
+
+    // A stream without followers (kept for its followers' recovery) gives way to a followed one.
+    raw.send({ id: 14, unsubscribe: { channel: marketBook(0) } });
+    await raw.reply(14);
+    expect(t.hub.stats()).toMatchObject({ topics: 3, idleTopics: 1 });
+    raw.send({ id: 15, subscribe: { channel: marketBook(3) } });
+    expect((await raw.reply(15)).subscribe).toBeDefined();
+    expect(t.hub.observed(marketBook(0))).toBe(false);
+    expect(t.hub.stats()).toMatchObject({ topics: 3, idleTopics: 0, streamsRefused: 1 });
+    // A position asked while every stream is followed names no stream: any later one holds only later publications.
+    expect(t.hub.position(marketBook(9))).toEqual({ offset: 0, epoch: '' });
+    t.hub.publish(marketBook(3), { n: 1 });
+    await until(() => pubsOf(raw, marketBook(3)).length === 1, 5000, 'publication');
+    raw.ws.close();
+  });
+
   it('closes a client sending a message over the size limit with 1009 (the client does not reconnect)', async () => {
     t = await startHub({ maxMessageBytes: 1024 });
     const raw = await connectedRawClient(t.url);
