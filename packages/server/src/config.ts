@@ -118,7 +118,7 @@ const OPTIONS = {
   realtimeHistoryBytes: {
     env: 'REALTIME_HISTORY_BYTES',
     flag: 'realtime-history-bytes',
-    help: 'realtime history bytes kept for recovery, all channels together (default: 1/8 of the V8 heap limit)',
+    help: 'realtime history bytes kept for recovery, all channels together; an eighth of the V8 heap limit, here',
     fallback: String(defaultMaxHistoryBytes()),
   },
   realtimeBookIntervalMs: {
