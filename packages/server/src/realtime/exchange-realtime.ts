@@ -1,3 +1,4 @@
+import { parseChannel } from '@oddsbook/protocol';
 import type { Exchange } from '../exchange.js';
 import { TradingPublisher } from '../trading/trading-publications.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
@@ -37,6 +38,15 @@ export function startExchangeRealtime(
   const hub = createRealtimeHub({
     maxHistoryPublications: exchange.config.realtimeHistoryMax,
     maxHistoryBytes: exchange.config.realtimeHistoryBytes,
+    // A book channel opens a stream only for a market or event of the catalog.
+    channelExists(channel) {
+      const parsed = parseChannel(channel);
+      if (parsed?.kind === 'order_book_market')
+        return catalog.getMarket(parsed.marketHash).then((market) => market !== null);
+      if (parsed?.kind === 'order_book_event')
+        return catalog.fixtureStatuses([parsed.eventId]).then((found) => parsed.eventId in found);
+      return true;
+    },
     ...options.hub,
     // On connect and on refresh: a token of a revoked key is refused (3500, the client stops); one that
     // names no key predates revocation checks and is taken for expired, so the client fetches a new one.

@@ -152,6 +152,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
     allowAnonymous: options.allowAnonymous ?? false,
+    channelExists: options.channelExists ?? (() => true),
     version: options.version ?? '0.1.0',
     logger: options.logger ?? silentLogger,
     clock: options.clock ?? { now: () => Date.now() },
@@ -295,6 +296,9 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         topics.set(target.key, topic);
       } else if (idle.delete(topic.key)) topic.idleSince = 0;
       return topic;
+    },
+    hasStream(key: string): boolean {
+      return topics.has(key);
     },
     releaseTopic(topic: Topic): void {
       if (topic.subscribers.size > 0) return;

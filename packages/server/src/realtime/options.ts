@@ -107,6 +107,13 @@ export type RealtimeHubOptions = {
   streamMetaTtlMs?: number;
   /** How often expired history is freed and streams past their windows are forgotten. Default 60 s. */
   sweepIntervalMs?: number;
+  /**
+   * Whether a channel the policy accepts names something that exists (a market's book channel: a market of
+   * the catalog), asked when a subscribe would open a new stream for it; false: error 102 "unknown channel".
+   * May be async (the connection's next commands wait). Bounds the streams to real channels: without it,
+   * made-up market hashes open as many as `maxStreams` lets them. Default: every channel exists.
+   */
+  channelExists?: (channel: string) => boolean | Promise<boolean>;
   /** Accept connect without a token (user ''): public channels only. Default false. */
   allowAnonymous?: boolean;
   /** Reported as `version` in the connect reply. */

@@ -201,6 +201,20 @@ describe('exchange channels with the official client', () => {
     expect(legacy.map((f) => f.unsubscribedCode)).toEqual(legacy.map(() => 102));
   });
 
+  it('opens book channels only for markets and events of the catalog (102 for made-up ones)', async () => {
+    const { marketHash, eventId } = await createMarket(t);
+    const c = clientOf(await t.createUser());
+    const real = [follow(c, orderBookMarketChannel(marketHash)), follow(c, orderBookEventChannel(eventId))];
+    const madeUp = [
+      follow(c, orderBookMarketChannel(`0x${'5a'.repeat(32)}`)),
+      follow(c, orderBookEventChannel('no-such-event')),
+    ];
+    await connected(c, ...real);
+    await waitFor(() => madeUp.every((f) => f.unsubscribedCode !== 0), 5000, 'refusals');
+    expect(madeUp.map((f) => f.unsubscribedCode)).toEqual([102, 102]);
+    expect(real.map((f) => f.sub.state)).toEqual(['subscribed', 'subscribed']);
+  });
+
   it('delivers cancels with inactiveReason HEARTBEAT_TIMEOUT when the heartbeat lapses', async () => {
     const { marketHash } = await createMarket(t);
     const maker = await createTrader(t);

@@ -85,6 +85,39 @@ describe('limits', () => {
     raw.ws.close();
   });
 
+  it('opens a stream only for a channel that exists (channelExists, asked once, async), answering in command order', async () => {
+    const asked: string[] = [];
+    t = await startHub({
+      channelExists: async (channel) => {
+        asked.push(channel);
+        await sleep(20);
+        return channel !== marketBook(9);
+      },
+    });
+    const raw = await connectedRawClient(t.url);
+    // The made-up one first: its check is pending while the next commands of the frame wait their turn.
+    raw.send(
+      { id: 10, subscribe: { channel: marketBook(9) } },
+      { id: 11, subscribe: { channel: marketBook(1), positioned: true } },
+      { id: 12, presence_stats: { channel: marketBook(1) } },
+    );
+    await raw.reply(12);
+    const replies = raw.lines.filter((l) => typeof l.id === 'number' && (l.id as number) >= 10);
+    expect(replies.map((l) => l.id)).toEqual([10, 11, 12]);
+    expect(replies[0]!.error).toEqual({ code: 102, message: 'unknown channel' });
+    expect(replies[1]!.subscribe).toBeDefined();
+    expect(replies[2]!.presence_stats).toEqual({ num_clients: 1, num_users: 1 });
+    expect(t.hub.observed(marketBook(9))).toBe(false);
+    expect(t.hub.stats().topics).toBe(1);
+    // A channel that has a stream already is not asked again.
+    const other = await connectedRawClient(t.url);
+    other.send({ id: 2, subscribe: { channel: marketBook(1) } });
+    expect((await other.reply(2)).subscribe).toBeDefined();
+    expect(asked).toEqual([marketBook(9), marketBook(1)]);
+    raw.ws.close();
+    other.ws.close();
+  });
+
   it('closes a client sending a message over the size limit with 1009 (the client does not reconnect)', async () => {
     t = await startHub({ maxMessageBytes: 1024 });
     const raw = await connectedRawClient(t.url);
