@@ -46,9 +46,17 @@ function procRssBytes(pid: number): number {
   }
 }
 
-/** Starts `node <args>` from the repository root and waits until its /health answers. */
-export async function startChild(args: string[], env: Record<string, string>, port: number): Promise<Child> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
+/**
+ * Starts `node <args>` from the repository root (or `cwd`, another checkout) and waits until its /health
+ * answers.
+ */
+export async function startChild(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  cwd = root,
+): Promise<Child> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
   // A bench that dies must not leave a server behind, loading the machine under the next run.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);

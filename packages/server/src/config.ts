@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
-import { DEFAULT_MAX_HISTORY_PUBLICATIONS } from './realtime/options.js';
+import { DEFAULT_MAX_HISTORY_PUBLICATIONS, defaultMaxHistoryBytes } from './realtime/options.js';
 
 /** The two networks of the spec. Addresses are oddsbook's own, so a signature made here never replays elsewhere. */
 export const NETWORKS = {
@@ -39,6 +39,10 @@ export type Config = {
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
   realtimeHistoryMax: number;
+  /** Bytes the realtime hub keeps for recovery over all channels (2 per JSON character plus 320 a publication). */
+  realtimeHistoryBytes: number;
+  /** Shortest time between two realtime publications of one market's book, ms (0: one per batch). */
+  realtimeBookIntervalMs: number;
   /** Start even when secp256k1 or keccak runs on its pure-JS fallback (native build not loaded). */
   allowSlowCrypto: boolean;
   /** Each setting named as the operator gave it (the flag if one was passed, else the variable), for errors. */
@@ -110,6 +114,18 @@ const OPTIONS = {
     flag: 'realtime-history-max',
     help: 'realtime publications kept for recovery, all channels together',
     fallback: String(DEFAULT_MAX_HISTORY_PUBLICATIONS),
+  },
+  realtimeHistoryBytes: {
+    env: 'REALTIME_HISTORY_BYTES',
+    flag: 'realtime-history-bytes',
+    help: 'realtime history bytes kept for recovery, all channels together; an eighth of the V8 heap limit, here',
+    fallback: String(defaultMaxHistoryBytes()),
+  },
+  realtimeBookIntervalMs: {
+    env: 'REALTIME_BOOK_INTERVAL_MS',
+    flag: 'realtime-book-interval-ms',
+    help: "shortest time between two realtime publications of a market's book (0: every batch)",
+    fallback: '100',
   },
   allowSlowCrypto: {
     env: 'ALLOW_SLOW_CRYPTO',
@@ -293,6 +309,18 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
+    realtimeHistoryBytes: integer(
+      label('realtimeHistoryBytes'),
+      raw('realtimeHistoryBytes'),
+      1_048_576,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    realtimeBookIntervalMs: integer(
+      label('realtimeBookIntervalMs'),
+      raw('realtimeBookIntervalMs'),
+      0,
+      60_000,
+    ),
     allowSlowCrypto: flag(label('allowSlowCrypto'), raw('allowSlowCrypto')),
     settingNames: Object.fromEntries(
       (Object.keys(OPTIONS) as OptionName[]).map((name) => [name, label(name)]),

@@ -50,9 +50,17 @@ export type SettledFill = {
   readonly makerStake: string;
   readonly takerStake: string;
   /** A quarter-line fill's legs (whole line, half line): the positions are on them. */
-  readonly legs?: readonly { readonly marketHash: string; readonly makerStake: string; readonly takerStake: string }[];
+  readonly legs?: readonly {
+    readonly marketHash: string;
+    readonly makerStake: string;
+    readonly takerStake: string;
+  }[];
   /** The capital-efficiency refunds of this match, per account and position market. */
-  readonly refunds: readonly { readonly account: string; readonly marketHash: string; readonly amount: string }[];
+  readonly refunds: readonly {
+    readonly account: string;
+    readonly marketHash: string;
+    readonly amount: string;
+  }[];
 };
 
 /**

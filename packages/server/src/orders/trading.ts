@@ -264,7 +264,9 @@ export function openTrading(o: TradingOptions): Trading {
         // the close: a fill reversed after its market paid out could not be taken back from the payouts.
         let closedAt = sequencer.lastSeq;
         if (market.status === MarketStatus.OPEN) {
-          closedAt = (await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })).seq;
+          closedAt = (
+            await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })
+          ).seq;
         }
         await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
         await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
@@ -300,7 +302,8 @@ async function settledOrUnavailable(settled: Promise<void>, waitMs: number): Pro
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(unavailable('the chain has not settled the market’s last fills yet: retry the resolution')),
+      () =>
+        reject(unavailable('the chain has not settled the market’s last fills yet: retry the resolution')),
       waitMs,
     );
   });

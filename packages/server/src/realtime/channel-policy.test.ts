@@ -48,15 +48,29 @@ describe('default channel policy', () => {
     expect(() => policy.publishTarget('markets')).toThrow(TypeError);
   });
 
-  it('uses the production history sizes, none for best_odds and parlay_markets', () => {
+  it('uses the production history sizes, cache recovery for books, none for best_odds and parlay_markets', () => {
     const settings = (channel: string) => policy.publishTarget(channel, ALICE).settings;
     expect(settings(`order_book:market_0x${'ab'.repeat(32)}`)).toEqual({
-      historySize: 5000,
+      historySize: 1000,
+      historyBytes: 8 * 1_048_576,
       historyTtlMs: 300_000,
       recoverable: true,
+      recovery: 'cache',
     });
-    expect(settings('recent_trades:global').historySize).toBe(2000);
-    expect(settings('best_odds:global')).toEqual({ historySize: 0, historyTtlMs: 0, recoverable: false });
+    expect(settings('order_book:event_L1-E1').recovery).toBe('cache');
+    expect(settings('recent_trades:global')).toMatchObject({
+      historySize: 2000,
+      historyBytes: 4 * 1_048_576,
+      recovery: 'stream',
+    });
+    expect(settings(`ce_refunds:${ALICE}`).historySize).toBe(1000);
+    expect(settings('best_odds:global')).toEqual({
+      historySize: 0,
+      historyBytes: 0,
+      historyTtlMs: 0,
+      recoverable: false,
+      recovery: 'stream',
+    });
     expect(settings('parlay_markets:global').recoverable).toBe(false);
   });
 

@@ -29,8 +29,13 @@ import {
 /** What a connection needs from its hub. */
 export type HubContext = {
   readonly options: ResolvedOptions;
-  /** The topic of a channel, opened if need be, about to get a subscriber (or be released at once). */
-  openTopic(target: ChannelTarget): Topic;
+  /**
+   * The topic of a channel, opened if need be, about to get a subscriber (or be released at once);
+   * undefined when it has no stream and no more may be opened (`maxStreams`).
+   */
+  openTopic(target: ChannelTarget): Topic | undefined;
+  /** Whether a channel (by stream key) has a stream now. */
+  hasStream(key: string): boolean;
   /** Called after a subscriber left a topic (or none was added after openTopic). */
   releaseTopic(topic: Topic): void;
   /** The connection has queued output; flush it this turn. */
@@ -217,8 +222,12 @@ export class Connection implements Subscriber {
     }
     switch (command.method) {
       case 'subscribe': {
-        const line = this.handleSubscribe(command.id, command.req);
-        if (line !== undefined) this.enqueue(line);
+        const reply = this.handleSubscribe(command.id, command.req);
+        if (typeof reply === 'string') this.enqueue(reply);
+        else if (reply !== undefined)
+          return reply.then((line) => {
+            if (line !== undefined && this.state !== 'closed') this.enqueue(line);
+          });
         return undefined;
       }
       case 'unsubscribe':
@@ -415,8 +424,14 @@ export class Connection implements Subscriber {
     return undefined;
   }
 
-  /** Returns the encoded reply, or undefined when the command closed the connection. */
-  private handleSubscribe(id: number, req: SubscribeRequest): string | undefined {
+  /**
+   * Returns the encoded reply, or undefined when the command closed the connection; a promise of it while
+   * the hub asks whether a channel without a stream names something that exists (`channelExists`).
+   */
+  private handleSubscribe(
+    id: number,
+    req: SubscribeRequest,
+  ): string | Promise<string | undefined> | undefined {
     const channel = req.channel;
     if (typeof channel !== 'string' || channel === '') {
       this.close(DISCONNECTS.badRequest);
@@ -428,10 +443,25 @@ export class Connection implements Subscriber {
     const decision = this.options.channelPolicy.resolve(this.user, channel);
     if (decision.type === 'unknown') return encodeError(id, ERRORS.unknownChannel);
     if (decision.type === 'denied') return encodeError(id, ERRORS.permissionDenied);
+    const target = decision.target;
+    // A new stream only for a channel that names something (a market's book, not any hash): the streams
+    // made-up names could open are not the exchange's to keep.
+    if (this.hub.hasStream(target.key)) return this.subscribe(id, req, channel, target);
+    const exists = this.options.channelExists(channel);
+    if (!isThenable(exists))
+      return exists ? this.subscribe(id, req, channel, target) : encodeError(id, ERRORS.unknownChannel);
+    // The connection's next commands wait (it is busy) until this one is answered.
+    return exists.then((known) => {
+      if (this.state === 'closed') return undefined;
+      return known ? this.subscribe(id, req, channel, target) : encodeError(id, ERRORS.unknownChannel);
+    });
+  }
 
+  private subscribe(id: number, req: SubscribeRequest, channel: string, target: ChannelTarget): string {
     // Everything from here to the reply is synchronous: no publication can land between reading the
     // stream's position and registering the subscriber, and the reply is queued before any later push.
-    const topic = this.hub.openTopic(decision.target);
+    const topic = this.hub.openTopic(target);
+    if (topic === undefined) return encodeError(id, ERRORS.tooManyRequests);
     const outcome = subscribeResult(
       topic.stream,
       req,

@@ -1,3 +1,4 @@
+import { parseChannel } from '@oddsbook/protocol';
 import type { Exchange } from '../exchange.js';
 import { TradingPublisher } from '../trading/trading-publications.js';
 import { createRealtimeHub, type RealtimeHub } from './hub.js';
@@ -16,6 +17,8 @@ export type ExchangeRealtimeOptions = {
   logger?: RealtimeLogger;
   /** Hub settings beyond the token check (tests shorten pings, for instance). */
   hub?: Omit<RealtimeHubOptions, 'verifyToken' | 'logger'>;
+  /** Shortest time between two publications of one market's book, ms. Default: the config's. */
+  bookIntervalMs?: number;
 };
 
 const SPORT_INFO_LIMIT = 100_000;
@@ -34,6 +37,16 @@ export function startExchangeRealtime(
   const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
   const hub = createRealtimeHub({
     maxHistoryPublications: exchange.config.realtimeHistoryMax,
+    maxHistoryBytes: exchange.config.realtimeHistoryBytes,
+    // A book channel opens a stream only for a market or event of the catalog.
+    channelExists(channel) {
+      const parsed = parseChannel(channel);
+      if (parsed?.kind === 'order_book_market')
+        return catalog.getMarket(parsed.marketHash).then((market) => market !== null);
+      if (parsed?.kind === 'order_book_event')
+        return catalog.fixtureStatuses([parsed.eventId]).then((found) => parsed.eventId in found);
+      return true;
+    },
     ...options.hub,
     // On connect and on refresh: a token of a revoked key is refused (3500, the client stops); one that
     // names no key predates revocation checks and is taken for expired, so the client fetches a new one.
@@ -73,6 +86,7 @@ export function startExchangeRealtime(
     escrowRows: (escrow) => trading.queries.escrowRows(escrow),
     settlement: trading.queries,
     observed: (channel, user) => hub.observed(channel, user),
+    bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
   });
 
   let open = true;
@@ -87,10 +101,24 @@ export function startExchangeRealtime(
   const publish = (list: Publication[]) => {
     if (open && list.length > 0) hub.publishMany(list);
   };
+  // Books held back by the interval go when it ends, as the published batches left them.
+  let bookTimer: NodeJS.Timeout | undefined;
+  const scheduleBooks = () => {
+    if (bookTimer !== undefined || !open) return;
+    const wait = publisher.nextBookInMs();
+    if (wait === undefined) return;
+    bookTimer = setTimeout(() => {
+      bookTimer = undefined;
+      publish(publications('books', () => publisher.dueBooks()));
+      scheduleBooks();
+    }, Math.ceil(wait));
+    bookTimer.unref();
+  };
   // Each committed batch once it is projected, in seq order (trading/pipeline.ts).
-  trading.pipeline.setPublisher((projected) =>
-    publish(publications('sequencer', () => publisher.batch(projected))),
-  );
+  trading.pipeline.setPublisher((projected) => {
+    publish(publications('sequencer', () => publisher.batch(projected)));
+    scheduleBooks();
+  });
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
     publish(publications('catalog', () => catalogPublications(event)));
@@ -101,6 +129,7 @@ export function startExchangeRealtime(
     close() {
       if (!open) return;
       open = false;
+      clearTimeout(bookTimer);
       trading.pipeline.setPublisher(null);
       stopCatalog();
       stopRevocations();

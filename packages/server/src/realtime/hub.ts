@@ -13,28 +13,36 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type ChannelTarget, createChannelPolicy } from './channel-policy.js';
 import { DISCONNECTS } from './codes.js';
 import { Connection, type HubContext } from './connection.js';
+import { HistoryBudget } from './history-budget.js';
 import {
   DEFAULT_MAX_HISTORY_PUBLICATIONS,
+  DEFAULT_MAX_STREAMS,
+  defaultMaxHistoryBytes,
   type RealtimeHubOptions,
   type ResolvedOptions,
   silentLogger,
 } from './options.js';
-import { ChannelStream, HistoryBudget, isPlainObject } from './stream.js';
+import { ChannelStream, encodeData, isPlainObject } from './stream.js';
 import type { Topic } from './topic.js';
 import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
 
 export type PublishInput = {
   channel: string;
   /**
-   * Any JSON value. An object gets `messageId` added when it has none. Encoded when first sent or read
-   * back (often never: a channel whose subscribers left only keeps it for recovery), so it must not
-   * change after publishing.
+   * Any JSON value. An object gets `messageId` added when it has none. Encoded once, when published to a
+   * channel with a stream (the same object published again in one `publishMany` with the same messageId,
+   * a book to its market and event channels, is encoded once).
    */
   data: unknown;
   /** Required for per-user channels (`account:fills_v3`): the checksummed EOA the publication is for. */
   user?: string;
   /** Identity for deduplication; default data.messageId, else a random UUID. */
   messageId?: string;
+  /**
+   * The state this publication replaces on a channel that recovers in cache mode (`order_book`: the
+   * market's hash); without one, the channel's single state. Ignored by other channels; never sent.
+   */
+  key?: string;
 };
 
 export type PublishResult = {
@@ -54,8 +62,12 @@ export type RealtimeHubStats = {
   publications: number;
   /** Publications kept for recovery and history, over all channels. */
   historyKept: number;
-  /** Publications dropped from a history to keep the total within `maxHistoryPublications`. */
+  /** Bytes charged for them (at most `maxHistoryBytes`; see `keptBytes`). */
+  historyBytes: number;
+  /** Publications dropped from a history to keep the totals within `maxHistoryPublications` and `maxHistoryBytes`. */
   historyEvicted: number;
+  /** Subscribes refused because `maxStreams` streams all had followers. */
+  streamsRefused: number;
   /** WebSocket frames written. */
   frames: number;
   /** Replies and pushes written (several share a frame). */
@@ -67,7 +79,11 @@ export type RealtimeHubStats = {
 export type RealtimeHub = {
   /** Serves the WebSocket endpoint on this server's `upgrade` event; other upgrade paths are destroyed. */
   attach(server: Server): void;
-  publish(channel: string, data: unknown, options?: { user?: string; messageId?: string }): PublishResult;
+  publish(
+    channel: string,
+    data: unknown,
+    options?: { user?: string; messageId?: string; key?: string },
+  ): PublishResult;
   /** Publishes in order; all of them go out in the same frames. */
   publishMany(inputs: readonly PublishInput[]): PublishResult[];
   /**
@@ -80,7 +96,9 @@ export type RealtimeHub = {
   /**
    * The stream position of a channel now, e.g. to send along with a REST snapshot taken in the same
    * turn: a client subscribing with that position (centrifuge-js `getState` or `since`) gets exactly the
-   * publications after the snapshot. `user` for per-user channels. Offset 0 for channels without history.
+   * publications after the snapshot. `user` for per-user channels. Offset 0 for channels without history;
+   * offset 0 and epoch '' (any stream: one opened later holds only later publications) when `maxStreams`
+   * streams all have followers.
    */
   position(channel: string, user?: string): { offset: number; epoch: string };
   /**
@@ -126,12 +144,15 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     recoveryMaxPublications: options.recoveryMaxPublications ?? 1000,
     historyMaxPublications: options.historyMaxPublications ?? 1000,
     maxHistoryPublications: options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS,
+    maxHistoryBytes: options.maxHistoryBytes ?? defaultMaxHistoryBytes(),
+    maxStreams: options.maxStreams ?? DEFAULT_MAX_STREAMS,
     maxIdleStreams:
       options.maxIdleStreams ??
       Math.ceil((options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS) / 4),
     streamMetaTtlMs: options.streamMetaTtlMs ?? 24 * 3_600_000,
     sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
     allowAnonymous: options.allowAnonymous ?? false,
+    channelExists: options.channelExists ?? (() => true),
     version: options.version ?? '0.1.0',
     logger: options.logger ?? silentLogger,
     clock: options.clock ?? { now: () => Date.now() },
@@ -166,8 +187,8 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   let dirty: Connection[] = [];
   let flushScheduled = false;
   let closed = false;
-  const counters = { pongs: 0, commands: 0, publications: 0, frames: 0, messages: 0 };
-  const historyBudget = new HistoryBudget(options.maxHistoryPublications);
+  const counters = { pongs: 0, commands: 0, publications: 0, frames: 0, messages: 0, streamsRefused: 0 };
+  const historyBudget = new HistoryBudget(options.maxHistoryPublications, options.maxHistoryBytes);
 
   // Clients with identical output this turn (typically every subscriber of one busy channel) share one encoded frame.
   let memoLines: string[] | undefined;
@@ -252,9 +273,18 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   const context: HubContext = {
     options,
     counters,
-    openTopic(target: ChannelTarget): Topic {
+    openTopic(target: ChannelTarget): Topic | undefined {
       let topic = topics.get(target.key);
       if (topic === undefined) {
+        // The streams are full: the one whose last follower left first makes room, if any.
+        if (topics.size >= options.maxStreams) {
+          const oldestIdle = idle.values().next().value;
+          if (oldestIdle === undefined) {
+            counters.streamsRefused++;
+            return undefined;
+          }
+          forget(oldestIdle);
+        }
         topic = {
           key: target.key,
           channel: target.channel,
@@ -266,6 +296,9 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         topics.set(target.key, topic);
       } else if (idle.delete(topic.key)) topic.idleSince = 0;
       return topic;
+    },
+    hasStream(key: string): boolean {
+      return topics.has(key);
     },
     releaseTopic(topic: Topic): void {
       if (topic.subscribers.size > 0) return;
@@ -313,11 +346,18 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     });
   }
 
+  // The last encoding, for the same data published again at once under the same id (a book to its
+  // market and event channels).
+  let encodedData: unknown;
+  let encodedId: string | undefined;
+  let encodedJson = '';
+
   function publishOne(
     channel: string,
     data: unknown,
     user: string | undefined,
     explicitId: string | undefined,
+    key: string | undefined,
     now: number,
   ): PublishResult {
     const target = channelPolicy.publishTarget(channel, user);
@@ -326,11 +366,15 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
     // No stream: nobody subscribed since it was last forgotten, so no client holds a position in it that
     // this publication could complete (a stream's epoch is drawn when it opens). Nothing to send or keep.
     if (topic === undefined) return { offset: 0, epoch: '', messageId };
+    // Encoded before it counts: data JSON refuses throws here, with nothing appended.
+    if (data !== encodedData || messageId !== encodedId || encodedData === undefined) {
+      encodedJson = encodeData(data, messageId);
+      encodedData = data;
+      encodedId = messageId;
+    }
     counters.publications++;
-    // Encoded now for live subscribers; otherwise kept as it is, encoded if a recovery ever reads it.
-    const live = topic.subscribers.size > 0;
-    const pub = topic.stream.append(data, now, messageId, live);
-    if (live) {
+    const pub = topic.stream.appendJson(encodedJson, now, messageId, key);
+    if (topic.subscribers.size > 0) {
       const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
       for (const sub of topic.subscribers) {
         if (pub.offset > 0) {
@@ -350,14 +394,30 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       server.on('upgrade', onUpgrade);
     },
     publish(channel, data, publishOptions) {
-      return publishOne(channel, data, publishOptions?.user, publishOptions?.messageId, clock.now());
+      try {
+        return publishOne(
+          channel,
+          data,
+          publishOptions?.user,
+          publishOptions?.messageId,
+          publishOptions?.key,
+          clock.now(),
+        );
+      } finally {
+        encodedData = undefined;
+      }
     },
     publishMany(inputs) {
       const now = clock.now();
       const results: PublishResult[] = new Array(inputs.length);
-      for (let i = 0; i < inputs.length; i++) {
-        const input = inputs[i]!;
-        results[i] = publishOne(input.channel, input.data, input.user, input.messageId, now);
+      try {
+        for (let i = 0; i < inputs.length; i++) {
+          const input = inputs[i]!;
+          results[i] = publishOne(input.channel, input.data, input.user, input.messageId, input.key, now);
+        }
+      } finally {
+        // Not kept past the call: the data may be changed once published.
+        encodedData = undefined;
       }
       return results;
     },
@@ -368,6 +428,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       const target = channelPolicy.publishTarget(channel, user);
       if (target.settings.historySize === 0) return { offset: 0, epoch: '' };
       const topic = context.openTopic(target);
+      if (topic === undefined) return { offset: 0, epoch: '' };
       const position = topic.stream.position;
       context.releaseTopic(topic);
       return position;
@@ -402,7 +463,9 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         idleTopics: idle.size,
         publications: counters.publications,
         historyKept: historyBudget.kept,
+        historyBytes: historyBudget.bytes,
         historyEvicted: historyBudget.evicted,
+        streamsRefused: counters.streamsRefused,
         frames: counters.frames,
         messages: counters.messages,
         commands: counters.commands,

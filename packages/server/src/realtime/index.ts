@@ -8,6 +8,7 @@ export {
   defaultAuthorize,
 } from './channel-policy.js';
 export { DISCONNECTS, ERRORS } from './codes.js';
+export { HistoryBudget, KEPT_OVERHEAD_BYTES, keptBytes } from './history-budget.js';
 export {
   createRealtimeHub,
   type PublishInput,
@@ -16,7 +17,8 @@ export {
   type RealtimeHubStats,
 } from './hub.js';
 export type { RealtimeHubOptions, RealtimeLogger, TokenVerifier } from './options.js';
-export type { StreamSettings } from './stream.js';
+export { defaultMaxHistoryBytes } from './options.js';
+export type { RecoveryMode, StreamSettings } from './stream.js';
 export {
   createRealtimeToken,
   createRealtimeTokenVerifier,

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import type { ChannelPolicy } from './channel-policy.js';
 import type { RealtimeIdentity } from './token.js';
 
@@ -8,8 +9,24 @@ export type RealtimeLogger = { debug: LogFn; info: LogFn; warn: LogFn; error: Lo
 /** Returns the identity of a token, or throws RealtimeTokenError (`expired` or `invalid`). May be async. */
 export type TokenVerifier = (token: string) => RealtimeIdentity | Promise<RealtimeIdentity>;
 
-/** About 100-200 MB of publications (400-700 bytes each as kept): the history of several hundred busy users. */
+/** The count bound of the history over all channels (the byte bound below is the one memory needs). */
 export const DEFAULT_MAX_HISTORY_PUBLICATIONS = 250_000;
+
+/** The share of V8's heap limit the history may be charged by default. */
+export const HISTORY_HEAP_SHARE = 8;
+
+/**
+ * The default byte bound of the history over all channels: an eighth of this process's V8 heap limit
+ * (`--max-old-space-size`, else what Node derives from the machine's memory), in whole MiB. Charged as
+ * `keptBytes` (2 bytes per JSON character plus the entry), so ASCII payloads use about half of it.
+ */
+export function defaultMaxHistoryBytes(): number {
+  const MIB = 1_048_576;
+  return Math.max(1, Math.floor(getHeapStatistics().heap_size_limit / HISTORY_HEAP_SHARE / MIB)) * MIB;
+}
+
+/** Streams at most, with or without subscribers (each about 1 KB without history). */
+export const DEFAULT_MAX_STREAMS = 200_000;
 
 export type RealtimeHubOptions = {
   verifyToken: TokenVerifier;
@@ -69,6 +86,18 @@ export type RealtimeHubOptions = {
    */
   maxHistoryPublications?: number;
   /**
+   * Most bytes kept for recovery and history over all channels together, each publication charged
+   * `keptBytes` (2 bytes per JSON character plus 320); past it the oldest go first, whichever channel
+   * holds them. Default `defaultMaxHistoryBytes()`: an eighth of the V8 heap limit.
+   */
+  maxHistoryBytes?: number;
+  /**
+   * Most streams (channels with a stream, followed or kept for recovery); a subscribe that needs a new one
+   * past it first forgets the stream whose last follower left first, and gets 111 "too many requests"
+   * (temporary: the client retries) when every stream has a follower. Default 200,000.
+   */
+  maxStreams?: number;
+  /**
    * Most streams kept without a subscriber (for a recovery of their followers that left); past it the
    * one whose last subscriber left first is forgotten. Default maxHistoryPublications / 4: an empty
    * stream costs about 800 bytes, so 62,500 of them (the default) about 50 MB.
@@ -78,6 +107,13 @@ export type RealtimeHubOptions = {
   streamMetaTtlMs?: number;
   /** How often expired history is freed and streams past their windows are forgotten. Default 60 s. */
   sweepIntervalMs?: number;
+  /**
+   * Whether a channel the policy accepts names something that exists (a market's book channel: a market of
+   * the catalog), asked when a subscribe would open a new stream for it; false: error 102 "unknown channel".
+   * May be async (the connection's next commands wait). Bounds the streams to real channels: without it,
+   * made-up market hashes open as many as `maxStreams` lets them. Default: every channel exists.
+   */
+  channelExists?: (channel: string) => boolean | Promise<boolean>;
   /** Accept connect without a token (user ''): public channels only. Default false. */
   allowAnonymous?: boolean;
   /** Reported as `version` in the connect reply. */

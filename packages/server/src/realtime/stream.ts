@@ -1,17 +1,31 @@
 /**
- * One channel's publication stream: an epoch (a random id of this stream instance), a top offset
- * that grows by one per publication, and a bounded history (size and age) for recovery. Pure and
- * synchronous: the caller passes the time. Modelled on the centrifuge memory broker (memstream).
+ * One channel's publication stream: an epoch (a random id of this stream instance), a top offset that
+ * grows by one per publication, and a bounded history (count, bytes and age) for recovery. Pure and
+ * synchronous: the caller passes the time. Modelled on the centrifuge memory broker (memstream), with its
+ * two recovery modes: `stream` keeps every publication, `cache` only the latest of each key.
  */
 import { randomBytes } from 'node:crypto';
+import { type HistoryBudget, KeptPublication } from './history-budget.js';
+
+/**
+ * How a stream's history serves recovery. `stream`: every publication is kept (up to the bounds) and a
+ * recovery returns all those missed. `cache` (Centrifugo's `force_recovery_mode: "cache"`): each
+ * publication is a whole state of its key and supersedes the kept publication with the same key (no key:
+ * one state for the channel), so the history keeps only the latest of each key and a recovery returns
+ * those newer than the client's position; offsets it delivers are then not contiguous.
+ */
+export type RecoveryMode = 'stream' | 'cache';
 
 export type StreamSettings = {
-  /** Publications kept for recovery and history; 0 turns history off (no offsets, not recoverable). */
+  /** Publications kept (`cache`: keys kept); 0 turns history off (no offsets, not recoverable). */
   readonly historySize: number;
+  /** Bytes kept at most (`keptBytes` of each publication); past it the oldest go first. */
+  readonly historyBytes: number;
   /** Age after which a kept publication is dropped. */
   readonly historyTtlMs: number;
   /** Whether subscribers may recover missed publications from the history. */
   readonly recoverable: boolean;
+  readonly recovery: RecoveryMode;
 };
 
 /** A publication as kept and as sent: its encoded `Publication` object (`{"data":..,"offset":N,..}`). */
@@ -33,8 +47,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-/** The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. */
-function encodeData(data: unknown, messageId: string | undefined): string {
+/**
+ * The publication's data as JSON, with `messageId` put first into a JSON object that lacks one. Throws a
+ * TypeError for data JSON cannot encode.
+ */
+export function encodeData(data: unknown, messageId: string | undefined): string {
   const json = JSON.stringify(data);
   if (json === undefined) throw new TypeError('publication data is not JSON');
   if (messageId === undefined || !isPlainObject(data) || data.messageId !== undefined) return json;
@@ -42,130 +59,30 @@ function encodeData(data: unknown, messageId: string | undefined): string {
   return json === '{}' ? `{${idField}}` : `{${idField},${json.slice(1)}`;
 }
 
-/**
- * A publication of a stream. It keeps its data as the publisher gave it and encodes it the first time
- * its JSON is asked for (a live subscriber, a recovery, a history call), then keeps only the JSON: a
- * stream nobody reads never pays for the encoding. The data must therefore not change once published.
- */
-class Entry implements StreamPublication {
-  readonly offset: number;
-  readonly time: number;
-  /** Its neighbours in the budget's list of every kept publication, oldest first; its stream. */
-  older: Entry | undefined;
-  newer: Entry | undefined;
-  stream: ChannelStream | undefined;
-  #data: unknown;
-  #messageId: string | undefined;
-  #json: string | undefined;
-
-  /** `dataJson`: the data already encoded (then the publication is encoded at once and the data not kept). */
-  constructor(offset: number, time: number, data: unknown, messageId: string | undefined, dataJson?: string) {
-    this.offset = offset;
-    this.time = time;
-    if (dataJson === undefined) {
-      this.#data = data;
-      this.#messageId = messageId;
-      this.#json = undefined;
-    } else {
-      this.#data = undefined;
-      this.#messageId = undefined;
-      this.#json = encodePublication(dataJson, offset, messageId);
-    }
-  }
-
-  /** `{"data":..,"offset":N,"tags":{"messageId":..}}`; without offset for a stream without history, without tags without a messageId. */
-  get json(): string {
-    let json = this.#json;
-    if (json === undefined) {
-      json = encodePublication(encodeData(this.#data, this.#messageId), this.offset, this.#messageId);
-      this.#json = json;
-      this.#data = undefined;
-      this.#messageId = undefined;
-    }
-    return json;
-  }
-}
-
+/** `{"data":..,"offset":N,"tags":{"messageId":..}}`; without offset for a stream without history, without tags without a messageId. */
 function encodePublication(dataJson: string, offset: number, messageId: string | undefined): string {
   const tags = messageId === undefined ? '' : `,"tags":{"messageId":${JSON.stringify(messageId)}}`;
   return offset > 0 ? `{"data":${dataJson},"offset":${offset}${tags}}` : `{"data":${dataJson}${tags}}`;
-}
-
-/**
- * Caps the publications kept over all the streams that share it. Each stream bounds its own history by
- * size and age, but streams multiply with users (three account channels each): past the cap, the oldest
- * kept publication of all is dropped first, from whichever stream holds it, so memory stays bounded
- * however many users trade. A client whose position it dropped gets `recovered: false` and reseeds from
- * REST, as after any gap in the history.
- */
-export class HistoryBudget {
-  readonly max: number;
-  #kept = 0;
-  #evicted = 0;
-  #oldest: Entry | undefined;
-  #newest: Entry | undefined;
-
-  constructor(max: number) {
-    if (!Number.isInteger(max) || max < 1)
-      throw new RangeError('a history budget keeps at least 1 publication');
-    this.max = max;
-  }
-
-  /** Publications kept now, over all streams. */
-  get kept(): number {
-    return this.#kept;
-  }
-
-  /** Publications dropped to stay within the cap (not those that left by their stream's size or age). */
-  get evicted(): number {
-    return this.#evicted;
-  }
-
-  /** A stream kept `entry` (its newest): counted, and the oldest ones beyond the cap dropped. */
-  add(entry: Entry, stream: ChannelStream): void {
-    entry.stream = stream;
-    entry.older = this.#newest;
-    if (this.#newest) this.#newest.newer = entry;
-    else this.#oldest = entry;
-    this.#newest = entry;
-    this.#kept++;
-    // Streams append in time order and drop from their oldest end, so the oldest kept publication of
-    // all is also the oldest of its own stream.
-    while (this.#kept > this.max) {
-      this.#evicted++;
-      this.#oldest!.stream!.dropOldest();
-    }
-  }
-
-  /** A stream dropped `entry` (its oldest). */
-  remove(entry: Entry): void {
-    if (entry.older) entry.older.newer = entry.newer;
-    else this.#oldest = entry.newer;
-    if (entry.newer) entry.newer.older = entry.older;
-    else this.#newest = entry.older;
-    entry.older = entry.newer = entry.stream = undefined;
-    this.#kept--;
-  }
-}
-
-/** Throws for a value JSON cannot encode at all; the rest of the encoding happens when the JSON is first read. */
-function checkData(data: unknown): void {
-  const type = typeof data;
-  if (data === undefined || type === 'function' || type === 'symbol' || type === 'bigint') {
-    throw new TypeError('publication data is not JSON');
-  }
 }
 
 export class ChannelStream {
   readonly settings: StreamSettings;
   readonly epoch: string;
   private topOffset = 0;
-  /** Ring buffer of the newest `count` publications; the newest has offset `topOffset`. */
-  private readonly ring: (Entry | undefined)[] = [];
-  private head = 0;
-  private count = 0;
+  /**
+   * The kept publications by key (`cache`: the publisher's key; `stream`: the offset), oldest first: a Map
+   * iterates in insertion order, and a superseding publication is deleted and set again, so at the end.
+   */
+  private readonly kept = new Map<string | number, KeptPublication>();
+  private keptBytes = 0;
+  /**
+   * The newest offset dropped without a newer publication of its key kept (by size, bytes, age or the
+   * budget): a recovery from before it would miss something. Supersession loses nothing.
+   */
+  private lostUpTo = 0;
   lastPublishAt: number;
   private readonly budget: HistoryBudget | undefined;
+  private readonly cache: boolean;
 
   constructor(settings: StreamSettings, now: number, epoch: string = newEpoch(), budget?: HistoryBudget) {
     if (settings.recoverable && settings.historySize <= 0)
@@ -174,6 +91,7 @@ export class ChannelStream {
     this.epoch = epoch;
     this.lastPublishAt = now;
     this.budget = budget;
+    this.cache = settings.recovery === 'cache';
   }
 
   get hasHistory(): boolean {
@@ -188,92 +106,138 @@ export class ChannelStream {
     return { offset: this.topOffset, epoch: this.epoch };
   }
 
+  /** Publications kept now. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Bytes charged for them (`keptBytes` each). */
+  get bytes(): number {
+    return this.keptBytes;
+  }
+
   /**
    * Appends a publication and returns it with its offset (0 without history). `data` is any JSON value;
-   * an object without a `messageId` gets `messageId` first, and `messageId` also goes in the tags.
-   * Unless `encodeNow` (the caller sends it at once), the data is encoded on the first read of `json`
-   * (of the returned publication or of a recovered one), so it must not change once appended, and
-   * data JSON cannot encode fails then rather than here.
+   * an object without a `messageId` gets `messageId` first, and `messageId` also goes in the tags. `key`
+   * names the state it replaces in `cache` mode (default: the channel's one state).
    */
-  append(data: unknown, now: number, messageId?: string, encodeNow = false): StreamPublication {
-    // Encoded first when asked, so that data JSON refuses is not appended.
-    let dataJson: string | undefined;
-    if (encodeNow) dataJson = encodeData(data, messageId);
-    else checkData(data);
+  append(data: unknown, now: number, messageId?: string, key?: string): StreamPublication {
+    return this.appendJson(encodeData(data, messageId), now, messageId, key);
+  }
+
+  /** As `append`, with the data already encoded by `encodeData` (several channels may share one encoding). */
+  appendJson(dataJson: string, now: number, messageId?: string, key = ''): StreamPublication {
     this.lastPublishAt = now;
-    const offset = this.hasHistory ? ++this.topOffset : 0;
-    const entry = new Entry(offset, now, data, messageId, dataJson);
-    if (offset === 0) return entry;
-    if (this.count === this.settings.historySize) this.dropOldest();
-    this.ring[(this.head + this.count) % this.settings.historySize] = entry;
-    this.count++;
-    this.budget?.add(entry, this);
+    if (!this.hasHistory) return { offset: 0, json: encodePublication(dataJson, 0, messageId) };
+    const offset = ++this.topOffset;
+    const entry = new KeptPublication(
+      offset,
+      now,
+      encodePublication(dataJson, offset, messageId),
+      this.cache ? key : offset,
+    );
+    if (this.cache) {
+      const superseded = this.kept.get(key);
+      if (superseded !== undefined) this.unlink(superseded);
+    }
+    this.kept.set(entry.key, entry);
+    this.keptBytes += entry.bytes;
+    // The stream's own bounds first, so that the budget drops another stream's publication only when the
+    // total needs it. The new publication goes too when it alone is over the byte bound: sent live, never
+    // recoverable.
+    const { historySize, historyBytes } = this.settings;
+    while (this.kept.size > 0 && (this.kept.size > historySize || this.keptBytes > historyBytes))
+      this.dropOldest();
     this.expire(now);
+    if (this.budget !== undefined && this.kept.get(entry.key) === entry) this.budget.add(entry, this);
     return entry;
   }
 
   /** Drops publications older than the TTL. */
   expire(now: number): void {
     const cutoff = now - this.settings.historyTtlMs;
-    while (this.count > 0 && this.ring[this.head]!.time <= cutoff) this.dropOldest();
+    for (const entry of this.kept.values()) {
+      if (entry.time > cutoff) return;
+      this.drop(entry);
+    }
   }
 
   /** Drops every kept publication (the stream is being forgotten); its position stays. */
   clear(): void {
-    while (this.count > 0) this.dropOldest();
+    for (const entry of this.kept.values()) this.drop(entry);
   }
 
-  /** Drops the oldest kept publication (there is one). */
-  dropOldest(): void {
-    const entry = this.ring[this.head]!;
-    this.ring[this.head] = undefined;
-    this.head = (this.head + 1) % this.settings.historySize;
-    this.count--;
-    this.budget?.remove(entry);
+  /** Drops a kept publication (the budget drops only a stream's oldest): recovery from before it is lost. */
+  drop(entry: KeptPublication): void {
+    if (this.kept.get(entry.key) !== entry) return;
+    this.unlink(entry);
+    if (entry.offset > this.lostUpTo) this.lostUpTo = entry.offset;
   }
 
-  /** Offset of the oldest kept publication, or top + 1 when none is kept. */
-  oldestOffset(now: number): number {
-    this.expire(now);
-    return this.topOffset - this.count + 1;
+  private dropOldest(): void {
+    const oldest = this.kept.values().next().value;
+    if (oldest !== undefined) this.drop(oldest);
   }
 
-  /** Kept publications with offset in (after, after + limit], oldest first. */
+  private unlink(entry: KeptPublication): void {
+    this.kept.delete(entry.key);
+    this.keptBytes -= entry.bytes;
+    if (entry.stream !== undefined) this.budget?.remove(entry);
+  }
+
+  /** Kept publications with offset in (after, ...], oldest first, at most `limit`. */
   readAfter(after: number, limit: number, now: number): StreamPublication[] {
-    const oldest = this.oldestOffset(now);
-    const from = Math.max(after + 1, oldest);
-    const to = Math.min(this.topOffset, from + limit - 1);
+    this.expire(now);
     const out: StreamPublication[] = [];
-    for (let offset = from; offset <= to; offset++) out.push(this.at(offset));
+    if (limit <= 0) return out;
+    if (!this.cache) {
+      // Offsets of a plain stream are contiguous from its oldest kept one to the top.
+      const from = Math.max(after + 1, this.topOffset - this.kept.size + 1);
+      const to = Math.min(this.topOffset, from + limit - 1);
+      for (let offset = from; offset <= to; offset++) out.push(this.kept.get(offset)!);
+      return out;
+    }
+    for (const entry of this.kept.values()) {
+      if (entry.offset <= after) continue;
+      out.push(entry);
+      if (out.length === limit) break;
+    }
     return out;
   }
 
   /** Kept publications with offset < before (all when before is 0), newest first, at most `limit`. */
   readBefore(before: number, limit: number, now: number): StreamPublication[] {
-    const oldest = this.oldestOffset(now);
-    const from = before > 0 ? Math.min(before - 1, this.topOffset) : this.topOffset;
+    this.expire(now);
     const out: StreamPublication[] = [];
-    for (let offset = from; offset >= oldest && out.length < limit; offset--) out.push(this.at(offset));
+    if (limit <= 0) return out;
+    const below = before > 0 ? before : this.topOffset + 1;
+    if (!this.cache) {
+      const oldest = this.topOffset - this.kept.size + 1;
+      for (let offset = Math.min(below - 1, this.topOffset); offset >= oldest && out.length < limit; offset--)
+        out.push(this.kept.get(offset)!);
+      return out;
+    }
+    const entries = [...this.kept.values()];
+    for (let i = entries.length - 1; i >= 0 && out.length < limit; i--)
+      if (entries[i]!.offset < below) out.push(entries[i]!);
     return out;
   }
 
   /**
-   * The publications a subscriber at `since` missed, when the history still holds every one of them
-   * and there are at most `limit`. An empty epoch matches any epoch (as in Centrifugo); a different
-   * epoch means the stream the client knew is gone.
+   * What a subscriber at `since` needs to be up to date, when the history still holds it and it is at
+   * most `limit` publications: every publication it missed (`stream`), or the latest of each key among
+   * them (`cache`). An empty epoch matches any epoch (as in Centrifugo); a different epoch means the
+   * stream the client knew is gone.
    */
   recover(since: StreamPosition, limit: number, now: number): RecoveryResult {
     if (since.epoch !== '' && since.epoch !== this.epoch) return { recovered: false };
     if (since.offset > this.topOffset) return { recovered: false };
-    const missed = this.topOffset - since.offset;
-    if (missed === 0) return { recovered: true, publications: [] };
-    if (!this.settings.recoverable || missed > limit) return { recovered: false };
-    if (since.offset + 1 < this.oldestOffset(now)) return { recovered: false };
-    return { recovered: true, publications: this.readAfter(since.offset, missed, now) };
-  }
-
-  private at(offset: number): StreamPublication {
-    const index = (this.head + (offset - (this.topOffset - this.count + 1))) % this.settings.historySize;
-    return this.ring[index]!;
+    if (since.offset === this.topOffset) return { recovered: true, publications: [] };
+    if (!this.settings.recoverable) return { recovered: false };
+    this.expire(now);
+    if (since.offset < this.lostUpTo) return { recovered: false };
+    const publications = this.readAfter(since.offset, limit + 1, now);
+    if (publications.length > limit) return { recovered: false };
+    return { recovered: true, publications };
   }
 }

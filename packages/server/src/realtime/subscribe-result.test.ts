@@ -3,7 +3,11 @@ import { ChannelStream } from './stream.js';
 import { publicationsBytes, publicationsJson, subscribeResult } from './subscribe-result.js';
 
 const stream = () => {
-  const s = new ChannelStream({ historySize: 3, historyTtlMs: 60_000, recoverable: true }, 0, 'E');
+  const s = new ChannelStream(
+    { historySize: 3, historyBytes: 1e9, historyTtlMs: 60_000, recoverable: true, recovery: 'stream' },
+    0,
+    'E',
+  );
   for (let i = 1; i <= 5; i++) s.append(i, 0);
   return s;
 };
@@ -13,7 +17,10 @@ const result = (req: Parameters<typeof subscribeResult>[1], s = stream()) =>
 describe('subscribeResult', () => {
   it('is empty for a plain subscription and for a stream without history', () => {
     expect(result({ channel: 'c' })).toEqual({ type: 'ok', resultJson: '{}' });
-    const none = new ChannelStream({ historySize: 0, historyTtlMs: 0, recoverable: false }, 0);
+    const none = new ChannelStream(
+      { historySize: 0, historyBytes: 0, historyTtlMs: 0, recoverable: false, recovery: 'stream' },
+      0,
+    );
     expect(result({ channel: 'c', positioned: true, recoverable: true }, none)).toEqual({
       type: 'ok',
       resultJson: '{}',

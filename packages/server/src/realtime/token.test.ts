@@ -108,6 +108,32 @@ describe('realtime token', () => {
     ).toBe('none');
   });
 
+  it('accepts only the canonical base64url spelling of each segment', () => {
+    const token = createRealtimeToken({ secret: SECRET, sub: USER, ttlSeconds: 60, now: NOW });
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // 32 signature bytes take 43 characters: the last one carries 2 unused low bits.
+    const last = alphabet.indexOf(s.at(-1)!);
+    const otherLast = `${s.slice(0, -1)}${alphabet[last ^ 1]}`;
+    expect(Buffer.from(otherLast, 'base64url')).toEqual(Buffer.from(s, 'base64url'));
+    // Node decodes each of these to the very bytes of the genuine segment.
+    const respelled = [
+      `${h}.${p}.${otherLast}`,
+      `${h}.${p}.${s}=`,
+      `${h}.${p}.${s.slice(0, 10)}*${s.slice(10)}`,
+      `${h}.${p}.${s.replaceAll('-', '+').replaceAll('_', '/')}`,
+      `${h}=.${p}.${s}`,
+      `${h}.${p} .${s}`,
+    ].filter((t) => t !== token);
+    expect(respelled.length).toBeGreaterThanOrEqual(5);
+    for (const bad of respelled)
+      expect(
+        failure(() => verifyRealtimeToken({ secret: SECRET, token: bad, now: NOW })),
+        bad,
+      ).toBe('invalid');
+    expect(failure(() => verifyRealtimeToken({ secret: SECRET, token, now: NOW }))).toBe('none');
+  });
+
   it('refuses to make tokens for a non-address, a non-positive ttl or an empty secret', () => {
     expect(() => createRealtimeToken({ secret: SECRET, sub: 'alice', ttlSeconds: 60 })).toThrow(TypeError);
     expect(() => createRealtimeToken({ secret: SECRET, sub: USER, ttlSeconds: 0 })).toThrow(RangeError);

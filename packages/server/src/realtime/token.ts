@@ -66,9 +66,25 @@ export function createRealtimeToken(options: {
   return `${signingInput}.${sign(options.secret, signingInput).toString('base64url')}`;
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * The bytes of a segment in canonical base64url (RFC 7515: no padding, no other alphabet, unused low bits
+ * zero), else undefined. Node's decoder is lenient (it skips characters outside the alphabet, takes `+`,
+ * `/` and `=`, ignores unused bits), so several spellings decode to the same bytes: only the one the
+ * encoder makes is a token.
+ */
+function decodeSegment(segment: string): Buffer | undefined {
+  if (!BASE64URL.test(segment)) return undefined;
+  const bytes = Buffer.from(segment, 'base64url');
+  return bytes.toString('base64url') === segment ? bytes : undefined;
+}
+
 function decodeJson(segment: string): unknown {
+  const bytes = decodeSegment(segment);
+  if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -94,8 +110,8 @@ export function verifyRealtimeToken(options: {
   if (!isRecord(headerJson) || headerJson.alg !== 'HS256')
     throw new RealtimeTokenError('invalid', 'unsupported alg');
   const expected = sign(options.secret, `${header}.${payload}`);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  const given = decodeSegment(signature);
+  if (given === undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new RealtimeTokenError('invalid', 'bad signature');
   }
   const claims = decodeJson(payload);

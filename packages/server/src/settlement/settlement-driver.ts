@@ -128,7 +128,8 @@ export class SettlementDriver {
   }
 
   private reconcileIfQuiet(): void {
-    if (this.reconcileWaiters.length === 0 || this.inFlight > 0 || this.queued < this.journaledThrough) return;
+    if (this.reconcileWaiters.length === 0 || this.inFlight > 0 || this.queued < this.journaledThrough)
+      return;
     const report = reconcile({
       engine: this.money,
       walletOf: this.o.walletOf,

@@ -43,6 +43,11 @@ export class BookView {
     }
   }
 
+  /** Stops following a market (resolved: it changes no more). */
+  forget(marketHash: string): void {
+    this.#books.delete(marketHash);
+  }
+
   /** Both sides, best (highest tick) first. */
   levels(marketHash: string): BookLevels | undefined {
     const book = this.#books.get(marketHash);

@@ -79,6 +79,8 @@ function context(): TradingPublisherContext {
     settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => queries.escrowRows(escrow),
     settlement: queries,
+    // Books once per batch; the interval has tests of its own.
+    bookIntervalMs: 0,
   };
 }
 
@@ -146,12 +148,17 @@ describe('TradingPublisher', () => {
     const entries = commit([place(maker)]);
     const pubs = publish(entries);
     const s = entries[0]!.seq;
-    expect(pubs.map((p) => [p.channel, p.messageId])).toEqual([
-      [accountOrdersChannel(MAKER), `${s}:0`],
-      [activeOrdersChannel(MAKER), `${s}:1`],
-      [orderBookMarketChannel(MARKET), `${s}:2`],
-      [orderBookEventChannel(EVENT), `${s}:3`],
-      [GLOBAL_CHANNELS.best_odds, `${s}:4`],
+    const version = bookToWire(engine.levels(MARKET)!, {
+      takerPerspective: false,
+      ladderSize: LADDER,
+    }).version;
+    expect(pubs.map((p) => [p.channel, p.messageId, p.key])).toEqual([
+      [accountOrdersChannel(MAKER), `${s}:0`, undefined],
+      [activeOrdersChannel(MAKER), `${s}:1`, undefined],
+      // Named by market and version, keyed by market: a newer book supersedes it in the channel's history.
+      [orderBookMarketChannel(MARKET), `book:${MARKET}:${version}`, MARKET],
+      [orderBookEventChannel(EVENT), `book:${MARKET}:${version}`, MARKET],
+      [GLOBAL_CHANNELS.best_odds, `best:${MARKET}:${version}`, undefined],
     ]);
     const rest = restOrder(MAKER, maker.order.orderId);
     expect(pubs[0]!.data).toEqual({
@@ -275,13 +282,22 @@ describe('TradingPublisher', () => {
       }),
     );
 
-    // One book per market per batch, after the last entry, numbered on from it.
+    // One book per market per batch (no interval), after the last entry: the book it left.
     const books = on(pubs, orderBookMarketChannel(MARKET));
     expect(books).toHaveLength(1);
-    expect(books[0]!.messageId!.startsWith(`${entries[1]!.seq}:`)).toBe(true);
-    expect((books[0]!.data as { version: string }).version).toBe(
-      bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER }).version,
+    const after = pubs.slice(pubs.indexOf(books[0]!)).map((p) => p.channel);
+    expect(after).toEqual(
+      [orderBookMarketChannel(MARKET), orderBookEventChannel(EVENT), GLOBAL_CHANNELS.best_odds].slice(
+        0,
+        after.length,
+      ),
     );
+    const version = bookToWire(engine.levels(MARKET)!, {
+      takerPerspective: false,
+      ladderSize: LADDER,
+    }).version;
+    expect((books[0]!.data as { version: string }).version).toBe(version);
+    expect(books[0]!.messageId).toBe(`book:${MARKET}:${version}`);
     expect(new Set(pubs.map((p) => `${p.channel}|${p.user}|${p.messageId}`)).size).toBe(pubs.length);
   });
 
@@ -749,5 +765,108 @@ describe('TradingPublisher', () => {
         quarterLineFillHash: tradeIdOf(t.orderId),
       });
     });
+  });
+});
+
+describe('TradingPublisher with a book interval', () => {
+  const INTERVAL = 100;
+  let clock = 0;
+  let timed: TradingPublisher;
+  beforeEach(() => {
+    clock = 0;
+    timed = new TradingPublisher({ ...context(), bookIntervalMs: INTERVAL, now: () => clock });
+  });
+  const books = (pubs: Publication[]) =>
+    data<{ version: string; outcomeOne: { size: string }[] }>(on(pubs, orderBookMarketChannel(MARKET)));
+  const engineBook = () =>
+    bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER });
+
+  it('publishes a market book at most once per interval: at once after a quiet spell, then the latest when the interval ends', () => {
+    const first = publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+    expect(books(first)).toEqual([engineBook()]);
+    expect(timed.nextBookInMs()).toBeUndefined();
+
+    clock = 10;
+    const second = publish(commit([place(order(MAKER, 401, 20n * USDC))]), timed);
+    // The rows go at once; the book waits for the end of the interval.
+    expect(on(second, accountOrdersChannel(MAKER))).toHaveLength(1);
+    expect(books(second)).toEqual([]);
+    expect(on(second, orderBookEventChannel(EVENT))).toEqual([]);
+    expect(on(second, GLOBAL_CHANNELS.best_odds)).toEqual([]);
+    expect(timed.nextBookInMs()).toBe(90);
+    expect(timed.dueBooks()).toEqual([]);
+
+    clock = 50;
+    const third = publish(commit([place(order(MAKER, 402, 30n * USDC))]), timed);
+    expect(books(third)).toEqual([]);
+    expect(timed.nextBookInMs()).toBe(50);
+
+    clock = 100;
+    const due = timed.dueBooks();
+    // One book, the latest (both orders in it), on both channels, and the best odds it moved.
+    expect(books(due)).toEqual([engineBook()]);
+    expect(books(due)[0]!.outcomeOne).toHaveLength(3);
+    expect(data(on(due, orderBookEventChannel(EVENT)))).toEqual([engineBook()]);
+    expect(data(on(due, GLOBAL_CHANNELS.best_odds))).toMatchObject([
+      { marketHash: MARKET, outcomeOne: engineBook().outcomeOne[0] },
+    ]);
+    expect(timed.nextBookInMs()).toBeUndefined();
+    expect(timed.dueBooks()).toEqual([]);
+
+    // Within the next interval again: held back until 200, and versions only go up.
+    clock = 150;
+    expect(books(publish(commit([place(order(MAKER, 399, 5n * USDC))]), timed))).toEqual([]);
+    clock = 200;
+    const later = books(timed.dueBooks());
+    expect(later).toEqual([engineBook()]);
+    const versions = [first, due]
+      .flatMap(books)
+      .concat(later)
+      .map((b) => b.version);
+    expect([...new Set(versions)].sort()).toEqual(versions);
+  });
+
+  it('publishes no best odds when the held-back changes left the best level as it was', () => {
+    publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+    clock = 10;
+    const better = order(MAKER, 405, 10n * USDC);
+    publish(commit([place(better)]), timed);
+    publish(
+      commit([
+        {
+          kind: 'engine',
+          command: {
+            type: 'cancel',
+            orderIds: [better.order.orderId],
+            account: MAKER,
+            reason: 'USER_REQUESTED',
+          },
+        },
+      ]),
+      timed,
+    );
+    clock = 100;
+    const due = timed.dueBooks();
+    expect(books(due)).toEqual([engineBook()]);
+    expect(on(due, GLOBAL_CHANNELS.best_odds)).toEqual([]);
+  });
+
+  it('publishes the last book of a market resolved while its book waits, and forgets the market', () => {
+    const maker = order(MAKER, 400, 10n * USDC);
+    publish(commit([place(maker)]), timed);
+    clock = 10;
+    publish(commit([place(order(MAKER, 401, 10n * USDC))]), timed);
+    expect(timed.nextBookInMs()).toBe(90);
+    clock = 20;
+    const resolve = publish(
+      commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
+      timed,
+    );
+    // Its orders are cancelled with it: the last book is empty, and goes at once.
+    expect(books(resolve)).toMatchObject([{ outcomeOne: [], outcomeTwo: [] }]);
+    expect(books(resolve)).toEqual([engineBook()]);
+    expect(timed.nextBookInMs()).toBeUndefined();
+    clock = 1_000;
+    expect(timed.dueBooks()).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import {
   orderBookMarketChannel,
 } from '@oddsbook/protocol';
 import { type BookLevels, RejectCode } from '../engine/index.js';
-import { bookToWire, levelToWire } from '../orders/book.js';
+import { bookToWire, levelToWire, versionToWire } from '../orders/book.js';
 import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
 import type { FillRecord, TradeRecord } from '../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
@@ -44,6 +44,14 @@ export type TradingPublisherContext = {
   settlement: Pick<TradingReads, 'accountsWithFills' | 'lockedRows' | 'paidPayouts'>;
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
+  /**
+   * Shortest time between two publications of one market's book (and its best odds), ms. A market that
+   * changes again within it is published once when it ends (`dueBooks`), as its book then stands. Default
+   * 0: one per batch that changed it.
+   */
+  bookIntervalMs?: number;
+  /** Milliseconds, for `bookIntervalMs`. Default performance.now. */
+  now?(): number;
 };
 
 type CreateResult = { commandId: string; outcome?: OrderOutcome };
@@ -57,12 +65,15 @@ type CreateResult = { commandId: string; outcome?: OrderOutcome };
  * (`ce_refunds:{bettor}`, one message per refund, in the engine's order), trades (each trade row, and
  * right after a taker's its `recent_trades` then `recent_trades_consolidated` message; after the second
  * leg of a taker quarter-line bet, its synthetic parent on `recent_trades_consolidated`, see
- * public-tape.ts), rows settled by a resolution. Per batch, at the end: one book per changed market
- * (market and event channels) and best odds where they moved. Message ids are `<seq>:<n>`, the n-th publication of the
- * journal entry `seq` (batch-level ones continue the numbering of the batch's last entry), except the
- * rows of a resolution and of escrow receipts (LOCKED, FAILED), named by row and status (`trade:<id>:<status>:<updatedAt>`,
- * `fill:<id>:<status>`). A publication to a channel nobody follows is not made (most accounts of a busy
- * exchange are REST-only), but keeps its number, so an id never depends on who listens.
+ * public-tape.ts), rows settled by a resolution. Per batch, at the end: the book of each changed market
+ * (market and event channels) and best odds where they moved, unless the market's book was published
+ * less than `bookIntervalMs` ago: then once that interval ends (`dueBooks`), as it then stands. Message
+ * ids are `<seq>:<n>`, the n-th publication of the journal entry `seq`, except the rows of a resolution
+ * and of escrow receipts (LOCKED, FAILED), named by row and status (`trade:<id>:<status>:<updatedAt>`,
+ * `fill:<id>:<status>`), and books and best odds, named by market and book version
+ * (`book:<marketHash>:<version>`, `best:<marketHash>:<version>`). A publication to a channel nobody
+ * follows is not made (most accounts of a busy exchange are REST-only), but keeps its number, so an id
+ * never depends on who listens.
  */
 export class TradingPublisher {
   readonly #ctx: TradingPublisherContext;
@@ -70,9 +81,17 @@ export class TradingPublisher {
   /** Last published best level of each side, per market. */
   readonly #bestOdds = new Map<string, string>();
   readonly #books = new BookView();
+  readonly #bookIntervalMs: number;
+  readonly #now: () => number;
+  /** When each market's book may next be published (its last publication plus the interval). */
+  readonly #bookDue = new Map<string, number>();
+  /** Markets changed since their last book publication, waiting for their interval to end. */
+  readonly #pendingBooks = new Set<string>();
 
   constructor(context: TradingPublisherContext) {
     this.#ctx = context;
+    this.#bookIntervalMs = context.bookIntervalMs ?? 0;
+    this.#now = context.now ?? (() => performance.now());
     for (const levels of context.books) this.#books.seed(levels);
   }
 
@@ -90,8 +109,9 @@ export class TradingPublisher {
   }
 
   batch({ batch, changes }: ProjectedBatch): Publication[] {
-    const out = new Publications((channel, user) => this.#observed(channel, user));
+    const out = this.#publications();
     const changedMarkets = new Set<string>();
+    const resolved: string[] = [];
 
     batch.entries.forEach((entry, i) => {
       out.startEntry(entry.seq);
@@ -105,12 +125,51 @@ export class TradingPublisher {
       for (const e of entry.events) {
         this.#books.apply(e);
         if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
+        else if (e.type === 'marketResolved') resolved.push(e.marketHash);
       }
     });
 
-    // Batch-level publications continue the numbering of the batch's last entry.
-    for (const marketHash of changedMarkets) this.#book(marketHash, out);
+    const now = this.#now();
+    for (const marketHash of changedMarkets) {
+      if ((this.#bookDue.get(marketHash) ?? Number.NEGATIVE_INFINITY) > now) {
+        this.#pendingBooks.add(marketHash);
+        continue;
+      }
+      this.#book(marketHash, out, now);
+    }
+    // A resolved market changes no more: its last book goes now, and it is forgotten.
+    for (const marketHash of resolved) {
+      if (this.#pendingBooks.has(marketHash)) this.#book(marketHash, out, now);
+      this.#books.forget(marketHash);
+      this.#bestOdds.delete(marketHash);
+      this.#bookDue.delete(marketHash);
+    }
     return out.list;
+  }
+
+  /**
+   * The books whose interval has ended since they changed, as they now stand (the state the published
+   * batches left), with their best odds where they moved.
+   */
+  dueBooks(): Publication[] {
+    const out = this.#publications();
+    const now = this.#now();
+    for (const marketHash of this.#pendingBooks) {
+      if ((this.#bookDue.get(marketHash) ?? 0) <= now) this.#book(marketHash, out, now);
+    }
+    return out.list;
+  }
+
+  /** Milliseconds until the next waiting book is due (0 if one is), undefined when none waits. */
+  nextBookInMs(): number | undefined {
+    if (this.#pendingBooks.size === 0) return undefined;
+    let due = Number.POSITIVE_INFINITY;
+    for (const marketHash of this.#pendingBooks) due = Math.min(due, this.#bookDue.get(marketHash) ?? 0);
+    return Math.max(0, due - this.#now());
+  }
+
+  #publications(): Publications {
+    return new Publications((channel, user) => this.#observed(channel, user));
   }
 
   /**
@@ -267,22 +326,28 @@ export class TradingPublisher {
     }
   }
 
-  #book(marketHash: string, out: Publications): void {
+  /** Publishes a market's book now (and its best odds if they moved); the next waits for the interval. */
+  #book(marketHash: string, out: Publications, now: number): void {
+    this.#pendingBooks.delete(marketHash);
+    if (this.#bookIntervalMs > 0) this.#bookDue.set(marketHash, now + this.#bookIntervalMs);
     const levels = this.#books.levels(marketHash);
     if (!levels) return;
     let book: ReturnType<typeof bookToWire> | undefined;
     const bookOf = () =>
       (book ??= bookToWire(levels, { takerPerspective: false, ladderSize: this.#ctx.ladderSize }));
-    out.add(orderBookMarketChannel(marketHash), bookOf);
+    const version = versionToWire(levels.version);
+    // The book is the market's whole state: a newer one supersedes it in the channel's history.
+    const bookId = `book:${marketHash}:${version}`;
+    out.named(orderBookMarketChannel(marketHash), bookId, bookOf, marketHash);
     const eventChannel = eventBookChannel(levels.eventId);
-    if (eventChannel) out.add(eventChannel, bookOf);
+    if (eventChannel) out.named(eventChannel, bookId, bookOf, marketHash);
 
     const one = levels.outcomeOne[0];
     const two = levels.outcomeTwo[0];
     const key = `${one ? `${one.tick}:${one.size}` : '-'}|${two ? `${two.tick}:${two.size}` : '-'}`;
     if (this.#bestOdds.get(marketHash) !== key) {
       this.#bestOdds.set(marketHash, key);
-      out.add(GLOBAL_CHANNELS.best_odds, () => {
+      out.named(GLOBAL_CHANNELS.best_odds, `best:${marketHash}:${version}`, () => {
         const info = this.#ctx.marketInfo(marketHash);
         const best: Omit<BestOddsUpdate, 'messageId'> = {
           marketHash,
@@ -320,6 +385,12 @@ class Publications {
     const n = this.#n++;
     if (this.#observed(channel, user))
       this.list.push({ channel, data: make(), user, messageId: `${this.#seq}:${n}` });
+  }
+
+  /** A publication named outside the entries' numbering, made only if its channel is followed. */
+  named(channel: string, messageId: string, make: () => unknown, key?: string): void {
+    if (this.#observed(channel))
+      this.list.push({ channel, data: make(), messageId, ...(key ? { key } : {}) });
   }
 
   /** A publication with an id of its own (outside the entry's numbering), to a channel known to be followed. */

@@ -1,6 +1,7 @@
 import type { Centrifuge } from 'centrifuge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { createChannelPolicy, DEFAULT_STREAM_SETTINGS } from '../../src/realtime/channel-policy.js';
 import {
   ALICE,
   BOB,
@@ -10,6 +11,7 @@ import {
   officialClient,
   pubsOf,
   startHub,
+  TAPE,
   type TestHub,
   tokenFor,
   until,
@@ -34,16 +36,21 @@ function errorCodes(lines: Record<string, unknown>[]): number[] {
 
 describe('what one frame and one connection may cost', () => {
   it('answers a frame of 400 history commands on a busy channel within the reply budget, then 111; the connection stays', async () => {
-    // Default limits. Unbounded, the replies (400 x 1000 x 3 KB) joined into one frame passed V8's
-    // string limit, and the RangeError ended the process.
-    t = await startHub();
+    // Default limits, but a channel that keeps its 1,000 publications of 3 KB (its own 4 MiB would keep
+    // about 650). Unbounded, the replies (400 x 1000 x 3 KB) joined into one frame passed V8's string
+    // limit, and the RangeError ended the process.
+    t = await startHub({
+      channelPolicy: createChannelPolicy({
+        streams: { recent_trades: { ...DEFAULT_STREAM_SETTINGS.recent_trades, historyBytes: 64 * MIB } },
+      }),
+    });
     const raw = await connectedRawClient(t.url);
-    raw.send({ id: 2, subscribe: { channel: BOOK } });
+    raw.send({ id: 2, subscribe: { channel: TAPE } });
     await raw.reply(2);
-    for (let i = 0; i < 1000; i++) t.hub.publish(BOOK, book(i));
+    for (let i = 0; i < 1000; i++) t.hub.publish(TAPE, book(i));
     const commands = Array.from({ length: 400 }, (_, i) => ({
       id: 10 + i,
-      history: { channel: BOOK, limit: 1000 },
+      history: { channel: TAPE, limit: 1000 },
     }));
     raw.send(...commands);
     await raw.reply(409);
@@ -60,7 +67,7 @@ describe('what one frame and one connection may cost', () => {
     expect(t.hub.stats().connections).toBe(1);
 
     // Once the client has read it all, history is answered again.
-    raw.send({ id: 1000, history: { channel: BOOK, limit: 10 } });
+    raw.send({ id: 1000, history: { channel: TAPE, limit: 10 } });
     expect((await raw.reply(1000)).history).toBeDefined();
     raw.ws.close();
   });
@@ -69,11 +76,11 @@ describe('what one frame and one connection may cost', () => {
     t = await startHub({ maxReplyBytes: 64 * 1024, maxUnsentBytes: MIB });
     const c = officialClient(t.url, { token: tokenFor(ALICE) });
     clients.push(c);
-    const sub = c.newSubscription(BOOK, { positioned: true, recoverable: true });
+    const sub = c.newSubscription(TAPE, { positioned: true, recoverable: true });
     sub.subscribe();
     c.connect();
     await until(() => sub.state === 'subscribed', 5000, 'subscribed');
-    for (let i = 0; i < 100; i++) t.hub.publish(BOOK, book(i));
+    for (let i = 0; i < 100; i++) t.hub.publish(TAPE, book(i));
 
     await expect(sub.history({ limit: 100 })).rejects.toMatchObject({ code: 106 });
     const some = await sub.history({ limit: 10 });
@@ -126,14 +133,14 @@ describe('what one frame and one connection may cost', () => {
   it('closes a client that sends history commands without reading with 3008 at once, holding at most maxUnsentBytes', async () => {
     t = await startHub({ maxReplyBytes: 256 * 1024, maxUnsentBytes: MIB, slowGraceMs: 60_000 });
     const raw = await connectedRawClient(t.url);
-    raw.send({ id: 2, subscribe: { channel: BOOK } });
+    raw.send({ id: 2, subscribe: { channel: TAPE } });
     await raw.reply(2);
-    for (let i = 0; i < 50; i++) t.hub.publish(BOOK, book(i));
+    for (let i = 0; i < 50; i++) t.hub.publish(TAPE, book(i));
     (raw.ws as unknown as { _socket: { pause(): void } })._socket.pause();
     // Each frame asks for far more than the budget; the error replies alone would grow without bound.
     const frame = Array.from({ length: 1000 }, (_, i) => ({
       id: 10 + i,
-      history: { channel: BOOK, limit: 50 },
+      history: { channel: TAPE, limit: 50 },
     }));
     for (let i = 0; i < 500 && t.hub.stats().connections > 0; i++) {
       raw.send(...frame);
@@ -145,7 +152,13 @@ describe('what one frame and one connection may cost', () => {
   });
 
   it('lets a client re-subscribe 512 busy channels: every subscription succeeds, recovered while within the budget', async () => {
-    t = await startHub();
+    // Books that keep every publication (recovery mode stream), so that what 512 channels missed is
+    // more than the reply budget; by default a book channel keeps only its latest book.
+    t = await startHub({
+      channelPolicy: createChannelPolicy({
+        streams: { order_book: { ...DEFAULT_STREAM_SETTINGS.order_book, recovery: 'stream' } },
+      }),
+    });
     const c = officialClient(t.url, { token: tokenFor(ALICE) });
     clients.push(c);
     const subs = Array.from({ length: 512 }, (_, i) =>

@@ -12,6 +12,11 @@ export const ALICE = '0x52908400098527886E0F7030069857D2E4169EE7';
 export const BOB = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
 export const MARKET = `0x${'ab'.repeat(32)}`;
 export const BOOK = `order_book:market_${MARKET}`;
+/**
+ * A public channel whose stream keeps every publication (recovery mode `stream`, 2,000 deep): recovery
+ * and history tests use it. Book channels keep only the latest book of each market (mode `cache`).
+ */
+export const TAPE = 'recent_trades:global';
 
 export function tokenFor(sub: string, ttlSeconds = 3600, now = Date.now()): string {
   return createRealtimeToken({ secret: SECRET, sub, ttlSeconds, now });

@@ -60,6 +60,64 @@ describe('limits', () => {
     await until(() => again.state === 'subscribed', 5000, 'subscribed after unsubscribe');
   });
 
+  it('opens at most maxStreams streams: the one left first makes room, else 111 (temporary) until one does', async () => {
+    t = await startHub({ maxStreams: 3 });
+    const raw = await connectedRawClient(t.url);
+    for (let i = 0; i < 3; i++) raw.send({ id: 10 + i, subscribe: { channel: marketBook(i) } });
+    for (let i = 0; i < 3; i++) expect((await raw.reply(10 + i)).subscribe).toBeDefined();
+    raw.send({ id: 13, subscribe: { channel: marketBook(3) } });
+    expect((await raw.reply(13)).error).toEqual({ code: 111, message: 'too many requests', temporary: true });
+    expect(t.hub.stats()).toMatchObject({ topics: 3, streamsRefused: 1 });
+    expect(t.hub.observed(marketBook(3))).toBe(false);
+
+    // A stream without followers (kept for its followers' recovery) gives way to a followed one.
+    raw.send({ id: 14, unsubscribe: { channel: marketBook(0) } });
+    await raw.reply(14);
+    expect(t.hub.stats()).toMatchObject({ topics: 3, idleTopics: 1 });
+    raw.send({ id: 15, subscribe: { channel: marketBook(3) } });
+    expect((await raw.reply(15)).subscribe).toBeDefined();
+    expect(t.hub.observed(marketBook(0))).toBe(false);
+    expect(t.hub.stats()).toMatchObject({ topics: 3, idleTopics: 0, streamsRefused: 1 });
+    // A position asked while every stream is followed names no stream: any later one holds only later publications.
+    expect(t.hub.position(marketBook(9))).toEqual({ offset: 0, epoch: '' });
+    t.hub.publish(marketBook(3), { n: 1 });
+    await until(() => pubsOf(raw, marketBook(3)).length === 1, 5000, 'publication');
+    raw.ws.close();
+  });
+
+  it('opens a stream only for a channel that exists (channelExists, asked once, async), answering in command order', async () => {
+    const asked: string[] = [];
+    t = await startHub({
+      channelExists: async (channel) => {
+        asked.push(channel);
+        await sleep(20);
+        return channel !== marketBook(9);
+      },
+    });
+    const raw = await connectedRawClient(t.url);
+    // The made-up one first: its check is pending while the next commands of the frame wait their turn.
+    raw.send(
+      { id: 10, subscribe: { channel: marketBook(9) } },
+      { id: 11, subscribe: { channel: marketBook(1), positioned: true } },
+      { id: 12, presence_stats: { channel: marketBook(1) } },
+    );
+    await raw.reply(12);
+    const replies = raw.lines.filter((l) => typeof l.id === 'number' && (l.id as number) >= 10);
+    expect(replies.map((l) => l.id)).toEqual([10, 11, 12]);
+    expect(replies[0]!.error).toEqual({ code: 102, message: 'unknown channel' });
+    expect(replies[1]!.subscribe).toBeDefined();
+    expect(replies[2]!.presence_stats).toEqual({ num_clients: 1, num_users: 1 });
+    expect(t.hub.observed(marketBook(9))).toBe(false);
+    expect(t.hub.stats().topics).toBe(1);
+    // A channel that has a stream already is not asked again.
+    const other = await connectedRawClient(t.url);
+    other.send({ id: 2, subscribe: { channel: marketBook(1) } });
+    expect((await other.reply(2)).subscribe).toBeDefined();
+    expect(asked).toEqual([marketBook(9), marketBook(1)]);
+    raw.ws.close();
+    other.ws.close();
+  });
+
   it('closes a client sending a message over the size limit with 1009 (the client does not reconnect)', async () => {
     t = await startHub({ maxMessageBytes: 1024 });
     const raw = await connectedRawClient(t.url);

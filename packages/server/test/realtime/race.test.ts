@@ -2,12 +2,12 @@ import type { Centrifuge, PublicationContext, SubscribedContext } from 'centrifu
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ALICE,
-  BOOK,
   closeAll,
   connectedRawClient,
   officialClient,
   pubsOf,
   startHub,
+  TAPE,
   type TestHub,
   tokenFor,
   until,
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 /**
- * Publishes on BOOK once per event-loop turn, or once per millisecond (so that a reconnect misses fewer
+ * Publishes on TAPE once per event-loop turn, or once per millisecond (so that a reconnect misses fewer
  * than the 1000 publications a recovery may return), and twice in some turns, until stopped.
  */
 function publishContinuously(hub: TestHub['hub'], pace: 'turn' | 'ms' = 'turn'): { stop(): Promise<number> } {
@@ -31,8 +31,8 @@ function publishContinuously(hub: TestHub['hub'], pace: 'turn' | 'ms' = 'turn'):
   const done = new Promise<void>((resolve) => {
     const step = () => {
       if (!running) return resolve();
-      hub.publish(BOOK, { n: ++count });
-      if (count % 3 === 0) hub.publish(BOOK, { n: ++count });
+      hub.publish(TAPE, { n: ++count });
+      if (count % 3 === 0) hub.publish(TAPE, { n: ++count });
       if (pace === 'turn') setImmediate(step);
       else setTimeout(step, 1);
     };
@@ -54,20 +54,20 @@ describe('a publication racing a subscribe', () => {
       const raw = await connectedRawClient(t.url);
       const publisher = publishContinuously(t.hub);
       await new Promise((resolve) => setImmediate(resolve));
-      raw.send({ id: 2, subscribe: { channel: BOOK, positioned: true, recoverable: true } });
+      raw.send({ id: 2, subscribe: { channel: TAPE, positioned: true, recoverable: true } });
       const reply = (await raw.reply(2)) as { subscribe: { offset?: number } };
       const start = reply.subscribe.offset ?? 0; // omitted when 0, as Centrifugo does
-      await until(() => pubsOf(raw, BOOK).length >= 3, 5000, 'live publications');
+      await until(() => pubsOf(raw, TAPE).length >= 3, 5000, 'live publications');
       await publisher.stop();
-      const top = t.hub.publish(BOOK, { n: 'last' }).offset;
-      await until(() => pubsOf(raw, BOOK).at(-1)?.offset === top, 5000, 'last publication');
+      const top = t.hub.publish(TAPE, { n: 'last' }).offset;
+      await until(() => pubsOf(raw, TAPE).at(-1)?.offset === top, 5000, 'last publication');
 
       const replyIndex = raw.lines.findIndex((l) => l.id === 2);
       const firstPubIndex = raw.lines.findIndex(
         (l) => (l.push as { pub?: unknown } | undefined)?.pub !== undefined,
       );
       expect(firstPubIndex).toBeGreaterThan(replyIndex);
-      const got = pubsOf(raw, BOOK).map((p) => p.offset!);
+      const got = pubsOf(raw, TAPE).map((p) => p.offset!);
       const expected = Array.from({ length: top - start }, (_, i) => start + 1 + i);
       expect(got).toEqual(expected);
       raw.ws.close();
@@ -78,7 +78,7 @@ describe('a publication racing a subscribe', () => {
     t = await startHub();
     const c = officialClient(t.url, { token: tokenFor(ALICE) });
     clients.push(c);
-    const sub = c.newSubscription(BOOK, { positioned: true, recoverable: true });
+    const sub = c.newSubscription(TAPE, { positioned: true, recoverable: true });
     const subscribed: SubscribedContext[] = [];
     const pubs: PublicationContext[] = [];
     sub.on('subscribed', (ctx) => subscribed.push(ctx));

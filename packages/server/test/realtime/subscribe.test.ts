@@ -8,6 +8,7 @@ import {
   connectedRawClient,
   officialClient,
   startHub,
+  TAPE,
   type TestHub,
   tokenFor,
   until,
@@ -154,11 +155,11 @@ describe('official client: connect, subscribe, receive', () => {
 
   it('serves history and presence stats to subscribers, and refuses rpc and client publish', async () => {
     const c = client(ALICE);
-    const sub = c.newSubscription(BOOK, { positioned: true, recoverable: true });
+    const sub = c.newSubscription(TAPE, { positioned: true, recoverable: true });
     sub.subscribe();
     c.connect();
     await until(() => sub.state === 'subscribed');
-    for (let i = 1; i <= 3; i++) t.hub.publish(BOOK, { i });
+    for (let i = 1; i <= 3; i++) t.hub.publish(TAPE, { i });
     const history = await sub.history({ limit: 2, reverse: true });
     expect(history.publications.map((p) => p.offset)).toEqual([3, 2]);
     expect(history.offset).toBe(3);

@@ -100,6 +100,11 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
       'Publications kept for recovery and history over all channels (at most REALTIME_HISTORY_MAX)',
       'historyKept',
     ],
+    [
+      'oddsbook_realtime_history_bytes',
+      'Bytes charged for the publications kept (2 per JSON character plus 320 each; at most REALTIME_HISTORY_BYTES)',
+      'historyBytes',
+    ],
   ] as const;
   for (const [name, help, figure] of hubGauges) gauge(registry, name, help, () => hub.stats()[figure]);
   const hubTotals = [
@@ -110,7 +115,7 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     ],
     [
       'oddsbook_realtime_history_evicted_total',
-      'Publications dropped from a history to stay within REALTIME_HISTORY_MAX',
+      'Publications dropped from a history to stay within REALTIME_HISTORY_MAX and REALTIME_HISTORY_BYTES',
       'historyEvicted',
     ],
   ] as const;

@@ -15,6 +15,8 @@ export type Publication = {
   user?: string;
   /** Deterministic where the source has an identity (journal seq); otherwise the hub draws one. */
   messageId?: string;
+  /** The state it replaces on a channel recovered in cache mode (a book: its market). */
+  key?: string;
 };
 
 type AccountNames = { user: string; orders: string; trades: string; active: string; refunds: string };

@@ -7,6 +7,7 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
+import type { FillRecord, TradeRecord } from '../../orders/records.js';
 import type {
   AppliedEntry,
   EscrowReceipt,
@@ -18,7 +19,6 @@ import type {
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
-import type { FillRecord, TradeRecord } from '../../orders/records.js';
 import { SqliteSettlementProjection } from './sqlite-settlement-projection.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
 import { withWriteGate } from './write-gate.js';
@@ -552,7 +552,9 @@ export class SqliteProjector implements ProjectionWriter {
       lastSeq: engineLastSeq,
       netDeposits: netDeposits.toString(),
       accounts: balances.map((b) =>
-        b.owed === '0' ? ([b.account, b.available, b.escrowed] as const) : ([b.account, b.available, b.escrowed, b.owed] as const),
+        b.owed === '0'
+          ? ([b.account, b.available, b.escrowed] as const)
+          : ([b.account, b.available, b.escrowed, b.owed] as const),
       ),
       markets,
       orders,

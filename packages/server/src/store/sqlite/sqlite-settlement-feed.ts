@@ -26,14 +26,21 @@ export class SqliteSettlementFeed implements SettlementFeed {
   balances(): Map<string, EngineMoney> {
     const rows = this.money.all() as { account: string; available: string; escrowed: string; owed: string }[];
     return new Map(
-      rows.map((r) => [r.account, { available: BigInt(r.available), escrowed: BigInt(r.escrowed), owed: BigInt(r.owed) }]),
+      rows.map((r) => [
+        r.account,
+        { available: BigInt(r.available), escrowed: BigInt(r.escrowed), owed: BigInt(r.owed) },
+      ]),
     );
   }
 }
 
 /** An item as stored (amounts as decimal strings), without its receipt's status. */
 function parseItem(json: string): SettlementItem {
-  const { status: _status, error: _error, ...item } = JSON.parse(json) as SettlementItem & {
+  const {
+    status: _status,
+    error: _error,
+    ...item
+  } = JSON.parse(json) as SettlementItem & {
     status?: string;
     error?: string | null;
   };

@@ -96,7 +96,8 @@ export class SqliteSettlementProjection {
         this.s.lockWindow!.run({ ...window, held: JSON.stringify([...held.keys()]) });
         this.s.payWindow!.run({ ...window, unpaid: JSON.stringify(unpaid) });
       }
-      for (const [account, seq] of retriedFills) if (!held.has(account)) this.s.lockAccount!.run(account, seq, ts);
+      for (const [account, seq] of retriedFills)
+        if (!held.has(account)) this.s.lockAccount!.run(account, seq, ts);
       for (const [account, first] of held) this.s.lockAccount!.run(account, first - 1, ts);
     }
     this.s.block!.run(input.block, input.block);
