@@ -354,20 +354,32 @@ describe('TradingPublisher', () => {
     const resolve = publish(
       commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
     );
-    const trades = data(on(resolve, accountTradesChannel(MAKER)));
+    // The taker lost: its fill is SETTLED at once. The maker won: its trade waits for its payout to land.
+    expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
+    expect(on(resolve, accountTradesChannel(MAKER))).toEqual([]);
+    const [fill] = queries.fills(TAKER, {}, fillListing(true), { limit: 1, after: null });
+    expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
+    const resolvedAt = seq;
+    const paid = publish(
+      commit([
+        {
+          kind: 'settlement',
+          block: 1,
+          txs: [{ firstSeq: resolvedAt, lastSeq: resolvedAt, notLanded: [], landed: [] }],
+        },
+      ]),
+    );
+    const trades = data(on(paid, accountTradesChannel(MAKER)));
     expect(trades).toHaveLength(1);
     expect(trades[0]).toMatchObject({
       status: 'SETTLED',
       settlement: { outcome: 1, payout: (40n * USDC).toString() },
     });
-    expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
     // Named by row and status, as lock updates are: the same whoever follows.
     const [trade] = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
-    expect(on(resolve, accountTradesChannel(MAKER))[0]!.messageId).toBe(
+    expect(on(paid, accountTradesChannel(MAKER))[0]!.messageId).toBe(
       `trade:${trade!.id}:SETTLED:${trade!.updatedAt}`,
     );
-    const [fill] = queries.fills(TAKER, {}, fillListing(true), { limit: 1, after: null });
-    expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
   });
 
   it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', () => {

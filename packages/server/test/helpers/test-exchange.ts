@@ -18,6 +18,11 @@ export type TestExchange = {
   admin: { 'x-admin-token': string };
   /** Issues an API key for a fresh (or given) account through the admin route. */
   createUser(privateKey?: `0x${string}`): Promise<TestUser>;
+  /**
+   * Resolves once everything committed so far is settled on the chain and its receipts are journaled and
+   * projected (fills LOCKED or FAILED, payouts paid: trades SETTLED).
+   */
+  settled(): Promise<void>;
   /** Closes the app and the database; reopens on the same data dir when `reopen` is called. */
   close(): Promise<void>;
   reopen(): Promise<TestExchange>;
@@ -72,6 +77,13 @@ export async function startTestExchange(
       if (response.statusCode !== 200) throw new Error(`createUser: ${response.statusCode} ${response.body}`);
       const apiKey = response.json().data.apiKey as string;
       return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
+    },
+    async settled() {
+      const { trading, settlement } = exchange;
+      await trading.idle();
+      await settlement.whenSettled(trading.sequencer.lastSeq);
+      await settlement.drained();
+      await trading.idle();
     },
     async close() {
       await app.close();

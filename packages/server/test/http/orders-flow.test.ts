@@ -157,6 +157,8 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
       availableAmount: (970n * USDC).toString(),
       escrowedAmount: '0',
     });
+    // The taker's trade shows SETTLED once its payout landed on the chain (the balance has it at once).
+    await t.settled();
     const settled = (await t.app.inject({ method: 'GET', url: '/trades-v3', headers: taker.headers })).json()
       .data.trades[0];
     expect(settled).toMatchObject({
@@ -336,6 +338,7 @@ describe('orders v3: make, take, fills, trades, balances, settlement', () => {
       payload: { outcome: 0 },
     });
     expect(resolved.json().data.outcome).toBe(0);
+    await t.settled();
     for (const user of [maker, taker]) {
       const [balance] = (
         await t.app.inject({ method: 'GET', url: '/user/balance-v3', headers: user.headers })

@@ -20,6 +20,9 @@ const PROJECTION_TABLES = [
   'engine_markets',
   'market_settlements',
   'heartbeats',
+  'escrow_locks',
+  'settlement_payouts',
+  'settlement_outstanding',
 ];
 
 describe('projections follow the journal', () => {
@@ -59,10 +62,10 @@ describe('projections follow the journal', () => {
       positions: await get('/positions-v3', taker.headers),
       tape: await get('/trades-v3/public', {}),
     });
-    // Once the chain has locked the stakes (a start re-reads the blocks, which would move them meanwhile).
-    const before = await until(reads, (r) =>
-      r.makerFills.fills.every((f: { status: string }) => f.status !== 'MATCHED'),
-    );
+    // Once the chain has settled everything (a start re-reads the blocks, which would move it meanwhile).
+    await t.settled();
+    const before = await reads();
+    expect(before.makerFills.fills.every((f: { status: string }) => f.status !== 'MATCHED')).toBe(true);
     expect(before.makerFills.fills).toHaveLength(2);
 
     // A projection database lost (or never written): emptied, its cursor at 0.
@@ -79,7 +82,7 @@ describe('projections follow the journal', () => {
     const check = openDatabase(t.dataDir);
     const journalDb = openJournalDatabase(t.dataDir, check);
     try {
-      const projector = new SqliteProjector(check);
+      const projector = new SqliteProjector(check, { settlementSince: 1 });
       const { projectionsHash, journalHash } = compareWithJournal(
         new SqliteJournal(journalDb),
         projector,

@@ -27,6 +27,9 @@ const PROJECTION_TABLES = [
   'engine_markets',
   'market_settlements',
   'heartbeats',
+  'escrow_locks',
+  'settlement_payouts',
+  'settlement_outstanding',
 ];
 
 const units = (usdc: bigint) => (usdc * USDC).toString();
@@ -252,7 +255,7 @@ describe('quarter-line bets through the read routes', () => {
       );
     }
     await t.exchange.trading.resolveMarket(half, 1);
-    await t.exchange.trading.idle();
+    await t.settled();
     const afterHalf = await consolidated(a);
     expect(afterHalf.map((r) => [r.status, r.settlement, r.netReturn])).toEqual([
       // The parent waits for the whole line.
@@ -272,7 +275,7 @@ describe('quarter-line bets through the read routes', () => {
     expect({ a: await balance(a), b: await balance(b) }).toEqual(balances);
 
     await t.exchange.trading.resolveMarket(whole, 0);
-    await t.exchange.trading.idle();
+    await t.settled();
     const settled = await consolidated(a);
     expect(settled.map((r) => [r.tradeId, r.status, r.settlement, r.netReturn])).toEqual([
       [tradeIdOf(orderA), 'SETTLED', { outcome: 1, payout: units(90n) }, units(30n)],
@@ -299,6 +302,7 @@ describe('quarter-line bets through the read routes', () => {
       orders: [await get(`/orders-v3/${orderA}`, a), await get(`/orders-v3/${orderB}`, b)],
       balances: [await balance(a), await balance(b)],
     });
+    await t.settled();
     const before = await reads();
     await t.close();
     const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
