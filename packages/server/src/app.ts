@@ -19,6 +19,7 @@ import { registerValidation } from './http/plugins/validation.js';
 import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
+import { adminChainRoutes } from './http/routes/admin-chain.js';
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
@@ -150,6 +151,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await adminApiKeyRoutes(scope, exchange);
     await adminCatalogRoutes(scope, exchange);
     await adminSettlementRoutes(scope, exchange);
+    await adminChainRoutes(scope, exchange);
     await adminWalletRoutes(scope, exchange);
   });
   await app.register(async (scope) => {

@@ -35,6 +35,8 @@ export type Config = {
   demo: boolean;
   logLevel: LogLevel;
   blockTimeMs: number;
+  /** How often the engine's money is reconciled with the chain's (issue 33). */
+  reconcileIntervalMs: number;
   /** Per-key request limits (429 past them); off only for benchmarks and tests. */
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
@@ -102,6 +104,12 @@ const OPTIONS = {
     flag: 'block-time-ms',
     help: 'embedded chain block interval',
     fallback: '500',
+  },
+  reconcileIntervalMs: {
+    env: 'RECONCILE_INTERVAL_MS',
+    flag: 'reconcile-interval-ms',
+    help: "how often every account's money is compared with the chain's, to the base unit",
+    fallback: '300000',
   },
   rateLimits: {
     env: 'RATE_LIMITS',
@@ -307,6 +315,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     demo: parsed['no-demo'] === true ? false : flag(label('demo'), raw('demo')),
     logLevel,
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
+    reconcileIntervalMs: integer(label('reconcileIntervalMs'), raw('reconcileIntervalMs'), 1_000, 86_400_000),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
     realtimeHistoryBytes: integer(

@@ -10,6 +10,7 @@ import { openEmbeddedChain } from './chain/open-embedded-chain.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { openTrading, type Trading } from './orders/trading.js';
+import { Reconciliation } from './settlement/reconciliation.js';
 import { SettlementDriver } from './settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from './signing/verifier-pool.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -55,6 +56,8 @@ export type Exchange = {
   readonly trading: Trading;
   /** The chain side of trading: every committed money move, settled on the chain in journal order. */
   readonly settlement: SettlementDriver;
+  /** The engine's money compared with the chain's: at the start, every RECONCILE_INTERVAL_MS, on demand. */
+  readonly reconciliation: Reconciliation;
   /** The EIP-712 domain orders are signed for. */
   readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
   close(): Promise<void>;
@@ -183,6 +186,15 @@ async function openLockedExchange(
   await trading.reconcileResolutions();
   await settlement.drained();
   await trading.idle();
+  const reconciliation = new Reconciliation({
+    reconcile: () => settlement.reconcile(),
+    intervalMs: config.reconcileIntervalMs,
+    waitMs: 10 * config.blockTimeMs + 5_000,
+    now: () => clock.now(),
+    log,
+  });
+  await reconciliation.run();
+  const stopReconciliation = reconciliation.start();
   let closed = false;
   return {
     config,
@@ -199,6 +211,7 @@ async function openLockedExchange(
     verifier,
     trading,
     settlement,
+    reconciliation,
     orderDomain,
     async close() {
       if (closed) return;
@@ -206,6 +219,7 @@ async function openLockedExchange(
       // What the chain settles within a few blocks is journaled now; the rest at the next start (the chain
       // keeps the transactions and their receipts, and the driver's cursor).
       await trading.idle();
+      stopReconciliation();
       await settlement.idle(4 * config.blockTimeMs + 1_000);
       stopSettlement();
       await trading.close();

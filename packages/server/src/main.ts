@@ -2,11 +2,15 @@ import { createRequire } from 'node:module';
 import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { EmbeddedChain } from './chain/embedded-chain.js';
+import { SqliteChainStore } from './chain/sqlite-chain-store.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange.js';
 import { parseAddress } from './lib/address.js';
 import { compareWithJournal } from './sequencer/recovery.js';
+import { differenceUnits, reconcileReportToWire } from './settlement/reconcile.js';
+import { reconcileStored } from './settlement/stored-reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -14,6 +18,7 @@ import { openDatabase } from './store/sqlite/open-database.js';
 import { openJournalDatabase } from './store/sqlite/open-journal.js';
 import { SqliteJournal } from './store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from './store/sqlite/sqlite-projector.js';
+import { SqliteSettlementFeed } from './store/sqlite/sqlite-settlement-feed.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 
 const COMMANDS = `Commands:
@@ -23,7 +28,10 @@ const COMMANDS = `Commands:
   keys list <address>           list an account's keys
   keys revoke <keyId>           revoke a key
   replay                        rebuild the engine from the journal alone and compare its state hash
-                                with the projections' (run it while the server is stopped)
+                                with the projections', then reconcile it with the chain's stored state
+                                (run it while the server is stopped)
+  reconcile                     start the exchange without serving, compare every account's money with
+                                the chain to the base unit, print the differences and stop
   help [<command>]              this text, or a command's
   version                       the version (also --version)`;
 
@@ -50,7 +58,17 @@ Issues (printed once), lists or revokes the API keys of an account in the data d
   replay: `Usage: oddsbook replay [--data-dir <dir>]
 
 Rebuilds the engine from the journal alone and compares its state hash with the projections' (run it
-while the exchange is stopped). Exit code 0 when identical, 1 when they differ.`,
+while the exchange is stopped); then compares the money of every account with the chain's stored state
+(wallets, escrow pool, transactions not mined yet). Exit code 0 when identical and reconciled, 1 otherwise.`,
+  reconcile: `Usage: oddsbook reconcile [options]
+
+Starts the exchange on the data dir without serving (it journals the chain's receipts a start finds, as
+serve does), compares each account's available balance with its proxy wallet and the escrowed amounts with
+the escrow pool, to the base unit, counting the settlement items not on the chain yet, prints the report as
+JSON and stops. Exit code 0 when the chain holds exactly what the engine says, 1 when not. The exchange must
+be stopped; while it runs, use GET /admin/reconcile.
+
+${configHelp()}`,
 };
 
 const HELP_FLAGS = ['--help', '-h'];
@@ -74,6 +92,8 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         return await keys(rest);
       case 'replay':
         return replay(rest);
+      case 'reconcile':
+        return await reconcileCommand(rest);
       case 'version':
       case '--version':
       case '-v':
@@ -248,10 +268,53 @@ function replay(argv: readonly string[]): number {
       return 1;
     }
     console.log('identical');
+    const chain = new EmbeddedChain({
+      chainId: config.chainId,
+      baseToken: config.baseToken,
+      escrowAddress: config.verifyingContract,
+      store: new SqliteChainStore(db),
+    });
+    const { report, unjournaledReceipts } = reconcileStored({
+      journal,
+      chain,
+      feed: new SqliteSettlementFeed(db),
+      ladderSize: ladderSize(),
+    });
+    console.log(
+      `reconciliation: ${report.accounts} accounts, ${report.differences.length} differences (${differenceUnits(report)} base units)`,
+    );
+    if (unjournaledReceipts > 0)
+      console.log(
+        `(${unjournaledReceipts} settlement receipts are not journaled yet: the next start journals them)`,
+      );
+    if (report.differences.length > 0) {
+      console.error(JSON.stringify(reconcileReportToWire(report).differences, null, 2));
+      return 1;
+    }
     return 0;
   } finally {
     journalDb.close();
     db.close();
+  }
+}
+
+/** `oddsbook reconcile`: a start without serving, its reconciliation printed. */
+async function reconcileCommand(argv: readonly string[]): Promise<number> {
+  const config = loadConfig(argv);
+  checkDataDir(config);
+  const exchange = await openExchange(config);
+  try {
+    const report = exchange.reconciliation.last?.report ?? (await exchange.reconciliation.run());
+    if (report === null) {
+      console.error(
+        'the chain gave no moment to compare exactly (blocks stalled mid-transaction): try again',
+      );
+      return 1;
+    }
+    console.log(JSON.stringify(reconcileReportToWire(report), null, 2));
+    return report.differences.length === 0 ? 0 : 1;
+  } finally {
+    await exchange.close();
   }
 }
 

@@ -93,4 +93,5 @@ export type SettlementItemResult = {
 };
 
 /** Faults the embedded chain can inject, for tests and operators' drills (`POST /admin/faults`). */
-export type SettlementFaultClass = 'escrow' | 'release' | 'payout' | 'deposit';
+export const SETTLEMENT_FAULT_CLASSES = ['escrow', 'release', 'payout', 'deposit'] as const;
+export type SettlementFaultClass = (typeof SETTLEMENT_FAULT_CLASSES)[number];

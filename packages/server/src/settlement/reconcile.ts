@@ -15,7 +15,8 @@ export type ReconcileInput = {
   chain: ReadonlyMap<Address, bigint>;
   /**
    * The items of that journal seq and before that are not on the chain yet: submitted and not mined, to be
-   * submitted again, or not submitted yet. Everything else the engine did there must be on the chain.
+   * submitted again, or not submitted yet (an item listed twice counts once). Everything else the engine
+   * did there must be on the chain.
    */
   pending: readonly SettlementItem[];
 };
@@ -76,7 +77,11 @@ export function reconcile(input: ReconcileInput): ReconcileReport {
     if (ids.at(-1) !== item) ids.push(item);
     touching.set(address, ids);
   };
+  const counted = new Set<string>();
   for (const item of pending) {
+    // An item resubmitted is both under way and outstanding: counted once (ids are unique for ever).
+    if (counted.has(item.id)) continue;
+    counted.add(item.id);
     for (const m of item.moves) {
       if (m.kind === 'escrow') {
         move(m.from, -m.amount, item.id);
@@ -142,4 +147,17 @@ export function differenceUnits(report: ReconcileReport): bigint {
   let sum = 0n;
   for (const d of report.differences) sum += d.difference < 0n ? -d.difference : d.difference;
   return sum;
+}
+
+/** A report as JSON has it (the operator route, the logs, the CLI). */
+export function reconcileReportToWire(report: ReconcileReport) {
+  const wire = (value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
+  return {
+    accounts: report.accounts,
+    differences: report.differences.map(
+      (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [k, wire(v)])) as Record<string, unknown>,
+    ),
+    totals: { engine: report.totals.engine.toString(), chain: report.totals.chain.toString() },
+    differenceUnits: differenceUnits(report).toString(),
+  };
 }

@@ -59,8 +59,8 @@ export class SettlementDriver {
   private queue: SettlementItem[] = [];
   /** Items to submit again before anything else, in order. */
   private outstanding: SettlementItem[] = [];
-  /** Settlement transactions submitted whose receipts are not yet journaled. */
-  private inFlight = 0;
+  /** Settlement transactions submitted whose receipts are not yet journaled, oldest first. */
+  private inFlight: SettlementBatch[] = [];
   /** The last block whose receipts were handed on (or had none). */
   private seenBlock = 0;
   /** Every item of the entries through this seq has landed or been reversed. */
@@ -128,14 +128,17 @@ export class SettlementDriver {
   }
 
   private reconcileIfQuiet(): void {
-    if (this.reconcileWaiters.length === 0 || this.inFlight > 0 || this.queued < this.journaledThrough)
-      return;
+    // Exact only while every transaction under way is still unmined (a mined one's receipt is not journaled
+    // yet: the engine does not know what failed), and every journaled receipt's entries are followed.
+    if (this.reconcileWaiters.length === 0 || this.queued < this.journaledThrough) return;
+    if (this.o.chain.pendingSettlements().length !== this.inFlight.length) return;
+    const underWay = this.inFlight.flatMap((batch) => [...batch.retries, ...batch.items]);
     const report = reconcile({
       engine: this.money,
       walletOf: this.o.walletOf,
       pool: this.o.chain.escrowAddress,
       chain: this.o.chain.balances(),
-      pending: [...this.outstanding, ...this.queue],
+      pending: [...underWay, ...this.outstanding, ...this.queue],
     });
     for (const resolve of this.reconcileWaiters.splice(0)) resolve(report);
   }
@@ -145,7 +148,12 @@ export class SettlementDriver {
    * transaction moves the chain's cursor there, so that a start need not replay entries without money moves.
    */
   submittedThrough(seq: number): void {
-    if (seq <= this.submitted || this.inFlight > 0 || this.queue.length > 0 || this.outstanding.length > 0)
+    if (
+      seq <= this.submitted ||
+      this.inFlight.length > 0 ||
+      this.queue.length > 0 ||
+      this.outstanding.length > 0
+    )
       return;
     this.send({ firstSeq: this.submitted + 1, lastSeq: seq, retries: [], items: [] });
   }
@@ -166,13 +174,13 @@ export class SettlementDriver {
     return {
       queuedItems: this.queue.length,
       outstandingItems: this.outstanding.length,
-      inFlight: this.inFlight,
+      inFlight: this.inFlight.length,
       settledSeq: this.settledThrough(),
     };
   }
 
   private settledThrough(): number {
-    const idle = this.inFlight === 0 && this.queue.length === 0 && this.outstanding.length === 0;
+    const idle = this.inFlight.length === 0 && this.queue.length === 0 && this.outstanding.length === 0;
     return idle ? this.queued : this.settledSeq;
   }
 
@@ -188,7 +196,7 @@ export class SettlementDriver {
     this.money.clear();
     for (const [account, money] of this.o.feed.balances()) this.money.set(account, money);
     this.seenBlock = this.o.feed.projectedBlock();
-    this.inFlight = this.o.chain.pendingSettlements().length;
+    this.inFlight = [...this.o.chain.pendingSettlements()];
     const unsubscribe = this.o.chain.onBlock((block, receipts) => {
       if (!this.stopped) this.onBlock(block, receipts);
     });
@@ -207,7 +215,7 @@ export class SettlementDriver {
    */
   async idle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight > 0 || this.queue.length > 0 || this.outstanding.length > 0) {
+    while (this.inFlight.length > 0 || this.queue.length > 0 || this.outstanding.length > 0) {
       if (Date.now() >= deadline || this.stopped) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -224,7 +232,7 @@ export class SettlementDriver {
   }
 
   private kick(): void {
-    if (!this.started || this.stopped || this.inFlight > 0 || this.kickScheduled) return;
+    if (!this.started || this.stopped || this.inFlight.length > 0 || this.kickScheduled) return;
     this.kickScheduled = true;
     // Once per turn: the batches of a turn go in one transaction.
     setImmediate(() => {
@@ -234,7 +242,7 @@ export class SettlementDriver {
   }
 
   private sendNext(): void {
-    if (this.stopped || this.inFlight > 0) return;
+    if (this.stopped || this.inFlight.length > 0) return;
     if (this.outstanding.length > 0) {
       // Alone: nothing after them goes before they land.
       this.send({
@@ -255,11 +263,11 @@ export class SettlementDriver {
   }
 
   private send(batch: SettlementBatch): void {
-    this.inFlight++;
+    this.inFlight.push(batch);
     this.submitted = Math.max(this.submitted, batch.lastSeq);
     this.o.chain.submitSettlement(batch).catch((error: unknown) => {
       // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
-      this.inFlight--;
+      this.inFlight = this.inFlight.filter((b) => b !== batch);
       this.o.onError(error);
     });
   }
@@ -318,7 +326,8 @@ export class SettlementDriver {
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
   private applied(txs: readonly SettledTx[]): void {
     for (const tx of txs) {
-      this.inFlight = Math.max(0, this.inFlight - 1);
+      // Receipts come in submission order: this one is the oldest under way.
+      this.inFlight.shift();
       const landed = new Set(tx.landed.map((l) => l.id));
       this.outstanding = this.outstanding.filter((item) => !landed.has(item.id));
       for (const item of tx.notLanded) {

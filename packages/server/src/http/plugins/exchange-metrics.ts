@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Exchange } from '../../exchange.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
+import { differenceUnits } from '../../settlement/reconcile.js';
 
 /** A counter read from a component's running total at each scrape. */
 function totalCounter(registry: Registry, name: string, help: string, read: () => number): Counter<string> {
@@ -126,5 +127,40 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
   );
   gauge(registry, 'oddsbook_sqlite_wal_bytes', "Size of the database's write-ahead log", () =>
     exchange.store.walBytes(),
+  );
+  // Settlement (issue 33): what is not on the chain yet, and the last reconciliation.
+  const backlog = () => exchange.settlement.backlog();
+  gauge(
+    registry,
+    'oddsbook_settlement_queued_items',
+    'Settlement items not submitted yet',
+    () => backlog().queuedItems,
+  );
+  gauge(
+    registry,
+    'oddsbook_settlement_outstanding_items',
+    'Settlement items that did not land and are submitted again (a payout, deposit or adjustment that failed, or skipped behind one)',
+    () => backlog().outstandingItems,
+  );
+  gauge(
+    registry,
+    'oddsbook_settlement_transactions_in_flight',
+    'Settlement transactions submitted whose receipts are not journaled yet',
+    () => backlog().inFlight,
+  );
+  gauge(
+    registry,
+    'oddsbook_reconcile_difference_base_units',
+    'The last reconciliation: the sum of the differences between the engine and the chain, in base units (0: none)',
+    () => {
+      const last = exchange.reconciliation.last;
+      return last ? Number(differenceUnits(last.report)) : 0;
+    },
+  );
+  gauge(
+    registry,
+    'oddsbook_reconcile_last_run_timestamp_seconds',
+    'When the last reconciliation ran (unix seconds; 0: none yet)',
+    () => (exchange.reconciliation.last?.at ?? 0) / 1000,
   );
 }

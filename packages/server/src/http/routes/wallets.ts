@@ -1,7 +1,6 @@
 import { Address, Envelope, UintString } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { supportsFaults } from '../../chain/chain.js';
 import { badRequest, conflict } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange.js';
 import { parseAddress } from '../../lib/address.js';
@@ -75,7 +74,7 @@ export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Pr
   );
 }
 
-/** Operator: the faucet (credits a deployed proxy) and fault injection. */
+/** Operator: the faucet (credits a deployed proxy). */
 export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
   app.post(
     '/admin/faucet',
@@ -105,26 +104,6 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
       await exchange.trading.deposit(account, amount);
       request.log.info({ account, amount: body.amount }, 'faucet credit');
       return success({ availableAmount: exchange.trading.engine.balance(account).available.toString() });
-    },
-  );
-
-  app.post(
-    '/admin/faults',
-    {
-      schema: {
-        summary: 'Inject a chain fault (the next proxy deployment fails)',
-        description: 'Testing aid; 409 on a chain without fault injection.',
-        security: [{ adminToken: [] }],
-        tags: ['admin'],
-        body: Type.Object({ deployProxy: Type.Literal('fail-next') }, { additionalProperties: false }),
-        response: { 200: Envelope(Type.Object({})), ...errorResponses(400, 401, 409, 429) },
-      },
-    },
-    async () => {
-      if (!supportsFaults(exchange.chain))
-        throw conflict('FAULTS_UNSUPPORTED', 'this chain has no fault injection');
-      await exchange.chain.failNextDeployment();
-      return success({});
     },
   );
 }

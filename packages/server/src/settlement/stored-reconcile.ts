@@ -1,0 +1,64 @@
+import type { Address } from '../chain/chain-types.js';
+import type { EmbeddedChain } from '../chain/embedded-chain.js';
+import type { SettlementItem } from '../chain/settlement-types.js';
+import { recoverEngine } from '../sequencer/recovery.js';
+import type { Journal } from '../store/journal.js';
+import type { SettlementFeed } from '../store/settlement-feed.js';
+import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
+import { settlementItems } from './settlement-items.js';
+
+/**
+ * Reconciliation of a stopped exchange's data dir (`oddsbook replay`): the engine rebuilt from the journal
+ * against the chain's stored state, counting as pending what the chain has not mined (its mempool), what
+ * must be submitted again (the projections' outstanding items) and what was never submitted (the entries
+ * after the chain's settlement cursor). Receipts mined but not journaled yet (the next start journals them)
+ * may show as differences: they are counted in `unjournaledReceipts`.
+ */
+export function reconcileStored(o: {
+  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'featuresSince'>;
+  chain: Pick<
+    EmbeddedChain,
+    | 'settlementSubmittedThrough'
+    | 'pendingSettlements'
+    | 'balances'
+    | 'escrowAddress'
+    | 'proxyAddressFor'
+    | 'headNumber'
+    | 'receiptsBetween'
+  >;
+  feed: SettlementFeed;
+  ladderSize: number;
+}): { report: ReconcileReport; unjournaledReceipts: number } {
+  const since = o.journal.featuresSince().chainSettlement;
+  const cursor = Math.max(o.chain.settlementSubmittedThrough(), since - 1);
+  const walletOf = (account: string) => o.chain.proxyAddressFor(account as Address);
+  const unsubmitted: SettlementItem[] = [];
+  const { engine } = recoverEngine(o.journal, o.ladderSize, {
+    after: cursor,
+    onEntry: (entry) => {
+      if (entry.seq >= since) unsubmitted.push(...settlementItems(entry, walletOf));
+    },
+  });
+  const money = new Map<string, EngineMoney>();
+  for (const [account, available, escrowed, owed] of engine.snapshot().accounts) {
+    money.set(account, {
+      available: BigInt(available),
+      escrowed: BigInt(escrowed),
+      owed: BigInt(owed ?? '0'),
+    });
+  }
+  const underWay = o.chain.pendingSettlements().flatMap((tx) => [...tx.retries, ...tx.items]);
+  const report = reconcile({
+    engine: money,
+    walletOf,
+    pool: o.chain.escrowAddress,
+    chain: o.chain.balances(),
+    pending: [...underWay, ...o.feed.outstanding(), ...unsubmitted],
+  });
+  const unjournaledReceipts = o.chain.receiptsBetween(
+    o.feed.projectedBlock(),
+    o.chain.headNumber(),
+    'settle',
+  ).length;
+  return { report, unjournaledReceipts };
+}
