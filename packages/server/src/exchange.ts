@@ -71,6 +71,8 @@ export type OpenExchangeOptions = {
   onFatal?: (error: unknown) => void;
   log?: { info(o: object, msg: string): void; error(o: object, msg: string): void };
   maxQueue?: number;
+  /** How long a resolution waits for its market's fills to settle on the chain (default 15 s; tests). */
+  settleWaitMs?: number;
 };
 
 const silentLog = { info() {}, error() {} };
@@ -170,6 +172,7 @@ async function openLockedExchange(
       },
       log,
       ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+      ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
       maxPendingOrders: config.maxPendingOrders,
     });
   } catch (error) {

@@ -44,7 +44,7 @@ export function testPrivateKey(): `0x${string}` {
 
 /** A real exchange on a real SQLite file in a temp dir, driven through HTTP with `app.inject`. */
 export async function startTestExchange(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock } = {},
+  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock; settleWaitMs?: number } = {},
 ): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbook-test-'));
   const config = loadConfig([], {
@@ -56,7 +56,10 @@ export async function startTestExchange(
     RATE_LIMITS: '0',
     ...options.env,
   });
-  const exchange = await openExchange(config, options.clock ? { clock: options.clock } : {});
+  const exchange = await openExchange(config, {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
+  });
   const app = await buildApp(exchange, { logger: false });
   await app.ready();
   const admin = { 'x-admin-token': ADMIN_TOKEN };
