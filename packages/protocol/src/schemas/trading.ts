@@ -341,6 +341,12 @@ export const BalanceRow = Type.Object({
    * `availableAmount` (never more: an order beyond it is refused, and the newest go when the balance falls).
    */
   exposureAmount: UintString,
+  /**
+   * What the account owes: refunds a fill gave it, which it spent, taken back because the fill's settlement
+   * failed on the chain (docs/wallets.md, "Settlement"). Paid back from what it receives next; 0 but after a
+   * failure. While it owes, `availableAmount` is 0.
+   */
+  owedAmount: UintString,
 });
 export type BalanceRow = Static<typeof BalanceRow>;
 

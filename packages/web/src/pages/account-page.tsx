@@ -246,6 +246,12 @@ function BalanceCard() {
           <dd data-testid="escrowed">{tokenAmount(balance.value.escrowedAmount)} USDC</dd>
           <dt>Promised by open orders (part of available)</dt>
           <dd data-testid="exposure">{tokenAmount(balance.value.exposureAmount)} USDC</dd>
+          {balance.value.owedAmount !== '0' && (
+            <>
+              <dt>Owed (a bet whose settlement failed; paid back from what comes in next)</dt>
+              <dd data-testid="owed">{tokenAmount(balance.value.owedAmount)} USDC</dd>
+            </>
+          )}
         </dl>
       )}
       <ErrorLine error={balance.error} text={plainError} />

@@ -17,7 +17,8 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
       schema: {
         summary: 'Balances of the account’s proxy wallet',
         description:
-          'Available and escrowed amounts in base units, and the exposure: what the resting orders promise of the available amount.',
+          'Available and escrowed amounts in base units, the exposure (what the resting orders promise of the ' +
+          'available amount) and what the account owes (after a failed settlement: see docs/wallets.md).',
         tags: ['wallets'],
         security: [{ apiKey: [] }],
         response: {
@@ -41,6 +42,7 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
               availableAmount: available.toString(),
               escrowedAmount: escrowed.toString(),
               exposureAmount: engine.exposure(request.account).toString(),
+              owedAmount: engine.owed(request.account).toString(),
             },
           ],
         },
