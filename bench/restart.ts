@@ -15,6 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../packages/server/src/engine/index.js';
+import { Admission } from '../packages/server/src/sequencer/admission.js';
+import { checkpointBytes } from '../packages/server/src/sequencer/checkpoint.js';
 import type { EngineCommandInput, SequencerInput } from '../packages/server/src/sequencer/inputs.js';
 import { recoverEngine } from '../packages/server/src/sequencer/recovery.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
@@ -78,7 +80,7 @@ try {
 
   for (let run = 1; run <= RUNS; run++) {
     const taking = performance.now();
-    const bytes = engine.snapshotBytes();
+    const bytes = checkpointBytes(engine, new Admission());
     const snapshotTook = ms(taking);
     const digest = digestOf(bytes);
     store.saveCheckpoint(seq, digest, bytes, 3);

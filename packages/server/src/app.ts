@@ -78,10 +78,12 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     done(null, payload);
   });
   registerSecurityHeaders(app);
-  // Read-your-writes: a request is handled once the projections include every batch answered before it
-  // (trading/pipeline.ts); at once, without a promise, when they do.
-  app.addHook('preHandler', (_request, reply, done) => {
-    const caughtUp = exchange.trading.pipeline.caughtUp();
+  // Read-your-writes (issue 35): a read by an account waits, bounded, until the projections have everything
+  // answered to that account; order posts and everyone else's reads never wait (trading/account-seqs.ts).
+  app.addHook('preHandler', (request, reply, done) => {
+    const account = (request as { account?: string }).account;
+    if (request.method !== 'GET' || account === undefined || account === '0x') return done();
+    const caughtUp = exchange.trading.caughtUpFor(account);
     if (!caughtUp) return done();
     caughtUp.then(
       () => done(),

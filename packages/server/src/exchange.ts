@@ -185,7 +185,7 @@ async function openLockedExchange(
   }
   // Receipts of blocks mined while the exchange was down are journaled before serving.
   const stopSettlement = settlement.start();
-  inEngine = (marketHash) => trading.engine.market(marketHash) !== undefined;
+  inEngine = (marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined;
   await trading.reconcileResolutions();
   await settlement.drained();
   await trading.idle();

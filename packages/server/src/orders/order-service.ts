@@ -8,15 +8,16 @@ import {
   oddsToTick,
 } from '@oddsbook/protocol';
 import type { CatalogService } from '../catalog/catalog-service.js';
-import type { MarketTradingState } from '../catalog/market-trading.js';
+import { isMarketActive, type MarketTradingState } from '../catalog/market-trading.js';
 import { type EngineEvent, MAX_ORDER_SIZE, type TimeInForce } from '../engine/index.js';
 import { AppError, badRequest, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
-import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
+import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
+import type { CancelIntent, IntentResult, OrderIntent } from '../sequencer/intents.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
 import { VerifierBusy, type VerifierPool } from '../signing/verifier-pool.js';
-import type { MarketView } from '../store/repositories.js';
-import { outcomeOf, timeoutOutcome, withdrawnOutcome } from './outcome.js';
+import { outcomeOf } from './outcome.js';
+import type { OutcomeWatch } from './outcome-watch.js';
 
 /** What the order path needs of the wallets: the proxy must be deployed before any order is accepted. */
 export interface ProxyWallets {
@@ -24,29 +25,15 @@ export interface ProxyWallets {
   isDeployed(account: `0x${string}`): boolean | Promise<boolean>;
 }
 
-/** Committed-state lookups the order path needs (orders table). */
-export interface OrderLookups {
-  orderExists(orderId: string): boolean;
-  clientOrderIdTaken(account: string, clientOrderId: string): boolean;
-  /** Admitted orders still waiting out a betting delay (for restart). */
-  delayedOrders(): { order: PlaceOrderInput; meta: OrderMeta; activateAt: number }[];
-}
-
 export const WAIT_FOR_OUTCOME = { defaultMs: 10_000, maxMs: 15_000 } as const;
 export const CANCEL_CONFIRMATION_TIMEOUT_MS = 5_000;
 /** Cancel-by-market submits at most this many orders per call; `hasMore` says to call again. */
 export const CANCEL_MARKET_BATCH = 1_000;
 const EXPIRY_SLACK_MS = 2_000;
+/** A quarter-line market whose legs no longer both trade: its orders fail MARKET_INACTIVE. */
+const UNOPENABLE = 'unopenable' as const;
 /** Ten years: an expiry beyond this is almost certainly milliseconds sent as seconds. */
 const MAX_EXPIRY_HORIZON_S = 10 * 365 * 24 * 3600;
-
-type DelayedOrder = {
-  order: PlaceOrderInput;
-  meta: OrderMeta;
-  activateAt: number;
-  timer: NodeJS.Timeout;
-  waiters: ((outcome: OrderOutcome) => void)[];
-};
 
 type Candidate = {
   index: number;
@@ -60,28 +47,17 @@ type Candidate = {
   orderId?: `0x${string}`;
 };
 
-/** What opening a catalog market in the engine needs to know of it. */
-export type MarketToOpen = Pick<MarketView, 'marketHash' | 'eventId' | 'quarterLineLegs'>;
-
 export type OrderServiceOptions = {
-  sequencer: Sequencer;
+  /** The owner of trading state: every decision that needs it is an intent (`sequencer/intents.ts`). */
+  sequencer: Pick<Sequencer, 'decideAll'>;
   catalog: CatalogService;
   wallets: ProxyWallets;
-  lookups: OrderLookups;
   verifier: VerifierPool;
   clock: Clock;
   baseToken: `0x${string}`;
   ladderSize: number;
-  /**
-   * Opens a catalog market in the engine on its first order (a quarter-line market after its legs); false
-   * when it cannot be (a leg no longer trades): its orders fail MARKET_INACTIVE.
-   */
-  openMarket: (market: MarketToOpen) => Promise<boolean>;
-  /**
-   * Null when the lookups see every order answered so far, else a promise of it (the projections follow
-   * the answers: trading/pipeline.ts). Default: they always do.
-   */
-  lookupsCaughtUp?: () => Promise<void> | null;
+  /** The outcomes of admitted orders, decided in later batches (`waitForOutcome` during a betting delay). */
+  outcomes: OutcomeWatch;
   /**
    * Orders between their signature check and their commit at most: the work admitted ahead of the
    * sequencer. A request that would go past it is refused whole with 503 at once. Default unbounded.
@@ -93,15 +69,12 @@ export type OrderServiceOptions = {
 type Hold = { count: number };
 
 /**
- * The order path: admission (request-level 400s, per-order FAILED reasons, signatures), submission to
- * the sequencer, in-play betting delays, outcomes for `waitForOutcome`, and cancels.
+ * Intake of the order path (issue 35): stateless. Request-level 400s, per-order FAILED reasons from the
+ * catalog and the signatures, then one intent per order to the sequencer, which decides everything that needs
+ * trading state (uniqueness, the market's first order, the betting delay, funds). Cancels likewise.
  */
 export class OrderService {
   private readonly o: OrderServiceOptions;
-  /** Ids queued in the sequencer but not yet committed, so a concurrent replay is refused too. */
-  private readonly inflightOrderIds = new Set<string>();
-  private readonly inflightClientIds = new Set<string>();
-  private readonly delayed = new Map<string, DelayedOrder>();
   private closed = false;
   /** Orders held of `maxPendingOrders` now. */
   private pendingOrders = 0;
@@ -112,17 +85,6 @@ export class OrderService {
     this.o = options;
     this.stepSize = 100_000 / options.ladderSize;
     this.baseTokenLower = options.baseToken.toLowerCase();
-  }
-
-  /** Re-arms the betting-delay timers of admitted orders after a restart. */
-  resumeDelayedOrders(): number {
-    const rows = this.o.lookups.delayedOrders();
-    for (const row of rows) this.schedule(row.order, row.meta, row.activateAt);
-    return rows.length;
-  }
-
-  get delayedCount(): number {
-    return this.delayed.size;
   }
 
   /** Whether new orders are refused now (503): `maxPendingOrders` orders are between check and commit. */
@@ -137,7 +99,6 @@ export class OrderService {
 
   close(): void {
     this.closed = true;
-    for (const d of this.delayed.values()) clearTimeout(d.timer);
   }
 
   // ------------------------------------------------------------------ create
@@ -235,56 +196,29 @@ export class OrderService {
       else c.orderId = v.orderId;
       return v.ok && c.orderId !== undefined;
     });
-    // Each market once, in order of first appearance; one the engine already has needs no await.
-    let unopened: Set<string> | null = null;
-    for (let i = 0; i < signed.length; i++) {
-      const market = signed[i]!.state!.market;
-      if (this.o.sequencer.engine.market(market.marketHash)) continue;
-      let seen = false;
-      for (let j = 0; j < i && !seen; j++) seen = signed[j]!.state!.market.marketHash === market.marketHash;
-      if (!seen && !(await this.o.openMarket(market))) {
-        unopened ??= new Set();
-        unopened.add(market.marketHash);
-      }
+    // A quarter-line market opens with its legs: only while both still trade (a resolved leg never reopens).
+    const legsOf = new Map<string, readonly [string, string] | null | typeof UNOPENABLE>();
+    for (const c of signed) {
+      const market = c.state!.market;
+      if (legsOf.has(market.marketHash)) continue;
+      const legs = market.quarterLineLegs;
+      const active =
+        legs !== null && (await this.o.catalog.findMarkets(legs)).filter(isMarketActive).length === 2;
+      legsOf.set(market.marketHash, legs === null ? null : active ? legs : UNOPENABLE);
     }
-    // An order answered while this request was verified has left the in-flight sets: the lookups must see
-    // it before the uniqueness checks (its row is written by the projector after the answer).
-    const caughtUp = this.o.lookupsCaughtUp?.();
-    if (caughtUp) await caughtUp;
     if (this.closed) throw unavailable('The exchange is shutting down; retry later');
 
-    // From here to submitAll nothing awaits, so the uniqueness checks and the queueing are atomic.
-    // A request holds at most 10 orders: its own duplicates are found by scanning what it accepted.
-    const accepted: { c: Candidate; input: SequencerInput; order: PlaceOrderInput; meta: OrderMeta }[] = [];
+    const accepted: { c: Candidate; intent: OrderIntent }[] = [];
     for (const c of signed) {
-      const orderId = c.orderId!;
-      if (unopened?.has(c.state!.market.marketHash)) {
+      const state = c.state!;
+      const legs = legsOf.get(state.market.marketHash)!;
+      if (legs === UNOPENABLE) {
         fail(c, 'MARKET_INACTIVE');
-        continue;
-      }
-      const clientOrderId = c.input.clientOrderId;
-      if (
-        accepted.some((a) => a.order.orderId === orderId) ||
-        this.inflightOrderIds.has(orderId) ||
-        this.delayed.has(orderId) ||
-        this.o.sequencer.engine.order(orderId) ||
-        this.o.lookups.orderExists(orderId)
-      ) {
-        fail(c, 'ORDER_ALREADY_EXISTS');
-        continue;
-      }
-      if (
-        clientOrderId &&
-        (accepted.some((a) => a.meta.clientOrderId === clientOrderId) ||
-          this.inflightClientIds.has(`${account}:${clientOrderId}`) ||
-          this.o.lookups.clientOrderIdTaken(account, clientOrderId))
-      ) {
-        fail(c, 'DUPLICATE_CLIENT_ORDER_ID');
         continue;
       }
       const order: PlaceOrderInput = {
         type: 'place',
-        orderId,
+        orderId: c.orderId!,
         account,
         marketHash: c.marketHash,
         isBettingOutcomeOne: c.input.isMakerBettingOutcomeOne,
@@ -295,72 +229,69 @@ export class OrderService {
       };
       const meta: OrderMeta = {
         commandId: randomUUID(),
-        eventId: c.state!.market.eventId,
-        clientOrderId: clientOrderId ?? null,
+        eventId: state.market.eventId,
+        clientOrderId: c.input.clientOrderId ?? null,
         salt: c.input.salt,
         baseToken: this.o.baseToken,
         signature: c.input.orderSignature,
       };
-      const delayMs = this.bettingDelayFor(c, order);
-      const input: SequencerInput =
-        delayMs > 0
-          ? { kind: 'admit', order, meta, activateAt: started + delayMs }
-          : { kind: 'engine', command: order, meta };
-      accepted.push({ c, input, order, meta });
+      accepted.push({
+        c,
+        intent: {
+          kind: 'order',
+          order,
+          meta,
+          market: { eventId: state.market.eventId, legs },
+          bettingDelayMs: state.live ? state.bettingDelayMs : 0,
+        },
+      });
     }
     if (accepted.length === 0) return results;
 
-    const pending = this.o.sequencer.submitAll(accepted.map((a) => a.input));
-    const waitMs = Math.min(body.maxWaitTime ?? WAIT_FOR_OUTCOME.defaultMs, WAIT_FOR_OUTCOME.maxMs);
-    let delayedOutcomes: Map<string, Promise<OrderOutcome>> | null = null;
-    for (const a of accepted) {
-      this.inflightOrderIds.add(a.order.orderId);
-      if (a.meta.clientOrderId) this.inflightClientIds.add(`${account}:${a.meta.clientOrderId}`);
-      // Admitted orders join the delay queue now, so a cancel arriving before the commit finds them.
-      if (a.input.kind === 'admit') {
-        this.schedule(a.order, a.meta, a.input.activateAt);
-        if (body.waitForOutcome) {
-          delayedOutcomes ??= new Map();
-          delayedOutcomes.set(a.order.orderId, this.waitForDelayed(a.order, started + waitMs));
-        }
-      }
-    }
-    let entries: AppliedEntry[];
+    const pending = this.o.sequencer.decideAll(accepted.map((a) => a.intent));
+    let decided: IntentResult[];
     try {
-      entries = await Promise.all(pending);
+      decided = await Promise.all(pending);
     } finally {
       this.release(hold);
-      for (const a of accepted) {
-        this.inflightOrderIds.delete(a.order.orderId);
-        if (a.meta.clientOrderId) this.inflightClientIds.delete(`${account}:${a.meta.clientOrderId}`);
-      }
     }
-    const resolved = body.waitForOutcome
-      ? await Promise.all(
-          accepted.map(
-            (a, i) =>
-              delayedOutcomes?.get(a.order.orderId) ??
-              outcomeOf(a.order.orderId, a.order.totalBetSize, entries[i]!.events) ??
-              undefined,
-          ),
-        )
-      : null;
-    for (let i = 0; i < accepted.length; i++) {
-      const a = accepted[i]!;
-      // Refused by the sequencer (e.g. INSUFFICIENT_BALANCE, or the market closed meanwhile): FAILED, with the
-      // commandId of its journaled create (its INACTIVE row carries it too).
-      const refused = a.input.kind === 'engine' ? rejectionOf(a.order.orderId, entries[i]!.events) : null;
-      const result: CreateOrderResult = {
-        orderId: a.order.orderId,
-        status: refused ? 'FAILED' : 'SUBMITTED',
-        commandId: a.meta.commandId,
-      };
-      if (a.meta.clientOrderId) result.clientOrderId = a.meta.clientOrderId;
-      if (refused) result.reason = refused;
-      const outcome = resolved?.[i];
-      if (outcome && !refused) result.outcome = outcome;
-      results[a.c.index] = result;
-    }
+    const waitMs = Math.min(body.maxWaitTime ?? WAIT_FOR_OUTCOME.defaultMs, WAIT_FOR_OUTCOME.maxMs);
+    const remaining = Math.max(0, started + waitMs - this.o.clock.now());
+    await Promise.all(
+      accepted.map(async ({ c, intent }, i) => {
+        const { order, meta } = intent;
+        const result = decided[i]!;
+        const base = meta.clientOrderId ? { clientOrderId: meta.clientOrderId } : {};
+        if (result.order?.status === 'refused') {
+          results[c.index] = {
+            orderId: order.orderId,
+            status: 'FAILED',
+            reason: result.order.reason,
+            ...base,
+          };
+          return;
+        }
+        // Refused by the engine (INSUFFICIENT_BALANCE, a market closed meanwhile): FAILED with the commandId of
+        // its journaled create (its INACTIVE row carries it too).
+        const last = result.entries[result.entries.length - 1]!;
+        const refused = result.order?.status === 'placed' ? rejectionOf(order.orderId, last.events) : null;
+        const answer: CreateOrderResult = {
+          orderId: order.orderId,
+          status: refused ? 'FAILED' : 'SUBMITTED',
+          commandId: meta.commandId,
+          ...base,
+        };
+        if (refused) answer.reason = refused;
+        else if (body.waitForOutcome) {
+          const outcome =
+            result.order?.status === 'admitted'
+              ? await this.o.outcomes.wait(order.orderId, order.totalBetSize, remaining)
+              : outcomeOf(order.orderId, order.totalBetSize, last.events);
+          if (outcome) answer.outcome = outcome;
+        }
+        results[c.index] = answer;
+      }),
+    );
     return results;
   }
 
@@ -403,179 +334,56 @@ export class OrderService {
     return null;
   }
 
-  /**
-   * In play, an order that would take liquidity waits the betting delay before it matches: IOC and FOK
-   * always, GTC when it crosses the book on arrival. A GTC that only rests posts at once.
-   */
-  private bettingDelayFor(c: Candidate, order: PlaceOrderInput): number {
-    const state = c.state!;
-    if (!state.live || state.bettingDelayMs <= 0) return 0;
-    if (order.timeInForce !== 'GTC') return state.bettingDelayMs;
-    const opposite = this.o.sequencer.engine.bestTick(order.marketHash, !order.isBettingOutcomeOne);
-    return opposite > 0 && c.tick! + opposite >= this.o.ladderSize ? state.bettingDelayMs : 0;
-  }
-
-  // ------------------------------------------------------------------ betting delay
-
-  private schedule(order: PlaceOrderInput, meta: OrderMeta, activateAt: number): void {
-    const existing = this.delayed.get(order.orderId);
-    const waiters = existing?.waiters ?? [];
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(
-      () => void this.activate(order.orderId),
-      Math.max(0, activateAt - this.o.clock.now()),
-    );
-    this.delayed.set(order.orderId, { order, meta, activateAt, timer, waiters });
-  }
-
-  /** Resolves with the order's outcome once it leaves the delay queue, or TIMEOUT at `deadline`. */
-  private waitForDelayed(order: PlaceOrderInput, deadline: number): Promise<OrderOutcome> {
-    return new Promise((resolve) => {
-      const timeout = setTimeout(
-        () => resolve(timeoutOutcome(order.totalBetSize)),
-        Math.max(0, deadline - this.o.clock.now()),
-      );
-      this.delayed.get(order.orderId)?.waiters.push((outcome) => {
-        clearTimeout(timeout);
-        resolve(outcome);
-      });
-    });
-  }
-
-  private async activate(orderId: string): Promise<void> {
-    const d = this.delayed.get(orderId);
-    if (!d || this.closed) return;
-    this.delayed.delete(orderId);
-    try {
-      const entry = await this.o.sequencer.submit({ kind: 'engine', command: d.order, meta: d.meta });
-      const outcome = outcomeOf(orderId, d.order.totalBetSize, entry.events);
-      if (outcome) for (const w of d.waiters) w(outcome);
-    } catch {
-      // The sequencer stopped: the order stays PENDING in the journal and is re-armed at the next start.
-    }
-  }
-
-  /** Removes admitted orders from the delay queue; the caller journals the withdrawal. */
-  private takeDelayed(filter: (d: DelayedOrder) => boolean): DelayedOrder[] {
-    const taken: DelayedOrder[] = [];
-    for (const [id, d] of this.delayed) {
-      if (!filter(d)) continue;
-      clearTimeout(d.timer);
-      this.delayed.delete(id);
-      taken.push(d);
-    }
-    return taken;
-  }
-
   // ------------------------------------------------------------------ cancels
 
-  /** `DELETE /orders-v3`: synchronous, answered once committed or after the 5 s confirmation timeout. */
+  /** `DELETE /orders-v3`: answered once committed, or after the 5 s confirmation timeout. */
   async cancelByIds(account: `0x${string}`, orderIds: readonly string[]) {
     const ids = [...new Set(orderIds.map((id) => id.toLowerCase()))];
-    const notCancelled: { orderId: string; reason: string }[] = [];
-    const inputs: { orderId: string; commandId: string; input: SequencerInput }[] = [];
-    const withdrawnOrders = this.takeDelayed(
-      (d) => d.order.account === account && ids.includes(d.order.orderId),
-    );
-    notifyWithdrawn(withdrawnOrders, 'USER_REQUESTED');
-    const withdrawn = new Set(withdrawnOrders.map((d) => d.order.orderId));
-    for (const orderId of ids) {
-      const commandId = randomUUID();
-      if (withdrawn.has(orderId)) {
-        inputs.push({
-          orderId,
-          commandId,
-          input: { kind: 'withdraw', orderIds: [orderId], reason: 'USER_REQUESTED' },
-        });
-      } else if (this.o.sequencer.engine.order(orderId)?.account === account) {
-        inputs.push({
-          orderId,
-          commandId,
-          input: {
-            kind: 'engine',
-            command: { type: 'cancel', orderIds: [orderId], account, reason: 'USER_REQUESTED' },
-          },
-        });
-      } else {
-        notCancelled.push({ orderId, reason: 'NOT_FOUND' });
-      }
+    const commandId = randomUUID();
+    const [pending] = this.o.sequencer.decideAll([
+      { kind: 'cancel', account, target: { orderIds: ids }, reason: 'USER_REQUESTED' },
+    ]);
+    const result = await withTimeout(pending!, CANCEL_CONFIRMATION_TIMEOUT_MS);
+    if (!result?.cancel) {
+      return {
+        cancelled: [],
+        notCancelled: [],
+        unconfirmed: ids.map((orderId) => ({ orderId, reason: 'CONFIRMATION_TIMEOUT' })),
+      };
     }
-    const cancelled: { orderId: string; commandId: string }[] = [];
-    const unconfirmed: { orderId: string; reason: string }[] = [];
-    if (inputs.length > 0) {
-      const pending = this.o.sequencer.submitAll(inputs.map((i) => i.input));
-      const settled = await withTimeout(Promise.all(pending), CANCEL_CONFIRMATION_TIMEOUT_MS);
-      inputs.forEach((item, i) => {
-        if (!settled) unconfirmed.push({ orderId: item.orderId, reason: 'CONFIRMATION_TIMEOUT' });
-        else if (item.input.kind === 'withdraw' || isCancelled(settled[i]!.events, item.orderId)) {
-          cancelled.push({ orderId: item.orderId, commandId: item.commandId });
-        } else notCancelled.push({ orderId: item.orderId, reason: 'NOT_FOUND' });
-      });
-    }
-    return { cancelled, notCancelled, unconfirmed };
+    return {
+      cancelled: result.cancel.cancelled.map((orderId) => ({ orderId, commandId })),
+      notCancelled: result.cancel.notFound.map((orderId) => ({ orderId, reason: 'NOT_FOUND' })),
+      unconfirmed: [],
+    };
   }
 
-  /** `DELETE /orders-v3/market`: every open order of the account on one market, in batches. */
-  async cancelMarket(account: `0x${string}`, marketHash: string) {
-    const hash = marketHash.toLowerCase();
-    const delayed = this.takeDelayed((d) => d.order.account === account && d.order.marketHash === hash);
-    const resting = this.o.sequencer.engine.openOrders(account).filter((o) => o.marketHash === hash);
-    const batch = resting.slice(0, CANCEL_MARKET_BATCH);
-    return this.submitCancels(
-      account,
-      delayed,
-      batch.map((o) => o.orderId),
-      resting.length > batch.length,
-    );
+  /** `DELETE /orders-v3/market`: every open order of the account on one market. */
+  cancelMarket(account: `0x${string}`, marketHash: string) {
+    return this.cancelTarget(account, { marketHash: marketHash.toLowerCase() });
   }
 
   /** `DELETE /orders-v3/event`: every open order of the account on the event's markets. */
-  async cancelEvent(account: `0x${string}`, eventId: string) {
-    const delayed = this.takeDelayed((d) => d.order.account === account && d.meta.eventId === eventId);
-    const resting = this.o.sequencer.engine.openOrders(account).filter((o) => o.eventId === eventId);
-    return this.submitCancels(
-      account,
-      delayed,
-      resting.map((o) => o.orderId),
-      false,
-    );
+  cancelEvent(account: `0x${string}`, eventId: string) {
+    return this.cancelTarget(account, { eventId });
   }
 
-  /** `DELETE /orders-v3/all` and the heartbeat: every open order of the account. */
-  async cancelAll(account: `0x${string}`, reason: 'USER_REQUESTED' | 'HEARTBEAT_TIMEOUT' = 'USER_REQUESTED') {
-    const delayed = this.takeDelayed((d) => d.order.account === account);
-    const resting = this.o.sequencer.engine.openOrders(account).map((o) => o.orderId);
-    return this.submitCancels(account, delayed, resting, false, reason);
+  /** `DELETE /orders-v3/all`: every open order of the account. */
+  cancelAll(account: `0x${string}`) {
+    return this.cancelTarget(account, { all: true });
   }
 
-  private async submitCancels(
-    account: `0x${string}`,
-    delayed: readonly DelayedOrder[],
-    restingIds: readonly string[],
-    hasMore: boolean,
-    reason: 'USER_REQUESTED' | 'HEARTBEAT_TIMEOUT' = 'USER_REQUESTED',
-  ) {
+  private async cancelTarget(account: `0x${string}`, target: CancelIntent['target']) {
     const commandId = randomUUID();
-    const inputs: SequencerInput[] = [];
-    const delayedIds = delayed.map((d) => d.order.orderId);
-    if (delayedIds.length) inputs.push({ kind: 'withdraw', orderIds: delayedIds, reason });
-    if (restingIds.length)
-      inputs.push({ kind: 'engine', command: { type: 'cancel', orderIds: restingIds, account, reason } });
-    notifyWithdrawn(delayed, reason);
-    if (inputs.length) await Promise.all(this.o.sequencer.submitAll(inputs));
+    const [pending] = this.o.sequencer.decideAll([
+      { kind: 'cancel', account, target, reason: 'USER_REQUESTED' },
+    ]);
+    const result = await pending!;
     return {
-      cancelledSubmitted: [...delayedIds, ...restingIds].map((orderId) => ({ orderId, commandId })),
-      hasMore,
+      cancelledSubmitted: (result.cancel?.cancelled ?? []).map((orderId) => ({ orderId, commandId })),
+      hasMore: false,
     };
   }
-}
-
-function notifyWithdrawn(orders: readonly DelayedOrder[], reason: string): void {
-  for (const d of orders) for (const w of d.waiters) w(withdrawnOutcome(d.order.totalBetSize, reason));
-}
-
-function isCancelled(events: readonly EngineEvent[], orderId: string): boolean {
-  return events.some((e) => e.type === 'orderDone' && e.orderId === orderId);
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {

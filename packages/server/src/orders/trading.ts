@@ -4,7 +4,9 @@ import { isMarketActive } from '../catalog/market-trading.js';
 import { type BookLevels, type Engine, MarketStatus } from '../engine/index.js';
 import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
+import { checkpointBytes } from '../sequencer/checkpoint.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
+import { DueWork } from '../sequencer/due-work.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
@@ -15,9 +17,10 @@ import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import type { TradingReads } from '../store/trading-reads.js';
 import type { TradingStorage } from '../store/trading-storage.js';
+import { AccountSeqs } from '../trading/account-seqs.js';
 import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
-import { Heartbeats } from './heartbeats.js';
-import { type MarketToOpen, OrderService, type ProxyWallets } from './order-service.js';
+import { OrderService, type ProxyWallets } from './order-service.js';
+import { OutcomeWatch } from './outcome-watch.js';
 
 /** How often the expiry sweep looks for expired resting orders (an `expire` runs only when one is due). */
 export const EXPIRY_SWEEP_MS = 250;
@@ -38,23 +41,28 @@ const SUSPENDED_FIXTURE_STATUSES: readonly number[] = [
 ];
 
 export type Trading = {
+  /** The owner of trading state: intents in, results out; typed queries (`sequencer/`). */
   readonly sequencer: Sequencer;
-  readonly engine: Engine;
-  /** Where each committed batch goes: projector, publisher, chain link. */
+  /** Where each committed batch goes: projector, publisher, settlement. */
   readonly pipeline: TradingPipeline;
   readonly queries: TradingReads;
   readonly orders: OrderService;
-  readonly heartbeats: Heartbeats;
   readonly recovery: RecoveryReport;
-  /** Every market's book now (for a publisher starting to follow them: call it while idle). */
-  books(): BookLevels[];
   /** Resolves once every input queued so far is committed, projected and published. */
   idle(): Promise<void>;
   /**
-   * Opens a catalog market in the engine when the engine does not have it yet: a quarter-line market after
-   * its legs. False when it could not be opened (a leg no longer trades): its orders are refused.
+   * Read-your-writes: null when the projections have everything answered to the account, else a promise that
+   * resolves once they do (503 past the bound). Nothing else waits for the projector.
    */
-  ensureMarketOpen(market: MarketToOpen): Promise<boolean>;
+  caughtUpFor(account: string): Promise<void> | null;
+  /**
+   * Arms (or refreshes) the account's dead-man switch: past `timeoutSeconds` without a refresh, everything it has
+   * open is cancelled (HEARTBEAT_TIMEOUT); 0 disarms it without cancelling anything.
+   */
+  heartbeat(
+    account: `0x${string}`,
+    timeoutSeconds: number,
+  ): Promise<{ timeoutSeconds: number; expiresAt: number | null }>;
   /** Credits an account (the faucet): an engine input, so matching sees the funds in order. */
   deposit(account: `0x${string}`, amount: bigint): Promise<void>;
   /**
@@ -110,6 +118,7 @@ export function openTrading(o: TradingOptions): Trading {
   const last = journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
+    admission: recovery.admission,
     journal,
     clock: o.clock,
     lastSeq: last.seq,
@@ -119,62 +128,25 @@ export function openTrading(o: TradingOptions): Trading {
   });
   const pipeline = new TradingPipeline({ sequencer, projector, onFatal: o.onFatal });
   pipeline.setChain(o.chain);
-  const engine = sequencer.engine;
-  const opening = new Map<string, Promise<boolean>>();
-  /** One openMarket per market at a time; true when the engine has the market afterwards. */
-  const openInEngine = (
-    marketHash: string,
-    eventId: string,
-    legs?: readonly [string, string],
-  ): Promise<boolean> => {
-    if (engine.market(marketHash)) return Promise.resolve(true);
-    let pending = opening.get(marketHash);
-    if (!pending) {
-      pending = sequencer
-        .submit({
-          kind: 'engine',
-          command: { type: 'openMarket', marketHash, eventId, ...(legs ? { legs } : {}) },
-        })
-        .then(() => engine.market(marketHash) !== undefined)
-        .finally(() => opening.delete(marketHash));
-      opening.set(marketHash, pending);
-    }
-    return pending;
-  };
-  const ensureMarketOpen = async (market: MarketToOpen): Promise<boolean> => {
-    if (engine.market(market.marketHash)) return true;
-    const legs = market.quarterLineLegs;
-    if (legs === null) return openInEngine(market.marketHash, market.eventId);
-    // A leg resolved before any order reached it was never in the engine: opening it now would trade it again.
-    const legViews = await o.catalog.findMarkets(legs);
-    if (legViews.length !== 2 || !legViews.every(isMarketActive)) return false;
-    for (const leg of legs) if (!(await openInEngine(leg, market.eventId))) return false;
-    // The engine refuses legs that are closed or resolved (INVALID_LEGS): then the market stays unopened.
-    return openInEngine(market.marketHash, market.eventId, legs);
-  };
+  const accountSeqs = new AccountSeqs();
+  sequencer.onAnswered((intent, result) => accountSeqs.answered(intent, result));
+  const outcomes = new OutcomeWatch();
+  sequencer.onCommitted((batch) => outcomes.follow(batch));
   const orders = new OrderService({
     sequencer,
     catalog: o.catalog,
     wallets: o.wallets,
-    lookups: queries,
     verifier: o.verifier,
     clock: o.clock,
     baseToken: o.baseToken,
     ...(o.maxPendingOrders ? { maxPendingOrders: o.maxPendingOrders } : {}),
     ladderSize: o.ladderSize,
-    openMarket: ensureMarketOpen,
-    lookupsCaughtUp: () => pipeline.caughtUp(),
+    outcomes,
   });
-  const heartbeats = new Heartbeats(
-    o.clock,
-    queries.heartbeatDeadlines(),
-    (input) => sequencer.submit(input),
-    (account) => orders.cancelAll(account, 'HEARTBEAT_TIMEOUT'),
-  );
 
   const closeEventMarkets = async (eventId: string, final: boolean) => {
     for (const market of await o.catalogRepository.listMarketsOfEvent(eventId)) {
-      const status = engine.market(market.marketHash)?.status;
+      const status = sequencer.marketStatus(market.marketHash);
       // Quarter-line markets close with their legs: one the loop has closed already is left alone.
       if (status === undefined || (final && status !== MarketStatus.OPEN)) continue;
       await sequencer.submit(
@@ -200,7 +172,7 @@ export function openTrading(o: TradingOptions): Trading {
       event.type === 'market' &&
       event.market.status !== 'ACTIVE' &&
       // A quarter-line market is closed by the engine itself when a leg resolves.
-      engine.market(event.market.marketHash)?.status === MarketStatus.OPEN
+      sequencer.marketStatus(event.market.marketHash) === MarketStatus.OPEN
     ) {
       sequencer
         .submit({ kind: 'engine', command: { type: 'closeMarket', marketHash: event.market.marketHash } })
@@ -214,29 +186,24 @@ export function openTrading(o: TradingOptions): Trading {
     // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
     // this checkpoint has no batch before it to project or submit again.
     o.chain.submittedThrough(sequencer.lastSeq);
-    const snapshot = engine.snapshotBytes();
+    const snapshot = checkpointBytes(sequencer.engine, sequencer.admission);
     journal.saveCheckpoint(sequencer.lastSeq, digestOf(snapshot), snapshot, o.clock.now());
     lastCheckpointSeq = sequencer.lastSeq;
   };
 
-  const expirySweep = setInterval(() => {
-    if (!engine.hasDueExpiries(o.clock.now())) return;
-    sequencer.submit({ kind: 'engine', command: { type: 'expire' } }).catch(() => {});
-  }, EXPIRY_SWEEP_MS);
-  expirySweep.unref();
+  // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
+  const stopDueWork = new DueWork(sequencer, o.clock).start();
   const checkpointTimer = setInterval(() => {
     // Between batches the engine equals the committed state, so the snapshot matches its seq.
     if (sequencer.isIdle && pipeline.isIdle) checkpoint();
   }, CHECKPOINT_INTERVAL_MS);
   checkpointTimer.unref();
 
-  const resumed = orders.resumeDelayedOrders();
-  heartbeats.start();
   o.log.info(
     {
       lastSeq: last.seq,
       restingOrders: recovery.orders,
-      delayedOrders: resumed,
+      delayedOrders: sequencer.admission.delayed.size,
       checkpointSeq: recovery.checkpointSeq,
       replayedCommands: recovery.replayedCommands,
     },
@@ -245,25 +212,27 @@ export function openTrading(o: TradingOptions): Trading {
 
   return {
     sequencer,
-    engine,
     pipeline,
     queries,
-    books: () => [...engine.marketHashes()].map((marketHash) => engine.levels(marketHash)!),
     idle: () => pipeline.idle(),
+    caughtUpFor: (account) => pipeline.caughtUpTo(accountSeqs.of(account)),
     orders,
-    heartbeats,
     recovery,
-    ensureMarketOpen,
+    async heartbeat(account, timeoutSeconds) {
+      const expiresAt = timeoutSeconds === 0 ? null : o.clock.now() + timeoutSeconds * 1000;
+      await sequencer.submit({ kind: 'heartbeat', account, timeoutSeconds, expiresAt });
+      return { timeoutSeconds, expiresAt };
+    },
     async deposit(account, amount) {
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account, amount } });
     },
     async resolveMarket(marketHash, outcome) {
-      const market = engine.market(marketHash);
-      if (market && market.status !== MarketStatus.RESOLVED) {
+      const status = sequencer.marketStatus(marketHash);
+      if (status !== undefined && status !== MarketStatus.RESOLVED) {
         // Closed first, so that no fill comes after; then resolved once the chain has settled every fill before
         // the close: a fill reversed after its market paid out could not be taken back from the payouts.
         let closedAt = sequencer.lastSeq;
-        if (market.status === MarketStatus.OPEN) {
+        if (status === MarketStatus.OPEN) {
           closedAt = (
             await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })
           ).seq;
@@ -282,9 +251,8 @@ export function openTrading(o: TradingOptions): Trading {
     },
     checkpoint,
     async close() {
-      clearInterval(expirySweep);
+      stopDueWork();
       clearInterval(checkpointTimer);
-      heartbeats.stop();
       unsubscribe();
       orders.close();
       await sequencer.close();

@@ -71,7 +71,7 @@ export function startExchangeRealtime(
   };
   const publisher = new TradingPublisher({
     walletOf: (account) => wallets.proxyAddress(account),
-    books: trading.books(),
+    books: trading.sequencer.books(),
     marketInfo(marketHash) {
       const known = sportInfo.get(marketHash);
       if (known) return known;
@@ -80,7 +80,7 @@ export function startExchangeRealtime(
       rememberMarket(marketHash, market.fixture);
       return sportInfo.get(marketHash);
     },
-    ladderSize: trading.engine.ladder.size,
+    ladderSize: trading.sequencer.ladderSize,
     baseToken: exchange.config.baseToken,
     settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
     escrowRows: (escrow) => trading.queries.escrowRows(escrow),

@@ -1,5 +1,8 @@
 import { Engine, type EngineRuleOptions, type EngineSnapshot } from '../engine/index.js';
 import type { Journal } from '../store/journal.js';
+import { Admission } from './admission.js';
+import { applyEntry } from './apply-entry.js';
+import { restoreCheckpoint } from './checkpoint.js';
 import type { AppliedEntry } from './inputs.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
@@ -32,16 +35,15 @@ export function replayJournal(
   journal: Pick<Journal, 'after'>,
   fromSeq: number,
   onEntry?: (entry: AppliedEntry) => void,
+  admission: Admission = new Admission(),
 ): number {
   let applied = 0;
+  const state = { engine, admission };
   for (const row of journal.after(fromSeq)) {
     const input = decodeInput(row.payload);
-    let events: AppliedEntry['events'] = [];
-    if (input.kind === 'engine') {
-      events = engine.apply({ ...input.command, seq: row.seq, ts: row.ts });
-      applied += 1;
-    }
-    onEntry?.({ seq: row.seq, ts: row.ts, input, events });
+    const entry = applyEntry(state, input, row.seq, row.ts);
+    if (input.kind === 'engine') applied += 1;
+    onEntry?.(entry);
   }
   return applied;
 }
@@ -91,6 +93,7 @@ function* takeWhile<T>(rows: Iterable<T>, keep: (row: T) => boolean): IterableIt
 }
 
 export type RecoveryReport = {
+  admission: Admission;
   engine: Engine;
   orders: number;
   /** Journal seq of the checkpoint the engine was restored from (0: none, the whole journal replayed). */
@@ -128,20 +131,24 @@ export function recoverEngine(
     );
   }
   const engineOptions = exchangeEngineOptions(journal);
-  const engine = checkpoint
-    ? Engine.restoreBytes(checkpoint.snapshot, engineOptions)
-    : new Engine({ ...engineOptions, ladderSize });
+  // A checkpoint of the engine alone (from before issue 35) lacks the admission state: the whole journal then.
+  const restored = checkpoint ? restoreCheckpoint(checkpoint.snapshot, engineOptions) : null;
+  const engine = restored?.engine ?? new Engine({ ...engineOptions, ladderSize });
+  const admission = restored?.admission ?? new Admission();
+  const fromSeq = restored ? checkpoint!.seq : 0;
   const onEntry = options.onEntry;
   const replayedCommands = replayJournal(
     engine,
     journal,
-    checkpoint?.seq ?? 0,
+    fromSeq,
     onEntry ? (entry) => entry.seq > after && onEntry(entry) : undefined,
+    admission,
   );
   return {
     engine,
+    admission,
     orders: engine.restingOrderCount,
-    checkpointSeq: checkpoint?.seq ?? 0,
+    checkpointSeq: fromSeq,
     replayedCommands,
   };
 }

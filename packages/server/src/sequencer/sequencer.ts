@@ -1,12 +1,18 @@
-import type { Engine } from '../engine/index.js';
+import type { BookLevels, Engine, MarketStatus } from '../engine/index.js';
 import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { Journal } from '../store/journal.js';
+import { Admission } from './admission.js';
+import { applyEntry } from './apply-entry.js';
 import { type CommittedBatch, committedBatch } from './committed-batch.js';
+import { decide } from './decide.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
+import type { Intent, IntentResult } from './intents.js';
 
 export type SequencerOptions = {
   engine: Engine;
+  /** The admission state restored with the engine (default: empty, a new journal's). */
+  admission?: Admission;
   /** Where batches become durable (only `append` is used). */
   journal: Pick<Journal, 'append'>;
   clock: Clock;
@@ -30,6 +36,8 @@ export type SequencerOptions = {
 /** A batch taken off the queue and not yet answered. */
 type Flight = {
   batch: readonly Pending[];
+  /** Each intent's result, in the batch's order. */
+  results: IntentResult[];
   entries: AppliedEntry[];
   /** When it was taken off the queue (performance.now()). */
   taken: number;
@@ -39,8 +47,8 @@ type Flight = {
 };
 
 type Pending = {
-  input: SequencerInput;
-  resolve: (entry: AppliedEntry) => void;
+  intent: Intent;
+  resolve: (result: IntentResult) => void;
   reject: (e: unknown) => void;
 };
 
@@ -62,6 +70,8 @@ export type BatchObserver = (inputs: number, seconds: number) => void;
  */
 export class Sequencer {
   readonly engine: Engine;
+  /** What admission decides with besides the engine (issue 35): part of checkpoints. */
+  readonly admission: Admission;
   private readonly journal: Pick<Journal, 'append'>;
   private readonly clock: Clock;
   private readonly maxQueue: number;
@@ -70,6 +80,7 @@ export class Sequencer {
   private readonly onFatal: (error: unknown) => void;
   private readonly listeners: CommitListener[] = [];
   private readonly batchObservers: BatchObserver[] = [];
+  private readonly answerListeners: ((intent: Intent, result: IntentResult) => void)[] = [];
   private queue: Pending[] = [];
   /** Batches taken and not yet answered, in order (at most two: one written, the next overlapping it). */
   private inFlight: Flight[] = [];
@@ -87,6 +98,7 @@ export class Sequencer {
 
   constructor(options: SequencerOptions) {
     this.engine = options.engine;
+    this.admission = options.admission ?? new Admission();
     this.journal = options.journal;
     this.clock = options.clock;
     this.seq = options.lastSeq;
@@ -100,6 +112,39 @@ export class Sequencer {
 
   get lastSeq(): number {
     return this.seq;
+  }
+
+  // ---------------------------------------------------------------- typed queries (issue 35)
+  // What intake and the routes may know of trading state besides the projections: answered from the
+  // committed state between batches (a cluster asks the leading sequencer the same).
+
+  /** A market's status in the engine, or undefined when no order opened it yet. */
+  marketStatus(marketHash: string): MarketStatus | undefined {
+    return this.engine.market(marketHash)?.status;
+  }
+
+  /** A market's aggregated levels (best first, maker frame), or undefined for a market the engine has not opened. */
+  book(marketHash: string, depth?: number): BookLevels | undefined {
+    return this.engine.levels(marketHash, depth);
+  }
+
+  /** Every opened market's book (for a publisher starting to follow them: call it while idle). */
+  books(): BookLevels[] {
+    return [...this.engine.marketHashes()].map((marketHash) => this.engine.levels(marketHash)!);
+  }
+
+  /** An account's money: available, escrowed, what its resting orders promise (exposure) and what it owes. */
+  money(account: string): { available: bigint; escrowed: bigint; exposure: bigint; owed: bigint } {
+    return {
+      ...this.engine.balance(account),
+      exposure: this.engine.exposure(account),
+      owed: this.engine.owed(account),
+    };
+  }
+
+  /** The ladder's size (ticks per unit of probability). */
+  get ladderSize(): number {
+    return this.engine.ladder.size;
   }
 
   /** Seq of the last entry answered to its submitter: what a read must see (read-your-writes). */
@@ -134,13 +179,24 @@ export class Sequencer {
    * land consecutively, in the given order.
    */
   submitAll(inputs: readonly SequencerInput[]): Promise<AppliedEntry>[] {
+    return this.decideAll(inputs.map((input) => ({ kind: 'input', input }))).map((result) =>
+      result.then((r) => r.entries[0]!),
+    );
+  }
+
+  /**
+   * Queues intents (`intents.ts`) together, all or none (503 when the queue is full): each is decided against
+   * the trading state when the batch that takes it is applied, in order, and answered once that batch is
+   * durable with what it did.
+   */
+  decideAll(intents: readonly Intent[]): Promise<IntentResult>[] {
     if (this.failure !== null || this.closed) throw unavailable('The sequencer is stopped');
-    if (this.queue.length + inputs.length > this.maxQueue)
+    if (this.queue.length + intents.length > this.maxQueue)
       throw unavailable('Too many commands in flight; retry');
-    const promises = inputs.map(
-      (input) =>
-        new Promise<AppliedEntry>((resolve, reject) => {
-          this.queue.push({ input, resolve, reject });
+    const promises = intents.map(
+      (intent) =>
+        new Promise<IntentResult>((resolve, reject) => {
+          this.queue.push({ intent, resolve, reject });
         }),
     );
     this.schedule();
@@ -188,7 +244,17 @@ export class Sequencer {
     const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
     const taken = performance.now();
-    const flight: Flight = { batch, entries: this.apply(batch), taken, writtenAt: null, durable: false };
+    const results = this.apply(batch);
+    const entries = results.flatMap((r) => r.entries);
+    const flight: Flight = { batch, results, entries, taken, writtenAt: null, durable: false };
+    if (entries.length === 0) {
+      // Nothing to journal (refusals only): answered once the batches before it are.
+      flight.writtenAt = taken;
+      flight.durable = true;
+      this.inFlight.push(flight);
+      this.answerDurable();
+      return;
+    }
     this.inFlight.push(flight);
     let durable: Promise<void>;
     try {
@@ -221,11 +287,20 @@ export class Sequencer {
     if (this.queue.length > 0) this.schedule();
   }
 
-  private answer({ batch, entries, taken }: Flight): void {
+  /** Called for every intent answered, with what it did (read-your-writes keeps each account's last seq). */
+  onAnswered(listener: (intent: Intent, result: IntentResult) => void): void {
+    this.answerListeners.push(listener);
+  }
+
+  private answer({ batch, results, entries, taken }: Flight): void {
+    for (let i = 0; i < batch.length; i++) {
+      for (const listener of this.answerListeners) listener(batch[i]!.intent, results[i]!);
+      batch[i]!.resolve(results[i]!);
+    }
+    if (entries.length === 0) return;
     const seconds = (performance.now() - taken) / 1000;
     for (const observe of this.batchObservers) observe(entries.length, seconds);
     this.answered = entries[entries.length - 1]!.seq;
-    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(entries[i]!);
     // The answers are sent in this turn's microtasks; publishing and the next batch come after them.
     this.unpublished += 1;
     const committed = committedBatch(entries);
@@ -238,15 +313,13 @@ export class Sequencer {
     if (this.isIdle) this.releaseIdleWaiters();
   }
 
-  private apply(batch: readonly Pending[]): AppliedEntry[] {
+  private apply(batch: readonly Pending[]): IntentResult[] {
     // Time never goes backwards, even if the wall clock does.
     const now = Math.max(this.clock.now(), this.ts);
     this.ts = now;
-    return batch.map(({ input }) => {
-      const seq = ++this.seq;
-      const events = input.kind === 'engine' ? this.engine.apply({ ...input.command, seq, ts: now }) : [];
-      return { seq, ts: now, input, events };
-    });
+    const state = { engine: this.engine, admission: this.admission, ts: now };
+    const applyInput = (input: SequencerInput): AppliedEntry => applyEntry(state, input, ++this.seq, now);
+    return batch.map(({ intent }) => decide(intent, state, applyInput));
   }
 
   /** A failed write or flush: everything not yet answered is refused and the sequencer stops for good. */

@@ -5,7 +5,7 @@ import type {
   PositionRecord,
   TradeRecord,
 } from '../orders/records.js';
-import type { EscrowReceipt, OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
+import type { EscrowReceipt } from '../sequencer/inputs.js';
 
 /** A row's place in a listing's order: its values of the sort fields, the last of them unique (an id). */
 export type SortKey = readonly (string | number)[];
@@ -123,19 +123,11 @@ export type ConsolidatedTradeFilter = {
   hideQuarterLineLegs?: boolean;
 };
 
-/** An admitted order still waiting out its betting delay, as its placement will be sequenced. */
-export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt: number };
-
 /**
- * Read side of trading: what the routes, the order path and the realtime publishers read of the committed
- * projections (orders, fills, trades). Fills and trades show LOCKED once their escrow has landed.
- * Synchronous, as the embedded store answers; the order path relies on it (`orderExists` before submitting).
+ * Read side of trading: what the routes and the realtime publishers read of the committed projections
+ * (orders, fills, trades). Fills and trades show LOCKED once their settlement has landed.
  */
 export interface TradingReads {
-  orderExists(orderId: string): boolean;
-  clientOrderIdTaken(account: string, clientOrderId: string): boolean;
-  /** Admitted orders still waiting out a betting delay (for restart), by activation time. */
-  delayedOrders(): DelayedOrder[];
   getOrder(account: string, orderId: string): OrderRecord | null;
   getOrderByClientId(account: string, clientOrderId: string): OrderRecord | null;
   /** The account's open orders (PENDING and ACTIVE). */
@@ -166,8 +158,6 @@ export interface TradingReads {
   ): { markets: MarketRefundsPage[]; count: number };
   /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
   settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
-  /** Every armed heartbeat: its account and deadline (unix ms). */
-  heartbeatDeadlines(): { account: string; expiresAt: number }[];
   /** Every resolved market with its outcome, as the journal has it. */
   settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[];
   /**

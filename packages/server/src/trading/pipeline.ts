@@ -70,7 +70,11 @@ export class TradingPipeline {
    * a promise that resolves once it is, or rejects with a 503 after `readWaitMs`.
    */
   caughtUp(): Promise<void> | null {
-    const seq = this.o.sequencer.answeredSeq;
+    return this.caughtUpTo(this.o.sequencer.answeredSeq);
+  }
+
+  /** As `caughtUp`, for the batches through `seq` only (an account's own last answered input). */
+  caughtUpTo(seq: number): Promise<void> | null {
     if (this.projected >= seq) return null;
     if (this.failed) return Promise.reject(unavailable('The exchange is stopping'));
     return new Promise<void>((resolve, reject) => {

@@ -52,7 +52,7 @@ describe('a fixture set back from finished to not started', () => {
     const status = await t.app.inject({ method: 'GET', url: `/fixture/status?sportXEventIds=${eventId}` });
     expect(status.json().data).toEqual({ [eventId]: 3 });
     expect(await listed(eventId)).toEqual([]);
-    expect(t.exchange.trading.engine.market(marketHash)?.status).toBe(MarketStatus.CLOSED);
+    expect(t.exchange.trading.sequencer.engine.market(marketHash)?.status).toBe(MarketStatus.CLOSED);
     const order = await place(t, trader, { marketHash, tick: 400, size: 10n * USDC });
     expect(order).toMatchObject({ status: 'FAILED', reason: 'MARKET_INACTIVE' });
     // Another closing status is no reopening.
@@ -72,6 +72,6 @@ describe('a fixture set back from finished to not started', () => {
       status: 'SUBMITTED',
       outcome: { state: 'RESTED' },
     });
-    expect(t.exchange.trading.engine.market(marketHash)?.status).toBe(MarketStatus.OPEN);
+    expect(t.exchange.trading.sequencer.engine.market(marketHash)?.status).toBe(MarketStatus.OPEN);
   });
 });

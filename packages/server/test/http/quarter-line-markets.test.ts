@@ -173,7 +173,7 @@ describe('creating quarter-line markets', () => {
 describe('trading and settling a quarter-line market', () => {
   it('matches on its own book after the engine opened its legs, and the legs settle it', async () => {
     const { market, whole, half } = await handicap();
-    const engine = t.exchange.trading.engine;
+    const engine = t.exchange.trading.sequencer.engine;
     expect(engine.market(market.marketHash)).toBeUndefined();
     const [maker, taker] = [await createTrader(t, FUNDS), await createTrader(t, FUNDS)];
 
@@ -226,7 +226,7 @@ describe('trading and settling a quarter-line market', () => {
     const trader = await createTrader(t, FUNDS);
     const refused = await place(t, trader, { marketHash: market.marketHash, tick: 400, size: 10n * USDC });
     expect(refused).toMatchObject({ status: 'FAILED', reason: 'MARKET_INACTIVE' });
-    expect(t.exchange.trading.engine.market(market.marketHash)).toBeUndefined();
+    expect(t.exchange.trading.sequencer.engine.market(market.marketHash)).toBeUndefined();
     expect(await balance(trader)).toEqual({ available: FUNDS, escrowed: 0n });
   });
 
@@ -236,7 +236,7 @@ describe('trading and settling a quarter-line market', () => {
     await place(t, trader, { marketHash: market.marketHash, tick: 400, size: 10n * USDC });
     await b.status(eventId, 3);
     await t.exchange.trading.idle();
-    const engine = t.exchange.trading.engine;
+    const engine = t.exchange.trading.sequencer.engine;
     expect([engine.market(whole)?.status, engine.market(market.marketHash)?.status]).toEqual([
       'closed',
       'closed',

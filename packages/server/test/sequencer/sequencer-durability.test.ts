@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/index.js';
+import { checkpointBytes } from '../../src/sequencer/checkpoint.js';
 import type { EngineCommandInput, SequencerInput } from '../../src/sequencer/inputs.js';
 import {
   compareWithJournal,
@@ -122,6 +123,7 @@ async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: recovered.engine,
+    admission: recovered.admission,
     journal: store,
     clock: { now: () => (now += 7) },
     lastSeq: state.seq,
@@ -237,7 +239,7 @@ describe('sequencer durability', () => {
                 // A clean stop in the middle (a checkpoint), then a start: the state restored from it must
                 // equal the live one; the final start below restores it and replays the journal after it.
                 const liveHash = stateHashOf(sequencer.engine);
-                const bytes = sequencer.engine.snapshotBytes();
+                const bytes = checkpointBytes(sequencer.engine, sequencer.admission);
                 new SqliteJournal(db).saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
                 await close(db);
                 ({ db, sequencer } = await openSequencer(dataDir, cacheSize));
@@ -344,7 +346,7 @@ describe('sequencer durability', () => {
       const credit = (amount: bigint) =>
         sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount } });
       await credit(5n);
-      const atCheckpoint = sequencer.engine.snapshotBytes();
+      const atCheckpoint = checkpointBytes(sequencer.engine, sequencer.admission);
       store.saveCheckpoint(sequencer.lastSeq, digestOf(atCheckpoint), atCheckpoint, 1);
       await credit(7n);
       const liveHash = stateHashOf(sequencer.engine);
@@ -366,7 +368,7 @@ describe('sequencer durability', () => {
     try {
       const { db, store, sequencer } = await openSequencer(dataDir);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
-      const bytes = sequencer.engine.snapshotBytes();
+      const bytes = checkpointBytes(sequencer.engine, sequencer.admission);
       store.saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
       // One byte of the stored checkpoint changed on disk.
       db.prepare('UPDATE engine_checkpoints SET snapshot = ?').run(

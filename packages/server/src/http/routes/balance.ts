@@ -28,8 +28,7 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const engine = exchange.trading.engine;
-      const { available, escrowed } = engine.balance(request.account);
+      const { available, escrowed, exposure, owed } = exchange.trading.sequencer.money(request.account);
       return {
         status: 'success' as const,
         data: {
@@ -41,8 +40,8 @@ export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): P
               escrowAddress: exchange.config.verifyingContract,
               availableAmount: available.toString(),
               escrowedAmount: escrowed.toString(),
-              exposureAmount: engine.exposure(request.account).toString(),
-              owedAmount: engine.owed(request.account).toString(),
+              exposureAmount: exposure.toString(),
+              owedAmount: owed.toString(),
             },
           ],
         },

@@ -174,7 +174,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         );
       }
       const bestOdds = hashes.map((marketHash) => {
-        const levels = trading.engine.levels(marketHash, 1);
+        const levels = trading.sequencer.book(marketHash, 1);
         const best = (side: readonly { percentageOdds: bigint; size: bigint }[] | undefined) =>
           side?.[0] ? levelToWire(side[0]) : null;
         return { marketHash, outcomeOne: best(levels?.outcomeOne), outcomeTwo: best(levels?.outcomeTwo) };

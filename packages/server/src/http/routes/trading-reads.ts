@@ -263,7 +263,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
     },
     async (request) => {
       const { timeoutSeconds } = request.body as { timeoutSeconds: number };
-      const state = await trading.heartbeats.set(request.account, timeoutSeconds);
+      const state = await trading.heartbeat(request.account, timeoutSeconds);
       return success({
         timeoutSeconds: state.timeoutSeconds,
         expiresAt: state.expiresAt === null ? null : new Date(state.expiresAt).toISOString(),
@@ -293,7 +293,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
     async (request) => {
       const q = request.query as { marketHash: string; showTakerPerspective?: boolean };
       const marketHash = q.marketHash.toLowerCase();
-      let levels = trading.engine.levels(marketHash);
+      let levels = trading.sequencer.book(marketHash);
       if (!levels) {
         // A catalog market nobody has traded yet has an empty book.
         const market = await exchange.catalog.getMarket(marketHash);
@@ -304,7 +304,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
         status: 'success' as const,
         data: bookToWire(levels, {
           takerPerspective: q.showTakerPerspective ?? false,
-          ladderSize: trading.engine.ladder.size,
+          ladderSize: trading.sequencer.ladderSize,
         }),
       };
     },

@@ -103,7 +103,7 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
       // The chain's mint follows the committed credit (the chain link's outbox).
       await exchange.trading.deposit(account, amount);
       request.log.info({ account, amount: body.amount }, 'faucet credit');
-      return success({ availableAmount: exchange.trading.engine.balance(account).available.toString() });
+      return success({ availableAmount: exchange.trading.sequencer.money(account).available.toString() });
     },
   );
 }

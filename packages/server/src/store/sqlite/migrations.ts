@@ -738,6 +738,19 @@ export const MIGRATIONS: readonly Migration[] = [
             LEFT JOIN settlement_payouts p ON p.market_hash = t.market_hash AND p.account = t.account;
       `),
   },
+  {
+    version: 20,
+    name: 'client order ids unique among live orders',
+    // Issue 35: the sequencer refuses a client order id only while an order of the account that carries it has
+    // not expired (an index in its state, bounded by expiries); after that the tag may name a new order. The
+    // projections keep both rows: a read by tag answers the newest.
+    up: (db) =>
+      db.exec(`
+        DROP INDEX orders_by_client_id;
+        CREATE INDEX orders_by_client_id ON orders(account, client_order_id, created_at)
+          WHERE client_order_id IS NOT NULL;
+      `),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

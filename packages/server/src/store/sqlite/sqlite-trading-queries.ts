@@ -1,5 +1,4 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { TimeInForce } from '../../engine/index.js';
 import { quarterLineParentTrade } from '../../orders/quarter-line-parent.js';
 import type {
   FillRecord,
@@ -13,7 +12,6 @@ import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
   ConsolidatedTradeFilter,
   ConsolidatedTradeRecord,
-  DelayedOrder,
   FillFilter,
   Listing,
   MarketRefundsPage,
@@ -161,13 +159,11 @@ export class SqliteTradingQueries implements TradingReads {
   constructor(private readonly db: Database) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
-      orderExists: p('SELECT 1 FROM orders WHERE id = ?').pluck(),
-      clientIdTaken: p('SELECT 1 FROM orders WHERE account = ? AND client_order_id = ?').pluck(),
-      delayed: p(
-        "SELECT * FROM orders WHERE status = 'PENDING' AND activate_at IS NOT NULL ORDER BY activate_at",
-      ),
       order: p('SELECT * FROM orders WHERE id = ? AND account = ?'),
-      orderByClientId: p('SELECT * FROM orders WHERE account = ? AND client_order_id = ?'),
+      // A tag may name a new order once the one before expired (migration 20): the newest is the one meant.
+      orderByClientId: p(
+        'SELECT * FROM orders WHERE account = ? AND client_order_id = ? ORDER BY created_at DESC, id DESC LIMIT 1',
+      ),
       // Through the market's trades (`+account` keeps the planner off the per-account indexes): the cost is
       // the market's size, never the accounts' whole histories (a market maker's may be millions of rows).
       accountsWithFills: p(
@@ -248,51 +244,11 @@ export class SqliteTradingQueries implements TradingReads {
     return this.s.paidPayouts!.all(firstSeq, lastSeq, paidAt) as { marketHash: string; account: string }[];
   }
 
-  orderExists(orderId: string): boolean {
-    return this.s.orderExists!.get(orderId) !== undefined;
-  }
-
-  clientOrderIdTaken(account: string, clientOrderId: string): boolean {
-    return this.s.clientIdTaken!.get(account, clientOrderId) !== undefined;
-  }
-
-  heartbeatDeadlines(): { account: string; expiresAt: number }[] {
-    return this.db.prepare('SELECT account, expires_at AS expiresAt FROM heartbeats').all() as {
-      account: string;
-      expiresAt: number;
-    }[];
-  }
-
   settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[] {
     return this.db.prepare('SELECT market_hash AS marketHash, outcome FROM market_settlements').all() as {
       marketHash: string;
       outcome: 0 | 1 | 2;
     }[];
-  }
-
-  delayedOrders(): DelayedOrder[] {
-    return (this.s.delayed!.all() as Record<string, unknown>[]).map((r) => ({
-      order: {
-        type: 'place',
-        orderId: r.id as string,
-        account: r.account as string,
-        marketHash: r.market_hash as string,
-        isBettingOutcomeOne: r.is_outcome_one === 1,
-        percentageOdds: BigInt(r.percentage_odds as string),
-        totalBetSize: BigInt(r.total_bet_size as string),
-        expiry: r.expiry as number,
-        timeInForce: r.time_in_force as TimeInForce,
-      },
-      meta: {
-        commandId: r.command_id as string,
-        eventId: r.event_id as string,
-        clientOrderId: (r.client_order_id as string | null) ?? null,
-        salt: r.salt as string,
-        baseToken: r.base_token as string,
-        signature: r.signature as string,
-      },
-      activateAt: r.activate_at as number,
-    }));
   }
 
   getOrder(account: string, orderId: string): OrderRecord | null {

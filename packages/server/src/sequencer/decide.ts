@@ -1,0 +1,183 @@
+import { type Engine, MarketStatus, tickOfOdds } from '../engine/index.js';
+import type { Admission, DelayedOrder } from './admission.js';
+import type { AppliedEntry, SequencerInput } from './inputs.js';
+import type { CancelIntent, Intent, IntentResult, OrderIntent } from './intents.js';
+
+/** Applies one input: gives it the next seq, applies it to the engine and the admission state, journals it. */
+export type ApplyInput = (input: SequencerInput) => AppliedEntry;
+
+/**
+ * The sequencer's admission stage (issue 35): decides an intent against the trading state as it stands at this
+ * point of the batch, and applies what it decided as journaled inputs through `apply`. Deterministic given the
+ * state and the intent; replays apply the journaled inputs and never decide again.
+ */
+export function decide(
+  intent: Intent,
+  state: { engine: Engine; admission: Admission; ts: number },
+  apply: ApplyInput,
+): IntentResult {
+  switch (intent.kind) {
+    case 'input':
+      return { entries: [apply(intent.input)] };
+    case 'order':
+      return decideOrder(intent, state, apply);
+    case 'cancel':
+      return decideCancel(intent, state, apply);
+    case 'activate': {
+      const d = state.admission.delayed.get(intent.orderId);
+      // Withdrawn meanwhile, or its delay not over yet (an activation decided on a clock ahead of the batch's).
+      if (!d || d.activateAt > state.ts) return { entries: [] };
+      return { entries: [apply({ kind: 'engine', command: d.order, meta: d.meta })] };
+    }
+    case 'heartbeatExpired': {
+      const { account, expiresAt } = intent;
+      // Re-armed (or disarmed) meanwhile: nothing fires.
+      if (state.admission.heartbeats.get(account)?.expiresAt !== expiresAt) return { entries: [] };
+      const entries = cancelEverything(account, 'HEARTBEAT_TIMEOUT', state, apply);
+      entries.push(
+        apply({ kind: 'heartbeat', account, timeoutSeconds: 0, expiresAt: null, ifExpiresAt: expiresAt }),
+      );
+      return { entries };
+    }
+  }
+}
+
+function decideOrder(
+  intent: OrderIntent,
+  state: { engine: Engine; admission: Admission; ts: number },
+  apply: ApplyInput,
+): IntentResult {
+  const { order, meta, market } = intent;
+  const { engine, admission } = state;
+  if (admission.hasOrder(order.orderId) || engine.order(order.orderId))
+    return { entries: [], order: { status: 'refused', reason: 'ORDER_ALREADY_EXISTS' } };
+  if (meta.clientOrderId !== null && admission.hasClientOrderId(order.account, meta.clientOrderId))
+    return { entries: [], order: { status: 'refused', reason: 'DUPLICATE_CLIENT_ORDER_ID' } };
+  const entries: AppliedEntry[] = [];
+  // A market's first order opens it in the engine, in the same batch (its legs first).
+  if (!engine.market(order.marketHash)) {
+    for (const leg of market.legs ?? []) {
+      if (!engine.market(leg))
+        entries.push(
+          apply({
+            kind: 'engine',
+            command: { type: 'openMarket', marketHash: leg, eventId: market.eventId },
+          }),
+        );
+    }
+    entries.push(
+      apply({
+        kind: 'engine',
+        command: {
+          type: 'openMarket',
+          marketHash: order.marketHash,
+          eventId: market.eventId,
+          ...(market.legs ? { legs: market.legs } : {}),
+        },
+      }),
+    );
+    // The engine refuses legs that are closed or resolved (INVALID_LEGS): the market stays unopened.
+    if (engine.market(order.marketHash)?.status !== MarketStatus.OPEN)
+      return { entries, order: { status: 'refused', reason: 'MARKET_INACTIVE' } };
+  }
+  // In play, an order that takes liquidity waits the betting delay first: IOC and FOK always, a GTC that
+  // crosses the book on arrival; a GTC that only rests posts at once.
+  if (intent.bettingDelayMs > 0 && takesLiquidity(intent, engine)) {
+    const activateAt = state.ts + intent.bettingDelayMs;
+    entries.push(apply({ kind: 'admit', order, meta, activateAt }));
+    return { entries, order: { status: 'admitted', activateAt } };
+  }
+  entries.push(apply({ kind: 'engine', command: order, meta }));
+  return { entries, order: { status: 'placed' } };
+}
+
+function takesLiquidity({ order }: OrderIntent, engine: Engine): boolean {
+  if (order.timeInForce !== 'GTC') return true;
+  const opposite = engine.bestTick(order.marketHash, !order.isBettingOutcomeOne);
+  return opposite > 0 && tickOfOdds(engine.ladder, order.percentageOdds) + opposite >= engine.ladder.size;
+}
+
+function decideCancel(
+  intent: CancelIntent,
+  state: { engine: Engine; admission: Admission },
+  apply: ApplyInput,
+): IntentResult {
+  const { account, target, reason } = intent;
+  const { engine, admission } = state;
+  const entries: AppliedEntry[] = [];
+  const withdraw = (orders: readonly DelayedOrder[]) => {
+    if (orders.length === 0) return [];
+    const orderIds = orders.map((d) => d.order.orderId);
+    entries.push(apply({ kind: 'withdraw', orderIds, reason }));
+    return orderIds;
+  };
+  if ('orderIds' in target) {
+    const ids = [...new Set(target.orderIds)];
+    const withdrawn = withdraw(admission.delayedOf(account, (d) => ids.includes(d.order.orderId)));
+    const resting = ids.filter((id) => !withdrawn.includes(id) && engine.order(id)?.account === account);
+    const cancelled = [...withdrawn];
+    if (resting.length > 0) {
+      const entry = apply({
+        kind: 'engine',
+        command: { type: 'cancel', orderIds: resting, account, reason },
+      });
+      entries.push(entry);
+      cancelled.push(...doneOrders(entry));
+    }
+    return { entries, cancel: { cancelled, notFound: ids.filter((id) => !cancelled.includes(id)) } };
+  }
+  if ('all' in target) {
+    const before = entries.length;
+    entries.push(...cancelEverything(account, reason, { engine, admission }, apply));
+    return { entries, cancel: { cancelled: cancelledIn(entries.slice(before)), notFound: [] } };
+  }
+  const inMarket = 'marketHash' in target;
+  const withdrawn = withdraw(
+    admission.delayedOf(account, (d) =>
+      inMarket ? d.order.marketHash === target.marketHash : d.meta.eventId === target.eventId,
+    ),
+  );
+  const open = engine
+    .openOrders(account)
+    .some((o) => (inMarket ? o.marketHash === target.marketHash : o.eventId === target.eventId));
+  if (!open) return { entries, cancel: { cancelled: withdrawn, notFound: [] } };
+  const entry = apply({
+    kind: 'engine',
+    command: inMarket
+      ? { type: 'cancelMarket', marketHash: target.marketHash, account, reason }
+      : { type: 'cancelEvent', eventId: target.eventId, account, reason },
+  });
+  entries.push(entry);
+  return { entries, cancel: { cancelled: [...withdrawn, ...doneOrders(entry)], notFound: [] } };
+}
+
+/** Withdraws every admitted order of the account and cancels every resting one. */
+function cancelEverything(
+  account: string,
+  reason: CancelIntent['reason'],
+  state: { engine: Engine; admission: Admission },
+  apply: ApplyInput,
+): AppliedEntry[] {
+  const entries: AppliedEntry[] = [];
+  const delayed = state.admission.delayedOf(account);
+  if (delayed.length > 0)
+    entries.push(apply({ kind: 'withdraw', orderIds: delayed.map((d) => d.order.orderId), reason }));
+  entries.push(apply({ kind: 'engine', command: { type: 'cancelAccount', account, reason } }));
+  return entries;
+}
+
+/** The orders an entry took off the book. */
+function doneOrders(entry: AppliedEntry): string[] {
+  const ids: string[] = [];
+  for (const e of entry.events) if (e.type === 'orderDone' && e.wasResting) ids.push(e.orderId);
+  return ids;
+}
+
+function cancelledIn(entries: readonly AppliedEntry[]): string[] {
+  const ids: string[] = [];
+  for (const entry of entries) {
+    if (entry.input.kind === 'withdraw') ids.push(...entry.input.orderIds);
+    else ids.push(...doneOrders(entry));
+  }
+  return ids;
+}

@@ -1,0 +1,57 @@
+import type { CancelReason } from '../engine/index.js';
+import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
+
+/**
+ * What intake asks of the sequencer (issue 35): the one typed API between a stateless intake and the owner of
+ * trading state. The sequencer decides each intent against its state when it takes it (in its batch, in
+ * order) and journals what it decided as ordinary `SequencerInput`s: replays never see intents. In one
+ * process this is a function call; a cluster carries the same types to the leading sequencer.
+ */
+export type Intent = OrderIntent | CancelIntent | ActivateIntent | HeartbeatExpiredIntent | InputIntent;
+
+/**
+ * A signed, checked order. The sequencer refuses a replayed order id or a client order id in use, opens the
+ * market in the engine on its first order (its legs first), and either places it, or, in play when it would
+ * take liquidity (IOC and FOK always, a GTC crossing the book), admits it to wait `bettingDelayMs`.
+ */
+export type OrderIntent = {
+  kind: 'order';
+  order: PlaceOrderInput;
+  meta: OrderMeta;
+  /** The market as the catalog has it (the legs only when they are active: a resolved leg never reopens). */
+  market: { eventId: string; legs: readonly [string, string] | null };
+  /** The market's in-play betting delay (0: none). */
+  bettingDelayMs: number;
+};
+
+/** Cancels an account's orders, resting or admitted: by id (the others answer NOT_FOUND), by market, event, or all. */
+export type CancelIntent = {
+  kind: 'cancel';
+  account: string;
+  target: { orderIds: readonly string[] } | { marketHash: string } | { eventId: string } | { all: true };
+  reason: CancelReason;
+};
+
+/** An admitted order's betting delay ran out: it enters the engine if it is still admitted. */
+export type ActivateIntent = { kind: 'activate'; orderId: string };
+
+/** An account's heartbeat deadline passed: everything it has open is cancelled, unless it was re-armed meanwhile. */
+export type HeartbeatExpiredIntent = { kind: 'heartbeatExpired'; account: string; expiresAt: number };
+
+/** A plain input, journaled as it is (deposits, results, heartbeats, the chain's receipts, ...). */
+export type InputIntent = { kind: 'input'; input: SequencerInput };
+
+/** Why the sequencer refused an order without placing or admitting it. */
+export type OrderRefusal = 'ORDER_ALREADY_EXISTS' | 'DUPLICATE_CLIENT_ORDER_ID' | 'MARKET_INACTIVE';
+
+/** What an intent did: the journal entries it became (in order), and what intake answers from. */
+export type IntentResult = {
+  entries: AppliedEntry[];
+  /** An order intent: placed now (its events are in the last entry), admitted until `activateAt`, or refused. */
+  order?:
+    | { status: 'placed' }
+    | { status: 'admitted'; activateAt: number }
+    | { status: 'refused'; reason: OrderRefusal };
+  /** A cancel intent: the ids it cancelled (resting orders and admitted ones) and those it did not find. */
+  cancel?: { cancelled: string[]; notFound: string[] };
+};
