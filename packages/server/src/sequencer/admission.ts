@@ -102,7 +102,7 @@ export class Admission {
   }
 
   /** Forgets the ids of orders expired at `ts` (ms): a replay of one is refused as expired anyway. */
-  private forgetExpired(ts: number): void {
+  forgetExpired(ts: number): void {
     const now = Math.floor(ts / 1000);
     const heap = this.expiring;
     while (heap.length > 0 && heap[0]!.at <= now) {

@@ -49,6 +49,7 @@ function decideOrder(
 ): IntentResult {
   const { order, meta, market } = intent;
   const { engine, admission } = state;
+  admission.forgetExpired(state.ts);
   if (admission.hasOrder(order.orderId) || engine.order(order.orderId))
     return { entries: [], order: { status: 'refused', reason: 'ORDER_ALREADY_EXISTS' } };
   if (meta.clientOrderId !== null && admission.hasClientOrderId(order.account, meta.clientOrderId))
