@@ -40,7 +40,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange.js';
+import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange/exchange.js';
 import {
   type Child,
   exchangeArgs,

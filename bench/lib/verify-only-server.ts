@@ -14,8 +14,8 @@ import {
 } from '@oddsbook/protocol';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
-import { NETWORKS } from '../../packages/server/src/config.js';
-import { EIP712_DOMAIN_NAME, VERIFY_INLINE_WHEN_IDLE } from '../../packages/server/src/exchange.js';
+import { NETWORKS } from '../../packages/server/src/config/config.js';
+import { EIP712_DOMAIN_NAME, VERIFY_INLINE_WHEN_IDLE } from '../../packages/server/src/exchange/exchange.js';
 import { registerValidation } from '../../packages/server/src/http/plugins/validation.js';
 import { createVerifierPool } from '../../packages/server/src/signing/verifier-pool.js';
 

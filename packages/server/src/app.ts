@@ -3,7 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { WebSessions } from './auth/web-sessions.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from './exchange/exchange.js';
+import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
 import { answerClientError } from './http/plugins/client-errors.js';
 import { limitConnections } from './http/plugins/connection-limits.js';
@@ -34,7 +35,6 @@ import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { signInRoutes } from './http/routes/web-sessions.js';
-import { type ExchangeRealtimeOptions, startExchangeRealtime } from './realtime/exchange-realtime.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */

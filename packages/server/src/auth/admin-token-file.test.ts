@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config.js';
-import { openExchange } from '../exchange.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { openExchange } from '../exchange/exchange.js';
 import { ADMIN_TOKEN_FILE, storedAdminToken } from './admin-token-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'oddsbook-admin-token-'));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/config.js';
 
 /** Where the operator token generated for a data dir is kept (when ADMIN_TOKEN is not set). */
 export const ADMIN_TOKEN_FILE = 'admin-token';

@@ -2,7 +2,7 @@ import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
-import { defaultSiweDomains } from '../config.js';
+import { defaultSiweDomains } from '../config/config.js';
 import { SIWE_NONCE_TTL_MS, WEB_SESSION_TTL_MS, WebSessions } from './web-sessions.js';
 
 const DOMAIN = 'exchange.example:8080';

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@oddsbook/protocol';
+import { EXCHANGE_LIMITS } from '../config/limits.js';
 import { badRequest, conflict, notFound } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
-import { EXCHANGE_LIMITS } from '../limits.js';
 import type {
   CatalogRepository,
   FixtureView,

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../store/sqlite/write-gate.js';
+import { GATE_CHECKPOINTER, GATE_FREE, setWriteGate, writeGate } from '../sqlite/write-gate.js';
 import { MemoryChainStore } from './chain-store.js';
 import type { Address, Hash } from './chain-types.js';
 import { MultisigCoordinator, type PreparedSafeTx } from './multisig.js';

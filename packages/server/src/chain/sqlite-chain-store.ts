@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { type WalSync, walSync } from '../store/sqlite/wal-sync.js';
-import { withWriteGate } from '../store/sqlite/write-gate.js';
-import { writeTransaction } from '../store/sqlite/write-transaction.js';
+import { type WalSync, walSync } from '../sqlite/wal-sync.js';
+import { withWriteGate } from '../sqlite/write-gate.js';
+import { writeTransaction } from '../sqlite/write-transaction.js';
 import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
 import type {
   Address,

@@ -1,6 +1,6 @@
 import type { SafeTransactionData } from '@oddsbook/protocol';
 import type { Database, Statement } from 'better-sqlite3';
-import { writeTransaction } from '../store/sqlite/write-transaction.js';
+import { writeTransaction } from '../sqlite/write-transaction.js';
 import type { Address, Hash } from './chain-types.js';
 import type {
   MultisigConfirmation,

@@ -1,6 +1,6 @@
 import { ODDS_SCALE, type OrderOutcome } from '@oddsbook/protocol';
 import { type EngineEvent, outcomeState } from '../engine/index.js';
-import { tradeIdOf } from './records.js';
+import { tradeIdOf } from '../records/records.js';
 
 /**
  * The matching outcome of one order from the events of its place command, or null when that command

@@ -17,8 +17,8 @@ import type {
   PositionRecord,
   RefundRecord,
   TradeRecord,
-} from './records.js';
-import { tradeIdOf } from './records.js';
+} from '../records/records.js';
+import { tradeIdOf } from '../records/records.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.

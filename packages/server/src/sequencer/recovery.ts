@@ -1,9 +1,9 @@
 import { Engine, type EngineRuleOptions, type EngineSnapshot } from '../engine/index.js';
-import type { Journal } from '../store/journal.js';
 import { Admission } from './admission.js';
 import { applyEntry } from './apply-entry.js';
 import { restoreCheckpoint } from './checkpoint.js';
 import type { AppliedEntry } from './inputs.js';
+import type { Journal } from './journal.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 

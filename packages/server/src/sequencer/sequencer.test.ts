@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/index.js';
-import type { Journal } from '../store/journal.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
+import type { Journal } from './journal.js';
 import { Sequencer } from './sequencer.js';
 
 type BatchCommitter = Pick<Journal, 'append'>;

@@ -1,13 +1,13 @@
 import type { BookLevels, Engine, MarketStatus } from '../engine/index.js';
 import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
-import type { Journal } from '../store/journal.js';
 import { Admission } from './admission.js';
 import { applyEntry } from './apply-entry.js';
 import { type CommittedBatch, committedBatch } from './committed-batch.js';
 import { decide } from './decide.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
 import type { Intent, IntentResult } from './intents.js';
+import type { Journal } from './journal.js';
 
 export type SequencerOptions = {
   engine: Engine;

@@ -3,9 +3,9 @@ import type { Address, ChainBlock, ChainReceipt } from '../chain/chain-types.js'
 import type { SettlementBatch, SettlementItem, SettlementItemResult } from '../chain/settlement-types.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
-import type { SettlementFeed } from '../store/settlement-feed.js';
 import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
+import type { SettlementFeed } from './settlement-feed.js';
 import { fillToReverse, settlementItems, type WalletOf } from './settlement-items.js';
 
 /** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */

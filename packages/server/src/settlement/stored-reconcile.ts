@@ -1,10 +1,10 @@
 import type { Address } from '../chain/chain-types.js';
 import type { EmbeddedChain } from '../chain/embedded-chain.js';
 import type { SettlementItem } from '../chain/settlement-types.js';
+import type { Journal } from '../sequencer/journal.js';
 import { recoverEngine } from '../sequencer/recovery.js';
-import type { Journal } from '../store/journal.js';
-import type { SettlementFeed } from '../store/settlement-feed.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
+import type { SettlementFeed } from './settlement-feed.js';
 import { settlementItems } from './settlement-items.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderMatchedEvent } from '../engine/index.js';
-import { legTradeIdOf, type TradeRecord, tradeIdOf } from '../orders/records.js';
+import { legTradeIdOf, type TradeRecord, tradeIdOf } from '../records/records.js';
 import { BatchProjection, type SequencedTrade } from './batch-projection.js';
 
 const MARKET = `0x${'cd'.repeat(32)}`;

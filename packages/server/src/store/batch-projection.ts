@@ -7,7 +7,7 @@ import {
   type RefundRecord,
   type TradeRecord,
   tradeIdOf,
-} from '../orders/records.js';
+} from '../records/records.js';
 import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
 
 /** An order row with the columns the projection maintains besides the REST fields. */

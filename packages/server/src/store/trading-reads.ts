@@ -4,7 +4,7 @@ import type {
   OrderRecord,
   PositionRecord,
   TradeRecord,
-} from '../orders/records.js';
+} from '../records/records.js';
 import type { EscrowReceipt } from '../sequencer/inputs.js';
 
 /** A row's place in a listing's order: its values of the sort fields, the last of them unique (an id). */

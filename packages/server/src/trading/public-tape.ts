@@ -1,7 +1,7 @@
 import type { ConsolidatedTrade, RecentTrade } from '@oddsbook/protocol';
-import { quarterLineParentTrade } from '../orders/quarter-line-parent.js';
-import { type TradeRecord, tradeIdOf } from '../orders/records.js';
 import { publicTradeToWire } from '../orders/wire.js';
+import { quarterLineParentTrade } from '../records/quarter-line-parent.js';
+import { type TradeRecord, tradeIdOf } from '../records/records.js';
 
 /**
  * The payloads of the two public tapes (`recent_trades:global`, `recent_trades_consolidated:global`).

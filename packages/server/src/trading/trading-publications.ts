@@ -10,9 +10,9 @@ import {
 import { type BookLevels, RejectCode } from '../engine/index.js';
 import { bookToWire, levelToWire, versionToWire } from '../orders/book.js';
 import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
-import type { FillRecord, TradeRecord } from '../orders/records.js';
 import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
-import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publishers/publication.js';
+import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publication.js';
+import type { FillRecord, TradeRecord } from '../records/records.js';
 import type { AppliedEntry, EscrowReceipt, SettledTx } from '../sequencer/inputs.js';
 import type { EntryChanges } from '../store/batch-projection.js';
 import type { TradingReads } from '../store/trading-reads.js';

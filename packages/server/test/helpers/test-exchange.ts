@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { buildApp } from '../../src/app.js';
-import { type Config, loadConfig } from '../../src/config.js';
-import { type Exchange, openExchange } from '../../src/exchange.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { type Exchange, openExchange } from '../../src/exchange/exchange.js';
 import type { Clock } from '../../src/lib/clock.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

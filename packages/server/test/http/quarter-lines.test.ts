@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ladderSize } from '@oddsbook/protocol';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legTradeIdOf, tradeIdOf } from '../../src/orders/records.js';
+import { legTradeIdOf, tradeIdOf } from '../../src/records/records.js';
 import { compareWithJournal } from '../../src/sequencer/recovery.js';
 import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';

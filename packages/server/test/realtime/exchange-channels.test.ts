@@ -24,7 +24,7 @@ import type { Centrifuge, PublicationContext, SubscribedContext, Subscription } 
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tradeIdOf } from '../../src/orders/records.js';
+import { tradeIdOf } from '../../src/records/records.js';
 import {
   removeDataDir,
   startTestExchange,

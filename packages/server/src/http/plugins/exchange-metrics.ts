@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
 import { differenceUnits } from '../../settlement/reconcile.js';
 

@@ -2,7 +2,7 @@ import { Address, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { errorResponses } from '../error-responses.js';
 

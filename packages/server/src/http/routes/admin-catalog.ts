@@ -2,7 +2,7 @@ import { Bytes32, Envelope, Fixture, FixtureStatusValue, LiveScore, UintString }
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { EventId } from './catalog-query.js';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { type ChainFaults, supportsFaults } from '../../chain/chain.js';
 import { SETTLEMENT_FAULT_CLASSES } from '../../chain/settlement-types.js';
 import { badRequest, conflict, unavailable } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { reconcileReportToWire } from '../../settlement/reconcile.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';

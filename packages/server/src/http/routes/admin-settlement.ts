@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { quarterLineNotResolvable } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
 import { conflict, notFound } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
 
 /**

@@ -1,7 +1,7 @@
 import { BalanceRow, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
 
 /**

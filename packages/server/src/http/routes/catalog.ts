@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { EventIdList, parseEventIds } from './catalog-query.js';

@@ -11,7 +11,7 @@ import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
 import { LegacyError } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 import { EventId, IntegerList, parseIntegerList } from './catalog-query.js';

@@ -5,8 +5,8 @@ import {
   PREGAME_DELAY_MS_DEFAULT,
   SPORT_LIVE_DELAY_MS,
 } from '../../catalog/betting-delay.js';
-import type { Exchange } from '../../exchange.js';
-import { EXCHANGE_LIMITS } from '../../limits.js';
+import { EXCHANGE_LIMITS } from '../../config/limits.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
 
 /** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */

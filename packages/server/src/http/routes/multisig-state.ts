@@ -1,7 +1,7 @@
 import { Address, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 

@@ -3,7 +3,7 @@ import { Address, Bytes32, Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, conflict, forbidden } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';

@@ -2,7 +2,7 @@ import { Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { unavailable } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
 
 const Health = Envelope(

@@ -15,9 +15,9 @@ import {
 } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { EXCHANGE_LIMITS } from '../../config/limits.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
-import { EXCHANGE_LIMITS } from '../../limits.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
 import { type OrderSort, orderListing } from '../../store/trading-reads.js';

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { getAddress } from 'viem';
 import { API_KEY_HEADER } from '../../auth/api-keys.js';
 import { LegacyError } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { marketRefundsToWire } from '../../orders/wire.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 

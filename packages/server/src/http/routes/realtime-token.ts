@@ -1,7 +1,7 @@
 import { Envelope } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { createRealtimeToken } from '../../realtime/token.js';
 import { errorResponses } from '../error-responses.js';
 

@@ -14,7 +14,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { bookToWire } from '../../orders/book.js';
 import {
   consolidatedTradeToWire,

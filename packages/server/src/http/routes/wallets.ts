@@ -2,7 +2,7 @@ import { Address, Envelope, UintString } from '@oddsbook/protocol';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, conflict } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_SIWE_MESSAGE_CHARS, type WebSessions } from '../../auth/web-sessions.js';
 import { AppError, conflict, notFound } from '../../errors/app-error.js';
-import type { Exchange } from '../../exchange.js';
+import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import { bearerToken, requireWebSession } from '../plugins/auth.js';

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { writeTransaction } from './write-transaction.js';
+import { writeTransaction } from '../../sqlite/write-transaction.js';
 
 export type Migration = { version: number; name: string; up: (db: Database) => void };
 

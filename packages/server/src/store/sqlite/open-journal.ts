@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { writeTransaction } from '../../sqlite/write-transaction.js';
 import { SqliteJournal } from './sqlite-journal.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
-import { writeTransaction } from './write-transaction.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
+import { checkpointerRuns, enterGateSync, GATE_PROJECTOR, leaveGateSync } from '../../sqlite/write-gate.js';
 import { SqliteProjector } from './sqlite-projector.js';
-import { checkpointerRuns, enterGateSync, GATE_PROJECTOR, leaveGateSync } from './write-gate.js';
 
 /** A batch to project, and its answer (the changes of its entries after the cursor, or why it failed). */
 export type ProjectRequest = { id: number; entries: readonly AppliedEntry[] };

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { writeTransaction } from '../../sqlite/write-transaction.js';
 import type {
   CatalogRepository,
   FixtureRecord,
@@ -10,7 +11,6 @@ import type {
   MarketView,
   TeamRecord,
 } from '../repositories.js';
-import { writeTransaction } from './write-transaction.js';
 
 type LeagueRow = {
   league_id: number;

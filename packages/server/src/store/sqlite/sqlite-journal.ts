@@ -1,16 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
-import { encodeInput } from '../../sequencer/journal-codec.js';
 import {
   type EngineCheckpoint,
   JOURNAL_FEATURES,
   type Journal,
   type JournalFeatures,
   type JournalRow,
-} from '../journal.js';
-import { type WalSync, walSync } from './wal-sync.js';
-import { withWriteGate } from './write-gate.js';
-import { writeTransaction } from './write-transaction.js';
+} from '../../sequencer/journal.js';
+import { encodeInput } from '../../sequencer/journal-codec.js';
+import { type WalSync, walSync } from '../../sqlite/wal-sync.js';
+import { withWriteGate } from '../../sqlite/write-gate.js';
+import { writeTransaction } from '../../sqlite/write-transaction.js';
 
 /**
  * The journal in SQLite: one transaction per batch holds the batch's journal rows and nothing else; a

@@ -7,7 +7,7 @@ import {
   type OrderSnapshot,
   RejectCode,
 } from '../../engine/index.js';
-import type { FillRecord, TradeRecord } from '../../orders/records.js';
+import type { FillRecord, TradeRecord } from '../../records/records.js';
 import type {
   AppliedEntry,
   EscrowReceipt,
@@ -16,13 +16,13 @@ import type {
   PlaceOrderInput,
   SequencerInput,
 } from '../../sequencer/inputs.js';
+import { withWriteGate } from '../../sqlite/write-gate.js';
+import { unsyncedWriteTransaction } from '../../sqlite/write-transaction.js';
 import { BatchProjection, type EntryChanges, type ProjectedOrder } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import { type PositionRow, StateMirror } from '../state-mirror.js';
 import { SqliteSettlementProjection } from './sqlite-settlement-projection.js';
 import { toOrder, toTrade } from './sqlite-trading-queries.js';
-import { withWriteGate } from './write-gate.js';
-import { unsyncedWriteTransaction } from './write-transaction.js';
 
 /** Why an order the engine refused ends up inactive. */
 function reasonOfReject(code: string): DoneReason {

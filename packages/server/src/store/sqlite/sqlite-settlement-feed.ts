@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { SettlementItem } from '../../chain/settlement-types.js';
 import type { EngineMoney } from '../../settlement/reconcile.js';
-import type { SettlementFeed } from '../settlement-feed.js';
+import type { SettlementFeed } from '../../settlement/settlement-feed.js';
 
 /** The settlement driver's start-up reads, from what the projector recorded of the journaled receipts. */
 export class SqliteSettlementFeed implements SettlementFeed {

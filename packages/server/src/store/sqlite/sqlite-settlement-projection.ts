@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FillReversedEvent, PayoutEvent } from '../../engine/index.js';
-import type { FillRecord, TradeRecord } from '../../orders/records.js';
+import type { FillRecord, TradeRecord } from '../../records/records.js';
 import type { SettlementInput } from '../../sequencer/inputs.js';
 import { toFill, toTrade } from './sqlite-trading-queries.js';
 

@@ -1,13 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { quarterLineParentTrade } from '../../orders/quarter-line-parent.js';
+import { quarterLineParentTrade } from '../../records/quarter-line-parent.js';
 import type {
   FillRecord,
   OrderRecord,
   PositionRecord,
   RefundRecord,
   TradeRecord,
-} from '../../orders/records.js';
-import { legTradeIdOf } from '../../orders/records.js';
+} from '../../records/records.js';
+import { legTradeIdOf } from '../../records/records.js';
 import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
   ConsolidatedTradeFilter,

@@ -2,10 +2,10 @@ import type { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 import { spawnWorker } from '../../lib/spawn-worker.js';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
+import { writeGateOf } from '../../sqlite/write-gate.js';
 import type { EntryChanges } from '../batch-projection.js';
 import type { ProjectionWriter } from '../projection.js';
 import type { ProjectReply } from './projector-worker.js';
-import { writeGateOf } from './write-gate.js';
 
 /**
  * The projector on its own thread with its own connection to the database (projector-worker.ts): the

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkpointerRuns, withWriteGate, writeGateOf } from '../../sqlite/write-gate.js';
 import { DATABASE_FILE, openDatabase } from './open-database.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
-import { checkpointerRuns, withWriteGate, writeGateOf } from './write-gate.js';
 
 const dirs: string[] = [];
 afterEach(() => {

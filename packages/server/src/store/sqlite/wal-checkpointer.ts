@@ -8,7 +8,7 @@ import {
   GATE_WAIT_MS,
   setWriteGate,
   writeGate,
-} from './write-gate.js';
+} from '../../sqlite/write-gate.js';
 
 /** How often the background connection copies the WAL back into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;

@@ -1,11 +1,11 @@
 import { parseChannel } from '@oddsbook/protocol';
-import type { Exchange } from '../exchange.js';
+import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
+import type { RealtimeHubOptions, RealtimeLogger } from '../realtime/options.js';
+import type { Publication } from '../realtime/publication.js';
+import { createRealtimeTokenVerifier, RealtimeTokenError } from '../realtime/token.js';
+import { catalogPublications } from '../trading/catalog-publications.js';
 import { TradingPublisher } from '../trading/trading-publications.js';
-import { createRealtimeHub, type RealtimeHub } from './hub.js';
-import type { RealtimeHubOptions, RealtimeLogger } from './options.js';
-import { catalogPublications } from './publishers/catalog-publications.js';
-import type { Publication } from './publishers/publication.js';
-import { createRealtimeTokenVerifier, RealtimeTokenError } from './token.js';
+import type { Exchange } from './exchange.js';
 
 export type ExchangeRealtime = {
   readonly hub: RealtimeHub;

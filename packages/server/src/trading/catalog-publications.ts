@@ -1,7 +1,7 @@
 import { GLOBAL_CHANNELS, type MainLineUpdate } from '@oddsbook/protocol';
-import type { CatalogEvent } from '../../catalog/catalog-events.js';
-import { fixtureToWire, liveScoreToWire, marketToWire } from '../../catalog/wire.js';
-import type { Publication } from './publication.js';
+import type { CatalogEvent } from '../catalog/catalog-events.js';
+import { fixtureToWire, liveScoreToWire, marketToWire } from '../catalog/wire.js';
+import type { Publication } from '../realtime/publication.js';
 
 /**
  * A catalog change as its publication, in the REST record shape. Catalog writes have no journal seq, so

@@ -1,7 +1,7 @@
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import { describe, expect, it } from 'vitest';
-import { fixtureToWire, liveScoreToWire, marketToWire } from '../../catalog/wire.js';
-import type { FixtureView, LiveScoreRecord, MarketView } from '../../store/repositories.js';
+import { fixtureToWire, liveScoreToWire, marketToWire } from '../catalog/wire.js';
+import type { FixtureView, LiveScoreRecord, MarketView } from '../store/repositories.js';
 import { catalogPublications } from './catalog-publications.js';
 
 const fixture: FixtureView = {

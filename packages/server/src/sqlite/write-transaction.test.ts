@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempSqlite } from '../../chain/test-support.js';
+import { tempSqlite } from '../chain/test-support.js';
 import { unsyncedWriteTransaction } from './write-transaction.js';
 
 const cleanups: (() => void)[] = [];

@@ -1,5 +1,5 @@
 import type { SettlementItem } from '../chain/settlement-types.js';
-import type { EngineMoney } from '../settlement/reconcile.js';
+import type { EngineMoney } from './reconcile.js';
 
 /**
  * What the settlement driver reads back at a start, as the projections recorded it from the journaled

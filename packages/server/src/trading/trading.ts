@@ -4,23 +4,23 @@ import { isMarketActive } from '../catalog/market-trading.js';
 import { type BookLevels, type Engine, MarketStatus } from '../engine/index.js';
 import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
+import { OrderService, type ProxyWallets } from '../orders/order-service.js';
+import { OutcomeWatch } from '../orders/outcome-watch.js';
 import { checkpointBytes } from '../sequencer/checkpoint.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { DueWork } from '../sequencer/due-work.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { Journal } from '../sequencer/journal.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
-import type { Journal } from '../store/journal.js';
 import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import type { TradingReads } from '../store/trading-reads.js';
 import type { TradingStorage } from '../store/trading-storage.js';
-import { AccountSeqs } from '../trading/account-seqs.js';
-import { type ChainSubmitter, TradingPipeline } from '../trading/pipeline.js';
-import { OrderService, type ProxyWallets } from './order-service.js';
-import { OutcomeWatch } from './outcome-watch.js';
+import { AccountSeqs } from './account-seqs.js';
+import { type ChainSubmitter, TradingPipeline } from './pipeline.js';
 
 /** How often the expiry sweep looks for expired resting orders (an `expire` runs only when one is due). */
 export const EXPIRY_SWEEP_MS = 250;

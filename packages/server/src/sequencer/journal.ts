@@ -1,4 +1,4 @@
-import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { AppliedEntry } from './inputs.js';
 
 /** A journal row: one sequenced input, encoded (see sequencer/journal-codec.ts). */
 export type JournalRow = { seq: number; ts: number; payload: string };

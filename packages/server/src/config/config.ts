@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAddress, isAddress } from 'viem';
-import { DEFAULT_MAX_HISTORY_PUBLICATIONS, defaultMaxHistoryBytes } from './realtime/options.js';
+import { DEFAULT_MAX_HISTORY_PUBLICATIONS, defaultMaxHistoryBytes } from '../realtime/options.js';
 
 /** The two networks of the spec. Addresses are oddsbook's own, so a signature made here never replays elsewhere. */
 export const NETWORKS = {
