@@ -4,7 +4,8 @@ import type { RealtimeHubOptions, RealtimeLogger } from '../realtime/options.js'
 import type { Publication } from '../realtime/publication.js';
 import { createRealtimeTokenVerifier, RealtimeTokenError } from '../realtime/token.js';
 import { catalogPublications } from '../trading/catalog-publications.js';
-import { TradingPublisher } from '../trading/trading-publications.js';
+import type { ProjectedBatch } from '../trading/pipeline.js';
+import { type BatchRows, TradingPublisher } from '../trading/trading-publications.js';
 import type { Exchange } from './exchange.js';
 
 export type ExchangeRealtime = {
@@ -82,9 +83,7 @@ export function startExchangeRealtime(
     },
     ladderSize: trading.sequencer.ladderSize,
     baseToken: exchange.config.baseToken,
-    settledOf: (marketHash, accounts) => trading.queries.settledOf(marketHash, accounts),
-    escrowRows: (escrow) => trading.queries.escrowRows(escrow),
-    settlement: trading.queries,
+    reads: trading.queries,
     observed: (channel, user) => hub.observed(channel, user),
     bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
   });
@@ -114,10 +113,29 @@ export function startExchangeRealtime(
     }, Math.ceil(wait));
     bookTimer.unref();
   };
-  // Each committed batch once it is projected, in seq order (trading/pipeline.ts).
-  trading.pipeline.setPublisher((projected) => {
-    publish(publications('sequencer', () => publisher.batch(projected)));
+  const publishBatch = (projected: ProjectedBatch, rows?: BatchRows) => {
+    publish(publications('sequencer', () => publisher.batch(projected, rows)));
     scheduleBooks();
+  };
+  // Each committed batch once it is projected, in seq order (trading/pipeline.ts). A batch whose receipts
+  // or resolutions read rows back waits for them, and the batches after it wait their turn.
+  let reading: Promise<void> | undefined;
+  trading.pipeline.setPublisher((projected) => {
+    const rows = reading ? undefined : publisher.rowsOf(projected);
+    if (!reading && !rows) return publishBatch(projected);
+    const read = async () => {
+      try {
+        return await (rows ?? publisher.rowsOf(projected));
+      } catch (error) {
+        logger?.error({ err: error, source: 'sequencer' }, 'realtime reads failed; clients reseed from REST');
+        return undefined;
+      }
+    };
+    const turn: Promise<void> = (reading ?? Promise.resolve()).then(async () => {
+      publishBatch(projected, await read());
+      if (reading === turn) reading = undefined;
+    });
+    reading = turn;
   });
   const stopCatalog = catalog.onChange((event) => {
     if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);

@@ -47,14 +47,14 @@ function decodePageKey(nextKey: string, ordering: Ordering<unknown>): SortKey {
  * that arrive or leave between pages shift nothing, so no row is repeated or skipped (row offsets would).
  * `read` is asked for one row more than the page, which tells whether a next page exists.
  */
-export function readPage<T>(
+export async function readPage<T>(
   nextKey: string | undefined,
   perPage: number,
   ordering: Ordering<T>,
-  read: (range: { limit: number; after: SortKey | null }) => T[],
-): { rows: T[]; nextKey: string | null } {
+  read: (range: { limit: number; after: SortKey | null }) => Promise<T[]>,
+): Promise<{ rows: T[]; nextKey: string | null }> {
   const after = nextKey === undefined ? null : decodePageKey(nextKey, ordering as Ordering<unknown>);
-  const rows = read({ limit: perPage + 1, after });
+  const rows = await read({ limit: perPage + 1, after });
   if (rows.length <= perPage) return { rows, nextKey: null };
   const page = rows.slice(0, perPage);
   return { rows: page, nextKey: encodePageKey(ordering.name, ordering.keyOf(page[perPage - 1]!)) };

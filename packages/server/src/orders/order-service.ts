@@ -4,7 +4,6 @@ import {
   type CreateOrdersBody,
   ErrorCode,
   type OrderInput,
-  type OrderOutcome,
   oddsToTick,
 } from '@oddsbook/protocol';
 import type { CatalogService } from '../catalog/catalog-service.js';

@@ -30,7 +30,7 @@ export type EntryChanges = {
 
 /**
  * A trade row and the seq of its last fill: the trade shows LOCKED once its account's escrows have landed
- * through that seq (the `trades_shown` view), with no row update when they land.
+ * through that seq (`records/shown.ts`), with no row update when they land.
  */
 export type SequencedTrade = { row: TradeRecord; lastFillSeq: number };
 

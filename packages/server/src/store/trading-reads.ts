@@ -125,27 +125,37 @@ export type ConsolidatedTradeFilter = {
 
 /**
  * Read side of trading: what the routes and the realtime publishers read of the committed projections
- * (orders, fills, trades). Fills and trades show LOCKED once their settlement has landed.
+ * (orders, fills, trades). Fills and trades show as `records/shown.ts` says (LOCKED once their settlement
+ * has landed, SETTLED once their market is resolved and paid).
  */
 export interface TradingReads {
-  getOrder(account: string, orderId: string): OrderRecord | null;
-  getOrderByClientId(account: string, clientOrderId: string): OrderRecord | null;
+  getOrder(account: string, orderId: string): Promise<OrderRecord | null>;
+  getOrderByClientId(account: string, clientOrderId: string): Promise<OrderRecord | null>;
   /** The account's open orders (PENDING and ACTIVE). */
-  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): OrderRecord[];
-  fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): FillRecord[];
+  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): Promise<OrderRecord[]>;
+  fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): Promise<FillRecord[]>;
   /** The account's trades; `marketHash` of a quarter-line market matches the trades on its legs. */
-  trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  trades(
+    account: string,
+    filter: TradeFilter,
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]>;
   /** The account's trades with each quarter-line bet's synthetic parent beside its legs. */
   consolidatedTrades(
     account: string,
     filter: ConsolidatedTradeFilter,
     listing: Listing<ConsolidatedTradeRecord>,
     page: Page,
-  ): ConsolidatedTradeRecord[];
+  ): Promise<ConsolidatedTradeRecord[]>;
   /** Taker bets: the public tape. */
-  publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[];
+  publicTrades(
+    filter: { marketHash?: string },
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]>;
   /** The account's open positions (its markets not yet resolved), with each market's event id. */
-  positions(account: string, filter: PositionFilter, page: Page): PositionRecord[];
+  positions(account: string, filter: PositionFilter, page: Page): Promise<PositionRecord[]>;
   /**
    * The account's capital-efficiency refunds grouped by market: the markets with a refund matching
    * `filter` (a page of them, and how many there are), each with a page of those refunds in seq order
@@ -155,25 +165,32 @@ export interface TradingReads {
     account: string,
     filter: RefundFilter,
     page: RefundPage,
-  ): { markets: MarketRefundsPage[]; count: number };
+  ): Promise<{ markets: MarketRefundsPage[]; count: number }>;
   /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
-  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
+  settledOf(
+    marketHash: string,
+    accounts: readonly string[],
+  ): Promise<{ trades: TradeRecord[]; fills: FillRecord[] }>;
   /** Every resolved market with its outcome, as the journal has it. */
-  settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[];
+  settlements(): Promise<{ marketHash: string; outcome: 0 | 1 | 2 }[]>;
   /**
    * An escrow's rows as they show now: its fills (the account's with seq in its range, in seq order), and
    * the trades its receipt decides: for a landed escrow those whose last fill it covers (it locks them),
    * for a failed one every trade of its fills (it fails them).
    */
-  escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
+  escrowRows(escrow: EscrowReceipt): Promise<{ fills: FillRecord[]; trades: TradeRecord[] }>;
   /** The accounts with a fill in the journal entries `firstSeq..lastSeq` (a settlement transaction's). */
-  accountsWithFills(firstSeq: number, lastSeq: number): string[];
+  accountsWithFills(firstSeq: number, lastSeq: number): Promise<string[]>;
   /** Some accounts' fills of the entries `firstSeq..lastSeq` and trades whose last fill is there, shown LOCKED. */
   lockedRows(
     firstSeq: number,
     lastSeq: number,
     accounts: readonly string[],
-  ): { fills: FillRecord[]; trades: TradeRecord[] };
+  ): Promise<{ fills: FillRecord[]; trades: TradeRecord[] }>;
   /** The payouts of resolutions in entries `firstSeq..lastSeq` paid at `paidAt` (their items landed then). */
-  paidPayouts(firstSeq: number, lastSeq: number, paidAt: number): { marketHash: string; account: string }[];
+  paidPayouts(
+    firstSeq: number,
+    lastSeq: number,
+    paidAt: number,
+  ): Promise<{ marketHash: string; account: string }[]>;
 }

@@ -52,7 +52,7 @@ let publisher: TradingPublisher;
 let seq = 0;
 let orderCounter = 0;
 
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
   projector = new SqliteProjector(db);
   projectedOf = new WeakMap();
@@ -60,7 +60,7 @@ beforeEach(() => {
   engine = new Engine({ ladderSize: LADDER });
   seq = 0;
   publisher = new TradingPublisher(context());
-  publish(
+  await publish(
     commit([
       { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
       { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
@@ -76,11 +76,21 @@ function context(): TradingPublisherContext {
     marketInfo: () => ({ sportId: 1, leagueId: 7 }),
     ladderSize: LADDER,
     baseToken: BASE_TOKEN,
-    settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
-    escrowRows: (escrow) => queries.escrowRows(escrow),
-    settlement: queries,
+    reads: queries,
     // Books once per batch; the interval has tests of its own.
     bookIntervalMs: 0,
+  };
+}
+
+/** The queries, with some reads replaced. */
+function readsWith(reads: Partial<TradingPublisherContext['reads']>): TradingPublisherContext['reads'] {
+  return {
+    escrowRows: (escrow) => queries.escrowRows(escrow),
+    accountsWithFills: (first, last) => queries.accountsWithFills(first, last),
+    lockedRows: (first, last, accounts) => queries.lockedRows(first, last, accounts),
+    paidPayouts: (first, last, paidAt) => queries.paidPayouts(first, last, paidAt),
+    settledOf: (marketHash, accounts) => queries.settledOf(marketHash, accounts),
+    ...reads,
   };
 }
 
@@ -94,7 +104,10 @@ function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): Applied
   return entries;
 }
 
-const publish = (entries: AppliedEntry[], to = publisher) => to.batch(projectedOf.get(entries)!);
+const publish = async (entries: AppliedEntry[], to = publisher) => {
+  const projected = projectedOf.get(entries)!;
+  return to.batch(projected, await to.rowsOf(projected));
+};
 
 function order(
   account: string,
@@ -140,13 +153,14 @@ function expectShape(schema: TSchema, pub: Publication): void {
   const errors = [...Value.Errors(schema, { ...(pub.data as object), messageId: pub.messageId })];
   expect(errors, JSON.stringify(errors.slice(0, 3))).toEqual([]);
 }
-const restOrder = (account: string, id: string) => orderToWire(queries.getOrder(account, id)!, WALLET);
+const restOrder = async (account: string, id: string) =>
+  orderToWire((await queries.getOrder(account, id))!, WALLET);
 
 describe('TradingPublisher', () => {
-  it('publishes a rested order with its create outcome, then the book and best odds once per batch', () => {
+  it('publishes a rested order with its create outcome, then the book and best odds once per batch', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
     const entries = commit([place(maker)]);
-    const pubs = publish(entries);
+    const pubs = await publish(entries);
     const s = entries[0]!.seq;
     const version = bookToWire(engine.levels(MARKET)!, {
       takerPerspective: false,
@@ -160,7 +174,7 @@ describe('TradingPublisher', () => {
       [orderBookEventChannel(EVENT), `book:${MARKET}:${version}`, MARKET],
       [GLOBAL_CHANNELS.best_odds, `best:${MARKET}:${version}`, undefined],
     ]);
-    const rest = restOrder(MAKER, maker.order.orderId);
+    const rest = await restOrder(MAKER, maker.order.orderId);
     expect(pubs[0]!.data).toEqual({
       ...rest,
       commandId: maker.meta.commandId,
@@ -187,18 +201,18 @@ describe('TradingPublisher', () => {
     });
 
     // A worse level changes the book, not the best odds.
-    const worse = publish(commit([place(order(MAKER, 390, 10n * USDC))]));
+    const worse = await publish(commit([place(order(MAKER, 390, 10n * USDC))]));
     expect(on(worse, orderBookMarketChannel(MARKET))).toHaveLength(1);
     expect(on(worse, GLOBAL_CHANNELS.best_odds)).toHaveLength(0);
   });
 
-  it('shows each entry of a batch in turn: fills, cumulative trades, public tape, one book', () => {
+  it('shows each entry of a batch in turn: fills, cumulative trades, public tape, one book', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    publish(commit([place(maker)]));
+    await publish(commit([place(maker)]));
     const t1 = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
     const t2 = order(TAKER, 400, 15n * USDC, { isOne: false, tif: 'IOC' });
     const entries = commit([place(t1), place(t2)]);
-    const pubs = publish(entries);
+    const pubs = await publish(entries);
 
     // The maker's row after each fill; the last one is the REST row.
     const makerRows = data(on(pubs, accountOrdersChannel(MAKER)));
@@ -206,7 +220,7 @@ describe('TradingPublisher', () => {
       ['ACTIVE', (40n * USDC).toString(), (10n * USDC).toString()],
       ['ACTIVE', (25n * USDC).toString(), (25n * USDC).toString()],
     ]);
-    expect(makerRows[1]).toEqual(restOrder(MAKER, maker.order.orderId));
+    expect(makerRows[1]).toEqual(await restOrder(MAKER, maker.order.orderId));
     for (const r of makerRows) expect(r.commandId).toBeUndefined();
 
     // Each taker's outcome on its own create.
@@ -227,7 +241,9 @@ describe('TradingPublisher', () => {
     const takerFills = on(pubs, ACCOUNT_FILLS_CHANNEL, TAKER);
     expect(makerFills).toHaveLength(2);
     expect(takerFills).toHaveLength(2);
-    const restFills = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null }).map(fillToWire);
+    const restFills = (await queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null })).map(
+      fillToWire,
+    );
     expect(data(makerFills)).toEqual(restFills);
 
     // The maker's trade grows fill by fill; the last publication is the REST row.
@@ -236,9 +252,9 @@ describe('TradingPublisher', () => {
       [(10n * USDC).toString(), 'MATCHED'],
       [(25n * USDC).toString(), 'MATCHED'],
     ]);
-    const restTrade = queries
-      .trades(MAKER, {}, tradeListing(true), { limit: 10, after: null })
-      .map(tradeToWire)[0];
+    const restTrade = (await queries.trades(MAKER, {}, tradeListing(true), { limit: 10, after: null })).map(
+      tradeToWire,
+    )[0];
     expect(makerTrades[1]).toEqual(restTrade);
 
     // Only taker bets go on the public tape, with the quarter-line flags.
@@ -262,9 +278,9 @@ describe('TradingPublisher', () => {
       netReturn: (10n * USDC).toString(),
     });
     // The tapes are the public trade row and then their own fields, key for key (same JSON bytes).
-    const takerTrade = queries
-      .trades(TAKER, {}, tradeListing(true), { limit: 10, after: null })
-      .find((tr) => tr.id === tape[0]!.tradeId)!;
+    const takerTrade = (await queries.trades(TAKER, {}, tradeListing(true), { limit: 10, after: null })).find(
+      (tr) => tr.id === tape[0]!.tradeId,
+    )!;
     expect(JSON.stringify(tape[0])).toBe(
       JSON.stringify({
         ...publicTradeToWire(takerTrade),
@@ -301,13 +317,13 @@ describe('TradingPublisher', () => {
     expect(new Set(pubs.map((p) => `${p.channel}|${p.user}|${p.messageId}`)).size).toBe(pubs.length);
   });
 
-  it('publishes an admitted order as PENDING, and its withdrawal with the create commandId and outcome', () => {
+  it('publishes an admitted order as PENDING, and its withdrawal with the create commandId and outcome', async () => {
     const delayed = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
     const entries = commit([
       { kind: 'admit', order: delayed.order, meta: delayed.meta, activateAt: 1 },
       { kind: 'withdraw', orderIds: [delayed.order.orderId], reason: 'USER_REQUESTED' },
     ]);
-    const pubs = publish(entries);
+    const pubs = await publish(entries);
     const rows = data(on(pubs, accountOrdersChannel(TAKER)));
     expect(rows.map((r) => [r.status, r.inactiveReason, r.commandId])).toEqual([
       ['PENDING', null, delayed.meta.commandId],
@@ -318,20 +334,20 @@ describe('TradingPublisher', () => {
     // It was open (PENDING) in between: both changes are on the active orders.
     expect(data(on(pubs, activeOrdersChannel(TAKER))).map((r) => r.status)).toEqual(['PENDING', 'INACTIVE']);
     const { commandId: _c, outcome: _o, ...row } = rows[1]!;
-    expect(row).toEqual(restOrder(TAKER, delayed.order.orderId));
+    expect(row).toEqual(await restOrder(TAKER, delayed.order.orderId));
   });
 
-  it('publishes nothing for a replayed order id', () => {
+  it('publishes nothing for a replayed order id', async () => {
     const first = order(MAKER, 400, 10n * USDC);
-    publish(commit([place(first)]));
+    await publish(commit([place(first)]));
     const replay = order(MAKER, 401, 10n * USDC, { orderId: first.order.orderId });
-    expect(publish(commit([place(replay)]))).toEqual([]);
+    expect(await publish(commit([place(replay)]))).toEqual([]);
   });
 
-  it('publishes cancels with their reason and settles trades and fills at resolution', () => {
+  it('publishes cancels with their reason and settles trades and fills at resolution', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    publish(commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]));
-    const cancel = publish(
+    await publish(commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]));
+    const cancel = await publish(
       commit([
         {
           kind: 'engine',
@@ -344,23 +360,25 @@ describe('TradingPublisher', () => {
         },
       ]),
     );
-    expect(data(on(cancel, activeOrdersChannel(MAKER)))).toEqual([restOrder(MAKER, maker.order.orderId)]);
+    expect(data(on(cancel, activeOrdersChannel(MAKER)))).toEqual([
+      await restOrder(MAKER, maker.order.orderId),
+    ]);
     expect(data(on(cancel, accountOrdersChannel(MAKER)))[0]).toMatchObject({
       status: 'INACTIVE',
       inactiveReason: 'HEARTBEAT_TIMEOUT',
     });
     expect(on(cancel, GLOBAL_CHANNELS.best_odds)).toHaveLength(1);
 
-    const resolve = publish(
+    const resolve = await publish(
       commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
     );
     // The taker lost: its fill is SETTLED at once. The maker won: its trade waits for its payout to land.
     expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
     expect(on(resolve, accountTradesChannel(MAKER))).toEqual([]);
-    const [fill] = queries.fills(TAKER, {}, fillListing(true), { limit: 1, after: null });
+    const [fill] = await queries.fills(TAKER, {}, fillListing(true), { limit: 1, after: null });
     expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
     const resolvedAt = seq;
-    const paid = publish(
+    const paid = await publish(
       commit([
         {
           kind: 'settlement',
@@ -376,14 +394,14 @@ describe('TradingPublisher', () => {
       settlement: { outcome: 1, payout: (40n * USDC).toString() },
     });
     // Named by row and status, as lock updates are: the same whoever follows.
-    const [trade] = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
+    const [trade] = await queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
     expect(on(paid, accountTradesChannel(MAKER))[0]!.messageId).toBe(
       `trade:${trade!.id}:SETTLED:${trade!.updatedAt}`,
     );
   });
 
-  it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', () => {
-    publish(
+  it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', async () => {
+    await publish(
       commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
@@ -394,16 +412,18 @@ describe('TradingPublisher', () => {
     const partial = new TradingPublisher({
       ...context(),
       observed: (channel, user) => followed.has(user ? `${channel}#${user}` : channel),
-      settledOf: (marketHash, accounts) => {
-        read.push(...accounts);
-        return queries.settledOf(marketHash, accounts);
-      },
+      reads: readsWith({
+        settledOf: (marketHash, accounts) => {
+          read.push(...accounts);
+          return queries.settledOf(marketHash, accounts);
+        },
+      }),
     });
     const resolve = commit([
       { kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 2 } },
     ]);
-    const all = publish(resolve);
-    const made = publish(resolve, partial);
+    const all = await publish(resolve);
+    const made = await publish(resolve, partial);
 
     expect(read).toEqual([MAKER]);
     expect(made).toEqual(all.filter((p) => p.channel === ACCOUNT_FILLS_CHANNEL && p.user === MAKER));
@@ -411,16 +431,16 @@ describe('TradingPublisher', () => {
     // Nobody following: nothing is read back.
     read.length = 0;
     followed.clear();
-    expect(publish(resolve, partial)).toEqual([]);
+    expect(await publish(resolve, partial)).toEqual([]);
     expect(read).toEqual([]);
   });
 
-  it('publishes expiries with inactiveReason EXPIRED and the book without the order', () => {
+  it('publishes expiries with inactiveReason EXPIRED and the book without the order', async () => {
     const maker = order(MAKER, 400, 10n * USDC);
     const short = { ...maker, order: { ...maker.order, expiry: 1_700_000_100 } };
-    publish(commit([place(short)]));
-    const pubs = publish(commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000));
-    expect(data(on(pubs, activeOrdersChannel(MAKER)))).toEqual([restOrder(MAKER, maker.order.orderId)]);
+    await publish(commit([place(short)]));
+    const pubs = await publish(commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000));
+    expect(data(on(pubs, activeOrdersChannel(MAKER)))).toEqual([await restOrder(MAKER, maker.order.orderId)]);
     expect(data(on(pubs, accountOrdersChannel(MAKER)))[0]).toMatchObject({
       status: 'INACTIVE',
       inactiveReason: 'EXPIRED',
@@ -438,43 +458,43 @@ describe('TradingPublisher', () => {
   ): SequencerInput => ({ kind: 'escrows', block: 2, escrows: list });
   const ids = (pubs: Publication[]) => pubs.map((p) => [p.channel, p.user, p.messageId]);
 
-  it('publishes escrow receipts: the LOCKED fills, and a trade once its last fill is escrowed; FAILED rows', () => {
-    publish(commit([place(order(MAKER, 400, 50n * USDC))]));
+  it('publishes escrow receipts: the LOCKED fills, and a trade once its last fill is escrowed; FAILED rows', async () => {
+    await publish(commit([place(order(MAKER, 400, 50n * USDC))]));
     const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
     const second = commit([place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' }))]);
-    publish(first);
-    publish(second);
+    await publish(first);
+    await publish(second);
     const [s1, s2] = [first[0]!.seq, second[0]!.seq];
-    const makerFills = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
+    const makerFills = await queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
     const makerTrade = makerFills[0]!.tradeId;
     expect(makerFills.map((f) => f.seq)).toEqual([s1, s2]);
 
     // The maker's first fill: its trade has a fill after it, still MATCHED.
     const lockFirst = commit([escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: true })]);
-    expect(ids(publish(lockFirst))).toEqual([
+    expect(ids(await publish(lockFirst))).toEqual([
       [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${makerFills[0]!.id}:LOCKED`],
     ]);
     // The second: the fill and the trade, as every read now shows them.
     const lockSecond = commit([escrows({ account: MAKER, firstSeq: s2, lastSeq: s2, ok: true })]);
     const ts = lockSecond[0]!.ts;
-    const locked = publish(lockSecond);
+    const locked = await publish(lockSecond);
     expect(ids(locked)).toEqual([
       [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${makerFills[1]!.id}:LOCKED`],
       [accountTradesChannel(MAKER), undefined, `trade:${makerTrade}:LOCKED:${ts}`],
     ]);
-    const [, shownFill] = queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
+    const [, shownFill] = await queries.fills(MAKER, {}, fillListing(true), { limit: 10, after: null });
     expect(locked[0]!.data).toEqual(fillToWire(shownFill!));
     expect(shownFill!.status).toBe('LOCKED');
     expect(locked[1]!.data).toEqual(
-      tradeToWire(queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null })[0]!),
+      tradeToWire((await queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null }))[0]!),
     );
     expect(locked[1]!.data).toMatchObject({ tradeId: makerTrade, status: 'LOCKED' });
 
     // The taker's escrow of both fills fails: its fills and both its trades turn FAILED.
     const fail = commit([escrows({ account: TAKER, firstSeq: s1, lastSeq: s2, ok: false })]);
-    const failed = publish(fail);
-    const takerFills = queries.fills(TAKER, {}, fillListing(true), { limit: 10, after: null });
-    const takerTrades = queries.trades(TAKER, {}, tradeListing(true), { limit: 10, after: null });
+    const failed = await publish(fail);
+    const takerFills = await queries.fills(TAKER, {}, fillListing(true), { limit: 10, after: null });
+    const takerTrades = await queries.trades(TAKER, {}, tradeListing(true), { limit: 10, after: null });
     expect(takerFills.map((f) => f.status)).toEqual(['FAILED', 'FAILED']);
     expect(ids(failed)).toEqual([
       ...takerFills.map((f) => [ACCOUNT_FILLS_CHANNEL, TAKER, `fill:${f.id}:FAILED`]),
@@ -486,43 +506,45 @@ describe('TradingPublisher', () => {
     ]);
     // An entry projected before (a start catching up) publishes nothing; neither does a receipt of nothing.
     expect(publisher.batch({ batch: committedBatch(fail), changes: [undefined] })).toEqual([]);
-    expect(publish(commit([{ kind: 'escrows', block: 3, escrows: [] }]))).toEqual([]);
+    expect(await publish(commit([{ kind: 'escrows', block: 3, escrows: [] }]))).toEqual([]);
   });
 
-  it('a failed escrow fails a trade that an earlier entry of its batch filled again (the projector)', () => {
-    publish(commit([place(order(MAKER, 400, 50n * USDC))]));
+  it('a failed escrow fails a trade that an earlier entry of its batch filled again (the projector)', async () => {
+    await publish(commit([place(order(MAKER, 400, 50n * USDC))]));
     const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
-    publish(first);
+    await publish(first);
     const s1 = first[0]!.seq;
     const batch = commit([
       place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' })),
       escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: false }),
     ]);
-    const pubs = publish(batch);
-    const [trade] = queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
+    const pubs = await publish(batch);
+    const [trade] = await queries.trades(MAKER, {}, tradeListing(true), { limit: 1, after: null });
     expect(trade).toMatchObject({ status: 'FAILED', updatedAt: batch[1]!.ts });
     expect(pubs.filter((p) => p.messageId?.startsWith('trade:'))).toMatchObject([
       { channel: accountTradesChannel(MAKER), data: { status: 'FAILED' } },
     ]);
   });
 
-  it('reads an escrow’s rows back only for accounts whose trades or fills are followed', () => {
-    publish(
+  it('reads an escrow’s rows back only for accounts whose trades or fills are followed', async () => {
+    await publish(
       commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
       ]),
     );
-    const fillSeq = queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null })[0]!.seq;
+    const fillSeq = (await queries.fills(MAKER, {}, fillListing(true), { limit: 1, after: null }))[0]!.seq;
     const read: string[] = [];
     const followed = new Set([`${ACCOUNT_FILLS_CHANNEL}#${MAKER}`]);
     const partial = new TradingPublisher({
       ...context(),
       observed: (channel, user) => followed.has(user ? `${channel}#${user}` : channel),
-      escrowRows: (escrow) => {
-        read.push('account' in escrow ? escrow.account : escrow.fillId);
-        return queries.escrowRows(escrow);
-      },
+      reads: readsWith({
+        escrowRows: (escrow) => {
+          read.push('account' in escrow ? escrow.account : escrow.fillId);
+          return queries.escrowRows(escrow);
+        },
+      }),
     });
     const lock = commit([
       escrows(
@@ -530,14 +552,14 @@ describe('TradingPublisher', () => {
         { account: TAKER, firstSeq: fillSeq, lastSeq: fillSeq, ok: true },
       ),
     ]);
-    const all = publish(lock);
-    const made = publish(lock, partial);
+    const all = await publish(lock);
+    const made = await publish(lock, partial);
     expect(read).toEqual([MAKER]);
     expect(made).toEqual(all.filter((p) => p.channel === ACCOUNT_FILLS_CHANNEL && p.user === MAKER));
     expect(data(made)).toMatchObject([{ status: 'LOCKED' }]);
   });
 
-  it('makes only the publications of followed channels, each with the id it has when all are followed', () => {
+  it('makes only the publications of followed channels, each with the id it has when all are followed', async () => {
     const followed = new Set([
       accountOrdersChannel(TAKER),
       `${ACCOUNT_FILLS_CHANNEL}#${MAKER}`,
@@ -551,23 +573,25 @@ describe('TradingPublisher', () => {
       commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
     ];
     for (const entries of batches) {
-      const all = publish(entries);
-      const made = publish(entries, partial);
+      const all = await publish(entries);
+      const made = await publish(entries, partial);
       expect(made).toEqual(all.filter((p) => isFollowed(p.channel, p.user)));
     }
     expect(partial.followsTradesOrFills(MAKER)).toBe(true);
     expect(partial.followsTradesOrFills(TAKER)).toBe(false);
   });
 
-  it('publishes a capital-efficiency refund on the bettor’s ce_refunds channel, after the fills', () => {
-    publish(commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]));
+  it('publishes a capital-efficiency refund on the bettor’s ce_refunds channel, after the fills', async () => {
+    await publish(
+      commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
+    );
     // The taker backs outcome one 100 at 50%, then outcome two 100 at 50%: 200 certain, refunded.
-    publish(commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]));
-    const first = publish(commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]));
+    await publish(commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]));
+    const first = await publish(commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]));
     expect(first.filter((p) => p.channel.startsWith('ce_refunds:'))).toEqual([]);
-    publish(commit([place(order(THIRD, 400, 100n * USDC))]));
+    await publish(commit([place(order(THIRD, 400, 100n * USDC))]));
     const entries = commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]);
-    const pubs = publish(entries);
+    const pubs = await publish(entries);
     const s = entries[0]!.seq;
 
     const refunds = pubs.filter((p) => p.channel.startsWith('ce_refunds:'));
@@ -588,8 +612,7 @@ describe('TradingPublisher', () => {
       ceRefundAmount: string;
     };
     expect(takerFill.ceRefundAmount).toBe((200n * USDC).toString());
-    const restFill = queries
-      .fills(TAKER, {}, fillListing(true), { limit: 10, after: null })
+    const restFill = (await queries.fills(TAKER, {}, fillListing(true), { limit: 10, after: null }))
       .map(fillToWire)
       .find((f) => f.id === takerFill.id);
     expect(restFill).toEqual(takerFill);
@@ -618,8 +641,10 @@ describe('TradingPublisher', () => {
     expect([...Value.Errors(CeRefundUpdate, refund!.data)]).toEqual([]);
   });
 
-  it('makes a refund only when its channel is followed, with the id it has when all are', () => {
-    publish(commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]));
+  it('makes a refund only when its channel is followed, with the id it has when all are', async () => {
+    await publish(
+      commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
+    );
     const followed = new Set([ceRefundsChannel(TAKER)]);
     const partial = new TradingPublisher({ ...context(), observed: (channel) => followed.has(channel) });
     const batches = [
@@ -628,12 +653,13 @@ describe('TradingPublisher', () => {
       commit([place(order(THIRD, 400, 100n * USDC))]),
       commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]),
     ];
-    const made = batches.flatMap((entries) => {
-      const all = publish(entries);
-      const some = publish(entries, partial);
+    const made: Publication[] = [];
+    for (const entries of batches) {
+      const all = await publish(entries);
+      const some = await publish(entries, partial);
       expect(some).toEqual(all.filter((p) => followed.has(p.channel)));
-      return some;
-    });
+      made.push(...some);
+    }
     expect(made).toHaveLength(1);
   });
 
@@ -683,7 +709,7 @@ describe('TradingPublisher', () => {
       return { batch: committedBatch([entry]), changes: [{ orders: [], fills: [], trades, refunds: [] }] };
     }
 
-    it('puts each leg of a taker bet on recent_trades, and the legs then their parent on the consolidated tape', () => {
+    it('puts each leg of a taker bet on recent_trades, and the legs then their parent on the consolidated tape', async () => {
       const maker = { orderId: `0x${'0e'.repeat(32)}`, account: MAKER, isMaker: true };
       const taker = order(TAKER, 400, 25n * USDC + 1n, { isOne: true, tif: 'IOC' });
       const t = { orderId: taker.order.orderId, account: TAKER, isMaker: false };
@@ -751,7 +777,7 @@ describe('TradingPublisher', () => {
       });
     });
 
-    it('keeps a maker’s leg trades off the tapes, and gives a leg without its partner no parent', () => {
+    it('keeps a maker’s leg trades off the tapes, and gives a leg without its partner no parent', async () => {
       const taker = order(TAKER, 400, 10n * USDC, { tif: 'IOC' });
       const t = { orderId: taker.order.orderId, account: TAKER, isMaker: false };
       const maker = { orderId: `0x${'0d'.repeat(32)}`, account: MAKER, isMaker: true };
@@ -784,7 +810,7 @@ describe('TradingPublisher with a book interval', () => {
   const INTERVAL = 100;
   let clock = 0;
   let timed: TradingPublisher;
-  beforeEach(() => {
+  beforeEach(async () => {
     clock = 0;
     timed = new TradingPublisher({ ...context(), bookIntervalMs: INTERVAL, now: () => clock });
   });
@@ -793,13 +819,13 @@ describe('TradingPublisher with a book interval', () => {
   const engineBook = () =>
     bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER });
 
-  it('publishes a market book at most once per interval: at once after a quiet spell, then the latest when the interval ends', () => {
-    const first = publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+  it('publishes a market book at most once per interval: at once after a quiet spell, then the latest when the interval ends', async () => {
+    const first = await publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
     expect(books(first)).toEqual([engineBook()]);
     expect(timed.nextBookInMs()).toBeUndefined();
 
     clock = 10;
-    const second = publish(commit([place(order(MAKER, 401, 20n * USDC))]), timed);
+    const second = await publish(commit([place(order(MAKER, 401, 20n * USDC))]), timed);
     // The rows go at once; the book waits for the end of the interval.
     expect(on(second, accountOrdersChannel(MAKER))).toHaveLength(1);
     expect(books(second)).toEqual([]);
@@ -809,7 +835,7 @@ describe('TradingPublisher with a book interval', () => {
     expect(timed.dueBooks()).toEqual([]);
 
     clock = 50;
-    const third = publish(commit([place(order(MAKER, 402, 30n * USDC))]), timed);
+    const third = await publish(commit([place(order(MAKER, 402, 30n * USDC))]), timed);
     expect(books(third)).toEqual([]);
     expect(timed.nextBookInMs()).toBe(50);
 
@@ -827,7 +853,7 @@ describe('TradingPublisher with a book interval', () => {
 
     // Within the next interval again: held back until 200, and versions only go up.
     clock = 150;
-    expect(books(publish(commit([place(order(MAKER, 399, 5n * USDC))]), timed))).toEqual([]);
+    expect(books(await publish(commit([place(order(MAKER, 399, 5n * USDC))]), timed))).toEqual([]);
     clock = 200;
     const later = books(timed.dueBooks());
     expect(later).toEqual([engineBook()]);
@@ -838,12 +864,12 @@ describe('TradingPublisher with a book interval', () => {
     expect([...new Set(versions)].sort()).toEqual(versions);
   });
 
-  it('publishes no best odds when the held-back changes left the best level as it was', () => {
-    publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+  it('publishes no best odds when the held-back changes left the best level as it was', async () => {
+    await publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
     clock = 10;
     const better = order(MAKER, 405, 10n * USDC);
-    publish(commit([place(better)]), timed);
-    publish(
+    await publish(commit([place(better)]), timed);
+    await publish(
       commit([
         {
           kind: 'engine',
@@ -863,14 +889,14 @@ describe('TradingPublisher with a book interval', () => {
     expect(on(due, GLOBAL_CHANNELS.best_odds)).toEqual([]);
   });
 
-  it('publishes the last book of a market resolved while its book waits, and forgets the market', () => {
+  it('publishes the last book of a market resolved while its book waits, and forgets the market', async () => {
     const maker = order(MAKER, 400, 10n * USDC);
-    publish(commit([place(maker)]), timed);
+    await publish(commit([place(maker)]), timed);
     clock = 10;
-    publish(commit([place(order(MAKER, 401, 10n * USDC))]), timed);
+    await publish(commit([place(order(MAKER, 401, 10n * USDC))]), timed);
     expect(timed.nextBookInMs()).toBe(90);
     clock = 20;
-    const resolve = publish(
+    const resolve = await publish(
       commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
       timed,
     );

@@ -31,17 +31,11 @@ export type TradingPublisherContext = {
   /** The exchange's base token (`ce_refunds` payloads name it). */
   baseToken: `0x${string}`;
   /**
-   * Some accounts' SETTLED trades and fills in a resolved market, read for those whose channels are
-   * followed (once the resolving batch is projected).
+   * What receipts and resolutions changed, read back from the projections for the accounts whose trades or
+   * fills are followed (once the batch is projected): an escrow's rows (`escrowRows`), a settlement
+   * transaction's (`accountsWithFills`, `lockedRows`, `paidPayouts`), a resolution's (`settledOf`).
    */
-  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] };
-  /**
-   * An escrow's fills and the trades its receipt decides, as they show once its entry is projected
-   * (`TradingReads.escrowRows`), read for accounts whose trades or fills are followed.
-   */
-  escrowRows(escrow: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] };
-  /** What a settlement transaction's receipt changed (`TradingReads`): read for followed accounts only. */
-  settlement: Pick<TradingReads, 'accountsWithFills' | 'lockedRows' | 'paidPayouts'>;
+  reads: Pick<TradingReads, 'escrowRows' | 'accountsWithFills' | 'lockedRows' | 'paidPayouts' | 'settledOf'>;
   /** Whether a publication to the channel would go anywhere (`RealtimeHub.observed`); default: always. */
   observed?(channel: string, user?: string): boolean;
   /**
@@ -55,6 +49,19 @@ export type TradingPublisherContext = {
 };
 
 type CreateResult = { commandId: string; outcome?: OrderOutcome };
+
+type Rows = { fills: FillRecord[]; trades: TradeRecord[] };
+
+/**
+ * The rows a batch's publications read back from the projections, read before it is published
+ * (`TradingPublisher.rowsOf`): those of each followed escrow, of each settlement transaction, and of each
+ * resolution's followed holders.
+ */
+export type BatchRows = {
+  escrows: Map<EscrowReceipt, Rows>;
+  settlements: Map<SettledTx, Rows[]>;
+  resolutions: Map<string, Rows>;
+};
 
 /**
  * Maps committed journal entries to publications. Rows are the REST rows: each
@@ -108,7 +115,53 @@ export class TradingPublisher {
     return this.#observed(ACCOUNT_FILLS_CHANNEL, names.user) || this.#observed(names.trades);
   }
 
-  batch({ batch, changes }: ProjectedBatch): Publication[] {
+  /**
+   * Reads what the batch's receipts and resolutions changed, for followed accounts only; undefined, at
+   * once, when it has none (most batches: they are then published at once). Its publications follow.
+   */
+  rowsOf(projected: ProjectedBatch): Promise<BatchRows | undefined> | undefined {
+    const { batch, changes } = projected;
+    const reads = batch.entries.some(
+      (entry, i) =>
+        changes[i] !== undefined &&
+        (entry.input.kind === 'escrows' ||
+          entry.input.kind === 'settlement' ||
+          entry.events.some((e) => e.type === 'marketResolved')),
+    );
+    return reads ? this.#readRows(projected) : undefined;
+  }
+
+  async #readRows({ batch, changes }: ProjectedBatch): Promise<BatchRows | undefined> {
+    let rows: BatchRows | undefined;
+    const found = () => (rows ??= { escrows: new Map(), settlements: new Map(), resolutions: new Map() });
+    const reads = this.#ctx.reads;
+    for (const [i, entry] of batch.entries.entries()) {
+      if (!changes[i]) continue;
+      const { input, events, ts } = entry;
+      if (input.kind === 'escrows') {
+        for (const escrow of input.escrows) {
+          if ('account' in escrow && !this.followsTradesOrFills(escrow.account)) continue;
+          found().escrows.set(escrow, await reads.escrowRows(escrow));
+        }
+      } else if (input.kind === 'settlement') {
+        for (const tx of input.txs) found().settlements.set(tx, await this.#settlementRows(tx, ts));
+      }
+      for (const event of events) {
+        if (event.type !== 'marketResolved') continue;
+        const followed = events.flatMap((e) =>
+          e.type === 'payout' && e.marketHash === event.marketHash && this.followsTradesOrFills(e.account)
+            ? [e.account]
+            : [],
+        );
+        if (followed.length > 0)
+          found().resolutions.set(event.marketHash, await reads.settledOf(event.marketHash, followed));
+      }
+    }
+    return rows;
+  }
+
+  /** A batch's publications, with the rows `rowsOf` read for it. */
+  batch({ batch, changes }: ProjectedBatch, rows?: BatchRows): Publication[] {
     const out = this.#publications();
     const changedMarkets = new Set<string>();
     const resolved: string[] = [];
@@ -117,10 +170,11 @@ export class TradingPublisher {
       out.startEntry(entry.seq);
       const entryChanges = changes[i];
       if (entryChanges) {
-        if (entry.input.kind === 'escrows') this.#escrows(entry.input.escrows, entry.ts, out);
+        if (entry.input.kind === 'escrows') this.#escrows(entry.input.escrows, entry.ts, rows, out);
         else if (entry.input.kind === 'settlement')
-          for (const tx of entry.input.txs) this.#settlement(tx, entry.ts, out);
-        else this.#entry(entry, entryChanges, out);
+          for (const tx of entry.input.txs)
+            for (const read of rows?.settlements.get(tx) ?? []) this.#pushRows(read, out);
+        else this.#entry(entry, entryChanges, rows, out);
       }
       for (const e of entry.events) {
         this.#books.apply(e);
@@ -178,11 +232,16 @@ export class TradingPublisher {
    * for accounts whose trades or fills are followed. Escrows cover fills of earlier batches, whose MATCHED
    * rows were published then.
    */
-  #escrows(escrows: readonly EscrowReceipt[], ts: number, out: Publications): void {
+  #escrows(
+    escrows: readonly EscrowReceipt[],
+    ts: number,
+    read: BatchRows | undefined,
+    out: Publications,
+  ): void {
     for (const escrow of escrows) {
-      if ('account' in escrow && !this.followsTradesOrFills(escrow.account)) continue;
+      const rows = read?.escrows.get(escrow);
+      if (!rows) continue;
       const status = escrow.ok ? 'LOCKED' : 'FAILED';
-      const rows = this.#ctx.escrowRows(escrow);
       for (const fill of rows.fills) {
         if (fill.status !== status) continue;
         const user = this.#names.of(fill.account).user;
@@ -202,39 +261,51 @@ export class TradingPublisher {
    * and fills now SETTLED), of accounts whose trades or fills are followed. Its failed fills come with their
    * reversal, whose entry publishes them FAILED.
    */
-  #settlement(tx: SettledTx, ts: number, out: Publications): void {
-    const reads = this.#ctx.settlement;
+  async #settlementRows(tx: SettledTx, ts: number): Promise<Rows[]> {
+    const reads = this.#ctx.reads;
+    const rows: Rows[] = [];
     const seqs = tx.landed.filter((l) => l.kind === 'fill').map((l) => Number.parseInt(l.id.slice(5), 10));
     const first = Math.min(tx.firstSeq, ...seqs);
     const last = Math.max(tx.lastSeq, ...seqs);
     if (first <= last) {
-      const followed = reads.accountsWithFills(first, last).filter((a) => this.followsTradesOrFills(a));
-      if (followed.length > 0) this.#pushRows(reads.lockedRows(first, last, followed), out);
+      const followed = (await reads.accountsWithFills(first, last)).filter((a) =>
+        this.followsTradesOrFills(a),
+      );
+      if (followed.length > 0) rows.push(await reads.lockedRows(first, last, followed));
     }
-    const paid = tx.firstSeq <= tx.lastSeq ? reads.paidPayouts(tx.firstSeq, tx.lastSeq, ts) : [];
+    const paid = tx.firstSeq <= tx.lastSeq ? await reads.paidPayouts(tx.firstSeq, tx.lastSeq, ts) : [];
     for (const { id, kind } of tx.landed) {
       if (kind !== 'payout') continue;
       const [, marketHash, account] = id.split(':');
       paid.push({ marketHash: marketHash!, account: account! });
     }
     for (const { marketHash, account } of paid) {
-      if (this.followsTradesOrFills(account)) this.#pushRows(this.#ctx.settledOf(marketHash, [account]), out);
+      if (this.followsTradesOrFills(account)) rows.push(await reads.settledOf(marketHash, [account]));
     }
+    return rows;
   }
 
   /** Rows read back after a receipt, to their accounts' channels when followed. */
-  #pushRows(rows: { fills: FillRecord[]; trades: TradeRecord[] }, out: Publications): void {
-    for (const fill of rows.fills) {
+  #pushRows(rows: Rows, out: Publications): void {
+    this.#pushFills(rows.fills, out);
+    this.#pushTrades(rows.trades, out);
+  }
+
+  #pushFills(fills: readonly FillRecord[], out: Publications): void {
+    for (const fill of fills) {
       const user = this.#names.of(fill.account).user;
       if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
     }
-    for (const trade of rows.trades) {
+  }
+
+  #pushTrades(trades: readonly TradeRecord[], out: Publications): void {
+    for (const trade of trades) {
       const channel = this.#names.of(trade.account).trades;
       if (this.#observed(channel)) out.push(tradePublication(channel, trade));
     }
   }
 
-  #entry(entry: AppliedEntry, changes: EntryChanges, out: Publications): void {
+  #entry(entry: AppliedEntry, changes: EntryChanges, read: BatchRows | undefined, out: Publications): void {
     const { input, events, ts } = entry;
     // The order this entry created (admit, place) and its result; a withdraw settles several at once.
     let createdId: string | undefined;
@@ -299,30 +370,14 @@ export class TradingPublisher {
       const legs = quarterLine.get(trade);
       if (legs) out.add(GLOBAL_CHANNELS.recent_trades_consolidated, () => quarterLineParent(legs));
     }
-    for (const event of events)
-      if (event.type === 'marketResolved') this.#settled(event.marketHash, events, out);
-  }
-
-  /**
-   * A resolution's trades and fills, read back only for the holders (each has a payout event) whose
-   * trades or fills are followed: a market may hold many thousands. Their ids name the row and its
-   * status, as lock updates do, so they never depend on who follows.
-   */
-  #settled(marketHash: string, events: AppliedEntry['events'], out: Publications): void {
-    const followed: string[] = [];
-    for (const e of events) {
-      if (e.type === 'payout' && e.marketHash === marketHash && this.followsTradesOrFills(e.account))
-        followed.push(e.account);
-    }
-    if (followed.length === 0) return;
-    const settled = this.#ctx.settledOf(marketHash, followed);
-    for (const trade of settled.trades) {
-      const channel = this.#names.of(trade.account).trades;
-      if (this.#observed(channel)) out.push(tradePublication(channel, trade));
-    }
-    for (const fill of settled.fills) {
-      const user = this.#names.of(fill.account).user;
-      if (this.#observed(ACCOUNT_FILLS_CHANNEL, user)) out.push(fillPublication(user, fill));
+    // A resolution's trades and fills, read back only for the holders (each has a payout event) whose
+    // trades or fills are followed: a market may hold many thousands. Their ids name the row and its
+    // status, as lock updates do, so they never depend on who follows.
+    for (const event of events) {
+      const settled = event.type === 'marketResolved' ? read?.resolutions.get(event.marketHash) : undefined;
+      if (!settled) continue;
+      this.#pushTrades(settled.trades, out);
+      this.#pushFills(settled.fills, out);
     }
   }
 

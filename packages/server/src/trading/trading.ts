@@ -1,7 +1,6 @@
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import { isMarketActive } from '../catalog/market-trading.js';
-import { type BookLevels, type Engine, MarketStatus } from '../engine/index.js';
+import { MarketStatus } from '../engine/index.js';
 import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { OrderService, type ProxyWallets } from '../orders/order-service.js';
@@ -243,7 +242,7 @@ export function openTrading(o: TradingOptions): Trading {
       await o.catalog.resolveMarket(marketHash, outcome);
     },
     async reconcileResolutions() {
-      for (const { marketHash, outcome } of queries.settlements()) {
+      for (const { marketHash, outcome } of await queries.settlements()) {
         const market = await o.catalog.getMarket(marketHash);
         if (market && market.outcome === null) await o.catalog.resolveMarket(marketHash, outcome);
       }

@@ -265,7 +265,7 @@ describe('quarter-line bets through the read routes', () => {
     ]);
     const balances = { a: await balance(a), b: await balance(b) };
     // What realtime publishes at the half line's resolution: its own rows, not the whole line's.
-    const settledHalf = t.exchange.trading.queries.settledOf(half, [a.address]);
+    const settledHalf = await t.exchange.trading.queries.settledOf(half, [a.address]);
     expect(settledHalf.trades.map((r) => r.id)).toEqual([legTradeIdOf(orderA, 1)]);
     expect(settledHalf.fills.map((f) => [f.marketHash, f.status])).toEqual([[half, 'SETTLED']]);
     await replayAgrees();
@@ -282,7 +282,7 @@ describe('quarter-line bets through the read routes', () => {
       [legTradeIdOf(orderA, 0), 'SETTLED', { outcome: 0, payout: units(30n) }, '0'],
       [legTradeIdOf(orderA, 1), 'SETTLED', { outcome: 1, payout: units(60n) }, units(30n)],
     ]);
-    const settledWhole = t.exchange.trading.queries.settledOf(whole, [a.address]);
+    const settledWhole = await t.exchange.trading.queries.settledOf(whole, [a.address]);
     expect(settledWhole.fills.map((f) => f.marketHash)).toEqual([whole]);
     const lost = await consolidated(b, '?hideQuarterLineLegs=true');
     expect(lost).toMatchObject([

@@ -272,8 +272,9 @@ describe('proxy wallets and multisig through HTTP', () => {
   });
 
   it('finishes a pending deployment and a pending multisig transaction after a restart', async () => {
-    // Slow blocks, so both transactions are still in the mempool when the server stops.
-    const slow = await startTestExchange({ env: { BLOCK_TIME_MS: '1500' } });
+    // Slow blocks, so both transactions are still in the mempool when the server stops and when it has
+    // started again, however long a start takes on a busy machine.
+    const slow = await startTestExchange({ env: { BLOCK_TIME_MS: '6000' } });
     try {
       const user = await slow.createUser();
       await slow.app.inject({ method: 'POST', url: '/user/deploy-proxy', headers: user.headers });
@@ -285,7 +286,7 @@ describe('proxy wallets and multisig through HTTP', () => {
         async () =>
           (await s.app.inject({ method: 'GET', url: '/user/proxy', headers: user.headers })).json().data,
         (p) => p.deployed,
-        10_000,
+        20_000,
       );
       const other = privateKeyToAccount(KEYS.D).address;
       const tx = (
@@ -329,12 +330,12 @@ describe('proxy wallets and multisig through HTTP', () => {
             })
           ).json().data,
         (p) => p.isExecuted,
-        10_000,
+        20_000,
       );
       expect(done.executionTxHash).toBeTruthy();
       await s.close();
     } finally {
       removeDataDir(slow.dataDir);
     }
-  });
+  }, 60_000);
 });

@@ -18,6 +18,7 @@ import { digestOf, stateHashOf } from '../../src/sequencer/state-hash.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
 import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
+import { TRADES, toShownTrade } from '../../src/store/sqlite/sqlite-trading-queries.js';
 import { TradingPipeline } from '../../src/trading/pipeline.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
 
@@ -273,10 +274,11 @@ describe('sequencer durability', () => {
             // The projections, which a start no longer reads, agree with the journal (what replay checks).
             expect(compare(reopened.store).projectionsHash).toBe(liveHash);
             seen.fills += reopened.db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
-            seen.settled += reopened.db
-              .prepare("SELECT count(*) FROM trades_shown WHERE status = 'SETTLED'")
-              .pluck()
-              .get() as number;
+            seen.settled += (
+              reopened.db.prepare(`SELECT * FROM ${TRADES}`).all() as Record<string, unknown>[]
+            )
+              .map(toShownTrade)
+              .filter((t) => t.status === 'SETTLED').length;
             await close(reopened.db);
           } finally {
             removeDataDir(dataDir);

@@ -102,7 +102,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       };
       const perPage = q.perPage ?? 100;
       const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? true);
-      const page = readPage(q.nextKey, perPage, listing, (range) =>
+      const page = await readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.openOrders(
           request.account,
           {
@@ -136,7 +136,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     },
     async (request) => {
       const { clientOrderId } = request.params as { clientOrderId: string };
-      const order = trading.queries.getOrderByClientId(request.account, clientOrderId);
+      const order = await trading.queries.getOrderByClientId(request.account, clientOrderId);
       if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
       return success(orderToWire(order, walletOf(order.account)));
     },
@@ -197,7 +197,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
     },
     async (request) => {
       const { orderId } = request.params as { orderId: string };
-      const order = trading.queries.getOrder(request.account, orderId.toLowerCase());
+      const order = await trading.queries.getOrder(request.account, orderId.toLowerCase());
       if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
       return success(orderToWire(order, walletOf(order.account)));
     },

@@ -100,7 +100,7 @@ export async function portfolioRefundRoutes(app: FastifyInstance, exchange: Exch
         // One base token on this exchange: refunds in another are none.
         return { status: 'success' as const, data: { results: [], count: 0 } };
       }
-      const { markets, count } = trading.queries.refunds(
+      const { markets, count } = await trading.queries.refunds(
         request.account,
         {
           ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),

@@ -79,7 +79,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       const q = request.query as Record<string, string | number | boolean | undefined>;
       const perPage = (q.perPage as number | undefined) ?? 50;
       const listing = fillListing((q.sortAsc as boolean | undefined) ?? true);
-      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
+      const page = await readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.fills(
           request.account,
           {
@@ -131,7 +131,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       }
       const perPage = (q.perPage as number | undefined) ?? 50;
       const listing = tradeListing((q.sortAsc as boolean | undefined) ?? true);
-      const page = readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
+      const page = await readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
         trading.queries.trades(
           request.account,
           {
@@ -187,7 +187,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         nextKey?: string;
       };
       const listing = consolidatedTradeListing(q.sortAsc ?? true);
-      const page = readPage(q.nextKey, q.perPage ?? 50, listing, (range) =>
+      const page = await readPage(q.nextKey, q.perPage ?? 50, listing, (range) =>
         trading.queries.consolidatedTrades(
           request.account,
           {
@@ -234,7 +234,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
         perPage?: number;
         nextKey?: string;
       };
-      const page = readPage(q.nextKey, q.perPage ?? 50, POSITION_LISTING, (range) =>
+      const page = await readPage(q.nextKey, q.perPage ?? 50, POSITION_LISTING, (range) =>
         trading.queries.positions(
           request.account,
           {
@@ -332,7 +332,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
       const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
       const perPage = q.perPage ?? 50;
       const listing = tradeListing(false, 'public');
-      const page = readPage(q.nextKey, perPage, listing, (range) =>
+      const page = await readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.publicTrades(
           q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {},
           listing,

@@ -751,6 +751,13 @@ export const MIGRATIONS: readonly Migration[] = [
           WHERE client_order_id IS NOT NULL;
       `),
   },
+  {
+    version: 22,
+    name: 'settlement rules out of SQL views',
+    // Issue 35: how a fill or trade shows (LOCKED, SETTLED, its payout) is decided in TypeScript
+    // (records/shown.ts) from the rows and the settlement state read beside them, the same for every store.
+    up: (db) => db.exec('DROP VIEW fills_shown; DROP VIEW trades_shown;'),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

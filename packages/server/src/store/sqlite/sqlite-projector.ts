@@ -63,7 +63,7 @@ const toProjectedOrder = (r: Record<string, unknown>): ProjectedOrder => ({
  * the projections have followed it.
  *
  * The chain's escrow receipts (`escrows` inputs) are applied here too: a landed escrow moves its account's
- * watermark (`escrow_locks`), under which fills and trades show LOCKED (the `_shown` views; no row is
+ * watermark (`escrow_locks`), under which fills and trades show LOCKED (`records/shown.ts`; no row is
  * rewritten); a failed one turns its fills and their trades FAILED; SETTLED is never overwritten. A block's
  * receipts record its number (`escrow_cursor.block_number`), so the chain link knows where to resume.
  */

@@ -2,12 +2,12 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { FillReversedEvent, PayoutEvent } from '../../engine/index.js';
 import type { FillRecord, TradeRecord } from '../../records/records.js';
 import type { SettlementInput } from '../../sequencer/inputs.js';
-import { toFill, toTrade } from './sqlite-trading-queries.js';
+import { FILLS, TRADES, toShownFill, toShownTrade } from './sqlite-trading-queries.js';
 
 /**
  * What the chain's settlement receipts and reversals change in the projections (issue 33):
  * - a landed transaction moves the watermark (`escrow_locks`) of every account with fills in its entries to
- *   its last seq, under which fills and trades show LOCKED (the `_shown` views), but for accounts with a
+ *   its last seq, under which fills and trades show LOCKED (`records/shown.ts`), but for accounts with a
  *   skipped fill: theirs stops before it until it lands;
  * - payouts of the settlement era are recorded at the resolution (`settlement_payouts`) and paid when their
  *   item lands: a winner's trades show SETTLED then, not before;
@@ -49,8 +49,8 @@ export class SqliteSettlementProjection {
         WHERE seq = ? AND match_id = ? AND status = 'MATCHED' RETURNING trade_id`).pluck(),
       failTrades: p(`UPDATE trades SET status = 'FAILED', updated_at = ?
         WHERE id IN (SELECT value FROM json_each(?)) AND status NOT IN ('SETTLED', 'FAILED')`),
-      fillsOfMatch: p('SELECT * FROM fills_shown WHERE seq = ? AND match_id = ? ORDER BY id'),
-      tradesById: p('SELECT * FROM trades_shown WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id'),
+      fillsOfMatch: p(`SELECT * FROM ${FILLS} WHERE seq = ? AND match_id = ? ORDER BY id`),
+      tradesById: p(`SELECT * FROM ${TRADES} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
     };
   }
 
@@ -114,8 +114,10 @@ export class SqliteSettlementProjection {
     const tradeIds = [...new Set(this.s.failFills!.all(ts, seq, event.matchId) as string[])];
     if (tradeIds.length > 0) this.s.failTrades!.run(ts, JSON.stringify(tradeIds));
     return {
-      fills: (this.s.fillsOfMatch!.all(seq, event.matchId) as Record<string, unknown>[]).map(toFill),
-      trades: (this.s.tradesById!.all(JSON.stringify(tradeIds)) as Record<string, unknown>[]).map(toTrade),
+      fills: (this.s.fillsOfMatch!.all(seq, event.matchId) as Record<string, unknown>[]).map(toShownFill),
+      trades: (this.s.tradesById!.all(JSON.stringify(tradeIds)) as Record<string, unknown>[]).map(
+        toShownTrade,
+      ),
     };
   }
 }

@@ -8,6 +8,7 @@ import type {
   TradeRecord,
 } from '../../records/records.js';
 import { legTradeIdOf } from '../../records/records.js';
+import { type SettlementState, shownFill, shownTrade } from '../../records/shown.js';
 import type { EscrowReceipt } from '../../sequencer/inputs.js';
 import type {
   ConsolidatedTradeFilter,
@@ -145,12 +146,46 @@ const toRefund = (r: Record<string, unknown>): RefundRecord => ({
   createdAt: r.created_at as number,
 });
 
+/**
+ * Fills and trades with what decides how they show (`records/shown.ts`): their account's chain watermark,
+ * their market's resolution and the account's payout in it; a trade also with whether its market has had a
+ * refund. Used as a table (the planner flattens it: the row table's indexes serve the conditions).
+ */
+const withSettlement = (table: 'fills' | 'trades', x: 'f' | 't', extra = '') =>
+  `(SELECT ${x}.*, l.through_seq AS lock_seq, l.locked_at AS locked_at, s.outcome AS resolved_outcome,
+      s.settled_at AS resolved_at, p.market_hash IS NOT NULL AS has_payout, p.paid_at AS paid_at${extra}
+    FROM ${table} ${x} LEFT JOIN escrow_locks l ON l.account = ${x}.account
+      LEFT JOIN market_settlements s ON s.market_hash = ${x}.market_hash
+      LEFT JOIN settlement_payouts p ON p.market_hash = ${x}.market_hash AND p.account = ${x}.account)`;
+export const FILLS = withSettlement('fills', 'f');
+export const TRADES = withSettlement(
+  'trades',
+  't',
+  ', EXISTS (SELECT 1 FROM ce_refunds r WHERE r.market_hash = t.market_hash) AS market_has_refunds',
+);
+
+const settlementOf = (r: Record<string, unknown>): SettlementState => ({
+  lock: r.lock_seq === null ? null : { throughSeq: r.lock_seq as number, lockedAt: r.locked_at as number },
+  resolution:
+    r.resolved_outcome === null
+      ? null
+      : { outcome: r.resolved_outcome as 0 | 1 | 2, settledAt: r.resolved_at as number },
+  payout: r.has_payout === 1 ? { paidAt: (r.paid_at as number | null) ?? null } : null,
+});
+
+/** A fill row read with its settlement state, as it shows. */
+export const toShownFill = (r: Record<string, unknown>): FillRecord => shownFill(toFill(r), settlementOf(r));
+/** A trade row read with its settlement state, as it shows. */
+export const toShownTrade = (r: Record<string, unknown>): TradeRecord =>
+  shownTrade(toTrade(r), r.last_fill_seq as number, settlementOf(r));
+
 /** A trade filter's market: the trade's own, or the quarter-line market it is a leg of. */
 const MARKET_OR_PARENT = '(market_hash = @marketHash OR quarter_line_parent = @marketHash)';
 
 /**
- * Read side of trading on the SQLite projections. Fills and trades are read through the `_shown` views,
- * which add LOCKED (escrow landed) to their stored status.
+ * Read side of trading on the SQLite projections. Fills and trades are read with their settlement state
+ * and shown by the rules of `records/shown.ts` (LOCKED, SETTLED, the payout); a status filter is applied to
+ * the rows as shown. Answers are promises, as of any store; SQLite answers at once underneath.
  */
 export class SqliteTradingQueries implements TradingReads {
   private readonly s: Record<string, Statement>;
@@ -169,20 +204,22 @@ export class SqliteTradingQueries implements TradingReads {
       accountsWithFills: p(
         'SELECT DISTINCT account FROM fills INDEXED BY fills_by_seq WHERE seq BETWEEN ? AND ?',
       ).pluck(),
-      lockedFills: p(`SELECT * FROM fills_shown WHERE seq BETWEEN @firstSeq AND @lastSeq
-          AND +account IN (SELECT value FROM json_each(@accounts)) AND status = 'LOCKED' ORDER BY seq, id`),
-      lockedTrades: p(`SELECT * FROM trades_shown WHERE account IN (SELECT value FROM json_each(@accounts))
-          AND last_fill_seq BETWEEN @firstSeq AND @lastSeq AND status = 'LOCKED' ORDER BY last_fill_seq, id`),
+      windowFills: p(`SELECT * FROM ${FILLS} WHERE seq BETWEEN @firstSeq AND @lastSeq
+          AND +account IN (SELECT value FROM json_each(@accounts)) ORDER BY seq, id`),
+      windowTrades: p(`SELECT * FROM ${TRADES} WHERE account IN (SELECT value FROM json_each(@accounts))
+          AND last_fill_seq BETWEEN @firstSeq AND @lastSeq ORDER BY last_fill_seq, id`),
       paidPayouts: p(`SELECT market_hash AS marketHash, account FROM settlement_payouts
           WHERE seq BETWEEN ? AND ? AND paid_at = ?`),
-      settledTrades: p(`SELECT * FROM trades_shown
+      marketTrades: p(`SELECT * FROM ${TRADES}
         WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts))
-          AND status = 'SETTLED' ORDER BY created_at, id`),
+        ORDER BY created_at, id`),
       // A quarter-line order's fills are on both legs: only this market's.
-      settledFills: p(`SELECT * FROM fills_shown
+      marketFills: p(`SELECT * FROM ${FILLS}
         WHERE order_id IN (SELECT order_id FROM trades
             WHERE market_hash = @marketHash AND +account IN (SELECT value FROM json_each(@accounts)))
-          AND market_hash = @marketHash AND status = 'SETTLED' ORDER BY seq, id`),
+          AND market_hash = @marketHash ORDER BY seq, id`),
+      tradesById: p(`SELECT * FROM ${TRADES} WHERE id IN (SELECT value FROM json_each(?))`),
+      settlements: p('SELECT market_hash AS marketHash, outcome FROM market_settlements'),
     };
     // An escrow's fills: one account's in a seq range, found by the account's index within the times of
     // the range's first and last seq (a fill's created_at is its entry's time); or one legacy fill.
@@ -192,15 +229,15 @@ export class SqliteTradingQueries implements TradingReads {
       AND seq BETWEEN @firstSeq AND @lastSeq`;
     const one = 'seq = @seq AND id = @id';
     const escrow = (where: string) => ({
-      fills: p(`SELECT * FROM fills_shown WHERE ${where} ORDER BY seq, id`),
+      fills: p(`SELECT * FROM ${FILLS} WHERE ${where} ORDER BY seq, id`),
       // A landed escrow (@ok = 1) decides the trades whose last fill it covers, a failed one all of them.
-      trades: p(`SELECT * FROM trades_shown WHERE id IN (SELECT trade_id FROM fills WHERE ${where})
+      trades: p(`SELECT * FROM ${TRADES} WHERE id IN (SELECT trade_id FROM fills WHERE ${where})
           AND (@ok = 0 OR last_fill_seq <= @lastSeq) ORDER BY last_fill_seq, id`),
     });
     this.escrow = { range: escrow(range), one: escrow(one) };
   }
 
-  escrowRows(receipt: EscrowReceipt): { fills: FillRecord[]; trades: TradeRecord[] } {
+  async escrowRows(receipt: EscrowReceipt): Promise<{ fills: FillRecord[]; trades: TradeRecord[] }> {
     // A legacy fill id starts with its match id, `<seq>-<n>`: its seq is the range's last.
     const seq = 'fillId' in receipt ? Number.parseInt(receipt.fillId, 10) : receipt.lastSeq;
     const [statements, params] =
@@ -208,61 +245,75 @@ export class SqliteTradingQueries implements TradingReads {
         ? [this.escrow.one, { seq, id: receipt.fillId, lastSeq: seq }]
         : [this.escrow.range, { account: receipt.account, firstSeq: receipt.firstSeq, lastSeq: seq }];
     return {
-      fills: (statements.fills.all(params) as Record<string, unknown>[]).map(toFill),
-      trades: (statements.trades.all({ ...params, ok: receipt.ok ? 1 : 0 }) as Record<string, unknown>[]).map(
-        toTrade,
-      ),
+      fills: rowsOf(statements.fills.all(params)).map(toShownFill),
+      trades: rowsOf(statements.trades.all({ ...params, ok: receipt.ok ? 1 : 0 })).map(toShownTrade),
     };
   }
 
-  /** Some accounts' SETTLED trades and fills in a resolved market (as they show once it is resolved). */
-  settledOf(marketHash: string, accounts: readonly string[]): { trades: TradeRecord[]; fills: FillRecord[] } {
+  async settledOf(
+    marketHash: string,
+    accounts: readonly string[],
+  ): Promise<{ trades: TradeRecord[]; fills: FillRecord[] }> {
     const params = { marketHash, accounts: JSON.stringify(accounts) };
     return {
-      trades: (this.s.settledTrades!.all(params) as Record<string, unknown>[]).map(toTrade),
-      fills: (this.s.settledFills!.all(params) as Record<string, unknown>[]).map(toFill),
+      trades: rowsOf(this.s.marketTrades!.all(params))
+        .map(toShownTrade)
+        .filter((t) => t.status === 'SETTLED'),
+      fills: rowsOf(this.s.marketFills!.all(params))
+        .map(toShownFill)
+        .filter((f) => f.status === 'SETTLED'),
     };
   }
 
-  accountsWithFills(firstSeq: number, lastSeq: number): string[] {
+  async accountsWithFills(firstSeq: number, lastSeq: number): Promise<string[]> {
     return this.s.accountsWithFills!.all(firstSeq, lastSeq) as string[];
   }
 
-  lockedRows(
+  async lockedRows(
     firstSeq: number,
     lastSeq: number,
     accounts: readonly string[],
-  ): { fills: FillRecord[]; trades: TradeRecord[] } {
+  ): Promise<{ fills: FillRecord[]; trades: TradeRecord[] }> {
     const params = { firstSeq, lastSeq, accounts: JSON.stringify(accounts) };
     return {
-      fills: (this.s.lockedFills!.all(params) as Record<string, unknown>[]).map(toFill),
-      trades: (this.s.lockedTrades!.all(params) as Record<string, unknown>[]).map(toTrade),
+      fills: rowsOf(this.s.windowFills!.all(params))
+        .map(toShownFill)
+        .filter((f) => f.status === 'LOCKED'),
+      trades: rowsOf(this.s.windowTrades!.all(params))
+        .map(toShownTrade)
+        .filter((t) => t.status === 'LOCKED'),
     };
   }
 
-  paidPayouts(firstSeq: number, lastSeq: number, paidAt: number): { marketHash: string; account: string }[] {
+  async paidPayouts(
+    firstSeq: number,
+    lastSeq: number,
+    paidAt: number,
+  ): Promise<{ marketHash: string; account: string }[]> {
     return this.s.paidPayouts!.all(firstSeq, lastSeq, paidAt) as { marketHash: string; account: string }[];
   }
 
-  settlements(): { marketHash: string; outcome: 0 | 1 | 2 }[] {
-    return this.db.prepare('SELECT market_hash AS marketHash, outcome FROM market_settlements').all() as {
-      marketHash: string;
-      outcome: 0 | 1 | 2;
-    }[];
+  async settlements(): Promise<{ marketHash: string; outcome: 0 | 1 | 2 }[]> {
+    return this.s.settlements!.all() as { marketHash: string; outcome: 0 | 1 | 2 }[];
   }
 
-  getOrder(account: string, orderId: string): OrderRecord | null {
+  async getOrder(account: string, orderId: string): Promise<OrderRecord | null> {
     const row = this.s.order!.get(orderId, account) as Record<string, unknown> | undefined;
     return row ? toOrder(row) : null;
   }
 
-  getOrderByClientId(account: string, clientOrderId: string): OrderRecord | null {
+  async getOrderByClientId(account: string, clientOrderId: string): Promise<OrderRecord | null> {
     const row = this.s.orderByClientId!.get(account, clientOrderId) as Record<string, unknown> | undefined;
     return row ? toOrder(row) : null;
   }
 
   /** The account's open orders (PENDING and ACTIVE), sorted in full before paging. */
-  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): OrderRecord[] {
+  async openOrders(
+    account: string,
+    filter: OrderFilter,
+    listing: OrderListing,
+    page: Page,
+  ): Promise<OrderRecord[]> {
     const where = ['account = @account', "status <> 'INACTIVE'"];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.eventId) where.push('event_id = @eventId');
@@ -276,7 +327,12 @@ export class SqliteTradingQueries implements TradingReads {
     ).map(toOrder);
   }
 
-  fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): FillRecord[] {
+  async fills(
+    account: string,
+    filter: FillFilter,
+    listing: Listing<FillRecord>,
+    page: Page,
+  ): Promise<FillRecord[]> {
     const where = ['account = @account'];
     // Through the trade's order: fills are indexed by order id (a trade is one order's fills).
     if (filter.tradeId)
@@ -284,47 +340,47 @@ export class SqliteTradingQueries implements TradingReads {
     if (filter.orderId) where.push('order_id = @orderId');
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
-    return this.list('fills_shown', where, { account, ...filter }, FILL_COLUMNS, listing.asc, page).map(
-      toFill,
-    );
+    return this.list(FILLS, where, { account, ...filter }, FILL_COLUMNS, listing.asc, page).map(toShownFill);
   }
 
-  trades(account: string, filter: TradeFilter, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
+  /** The account's trades; a status filter keeps the rows that show one of its statuses. */
+  async trades(
+    account: string,
+    filter: TradeFilter,
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]> {
     const where = ['account = @account'];
     if (filter.marketHash) where.push(MARKET_OR_PARENT);
     if (filter.startDate !== undefined) where.push('created_at >= @startDate');
     if (filter.endDate !== undefined) where.push('created_at <= @endDate');
-    if (filter.status?.length) where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(', ')})`);
-    const statuses = Object.fromEntries((filter.status ?? []).map((s, i) => [`s${i}`, s]));
-    return this.list(
-      'trades_shown',
-      where,
-      { account, ...filter, ...statuses, status: undefined },
-      TRADE_COLUMNS,
-      listing.asc,
-      page,
-    ).map(toTrade);
+    const params = { account, ...filter, status: undefined };
+    const read = (p: Page) =>
+      this.list(TRADES, where, params, TRADE_COLUMNS, listing.asc, p).map(toShownTrade);
+    const statuses = filter.status;
+    if (!statuses?.length) return read(page);
+    return keptPage(read, listing, page, (t) => statuses.includes(t.status));
   }
 
-  positions(account: string, filter: PositionFilter, page: Page): PositionRecord[] {
+  async positions(account: string, filter: PositionFilter, page: Page): Promise<PositionRecord[]> {
     const where = ['p.account = @account'];
     if (filter.marketHash) where.push('p.market_hash = @marketHash');
     if (filter.eventId) where.push('m.event_id = @eventId');
     if (page.after) where.push('p.market_hash > @after');
     // engine_markets is written with the positions (same projection batch): every position's market is there.
-    return (
+    return rowsOf(
       this.db
         .prepare(`SELECT p.*, m.event_id FROM positions p LEFT JOIN engine_markets m ON m.market_hash = p.market_hash
           WHERE ${where.join(' AND ')} ORDER BY p.market_hash LIMIT @limit`)
-        .all({ account, ...filter, after: page.after?.[0], limit: page.limit }) as Record<string, unknown>[]
+        .all({ account, ...filter, after: page.after?.[0], limit: page.limit }),
     ).map(toPosition);
   }
 
-  refunds(
+  async refunds(
     account: string,
     filter: RefundFilter,
     page: RefundPage,
-  ): { markets: MarketRefundsPage[]; count: number } {
+  ): Promise<{ markets: MarketRefundsPage[]; count: number }> {
     const where = ['account = @account'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
     if (filter.fillId) where.push('fill_id = @fillId');
@@ -363,13 +419,8 @@ export class SqliteTradingQueries implements TradingReads {
         marketHash,
         totalRefunded: total.get(account, marketHash) as string,
         eventCount: eventCount.get({ ...params, market: marketHash }) as number,
-        events: (
-          events.all({
-            ...params,
-            market: marketHash,
-            limit: page.eventsLimit,
-            offset: page.eventsOffset,
-          }) as Record<string, unknown>[]
+        events: rowsOf(
+          events.all({ ...params, market: marketHash, limit: page.eventsLimit, offset: page.eventsOffset }),
         ).map(toRefund),
       })),
       count,
@@ -377,10 +428,14 @@ export class SqliteTradingQueries implements TradingReads {
   }
 
   /** Taker bets, newest first: the public tape. */
-  publicTrades(filter: { marketHash?: string }, listing: Listing<TradeRecord>, page: Page): TradeRecord[] {
+  async publicTrades(
+    filter: { marketHash?: string },
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]> {
     const where = ['is_maker = 0'];
     if (filter.marketHash) where.push('market_hash = @marketHash');
-    return this.list('trades_shown', where, filter, TRADE_COLUMNS, listing.asc, page).map(toTrade);
+    return this.list(TRADES, where, filter, TRADE_COLUMNS, listing.asc, page).map(toShownTrade);
   }
 
   /**
@@ -388,12 +443,12 @@ export class SqliteTradingQueries implements TradingReads {
    * (ordinary and leg trades, and one key per quarter-line order), then its rows read by id, the parents
    * built from their legs (`quarterLineParentTrade`).
    */
-  consolidatedTrades(
+  async consolidatedTrades(
     account: string,
     filter: ConsolidatedTradeFilter,
     listing: Listing<ConsolidatedTradeRecord>,
     page: Page,
-  ): ConsolidatedTradeRecord[] {
+  ): Promise<ConsolidatedTradeRecord[]> {
     const params: Record<string, unknown> = { account, marketHash: filter.marketHash };
     const common: string[] = [];
     if (filter.startDate !== undefined) {
@@ -457,11 +512,7 @@ export class SqliteTradingQueries implements TradingReads {
       key.trade_id !== null ? [key.trade_id] : [legTradeIdOf(key.order_id, 0), legTradeIdOf(key.order_id, 1)],
     );
     const byId = new Map(
-      (
-        this.db
-          .prepare('SELECT * FROM trades_shown WHERE id IN (SELECT value FROM json_each(?))')
-          .all(JSON.stringify(ids)) as Record<string, unknown>[]
-      ).map((row) => [row.id as string, toTrade(row)]),
+      rowsOf(this.s.tradesById!.all(JSON.stringify(ids))).map((row) => [row.id as string, toShownTrade(row)]),
     );
     return keys.flatMap((key): ConsolidatedTradeRecord[] => {
       if (key.trade_id === null) {
@@ -492,5 +543,30 @@ export class SqliteTradingQueries implements TradingReads {
     return this.db
       .prepare(`SELECT * FROM ${source} WHERE ${conditions.join(' AND ')} ${k.tail}`)
       .all({ ...params, ...k.params }) as Record<string, unknown>[];
+  }
+}
+
+const rowsOf = (rows: unknown[]) => rows as Record<string, unknown>[];
+
+/**
+ * A keyset page of the rows `keep` keeps: pages of `read` in turn from `page.after`, until `page.limit` rows
+ * are kept or the rows run out (a filter on how rows show cannot be a condition of the store's query).
+ */
+function keptPage<T>(
+  read: (page: Page) => T[],
+  listing: Listing<T>,
+  page: Page,
+  keep: (row: T) => boolean,
+): T[] {
+  const kept: T[] = [];
+  let after = page.after;
+  for (;;) {
+    const rows = read({ limit: page.limit, after });
+    for (const row of rows) {
+      if (keep(row)) kept.push(row);
+      if (kept.length === page.limit) return kept;
+    }
+    if (rows.length < page.limit) return kept;
+    after = listing.keyOf(rows[rows.length - 1]!);
   }
 }
