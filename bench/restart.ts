@@ -83,12 +83,12 @@ try {
     const bytes = checkpointBytes(engine, new Admission());
     const snapshotTook = ms(taking);
     const digest = digestOf(bytes);
-    store.saveCheckpoint(seq, digest, bytes, 3);
+    await store.saveCheckpoint(seq, digest, bytes, 3);
     console.log(
       `checkpoint: ${(bytes.length / 2 ** 20).toFixed(0)} MB, taken in ${snapshotTook}, digested and stored in ${ms(taking)} in all`,
     );
     const starting = performance.now();
-    const report = recoverEngine(store, LADDER);
+    const report = await recoverEngine(store, LADDER);
     console.log(
       `  start after a clean stop: ${ms(starting)} (${report.orders.toLocaleString('en-US')} resting orders restored)`,
     );
@@ -96,7 +96,7 @@ try {
 
   // A crash: TAIL orders journaled through the sequencer after the checkpoint.
   const sequencer = new Sequencer({
-    engine: recoverEngine(store, LADDER).engine,
+    engine: (await recoverEngine(store, LADDER)).engine,
     journal: store,
     clock: { now: () => 4 },
     lastSeq: seq,
@@ -110,12 +110,12 @@ try {
   }
   await sequencer.close();
   const starting = performance.now();
-  const report = recoverEngine(store, LADDER);
+  const report = await recoverEngine(store, LADDER);
   console.log(
     `start after a crash ${TAIL.toLocaleString('en-US')} orders past the checkpoint: ${ms(starting)} ` +
       `(${report.replayedCommands.toLocaleString('en-US')} commands replayed, ${report.orders.toLocaleString('en-US')} resting)`,
   );
-  store.close();
+  await store.close();
   db.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -91,7 +91,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       case 'keys':
         return await keys(rest);
       case 'replay':
-        return replay(rest);
+        return await replay(rest);
       case 'reconcile':
         return await reconcileCommand(rest);
       case 'version':
@@ -240,22 +240,22 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   return undefined;
 }
 
-function replay(argv: readonly string[]): number {
+async function replay(argv: readonly string[]): Promise<number> {
   const config = loadConfig(argv);
   checkDataDir(config);
   const db = openDatabase(config.dataDir);
   const journalDb = openJournalDatabase(config.dataDir, db);
   try {
     const journal = new SqliteJournal(journalDb);
-    const projector = new SqliteProjector(db, { settlementSince: journal.featuresSince().chainSettlement });
+    const projector = new SqliteProjector(db, { settlementSince: journal.features.chainSettlement });
     const started = Date.now();
     const projectedSeq = projector.cursor();
     const {
       journalHash,
       projectionsHash,
       replayedCommands: commands,
-    } = compareWithJournal(journal, projector, projectedSeq, ladderSize());
-    const lastSeq = journal.last().seq;
+    } = await compareWithJournal(journal, projector, projectedSeq, ladderSize());
+    const lastSeq = (await journal.last()).seq;
     console.log(
       `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,
     );
@@ -274,7 +274,7 @@ function replay(argv: readonly string[]): number {
       escrowAddress: config.verifyingContract,
       store: new SqliteChainStore(db),
     });
-    const { report, unjournaledReceipts } = reconcileStored({
+    const { report, unjournaledReceipts } = await reconcileStored({
       journal,
       chain,
       feed: new SqliteSettlementFeed(db),

@@ -143,7 +143,7 @@ async function openLockedExchange(
   });
   const log = options.log ?? silentLog;
   const journal = openJournal(config.dataDir, db);
-  const settlementSince = journal.journal.featuresSince().chainSettlement;
+  const settlementSince = journal.journal.features.chainSettlement;
   let trading: Trading;
   // Follows every committed batch (trading/pipeline.ts); the chain's receipts are sequencer inputs.
   const settlement = new SettlementDriver({
@@ -155,7 +155,7 @@ async function openLockedExchange(
     onError: (error) => log.error({ err: error }, 'a settlement transaction or receipt was not handed on'),
   });
   try {
-    trading = openTrading({
+    trading = await openTrading({
       storage: openSqliteTradingStorage(db, { settlementSince }),
       journal: journal.journal,
       chain: settlement,
@@ -184,7 +184,7 @@ async function openLockedExchange(
     throw error;
   }
   // Receipts of blocks mined while the exchange was down are journaled before serving.
-  const stopSettlement = settlement.start();
+  const stopSettlement = await settlement.start();
   inEngine = (marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined;
   await trading.reconcileResolutions();
   await settlement.drained();

@@ -23,17 +23,17 @@ export type EngineCheckpoint = { seq: number; digest: string; snapshot: Uint8Arr
 export interface Journal {
   append(entries: readonly AppliedEntry[], written?: () => void): Promise<void>;
   /** Seq and time of the last journaled input (0 and 0 for an empty journal). */
-  last(): { seq: number; ts: number };
-  /** Rows after `seq`, in order. */
-  after(seq: number): IterableIterator<JournalRow>;
-  latestCheckpoint(): EngineCheckpoint | null;
+  last(): Promise<{ seq: number; ts: number }>;
+  /** Rows after `seq`, in order, a page at a time. */
+  after(seq: number): AsyncIterable<readonly JournalRow[]>;
+  latestCheckpoint(): Promise<EngineCheckpoint | null>;
   /**
    * The first seq of each engine rule added after journals existed (`JOURNAL_FEATURES`), recorded with the
-   * journal at the first call: 1 for an empty journal, the seq after the last for one begun before the rule
-   * (its commands replay as they were applied). Every engine built for the journal takes them.
+   * journal when it is first opened: 1 for an empty journal, the seq after the last for one begun before
+   * the rule (its commands replay as they were applied). Every engine built for the journal takes them.
    */
-  featuresSince(): JournalFeatures;
+  readonly features: JournalFeatures;
   /** Stores the engine's bytes taken at journal seq `seq` with their digest, durably. */
-  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void;
-  close(): void;
+  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): Promise<void>;
+  close(): Promise<void>;
 }

@@ -39,10 +39,10 @@ function journalIn(dir = mkdtempSync(join(tmpdir(), 'oddsbook-recovery-'))) {
 }
 
 describe('the engine the exchange runs', () => {
-  it('has capital efficiency from the first seq of a journal begun with it', () => {
+  it('has capital efficiency from the first seq of a journal begun with it', async () => {
     const { journal, close } = journalIn();
-    expect(journal.featuresSince()).toEqual({ capitalEfficiency: 1, honestLiquidity: 1, chainSettlement: 1 });
-    const started = new Harness(recoverEngine(journal, 800).engine);
+    expect(journal.features).toEqual({ capitalEfficiency: 1, honestLiquidity: 1, chainSettlement: 1 });
+    const started = new Harness((await recoverEngine(journal, 800)).engine);
     expect(refunds(hedge(started))).toHaveLength(1);
     expect(started.engine.balance('A').escrowed).toBe(0n);
     close();
@@ -50,17 +50,22 @@ describe('the engine the exchange runs', () => {
 
   it('replays the commands of a journal begun before it as they were applied, then refunds', () => {
     // A journal of 7 commands written without capital efficiency: the feature starts at seq 8.
-    const { dir, journal, close } = journalIn();
-    const db = (journal as unknown as { db: import('better-sqlite3').Database }).db;
+    const older = journalIn();
+    const db = (older.journal as unknown as { db: import('better-sqlite3').Database }).db;
     db.exec('DROP TABLE IF EXISTS journal_features');
     const insert = db.prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)');
     for (let seq = 1; seq <= 7; seq++) insert.run(seq, seq, 'credit', '{}');
-    expect(journal.featuresSince().capitalEfficiency).toBe(8);
-    close();
+    older.close();
+    const opened = journalIn(older.dir);
+    expect(opened.journal.features.capitalEfficiency).toBe(8);
+    // The entries after it do not move it.
+    (opened.journal as unknown as { db: import('better-sqlite3').Database }).db
+      .prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)')
+      .run(8, 8, 'credit', '{}');
+    opened.close();
     // Recorded: a later start (more entries since) keeps it.
-    const again = journalIn(dir);
-    again.journal.featuresSince();
-    expect(again.journal.featuresSince().capitalEfficiency).toBe(8);
+    const again = journalIn(older.dir);
+    expect(again.journal.features.capitalEfficiency).toBe(8);
     again.close();
 
     // The hedge is seqs 1-8: its last command (seq 8) runs with capital efficiency, the rest as before.
@@ -89,7 +94,7 @@ describe('the engine the exchange runs', () => {
   it('follows the journal it is built for', () => {
     expect(
       exchangeEngineOptions({
-        featuresSince: () => ({ capitalEfficiency: 42, honestLiquidity: 50, chainSettlement: 60 }),
+        features: { capitalEfficiency: 42, honestLiquidity: 50, chainSettlement: 60 },
       }),
     ).toEqual({
       capitalEfficiency: true,

@@ -3,7 +3,7 @@ import { Admission } from './admission.js';
 import { applyEntry } from './apply-entry.js';
 import { restoreCheckpoint } from './checkpoint.js';
 import type { AppliedEntry } from './inputs.js';
-import type { Journal } from './journal.js';
+import type { Journal, JournalRow } from './journal.js';
 import { decodeInput } from './journal-codec.js';
 import { digestOf, stateHashOf } from './state-hash.js';
 
@@ -12,8 +12,8 @@ import { digestOf, stateHashOf } from './state-hash.js';
  * (issue 34), each from the seq the journal recorded for it. Every engine the exchange builds (start,
  * replay) uses it.
  */
-export const exchangeEngineOptions = (journal: Pick<Journal, 'featuresSince'>): EngineRuleOptions => {
-  const since = journal.featuresSince();
+export const exchangeEngineOptions = (journal: Pick<Journal, 'features'>): EngineRuleOptions => {
+  const since = journal.features;
   return {
     capitalEfficiency: true,
     capitalEfficiencyFromSeq: since.capitalEfficiency,
@@ -27,23 +27,26 @@ export class RecoveryError extends Error {
 }
 
 /**
- * Applies the journal after `fromSeq` to `engine` (engine inputs only: admits and withdraws are not engine
- * state); `onEntry` sees every entry, with the events it made. Returns the number of engine commands.
+ * Applies the journal after `fromSeq` to `engine` and `admission`, a page at a time; `onEntries` sees
+ * every page's entries, with the events they made, and the next page waits for it. Returns the number of
+ * engine commands.
  */
-export function replayJournal(
+export async function replayJournal(
   engine: Engine,
   journal: Pick<Journal, 'after'>,
   fromSeq: number,
-  onEntry?: (entry: AppliedEntry) => void,
+  onEntries?: (entries: AppliedEntry[]) => void | Promise<void>,
   admission: Admission = new Admission(),
-): number {
+): Promise<number> {
   let applied = 0;
   const state = { engine, admission };
-  for (const row of journal.after(fromSeq)) {
-    const input = decodeInput(row.payload);
-    const entry = applyEntry(state, input, row.seq, row.ts);
-    if (input.kind === 'engine') applied += 1;
-    onEntry?.(entry);
+  for await (const rows of journal.after(fromSeq)) {
+    const entries = rows.map((row) => {
+      const input = decodeInput(row.payload);
+      if (input.kind === 'engine') applied += 1;
+      return applyEntry(state, input, row.seq, row.ts);
+    });
+    await onEntries?.(entries);
   }
   return applied;
 }
@@ -60,16 +63,16 @@ export type JournalComparison = {
  * Rebuilds the engine twice, from the journal through `throughSeq` (the projector's cursor) and from the
  * projections (the open orders, balances and positions), and hashes both: what `oddsbook replay` compares.
  */
-export function compareWithJournal(
-  journal: Pick<Journal, 'after' | 'featuresSince'>,
+export async function compareWithJournal(
+  journal: Pick<Journal, 'after' | 'features'>,
   projections: { engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot },
   throughSeq: number,
   ladderSize: number,
-): JournalComparison {
+): Promise<JournalComparison> {
   const options = exchangeEngineOptions(journal);
   const replayed = new Engine({ ...options, ladderSize });
-  const upTo = { after: (seq: number) => takeWhile(journal.after(seq), (row) => row.seq <= throughSeq) };
-  const replayedCommands = replayJournal(replayed, upTo, 0);
+  const upTo = { after: (seq: number) => pagesThrough(journal.after(seq), throughSeq) };
+  const replayedCommands = await replayJournal(replayed, upTo, 0);
   const engine = Engine.restore(
     projections.engineSnapshotFromProjections(
       ladderSize,
@@ -85,10 +88,14 @@ export function compareWithJournal(
   };
 }
 
-function* takeWhile<T>(rows: Iterable<T>, keep: (row: T) => boolean): IterableIterator<T> {
-  for (const row of rows) {
-    if (!keep(row)) return;
-    yield row;
+async function* pagesThrough(
+  pages: AsyncIterable<readonly JournalRow[]>,
+  throughSeq: number,
+): AsyncIterable<readonly JournalRow[]> {
+  for await (const rows of pages) {
+    const kept = rows.filter((row) => row.seq <= throughSeq);
+    if (kept.length > 0) yield kept;
+    if (kept.length < rows.length) return;
   }
 }
 
@@ -103,12 +110,12 @@ export type RecoveryReport = {
 
 export type RecoveryOptions = {
   /**
-   * The entries after this seq are handed to `onEntry` with their events (the consumers of committed
-   * batches catching up: the projector, the chain link). A checkpoint after it is not used: its events
-   * would be missing, so the engine is rebuilt from the whole journal instead.
+   * The entries after this seq are handed to `onEntries` with their events, a page at a time (the
+   * consumers of committed batches catching up: the projector, the settlement driver). A checkpoint after
+   * it is not used: its events would be missing, so the engine is rebuilt from the whole journal instead.
    */
   after?: number;
-  onEntry?: (entry: AppliedEntry) => void;
+  onEntries?: (entries: AppliedEntry[]) => void | Promise<void>;
 };
 
 /**
@@ -116,13 +123,13 @@ export type RecoveryOptions = {
  * them, then the journal after it replayed. A checkpoint that fails its digest stops the start with an
  * explanation instead of trading on a state nobody can vouch for.
  */
-export function recoverEngine(
-  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'featuresSince'>,
+export async function recoverEngine(
+  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'features'>,
   ladderSize: number,
   options: RecoveryOptions = {},
-): RecoveryReport {
+): Promise<RecoveryReport> {
   const after = options.after ?? Number.POSITIVE_INFINITY;
-  const latest = journal.latestCheckpoint();
+  const latest = await journal.latestCheckpoint();
   const checkpoint = latest && latest.seq <= after ? latest : null;
   if (checkpoint && digestOf(checkpoint.snapshot) !== checkpoint.digest) {
     throw new RecoveryError(
@@ -136,12 +143,17 @@ export function recoverEngine(
   const engine = restored?.engine ?? new Engine({ ...engineOptions, ladderSize });
   const admission = restored?.admission ?? new Admission();
   const fromSeq = restored ? checkpoint!.seq : 0;
-  const onEntry = options.onEntry;
-  const replayedCommands = replayJournal(
+  const onEntries = options.onEntries;
+  const replayedCommands = await replayJournal(
     engine,
     journal,
     fromSeq,
-    onEntry ? (entry) => entry.seq > after && onEntry(entry) : undefined,
+    onEntries
+      ? (entries) => {
+          const caughtUp = entries.filter((entry) => entry.seq > after);
+          return caughtUp.length > 0 ? onEntries(caughtUp) : undefined;
+        }
+      : undefined,
     admission,
   );
   return {

@@ -189,13 +189,13 @@ export class SettlementDriver {
    * mined while the exchange was down), then each new block's. Called once trading has caught up with the
    * journal, before anything else is committed. Returns `stop`.
    */
-  start(): () => void {
+  async start(): Promise<() => void> {
     this.started = true;
-    this.outstanding = this.o.feed.outstanding();
+    this.outstanding = await this.o.feed.outstanding();
     // The projections are at `queued` now: a start catches both up with the journal before this.
     this.money.clear();
-    for (const [account, money] of this.o.feed.balances()) this.money.set(account, money);
-    this.seenBlock = this.o.feed.projectedBlock();
+    for (const [account, money] of await this.o.feed.balances()) this.money.set(account, money);
+    this.seenBlock = await this.o.feed.projectedBlock();
     this.inFlight = [...this.o.chain.pendingSettlements()];
     const unsubscribe = this.o.chain.onBlock((block, receipts) => {
       if (!this.stopped) this.onBlock(block, receipts);

@@ -8,9 +8,9 @@ import type { EngineMoney } from './reconcile.js';
  */
 export interface SettlementFeed {
   /** Items that failed (never a fill: those are reversed) or were skipped, oldest first. */
-  outstanding(): SettlementItem[];
+  outstanding(): Promise<SettlementItem[]>;
   /** The last block whose settlement receipts the projections applied (0: none). */
-  projectedBlock(): number;
+  projectedBlock(): Promise<number>;
   /** Every account's money as the projections mirror the engine's (to follow it from). */
-  balances(): Map<string, EngineMoney>;
+  balances(): Promise<Map<string, EngineMoney>>;
 }

@@ -14,8 +14,8 @@ import { settlementItems } from './settlement-items.js';
  * after the chain's settlement cursor). Receipts mined but not journaled yet (the next start journals them)
  * may show as differences: they are counted in `unjournaledReceipts`.
  */
-export function reconcileStored(o: {
-  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'featuresSince'>;
+export async function reconcileStored(o: {
+  journal: Pick<Journal, 'after' | 'latestCheckpoint' | 'features'>;
   chain: Pick<
     EmbeddedChain,
     | 'settlementSubmittedThrough'
@@ -28,15 +28,16 @@ export function reconcileStored(o: {
   >;
   feed: SettlementFeed;
   ladderSize: number;
-}): { report: ReconcileReport; unjournaledReceipts: number } {
-  const since = o.journal.featuresSince().chainSettlement;
+}): Promise<{ report: ReconcileReport; unjournaledReceipts: number }> {
+  const since = o.journal.features.chainSettlement;
   const cursor = Math.max(o.chain.settlementSubmittedThrough(), since - 1);
   const walletOf = (account: string) => o.chain.proxyAddressFor(account as Address);
   const unsubmitted: SettlementItem[] = [];
-  const { engine } = recoverEngine(o.journal, o.ladderSize, {
+  const { engine } = await recoverEngine(o.journal, o.ladderSize, {
     after: cursor,
-    onEntry: (entry) => {
-      if (entry.seq >= since) unsubmitted.push(...settlementItems(entry, walletOf));
+    onEntries: (entries) => {
+      for (const entry of entries)
+        if (entry.seq >= since) unsubmitted.push(...settlementItems(entry, walletOf));
     },
   });
   const money = new Map<string, EngineMoney>();
@@ -53,10 +54,10 @@ export function reconcileStored(o: {
     walletOf,
     pool: o.chain.escrowAddress,
     chain: o.chain.balances(),
-    pending: [...underWay, ...o.feed.outstanding(), ...unsubmitted],
+    pending: [...underWay, ...(await o.feed.outstanding()), ...unsubmitted],
   });
   const unjournaledReceipts = o.chain.receiptsBetween(
-    o.feed.projectedBlock(),
+    await o.feed.projectedBlock(),
     o.chain.headNumber(),
     'settle',
   ).length;

@@ -16,5 +16,5 @@ export interface ProjectionWriter {
    * Projects the entries after the cursor in one write and moves the cursor to the last; entries at or
    * below it are skipped (projecting again changes nothing). Returns each projected entry's changes.
    */
-  project(entries: readonly AppliedEntry[]): EntryChanges[] | Promise<EntryChanges[]>;
+  project(entries: readonly AppliedEntry[]): Promise<EntryChanges[]>;
 }

@@ -1,13 +1,15 @@
 import type { AccountRepository, ApiKeyRepository, CatalogRepository } from './repositories.js';
 
+/** A figure of the storage's own, exported as a Prometheus gauge (what to watch differs per storage). */
+export type StorageGauge = { name: string; help: string; read(): number };
+
 /** Everything durable, behind one interface: SQLite today, PostgreSQL later. */
 export interface Store {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly catalog: CatalogRepository;
-  /** Throws when the storage does not answer (the health check). */
-  ping(): void;
-  /** Bytes of write-ahead log not yet checkpointed into the database (0 when there is none). */
-  walBytes(): number;
+  /** Rejects when the storage does not answer (the health check). */
+  ping(): Promise<void>;
+  readonly gauges: readonly StorageGauge[];
   close(): Promise<void>;
 }

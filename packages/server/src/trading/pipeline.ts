@@ -124,28 +124,22 @@ export class TradingPipeline {
       this.waiting.push(batch);
       return;
     }
-    let result: EntryChanges[] | Promise<EntryChanges[]>;
+    let result: Promise<EntryChanges[]>;
     try {
       result = this.o.projector.project(batch.entries);
     } catch (error) {
       this.fail(error);
       return;
     }
-    if (!(result instanceof Promise) && this.inFlight.length === 0) {
-      this.deliver(batch, result);
-      return;
-    }
     const slot: InFlight = { batch, changes: null, since: performance.now() };
     this.inFlight.push(slot);
-    if (!(result instanceof Promise)) slot.changes = result;
-    else
-      result.then(
-        (changes) => {
-          slot.changes = changes;
-          this.deliverInOrder();
-        },
-        (error: unknown) => this.fail(error),
-      );
+    result.then(
+      (changes) => {
+        slot.changes = changes;
+        this.deliverInOrder();
+      },
+      (error: unknown) => this.fail(error),
+    );
   }
 
   /** Delivers the projected batches at the head, in order; then hands on the batches that waited. */

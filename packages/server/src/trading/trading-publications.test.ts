@@ -100,7 +100,7 @@ function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): Applied
     const events = input.kind === 'engine' ? engine.apply({ ...input.command, seq, ts }) : [];
     return { seq, ts, input, events };
   });
-  projectedOf.set(entries, { batch: committedBatch(entries), changes: projector.project(entries) as never });
+  projectedOf.set(entries, { batch: committedBatch(entries), changes: projector.projectNow(entries) });
   return entries;
 }
 

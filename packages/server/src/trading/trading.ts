@@ -71,7 +71,7 @@ export type Trading = {
   resolveMarket(marketHash: string, outcome: 0 | 1 | 2): Promise<void>;
   /** The catalog's results brought in line with the journal's (after a crash between the two), quarter lines included. */
   reconcileResolutions(): Promise<void>;
-  checkpoint(): void;
+  checkpoint(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -109,12 +109,12 @@ export type TradingOptions = {
  * Trading, assembled: recovery, the sequencer, the order service, heartbeats, the expiry sweep,
  * checkpoints, and the link from the catalog's market lifecycle to the engine.
  */
-export function openTrading(o: TradingOptions): Trading {
+export async function openTrading(o: TradingOptions): Promise<Trading> {
   const journal = o.journal;
   const queries = o.storage.reads;
-  const recovery = recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize);
+  const recovery = await recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize);
   const projector = o.storage.projector();
-  const last = journal.last();
+  const last = await journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
     admission: recovery.admission,
@@ -179,22 +179,24 @@ export function openTrading(o: TradingOptions): Trading {
     }
   });
 
-  let lastCheckpointSeq = journal.latestCheckpoint()?.seq ?? 0;
-  const checkpoint = () => {
-    if (sequencer.lastSeq === lastCheckpointSeq) return;
+  let lastCheckpointSeq = (await journal.latestCheckpoint())?.seq ?? 0;
+  const checkpoint = async () => {
+    const seq = sequencer.lastSeq;
+    if (seq === lastCheckpointSeq) return;
     // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
     // this checkpoint has no batch before it to project or submit again.
-    o.chain.submittedThrough(sequencer.lastSeq);
+    o.chain.submittedThrough(seq);
     const snapshot = checkpointBytes(sequencer.engine, sequencer.admission);
-    journal.saveCheckpoint(sequencer.lastSeq, digestOf(snapshot), snapshot, o.clock.now());
-    lastCheckpointSeq = sequencer.lastSeq;
+    lastCheckpointSeq = seq;
+    await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
   };
 
   // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
   const stopDueWork = new DueWork(sequencer, o.clock).start();
   const checkpointTimer = setInterval(() => {
     // Between batches the engine equals the committed state, so the snapshot matches its seq.
-    if (sequencer.isIdle && pipeline.isIdle) checkpoint();
+    if (sequencer.isIdle && pipeline.isIdle)
+      checkpoint().catch((error) => o.log.error({ err: error }, 'a checkpoint was not saved'));
   }, CHECKPOINT_INTERVAL_MS);
   checkpointTimer.unref();
 
@@ -256,7 +258,7 @@ export function openTrading(o: TradingOptions): Trading {
       orders.close();
       await sequencer.close();
       await pipeline.idle();
-      checkpoint();
+      await checkpoint();
       await o.storage.close();
     },
   };
@@ -282,21 +284,19 @@ async function settledOrUnavailable(settled: Promise<void>, waitMs: number): Pro
 }
 
 /** Entries replayed at a start are handed on in chunks of this many (projections catching up). */
-const CATCH_UP_CHUNK = 1_000;
-
 /**
  * The engine restored from the newest checkpoint and the journal after it, and the consumers of committed
  * batches caught up with the journal: the projector (entries after its cursor) and the chain link (the
  * chain requests of entries after its outbox cursor), before anything is served.
  */
-function recoverTrading(
+async function recoverTrading(
   journal: Journal,
   projector: ProjectionWriter,
   chain: TradingOptions['chain'],
   ladderSize: number,
-): RecoveryReport {
+): Promise<RecoveryReport> {
   const projectedSeq = projector.cursor();
-  const journalSeq = journal.last().seq;
+  const journalSeq = (await journal.last()).seq;
   // Projections of inputs the journal does not have (restored from a later backup than the journal): the
   // next inputs would reuse those seqs and the projector would skip them.
   if (projectedSeq > journalSeq) {
@@ -305,23 +305,11 @@ function recoverTrading(
         'restore journal.sqlite from a backup taken after them, or empty the projections to rebuild them',
     );
   }
-  const outboxSeq = chain.outboxSeq();
-  let chunk: AppliedEntry[] = [];
-  const handOn = () => {
-    if (chunk.length === 0) return;
-    const entries = chunk;
-    chunk = [];
-    if (projector.project(entries) instanceof Promise)
-      throw new Error('the projections could not be written at the start (the write lock is held)');
-    chain.submitForBatch(committedBatch(entries));
-  };
-  const recovery = recoverEngine(journal, ladderSize, {
-    after: Math.min(projectedSeq, outboxSeq),
-    onEntry(entry) {
-      chunk.push(entry);
-      if (chunk.length >= CATCH_UP_CHUNK) handOn();
+  return recoverEngine(journal, ladderSize, {
+    after: Math.min(projectedSeq, chain.outboxSeq()),
+    async onEntries(entries) {
+      await projector.project(entries);
+      chain.submitForBatch(committedBatch(entries));
     },
   });
-  handOn();
-  return recovery;
 }

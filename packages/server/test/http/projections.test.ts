@@ -83,7 +83,7 @@ describe('projections follow the journal', () => {
     const journalDb = openJournalDatabase(t.dataDir, check);
     try {
       const projector = new SqliteProjector(check, { settlementSince: 1 });
-      const { projectionsHash, journalHash } = compareWithJournal(
+      const { projectionsHash, journalHash } = await compareWithJournal(
         new SqliteJournal(journalDb),
         projector,
         projector.cursor(),

@@ -122,7 +122,7 @@ describe('quarter-line bets through the read routes', () => {
     const journalDb = openJournalDatabase(t.dataDir, db);
     try {
       const projector = new SqliteProjector(db);
-      const { projectionsHash, journalHash } = compareWithJournal(
+      const { projectionsHash, journalHash } = await compareWithJournal(
         new SqliteJournal(journalDb),
         projector,
         projector.cursor(),

@@ -116,11 +116,13 @@ async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   const store = new SqliteJournal(db);
   projector = new SqliteProjector(db, { openOrderCacheSize });
   const catchUp = projector;
-  const recovered = recoverEngine(store, LADDER, {
+  const recovered = await recoverEngine(store, LADDER, {
     after: projector.cursor(),
-    onEntry: (entry) => catchUp.project([entry]),
+    onEntries: async (entries) => {
+      await catchUp.project(entries);
+    },
   });
-  const state = store.last();
+  const state = await store.last();
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({
     engine: recovered.engine,
@@ -269,10 +271,10 @@ describe('sequencer durability', () => {
             const reopened = await openSequencer(dataDir);
             expect(stateHashOf(reopened.recovered.engine)).toBe(liveHash);
             const fromJournal = new Engine({ ...exchangeEngineOptions(reopened.store), ladderSize: LADDER });
-            replayJournal(fromJournal, reopened.store, 0);
+            await replayJournal(fromJournal, reopened.store, 0);
             expect(stateHashOf(fromJournal)).toBe(liveHash);
             // The projections, which a start no longer reads, agree with the journal (what replay checks).
-            expect(compare(reopened.store).projectionsHash).toBe(liveHash);
+            expect((await compare(reopened.store)).projectionsHash).toBe(liveHash);
             seen.fills += reopened.db.prepare('SELECT count(*) FROM fills').pluck().get() as number;
             seen.settled += (
               reopened.db.prepare(`SELECT * FROM ${TRADES}`).all() as Record<string, unknown>[]
@@ -298,12 +300,12 @@ describe('sequencer durability', () => {
     try {
       let { db, store, sequencer } = await openSequencer(dataDir);
       // The journal's last seq and time, and the last seq the engine applied.
-      const seqs = () => ({
-        lastSeq: store.last().seq,
+      const seqs = async () => ({
+        lastSeq: (await store.last()).seq,
         engineLastSeq: sequencer.engine.lastAppliedSeq,
-        lastTs: store.last().ts,
+        lastTs: (await store.last()).ts,
       });
-      expect(seqs()).toEqual({ lastSeq: 0, engineLastSeq: -1, lastTs: 0 });
+      expect(await seqs()).toEqual({ lastSeq: 0, engineLastSeq: -1, lastTs: 0 });
       await Promise.all(
         sequencer.submitAll([
           { kind: 'engine', command: { type: 'openMarket', marketHash: MARKETS[0]!, eventId: 'L1' } },
@@ -330,11 +332,11 @@ describe('sequencer durability', () => {
       await close(db);
 
       ({ db, store, sequencer } = await openSequencer(dataDir));
-      expect(seqs()).toEqual({ lastSeq: 4, engineLastSeq: 2, lastTs });
+      expect(await seqs()).toEqual({ lastSeq: 4, engineLastSeq: 2, lastTs });
       expect(stateHashOf(sequencer.engine)).toBe(liveHash);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 1n } });
       expect(db.prepare('SELECT max(seq) FROM journal').pluck().get()).toBe(5);
-      expect(seqs()).toMatchObject({ lastSeq: 5, engineLastSeq: 5 });
+      expect(await seqs()).toMatchObject({ lastSeq: 5, engineLastSeq: 5 });
       await close(db);
     } finally {
       removeDataDir(dataDir);
@@ -349,13 +351,13 @@ describe('sequencer durability', () => {
         sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount } });
       await credit(5n);
       const atCheckpoint = checkpointBytes(sequencer.engine, sequencer.admission);
-      store.saveCheckpoint(sequencer.lastSeq, digestOf(atCheckpoint), atCheckpoint, 1);
+      await store.saveCheckpoint(sequencer.lastSeq, digestOf(atCheckpoint), atCheckpoint, 1);
       await credit(7n);
       const liveHash = stateHashOf(sequencer.engine);
       await close(db);
 
       ({ db, store } = await openSequencer(dataDir));
-      const recovered = recoverEngine(store, LADDER);
+      const recovered = await recoverEngine(store, LADDER);
       expect(recovered).toMatchObject({ checkpointSeq: 1, replayedCommands: 1 });
       expect(stateHashOf(recovered.engine)).toBe(liveHash);
       expect(recovered.engine.balance('0xA1').available).toBe(12n);
@@ -371,7 +373,7 @@ describe('sequencer durability', () => {
       const { db, store, sequencer } = await openSequencer(dataDir);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
       const bytes = checkpointBytes(sequencer.engine, sequencer.admission);
-      store.saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
+      await store.saveCheckpoint(sequencer.lastSeq, digestOf(bytes), bytes, 1);
       // One byte of the stored checkpoint changed on disk.
       db.prepare('UPDATE engine_checkpoints SET snapshot = ?').run(
         Buffer.from(bytes.map((b, i) => (i === 20 ? b ^ 1 : b))),
@@ -389,10 +391,10 @@ describe('sequencer durability', () => {
       const { db, store, sequencer } = await openSequencer(dataDir);
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount: 5n } });
       await pipeline.idle();
-      const agreeing = compare(store);
+      const agreeing = await compare(store);
       expect(agreeing.projectionsHash).toBe(agreeing.journalHash);
       db.prepare("UPDATE balances SET available = '6'").run();
-      const disagreeing = compare(store);
+      const disagreeing = await compare(store);
       expect(disagreeing.projectionsHash).not.toBe(disagreeing.journalHash);
       await close(db);
     } finally {

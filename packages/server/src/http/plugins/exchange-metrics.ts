@@ -125,9 +125,7 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
   gauge(registry, 'oddsbook_chain_block_number', 'Latest block of the embedded chain', () =>
     exchange.chain.blockNumber(),
   );
-  gauge(registry, 'oddsbook_sqlite_wal_bytes', "Size of the database's write-ahead log", () =>
-    exchange.store.walBytes(),
-  );
+  for (const storage of exchange.store.gauges) gauge(registry, storage.name, storage.help, storage.read);
   // Settlement (issue 33): what is not on the chain yet, and the last reconciliation.
   const backlog = () => exchange.settlement.backlog();
   gauge(

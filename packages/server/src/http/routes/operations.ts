@@ -29,7 +29,7 @@ export async function operationsRoutes(app: FastifyInstance, exchange: Exchange)
     },
     async (request) => {
       try {
-        exchange.store.ping();
+        await exchange.store.ping();
       } catch (cause) {
         request.log.error({ err: cause }, 'health: the database does not answer');
         throw unavailable('The database does not answer');

@@ -57,7 +57,7 @@ function drain(): void {
       followCheckpointer();
       const entered = gate ? enterGateSync(gate, GATE_PROJECTOR) : false;
       try {
-        changes = projector.project(entries) as unknown[];
+        changes = projector.projectNow(entries);
       } finally {
         if (entered && gate) leaveGateSync(gate);
       }

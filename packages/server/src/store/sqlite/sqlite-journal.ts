@@ -21,6 +21,7 @@ export class SqliteJournal implements Journal {
   private readonly appendTx: (entries: readonly AppliedEntry[]) => void;
   /** Set when commits are synced (WAL, synchronous=FULL): a batch is acknowledged once `sync` resolves. */
   private readonly walSync: WalSync | null;
+  readonly features: JournalFeatures;
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare('INSERT INTO journal (seq, ts, kind, payload) VALUES (?, ?, ?, ?)');
@@ -35,9 +36,11 @@ export class SqliteJournal implements Journal {
       }
     });
     this.walSync = walSync(db);
+    this.features = this.recordFeatures();
   }
 
-  featuresSince(): JournalFeatures {
+  /** Records the rules' first seqs when this journal is first opened by a version that has them. */
+  private recordFeatures(): JournalFeatures {
     this.db.exec(`CREATE TABLE IF NOT EXISTS journal_features (
       name      TEXT PRIMARY KEY,
       since_seq INTEGER NOT NULL
@@ -57,7 +60,7 @@ export class SqliteJournal implements Journal {
         const insert = this.db.prepare(
           'INSERT OR IGNORE INTO journal_features (name, since_seq) VALUES (?, ?)',
         );
-        for (const name of JOURNAL_FEATURES) insert.run(name, this.last().seq + 1);
+        for (const name of JOURNAL_FEATURES) insert.run(name, this.lastRow().seq + 1);
       })();
       recorded = read();
     }
@@ -83,20 +86,28 @@ export class SqliteJournal implements Journal {
     await walSync.sync();
   }
 
-  last(): { seq: number; ts: number } {
+  async last(): Promise<{ seq: number; ts: number }> {
+    return this.lastRow();
+  }
+
+  private lastRow(): { seq: number; ts: number } {
     const row = this.db.prepare('SELECT seq, ts FROM journal ORDER BY seq DESC LIMIT 1').get() as
       | { seq: number; ts: number }
       | undefined;
     return row ?? { seq: 0, ts: 0 };
   }
 
-  *after(seq: number): IterableIterator<JournalRow> {
-    yield* this.db
-      .prepare('SELECT seq, ts, payload FROM journal WHERE seq > ? ORDER BY seq')
-      .iterate(seq) as IterableIterator<JournalRow>;
+  async *after(seq: number): AsyncIterable<readonly JournalRow[]> {
+    const page = this.db.prepare('SELECT seq, ts, payload FROM journal WHERE seq > ? ORDER BY seq LIMIT ?');
+    for (let from = seq; ; ) {
+      const rows = page.all(from, JOURNAL_PAGE_ROWS) as JournalRow[];
+      if (rows.length > 0) yield rows;
+      if (rows.length < JOURNAL_PAGE_ROWS) return;
+      from = rows[rows.length - 1]!.seq;
+    }
   }
 
-  latestCheckpoint(): EngineCheckpoint | null {
+  async latestCheckpoint(): Promise<EngineCheckpoint | null> {
     const row = this.db
       .prepare('SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
       .get() as { seq: number; digest: string; snapshot: Buffer } | undefined;
@@ -104,7 +115,7 @@ export class SqliteJournal implements Journal {
   }
 
   /** Keeps the two newest checkpoints. */
-  saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): void {
+  async saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): Promise<void> {
     writeTransaction(this.db, () => {
       this.db
         .prepare(
@@ -120,7 +131,10 @@ export class SqliteJournal implements Journal {
   }
 
   /** Releases the WAL descriptor (the database itself is closed by its owner). */
-  close(): void {
+  async close(): Promise<void> {
     this.walSync?.close();
   }
 }
+
+/** Rows of a page of `after`. */
+const JOURNAL_PAGE_ROWS = 2_000;

@@ -197,11 +197,14 @@ export class SqliteProjector implements ProjectionWriter {
    * Projects the entries after the cursor (none: nothing is written) in one transaction, at once unless
    * the WAL checkpointer is restarting the WAL (then as soon as it is done); returns each entry's changes.
    */
-  project(entries: readonly AppliedEntry[]): EntryChanges[] | Promise<EntryChanges[]> {
+  async project(entries: readonly AppliedEntry[]): Promise<EntryChanges[]> {
+    return withWriteGate(this.db, () => this.projectNow(entries));
+  }
+
+  /** `project`, written at once by a caller that holds the database's write gate (the projector's thread). */
+  projectNow(entries: readonly AppliedEntry[]): EntryChanges[] {
     const fresh = entries.filter((e) => e.seq > this.projectedSeq);
-    if (fresh.length === 0) return [];
-    const written = withWriteGate(this.db, () => this.commit(fresh));
-    return written;
+    return fresh.length === 0 ? [] : this.commit(fresh);
   }
 
   private commit(entries: readonly AppliedEntry[]): EntryChanges[] {

@@ -15,15 +15,15 @@ export class SqliteSettlementFeed implements SettlementFeed {
     this.money = db.prepare('SELECT account, available, escrowed, owed FROM balances');
   }
 
-  outstanding(): SettlementItem[] {
+  async outstanding(): Promise<SettlementItem[]> {
     return (this.items.all() as string[]).map(parseItem);
   }
 
-  projectedBlock(): number {
+  async projectedBlock(): Promise<number> {
     return this.block.get() as number;
   }
 
-  balances(): Map<string, EngineMoney> {
+  async balances(): Promise<Map<string, EngineMoney>> {
     const rows = this.money.all() as { account: string; available: string; escrowed: string; owed: string }[];
     return new Map(
       rows.map((r) => [

@@ -88,12 +88,16 @@ export function createSqliteStore(db: Database): Store {
     accounts: accountRepository(db),
     apiKeys: apiKeyRepository(db),
     catalog: sqliteCatalogRepository(db),
-    ping() {
+    async ping() {
       db.prepare('SELECT 1').get();
     },
-    walBytes() {
-      return db.memory ? 0 : walFileBytes(db.name);
-    },
+    gauges: [
+      {
+        name: 'oddsbook_sqlite_wal_bytes',
+        help: "Size of the database's write-ahead log",
+        read: () => (db.memory ? 0 : walFileBytes(db.name)),
+      },
+    ],
     async close() {
       await checkpointer?.stop();
       if (db.open) db.close();
