@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { WebSessions } from './auth/web-sessions.js';
 import type { Exchange } from './exchange/exchange.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
@@ -123,11 +122,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerExchangeMetrics(metrics, exchange, realtime.hub);
   // Before the server closes: open WebSockets would otherwise keep it from closing.
   app.addHook('preClose', async () => realtime.close());
-  const webSessions = new WebSessions({
-    origins: exchange.config.siweDomains,
-    chainId: exchange.config.chainId,
-    now: () => exchange.clock.now(),
-  });
+  const { webSessions } = exchange;
   if (exchange.config.rateLimits) {
     await registerRateLimits(app, {
       apiKeys: exchange.apiKeys,

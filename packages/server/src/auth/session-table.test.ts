@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionTable, WEB_SESSION_TTL_MS } from './session-table.js';
+import { SessionTable, sessionTokenHash, WEB_SESSION_TTL_MS } from './session-table.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const address = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
@@ -12,8 +12,8 @@ describe('SessionTable', () => {
     expect(a.session.expiresAt).toBe(T0 + WEB_SESSION_TTL_MS);
     expect(table.find(a.token, T0 + WEB_SESSION_TTL_MS - 1)).toMatchObject({ address: address(1) });
     expect(table.find(a.token, T0 + WEB_SESSION_TTL_MS)).toBeNull();
-    expect(table.end(b.token)).toBe(true);
-    expect(table.end(b.token)).toBe(false);
+    expect(table.end(b.tokenHash)).toBe(true);
+    expect(table.end(b.tokenHash)).toBe(false);
     expect(table.find(b.token, T0)).toBeNull();
     expect(table.size).toBe(0);
   });
@@ -53,5 +53,31 @@ describe('SessionTable', () => {
     for (let i = 0; i < 5; i++) table.open(address(i), '10.0.0.1', T0);
     table.open(address(9), '10.0.0.2', T0 + WEB_SESSION_TTL_MS);
     expect(table.size).toBe(1);
+  });
+
+  it('names the sessions a sign-in ends to make room', () => {
+    const table = new SessionTable({ total: 10, perAccount: 1, perClient: 5 });
+    const first = table.open(address(1), '10.0.0.1', T0);
+    expect(first.ended).toEqual([]);
+    expect(first.tokenHash).toBe(sessionTokenHash(first.token));
+    expect(table.open(address(1), '10.0.0.1', T0).ended).toEqual([first.tokenHash]);
+  });
+
+  it('takes back stored sessions within its bounds, leaving out the expired', () => {
+    const table = new SessionTable({ total: 10, perAccount: 2, perClient: 5 });
+    const stored = (i: number, expiresAt = T0 + WEB_SESSION_TTL_MS) => ({
+      address: address(1),
+      client: '10.0.0.1',
+      createdAt: T0 + i,
+      expiresAt,
+    });
+    expect(table.restore('a', stored(1, T0), T0)).toEqual([]);
+    expect(table.restore('b', stored(2), T0)).toEqual([]);
+    expect(table.restore('c', stored(3), T0)).toEqual([]);
+    expect(table.restore('d', stored(4), T0)).toEqual(['b']);
+    expect(table.size).toBe(2);
+    // A token is found by its hash: the table holds no token.
+    const opened = table.open(address(2), '10.0.0.2', T0);
+    expect(table.end(opened.tokenHash)).toBe(true);
   });
 });

@@ -96,4 +96,22 @@ describe('SiweNonces', () => {
     nonces.consume(fresh, later);
     expect(nonces.size).toEqual({ consumed: 1, watermark: Number.NEGATIVE_INFINITY });
   });
+
+  it('takes back stored consumed nonces and a watermark, and issues above them', () => {
+    const before = new SiweNonces({ secret: new Uint8Array(32).fill(7) });
+    const issued = [0, 1, 2].map(() => before.issue(T0).nonce);
+    const consumed = issued.map((nonce) => {
+      const checked = before.check(nonce, T0);
+      if (checked.type !== 'valid') throw new Error('not valid');
+      return checked;
+    });
+    // A process started with the same secret and the clock behind: the first two back, the third under
+    // the watermark.
+    const after = new SiweNonces({ secret: new Uint8Array(32).fill(7) });
+    after.restore(consumed.slice(0, 2), consumed[2]!.stamp - 1, T0 - 1000);
+    expect(issued.map((nonce) => after.check(nonce, T0).type)).toEqual(['refused', 'refused', 'valid']);
+    after.restore([], consumed[2]!.stamp, T0 - 1000);
+    expect(after.check(issued[2]!, T0)).toEqual({ type: 'refused', reason: 'used' });
+    expect(after.check(after.issue(T0 - 1000).nonce, T0).type).toBe('valid');
+  });
 });

@@ -11,7 +11,7 @@ const MAC_BYTES = 16;
 const NONCE_HEX = new RegExp(`^[0-9a-f]{${2 * (STAMP_BYTES + RANDOM_BYTES + MAC_BYTES)}}$`);
 
 export type NonceCheck =
-  | { type: 'valid'; id: string; stamp: number }
+  | { type: 'valid'; id: string; stamp: number; expiresAt: number }
   | { type: 'refused'; reason: 'unknown' | 'expired' | 'used' };
 
 /** Issue stamps count microseconds-ish: the issue time in ms x 1000, plus one per nonce within a ms. */
@@ -25,8 +25,9 @@ const STAMPS_PER_MS = 1000;
  * when the oldest consumed one (stamp t) is forgotten to make room, every nonce stamped at or before t
  * is refused from then on (the watermark), so forgetting never lets a replay through.
  *
- * The secret is drawn per process: the consumed set is in memory, so a secret that outlived the process
- * would let a restarted exchange accept the nonces it had already consumed.
+ * The secret is kept in the data dir and the consumed nonces are stored (web-sessions.ts), so that a
+ * nonce issued before a restart is good after it and one consumed before it is not; `restore` takes
+ * them back at start.
  */
 export class SiweNonces {
   /** Consumed nonce id (its random part) -> its stamp; insertion order is consumption order. */
@@ -60,11 +61,12 @@ export class SiweNonces {
       return { type: 'refused', reason: 'unknown' };
     }
     const stamp = Number(body.readBigUInt64BE(0));
-    if (issuedAtOf(stamp) + SIWE_NONCE_TTL_MS <= now) return { type: 'refused', reason: 'expired' };
+    const expiresAt = issuedAtOf(stamp) + SIWE_NONCE_TTL_MS;
+    if (expiresAt <= now) return { type: 'refused', reason: 'expired' };
     // A flat string of its own (a slice would keep the whole request's nonce alive with it).
     const id = body.toString('hex', STAMP_BYTES);
     if (stamp <= this.watermark || this.consumed.has(id)) return { type: 'refused', reason: 'used' };
-    return { type: 'valid', id, stamp };
+    return { type: 'valid', id, stamp, expiresAt };
   }
 
   /** Marks a checked nonce used. */
@@ -80,6 +82,19 @@ export class SiweNonces {
       this.watermark = Math.max(this.watermark, stamp);
     }
     if (nonce.stamp > this.watermark) this.consumed.set(nonce.id, nonce.stamp);
+  }
+
+  /**
+   * Takes back stored consumed nonces (lowest stamp first) and the watermark of those left out, at start.
+   * Stamps go on above every one of them, so a nonce issued now is never under the watermark.
+   */
+  restore(consumed: readonly { id: string; stamp: number }[], watermark: number | null, now: number): void {
+    for (const nonce of consumed) {
+      this.consume(nonce, now);
+      this.lastStamp = Math.max(this.lastStamp, nonce.stamp);
+    }
+    if (watermark !== null) this.watermark = Math.max(this.watermark, watermark);
+    this.lastStamp = Math.max(this.lastStamp, this.watermark);
   }
 
   /** How many consumed nonces are remembered, and the watermark (a stamp: issue ms x 1000 + sequence). */

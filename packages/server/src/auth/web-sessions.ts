@@ -1,10 +1,13 @@
+import { unavailable } from '../errors/app-error.js';
 import { clientNetwork } from '../lib/client-network.js';
+import type { WebSessionRepository } from '../store/repositories.js';
 import {
   MAX_SESSIONS_PER_ACCOUNT,
   MAX_SESSIONS_PER_CLIENT,
   MAX_WEB_SESSIONS,
   type SessionLimits,
   SessionTable,
+  sessionTokenHash,
   type WebSession,
 } from './session-table.js';
 import {
@@ -13,7 +16,7 @@ import {
   recoverMessageSigner,
   type SiweMessageFailure,
 } from './siwe-message.js';
-import { SIWE_NONCE_TTL_MS, SiweNonces } from './siwe-nonces.js';
+import { MAX_CONSUMED_NONCES, SIWE_NONCE_TTL_MS, SiweNonces } from './siwe-nonces.js';
 
 export {
   MAX_SESSIONS_PER_ACCOUNT,
@@ -36,37 +39,78 @@ export type SignInResult =
   | { type: 'signed-in'; token: string; session: WebSession }
   | { type: 'refused'; code: SignInFailure; message: string };
 
+export type WebSessionsOptions = {
+  /** `scheme://host[:port]` origins a message may be bound to: the exchange's own (SIWE_DOMAINS). */
+  origins: readonly string[];
+  chainId: number;
+  now: () => number;
+  /** Where sessions and consumed nonces are kept across restarts. */
+  store: WebSessionRepository;
+  /** The nonces' HMAC key, kept in the data dir (random when not given). */
+  nonceSecret?: Uint8Array;
+  /** Bounds (tests make them small). */
+  limits?: Partial<SessionLimits & { consumedNonces: number }>;
+};
+
+/** How often, at most, a sign-in also deletes the expired rows of the store. */
+const PRUNE_EVERY_MS = 60_000;
+
 /**
  * Sign-In with Ethereum (EIP-4361) over `personal_sign`, and the browser sessions it opens. Nothing here
  * can be filled so that a newcomer is refused: nonces are stateless (only consumed ones are remembered,
  * boundedly), and the session table ends the least recently used session rather than refuse one.
- * Everything is in memory: a restart signs every browser out, which costs a signature, and API keys (the
- * durable credential) are unaffected. See docs/adr/0011-sign-in-that-cannot-be-filled.md.
+ * The tables in memory are the fast path (a token is checked there alone) and the bounds; the store
+ * behind them is written through (a sign-in, a sign-out, the sessions a sign-in ends) and read back at
+ * start, so a restart signs nobody out and lets no used message through again.
+ * See docs/adr/0011-sign-in-that-cannot-be-filled.md and docs/adr/0016-persisted-browser-sessions.md.
  */
 export class WebSessions {
   private readonly nonces: SiweNonces;
   private readonly sessions: SessionTable;
   private readonly origins;
+  private readonly store: WebSessionRepository;
+  /** The store's writes, one after another in the order the tables changed. */
+  private writes: Promise<unknown> = Promise.resolve();
+  private lastPrune: number;
 
-  constructor(
-    private readonly options: {
-      /** `scheme://host[:port]` origins a message may be bound to: the exchange's own (SIWE_DOMAINS). */
-      origins: readonly string[];
-      chainId: number;
-      now: () => number;
-      /** Bounds (tests make them small). */
-      limits?: Partial<SessionLimits & { consumedNonces: number }>;
-    },
+  /** Opens the sign-in on its store: what it holds that has not expired is taken back. */
+  static async open(options: WebSessionsOptions): Promise<WebSessions> {
+    const now = options.now();
+    await options.store.deleteExpired(now);
+    const sessions = new WebSessions(options, now);
+    await sessions.restore(now);
+    return sessions;
+  }
+
+  private constructor(
+    private readonly options: WebSessionsOptions,
+    now: number,
   ) {
     this.origins = options.origins.map(parseSiweOrigin);
-    this.nonces = new SiweNonces(
-      options.limits?.consumedNonces ? { maxConsumed: options.limits.consumedNonces } : {},
-    );
+    this.store = options.store;
+    this.lastPrune = now;
+    this.nonces = new SiweNonces({
+      ...(options.nonceSecret ? { secret: options.nonceSecret } : {}),
+      ...(options.limits?.consumedNonces ? { maxConsumed: options.limits.consumedNonces } : {}),
+    });
     this.sessions = new SessionTable({
       total: options.limits?.total ?? MAX_WEB_SESSIONS,
       perAccount: options.limits?.perAccount ?? MAX_SESSIONS_PER_ACCOUNT,
       perClient: options.limits?.perClient ?? MAX_SESSIONS_PER_CLIENT,
     });
+  }
+
+  private async restore(now: number): Promise<void> {
+    const consumed = await this.store.consumedNonces(
+      now,
+      this.options.limits?.consumedNonces ?? MAX_CONSUMED_NONCES,
+    );
+    this.nonces.restore(consumed.nonces, consumed.watermark, now);
+    const stored = await this.store.sessions(now, this.options.limits?.total ?? MAX_WEB_SESSIONS);
+    for (const { tokenHash, address, client, createdAt, expiresAt } of stored) {
+      const ended = this.sessions.restore(tokenHash, { address, client, createdAt, expiresAt }, now);
+      for (const hash of ended) await this.store.deleteSession(hash);
+    }
   }
 
   /** A fresh single-use nonce; stores nothing. */
@@ -78,8 +122,10 @@ export class WebSessions {
    * Checks an EIP-4361 message and its `personal_sign` signature, and opens a session for its address.
    * The nonce is consumed by the sign-in it opens, not by a refused attempt: knowing someone's nonce
    * does not let a stranger spoil it. `client` is the request's address (one client's sessions are capped).
+   * The check and the consumption are one synchronous step, so two attempts with one message cannot both
+   * succeed; the sign-in is then written to the store, and a store that fails it makes it a 503.
    */
-  signIn(message: string, signature: string, client: string): SignInResult {
+  async signIn(message: string, signature: string, client: string): Promise<SignInResult> {
     const now = this.options.now();
     const refuse = (code: SignInFailure, text: string): SignInResult => ({
       type: 'refused',
@@ -110,7 +156,27 @@ export class WebSessions {
       return refuse('BAD_SIGNATURE', 'the message was not signed by its address');
     }
     this.nonces.consume(nonce, now);
-    const { token, session } = this.sessions.open(fields.address, clientNetwork(client), now);
+    const network = clientNetwork(client);
+    const { token, tokenHash, session, ended } = this.sessions.open(fields.address, network, now);
+    const recorded = this.write(() =>
+      this.store.signedIn({
+        nonce: { id: nonce.id, stamp: nonce.stamp, expiresAt: nonce.expiresAt },
+        session: { tokenHash, client: network, ...session },
+        ended,
+      }),
+    );
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      // Expired rows are refused on their time anyway; a failed prune is retried a minute later.
+      this.write(() => this.store.deleteExpired(now)).catch(() => {});
+    }
+    try {
+      await recorded;
+    } catch (error) {
+      // The nonce stays consumed: refusing it again is always safe.
+      this.sessions.end(tokenHash);
+      throw unavailable('sign-in could not be recorded: try again', error);
+    }
     return { type: 'signed-in', token, session };
   }
 
@@ -120,9 +186,29 @@ export class WebSessions {
     return this.sessions.find(token, this.options.now());
   }
 
-  /** Ends a session (sign-out). */
-  end(token: string): boolean {
-    return this.sessions.end(token);
+  /**
+   * Ends a session (sign-out): in the store first, so that a store that fails it leaves the session
+   * working (a 503, and the user can try again) rather than ended here and back after a restart.
+   */
+  async end(token: string): Promise<boolean> {
+    const tokenHash = sessionTokenHash(token);
+    try {
+      await this.write(() => this.store.deleteSession(tokenHash));
+    } catch (error) {
+      throw unavailable('sign-out could not be recorded: try again', error);
+    }
+    return this.sessions.end(tokenHash);
+  }
+
+  /** Resolves once the store has every write asked of it so far (before the store closes). */
+  async idle(): Promise<void> {
+    await this.writes;
+  }
+
+  private write(task: () => Promise<void>): Promise<void> {
+    const done = this.writes.then(task);
+    this.writes = done.catch(() => {});
+    return done;
   }
 
   get size(): { consumedNonces: number; nonceWatermark: number; sessions: number } {

@@ -33,8 +33,14 @@ export const conflict = (code: ErrorCode | string, message?: string) =>
   new AppError({ code, statusCode: 409, message: message ?? code });
 export const forbidden = (code: ErrorCode | string, message?: string) =>
   new AppError({ code, statusCode: 403, message: message ?? code });
-export const unavailable = (message = 'Service Unavailable') =>
-  new AppError({ code: 'SERVICE_UNAVAILABLE', statusCode: 503, message, body: { message, statusCode: 503 } });
+export const unavailable = (message = 'Service Unavailable', cause?: unknown) =>
+  new AppError({
+    code: 'SERVICE_UNAVAILABLE',
+    statusCode: 503,
+    message,
+    body: { message, statusCode: 503 },
+    cause,
+  });
 
 /** The legacy (v2) failure shape `{status: 'failure', errorCode}`. */
 export class LegacyError extends AppError {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ladderSize } from '@oddsbook/protocol';
 import { type StoredAdminToken, storedAdminToken } from '../auth/admin-token-file.js';
 import { ApiKeys } from '../auth/api-keys.js';
+import { WebSessions } from '../auth/web-sessions.js';
 import { CatalogService } from '../catalog/catalog-service.js';
 import { seedDemoCatalog } from '../catalog/demo-seed.js';
 import type { Chain } from '../chain/chain.js';
@@ -42,6 +43,8 @@ export type Exchange = {
   readonly db: ExchangeDatabase;
   readonly store: Store;
   readonly apiKeys: ApiKeys;
+  /** Sign-in with a wallet and the browser sessions it opens (kept in the store across restarts). */
+  readonly webSessions: WebSessions;
   /** Sports, leagues, fixtures, markets and live scores; market lookups for the order path. */
   readonly catalog: CatalogService;
   /** HMAC key of realtime connection tokens, kept in the data dir. */
@@ -105,6 +108,13 @@ async function openLockedExchange(
   const store = createSqliteStore(db);
   const apiKeys = await ApiKeys.load(store);
   const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
+  const webSessions = await WebSessions.open({
+    origins: config.siweDomains,
+    chainId: config.chainId,
+    now: () => clock.now(),
+    store: store.webSessions,
+    nonceSecret: Buffer.from(serverSecret(db, 'siwe-nonce', clock.now()), 'base64url'),
+  });
   // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
   let inEngine = (_marketHash: string): boolean => false;
   const catalog = new CatalogService({
@@ -206,6 +216,7 @@ async function openLockedExchange(
     db,
     store,
     apiKeys,
+    webSessions,
     catalog,
     realtimeSecret,
     chain,
@@ -229,6 +240,7 @@ async function openLockedExchange(
       await journal.close();
       await stopChain();
       await verifier.close();
+      await webSessions.idle();
       await store.close();
       releaseDataDir();
     },

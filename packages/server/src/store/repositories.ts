@@ -30,6 +30,48 @@ export interface ApiKeyRepository {
   revoke(id: string, now: number): Promise<ApiKeyRecord | null>;
 }
 
+// ---- Browser sessions and sign-in nonces --------------------------------------------------------
+
+/** A browser session as stored: the hash of its token, never the token. */
+export type StoredWebSession = {
+  /** sha-256 of the session token, base64. */
+  tokenHash: string;
+  address: `0x${string}`;
+  /** The client network it was opened from (sessions per network are bounded). */
+  client: string;
+  createdAt: number;
+  expiresAt: number;
+};
+
+/** A sign-in nonce that opened a session: refused from then on, until it expires. */
+export type ConsumedNonce = {
+  /** The nonce's random part, hex. */
+  id: string;
+  /** Its issue stamp (issue ms x 1000 + sequence): nonces stamped at or below a watermark are refused. */
+  stamp: number;
+  expiresAt: number;
+};
+
+export interface WebSessionRepository {
+  /** Records a sign-in: its nonce consumed, its session opened and the sessions it ended deleted, all or none. */
+  signedIn(signIn: {
+    nonce: ConsumedNonce;
+    session: StoredWebSession;
+    ended: readonly string[];
+  }): Promise<void>;
+  /** Deletes a session (sign-out); nothing when there is none. */
+  deleteSession(tokenHash: string): Promise<void>;
+  /** The sessions live at `now` that end last, at most `limit`, in the order they end. */
+  sessions(now: number, limit: number): Promise<StoredWebSession[]>;
+  /**
+   * The consumed nonces live at `now` with the highest stamps, at most `limit`, lowest stamp first; and
+   * the highest stamp of the live ones left out (null when none is).
+   */
+  consumedNonces(now: number, limit: number): Promise<{ nonces: ConsumedNonce[]; watermark: number | null }>;
+  /** Forgets the sessions and consumed nonces expired at `now`. */
+  deleteExpired(now: number): Promise<void>;
+}
+
 // ---- Sports catalog --------------------------------------------------------------------------
 
 export type SportRecord = { sportId: number; label: string };

@@ -1,4 +1,9 @@
-import type { AccountRepository, ApiKeyRepository, CatalogRepository } from './repositories.js';
+import type {
+  AccountRepository,
+  ApiKeyRepository,
+  CatalogRepository,
+  WebSessionRepository,
+} from './repositories.js';
 
 /** A figure of the storage's own, exported as a Prometheus gauge (what to watch differs per storage). */
 export type StorageGauge = { name: string; help: string; read(): number };
@@ -8,6 +13,8 @@ export interface Store {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly catalog: CatalogRepository;
+  /** Browser sessions and consumed sign-in nonces (the in-memory tables in auth/ write through to it). */
+  readonly webSessions: WebSessionRepository;
   /** Rejects when the storage does not answer (the health check). */
   ping(): Promise<void>;
   readonly gauges: readonly StorageGauge[];

@@ -76,13 +76,13 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
         ),
         response: {
           200: Envelope(Type.Object({ sessionToken: Type.String(), ...SessionInfo.properties })),
-          ...errorResponses(400, 401, 429),
+          ...errorResponses(400, 401, 429, 503),
         },
       },
     },
     async (request) => {
       const body = request.body as { message: string; signature: string };
-      const result = sessions.signIn(body.message, body.signature, request.ip);
+      const result = await sessions.signIn(body.message, body.signature, request.ip);
       if (result.type === 'refused') {
         request.log.info({ reason: result.code }, 'sign-in refused');
         throw unauthorized(result.message);
@@ -118,10 +118,13 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
           summary: 'Sign out: ends the session',
           tags,
           security,
-          response: { 200: Envelope(Type.Object({ ended: Type.Boolean() })), ...errorResponses(401, 429) },
+          response: {
+            200: Envelope(Type.Object({ ended: Type.Boolean() })),
+            ...errorResponses(401, 429, 503),
+          },
         },
       },
-      async (request) => success({ ended: sessions.end(bearerToken(request)!) }),
+      async (request) => success({ ended: await sessions.end(bearerToken(request)!) }),
     );
     await accountApiKeyRoutes(scope, exchange);
   });

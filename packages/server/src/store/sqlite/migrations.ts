@@ -752,6 +752,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `),
   },
   {
+    version: 21,
+    name: 'browser sessions and consumed sign-in nonces',
+    // Issue 35: a restart no longer signs browsers out, nor lets a used sign-in message through again.
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE web_sessions (
+          token_hash TEXT PRIMARY KEY,
+          address    TEXT NOT NULL,
+          client     TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX web_sessions_by_expiry ON web_sessions(expires_at);
+        CREATE TABLE consumed_siwe_nonces (
+          id         TEXT PRIMARY KEY,
+          stamp      INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        ) STRICT;
+        -- A nonce expires a fixed time after its stamp: this order is the stamps' order too.
+        CREATE INDEX consumed_siwe_nonces_by_expiry ON consumed_siwe_nonces(expires_at, stamp);
+      `),
+  },
+  {
     version: 22,
     name: 'settlement rules out of SQL views',
     // Issue 35: how a fill or trade shows (LOCKED, SETTLED, its payout) is decided in TypeScript

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
 import type { Store } from '../store.js';
 import { sqliteCatalogRepository } from './sqlite-catalog-repository.js';
+import { sqliteWebSessionRepository } from './sqlite-web-session-repository.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 type ApiKeyRow = {
@@ -84,10 +85,12 @@ function walFileBytes(databaseFile: string): number {
 export function createSqliteStore(db: Database): Store {
   const wal = !db.memory && db.pragma('journal_mode', { simple: true }) === 'wal';
   const checkpointer = wal ? startWalCheckpointer(db) : null;
+  const webSessions = sqliteWebSessionRepository(db);
   return {
     accounts: accountRepository(db),
     apiKeys: apiKeyRepository(db),
     catalog: sqliteCatalogRepository(db),
+    webSessions,
     async ping() {
       db.prepare('SELECT 1').get();
     },
@@ -100,6 +103,7 @@ export function createSqliteStore(db: Database): Store {
     ],
     async close() {
       await checkpointer?.stop();
+      webSessions.close();
       if (db.open) db.close();
     },
   };
