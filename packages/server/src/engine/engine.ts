@@ -1,4 +1,11 @@
-import { Accounts } from './accounts.js';
+import {
+  flush,
+  levelChanged,
+  rejectCommand,
+  takeEvents,
+  touchAccount,
+  touchLevel,
+} from './command-events.js';
 import {
   type CancelReason,
   type EngineCommand,
@@ -7,6 +14,7 @@ import {
   type PlaceOrderCommand,
   TimeInForce,
 } from './commands.js';
+import { EngineState } from './engine-state.js';
 import {
   type DoneReason,
   type EngineEvent,
@@ -17,7 +25,6 @@ import {
   type QuarterLineLeg,
   RejectCode,
 } from './events.js';
-import { ExpiryIndex } from './expiry-index.js';
 import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
 import { guaranteedReceipt, MarketBook, MarketStatus, P, splitStake } from './market-book.js';
 import { hashId, OrderIndex } from './order-index.js';
@@ -101,67 +108,15 @@ type Stop = (typeof Stop)[keyof typeof Stop];
  * The matching engine: ladder books, resting orders and balances, changed only by `apply`.
  * Deterministic: the same commands always give the same events and the same state.
  */
-export class Engine {
-  readonly ladder: Ladder;
-  /** The first command seq with capital efficiency (infinite: never). */
-  private readonly capitalEfficiencyFromSeq: number;
-  /** Whether the commands now applied have capital efficiency (set by the first at or after its seq). */
-  private capitalEfficiency = false;
-  /** The first command seq with honest liquidity (infinite: never). */
-  private readonly honestLiquidityFromSeq: number;
-  /** Whether the commands now applied have honest liquidity (set by the first at or after its seq). */
-  private honestLiquidity = false;
-  /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
-  readonly minOrderSize: bigint;
-  /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
-  netDeposits = 0n;
-  private readonly store = new OrderStore();
-  private readonly accounts = new Accounts();
-  private readonly expiries = new ExpiryIndex();
-  private readonly markets: MarketBook[] = [];
-  private readonly marketByHash = new Map<string, MarketBook>();
-  private readonly marketsByEvent = new Map<string, MarketBook[]>();
-  private readonly orderIndex = new OrderIndex(this.store);
-  private lastSeq = -1;
-
-  // Per-command scratch state.
-  private seq = 0;
-  private ts = 0;
-  private matchCount = 0;
-  /** Events of the command being applied: `pending[0 .. eventCount)`. */
-  private readonly pending: (EngineEvent | undefined)[] = [];
-  private eventCount = 0;
-  private readonly touchedMarkets: MarketBook[] = [];
-  private readonly touchedLevels: number[] = [];
-  private touchedLevelCount = 0;
-  private readonly touchedAccounts: number[] = [];
-  private touchedAccountCount = 0;
-  private readonly bumped: MarketBook[] = [];
-  private bumpedCount = 0;
-  /** FOK dry run: stakes the walk has promised each maker so far. */
-  private readonly spent = new Map<number, bigint>();
-  /** FOK dry run: what the walk has added to each maker's position (see `dryAdd`). */
-  private readonly spentAdds = new Map<number, bigint[]>();
-  /** FOK dry run: what the walk has added to the taker's position (see `dryAdd`). */
-  private readonly takerAdds: bigint[] = [0n, 0n, 0n, 0n];
-  private walkRemaining = 0n;
-  /** A quarter-line fill's refunds (see `fillLegs`). */
-  private readonly legRefunds: bigint[] = [0n, 0n, 0n, 0n];
-  /** The market of the last place command. */
-  private lastMarket: MarketBook | undefined = undefined;
-  /** Where `unrest` took its order from. */
-  private unrestMarket: MarketBook | undefined = undefined;
-  private unrestLevel = 0;
-
+export class Engine extends EngineState {
   constructor(options: EngineOptions = {}) {
-    this.ladder = createLadder(options.ladderSize ?? DEFAULT_LADDER_SIZE);
-    this.capitalEfficiencyFromSeq =
+    super(
+      options.ladderSize ?? DEFAULT_LADDER_SIZE,
       options.capitalEfficiency === false
         ? Number.POSITIVE_INFINITY
-        : (options.capitalEfficiencyFromSeq ?? 0);
-    this.honestLiquidityFromSeq =
-      options.honestLiquidity === false ? Number.POSITIVE_INFINITY : (options.honestLiquidityFromSeq ?? 0);
-    this.minOrderSize = BigInt(this.ladder.size);
+        : (options.capitalEfficiencyFromSeq ?? 0),
+      options.honestLiquidity === false ? Number.POSITIVE_INFINITY : (options.honestLiquidityFromSeq ?? 0),
+    );
   }
 
   get lastAppliedSeq(): number {
@@ -201,7 +156,7 @@ export class Engine {
         break;
       case 'cancelMarket': {
         const market = this.marketByHash.get(command.marketHash);
-        if (market === undefined) this.rejectCommand(command.type, RejectCode.MARKET_NOT_FOUND);
+        if (market === undefined) rejectCommand(this, command.type, RejectCode.MARKET_NOT_FOUND);
         else this.cancelInMarket(market, command.account, command.reason);
         break;
       }
@@ -237,50 +192,8 @@ export class Engine {
       default:
         throw new TypeError(`unknown command ${(command as { type: string }).type}`);
     }
-    this.flush();
-    return this.takeEvents();
-  }
-
-  /** The command's events in an array of their exact size; the scratch slots are cleared for the GC. */
-  private takeEvents(): EngineEvent[] {
-    const p = this.pending;
-    const n = this.eventCount;
-    let events: EngineEvent[];
-    // Array literals of the exact size (no builtin call) for the common counts.
-    switch (n) {
-      case 0:
-        events = [];
-        break;
-      case 1:
-        events = [p[0]!];
-        break;
-      case 2:
-        events = [p[0]!, p[1]!];
-        break;
-      case 3:
-        events = [p[0]!, p[1]!, p[2]!];
-        break;
-      case 4:
-        events = [p[0]!, p[1]!, p[2]!, p[3]!];
-        break;
-      case 5:
-        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!];
-        break;
-      case 6:
-        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!];
-        break;
-      case 7:
-        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!, p[6]!];
-        break;
-      case 8:
-        events = [p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!, p[6]!, p[7]!];
-        break;
-      default:
-        events = p.slice(0, n) as EngineEvent[];
-    }
-    for (let i = 0; i < n; i++) p[i] = undefined;
-    this.eventCount = 0;
-    return events;
+    flush(this);
+    return takeEvents(this);
   }
 
   // ---------------------------------------------------------------- orders
@@ -349,7 +262,7 @@ export class Engine {
       }
       const rested = this.rest(c, market, taker, side, tick, size, hash, true);
       market.version++;
-      return [accepted, rested, this.levelChanged(market, side * ladder.size + tick)];
+      return [accepted, rested, levelChanged(this, market, side * ladder.size + tick)];
     }
     this.pending[this.eventCount++] = accepted;
 
@@ -370,7 +283,7 @@ export class Engine {
       // The remainder would promise more than the account holds beyond its other resting orders.
       this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
     } else {
-      this.touchLevel(market, side * ladder.size + tick);
+      touchLevel(this, market, side * ladder.size + tick);
       const untouched = remaining === c.totalBetSize;
       this.pending[this.eventCount++] = this.rest(c, market, taker, side, tick, remaining, hash, untouched);
     }
@@ -572,14 +485,14 @@ export class Engine {
     // Both stakes move from available to escrow, and each refund back: one net move per party.
     this.lock(maker, makerStake, makerRefund);
     this.lock(taker, takerStake, takerRefund);
-    this.touchAccount(maker);
-    this.touchAccount(taker);
+    touchAccount(this, maker);
+    touchAccount(this, taker);
     store.u64[(h << 3) + U.REMAINING] = makerLeft;
     store.i32[(h << 4) + F.TICK_SIDE] = tickSide | FILLED;
     accounts.exposure.decrease(maker, makerStake);
     const level = makerSide * this.ladder.size + tick;
     market.total[level] -= makerStake;
-    this.touchLevel(market, level);
+    touchLevel(this, market, level);
     const ladder = this.ladder;
     const matchId = `${this.seq}-${this.matchCount++}`;
     const makerOrderId = store.ids[h]!;
@@ -755,7 +668,7 @@ export class Engine {
       throw new Error(`engine invariant broken: links of order ${this.store.ids[h]}`);
     this.orderIndex.removeHandle(h);
     const done = this.unrest(h, reason);
-    this.touchLevel(this.unrestMarket!, this.unrestLevel);
+    touchLevel(this, this.unrestMarket!, this.unrestLevel);
     this.pending[this.eventCount++] = done;
   }
 
@@ -854,7 +767,7 @@ export class Engine {
     const done = this.unrest(h, reason);
     const market = this.unrestMarket!;
     market.version++;
-    return [done, this.levelChanged(market, this.unrestLevel)];
+    return [done, levelChanged(this, market, this.unrestLevel)];
   }
 
   private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
@@ -868,7 +781,7 @@ export class Engine {
         const h = index.handleAt(slot);
         index.removeSlot(slot);
         const done = this.unrest(h, reason);
-        this.touchLevel(this.unrestMarket!, this.unrestLevel);
+        touchLevel(this, this.unrestMarket!, this.unrestLevel);
         this.pending[this.eventCount++] = done;
       }
     }
@@ -917,7 +830,7 @@ export class Engine {
 
   private openMarket(marketHash: string, eventId: string, legHashes?: readonly [string, string]): void {
     if (this.marketByHash.has(marketHash)) {
-      this.rejectCommand('openMarket', RejectCode.MARKET_EXISTS);
+      rejectCommand(this, 'openMarket', RejectCode.MARKET_EXISTS);
       return;
     }
     if (legHashes === undefined) {
@@ -931,7 +844,7 @@ export class Engine {
       legHashes[0] !== legHashes[1] &&
       legs.every((leg) => leg?.status === MarketStatus.OPEN && leg.legs === null && leg.eventId === eventId);
     if (!valid) {
-      this.rejectCommand('openMarket', RejectCode.INVALID_LEGS);
+      rejectCommand(this, 'openMarket', RejectCode.INVALID_LEGS);
       return;
     }
     this.linkLegs(this.addMarket(marketHash, eventId), legs[0]!, legs[1]!);
@@ -980,15 +893,15 @@ export class Engine {
   private closeMarket(marketHash: string): void {
     const market = this.marketByHash.get(marketHash);
     if (market === undefined) {
-      this.rejectCommand('closeMarket', RejectCode.MARKET_NOT_FOUND);
+      rejectCommand(this, 'closeMarket', RejectCode.MARKET_NOT_FOUND);
       return;
     }
     if (market.status === MarketStatus.RESOLVED) {
-      this.rejectCommand('closeMarket', RejectCode.MARKET_RESOLVED);
+      rejectCommand(this, 'closeMarket', RejectCode.MARKET_RESOLVED);
       return;
     }
     if (market.status === MarketStatus.CLOSED) {
-      this.rejectCommand('closeMarket', RejectCode.MARKET_CLOSED);
+      rejectCommand(this, 'closeMarket', RejectCode.MARKET_CLOSED);
       return;
     }
     market.status = MarketStatus.CLOSED;
@@ -1000,19 +913,19 @@ export class Engine {
   private resolveMarket(marketHash: string, outcome: MarketOutcome): void {
     const market = this.marketByHash.get(marketHash);
     if (market === undefined) {
-      this.rejectCommand('resolveMarket', RejectCode.MARKET_NOT_FOUND);
+      rejectCommand(this, 'resolveMarket', RejectCode.MARKET_NOT_FOUND);
       return;
     }
     if (market.status === MarketStatus.RESOLVED) {
-      this.rejectCommand('resolveMarket', RejectCode.MARKET_RESOLVED);
+      rejectCommand(this, 'resolveMarket', RejectCode.MARKET_RESOLVED);
       return;
     }
     if (outcome !== 0 && outcome !== 1 && outcome !== 2) {
-      this.rejectCommand('resolveMarket', RejectCode.INVALID_OUTCOME);
+      rejectCommand(this, 'resolveMarket', RejectCode.INVALID_OUTCOME);
       return;
     }
     if (market.legs !== null) {
-      this.rejectCommand('resolveMarket', RejectCode.QUARTER_LINE_MARKET);
+      rejectCommand(this, 'resolveMarket', RejectCode.QUARTER_LINE_MARKET);
       return;
     }
     market.status = MarketStatus.RESOLVED;
@@ -1043,7 +956,7 @@ export class Engine {
       const stake = stakes - refunded;
       const payout = won - refunded;
       accounts.escrowed.decrease(a, stake);
-      this.touchAccount(a);
+      touchAccount(this, a);
       this.pending[this.eventCount++] = {
         type: 'payout',
         account: accounts.names[a]!,
@@ -1062,12 +975,12 @@ export class Engine {
 
   private credit(account: string, amount: bigint): void {
     if (amount <= 0n) {
-      this.rejectCommand('credit', RejectCode.INVALID_AMOUNT);
+      rejectCommand(this, 'credit', RejectCode.INVALID_AMOUNT);
       return;
     }
     const a = this.accounts.indexOf(account);
     this.netDeposits += amount;
-    this.touchAccount(a);
+    touchAccount(this, a);
     this.receive(a, amount);
   }
 
@@ -1100,7 +1013,7 @@ export class Engine {
   private reverseFill(fill: FillToReverse): void {
     const market = this.marketByHash.get(fill.marketHash);
     if (market === undefined) {
-      this.rejectCommand('reverseFill', RejectCode.MARKET_NOT_FOUND);
+      rejectCommand(this, 'reverseFill', RejectCode.MARKET_NOT_FOUND);
       return;
     }
     const parts =
@@ -1113,7 +1026,8 @@ export class Engine {
               : null;
           });
     if (parts.some((p) => p === null || p.market.status === MarketStatus.RESOLVED)) {
-      this.rejectCommand(
+      rejectCommand(
+        this,
         'reverseFill',
         parts.some((p) => p === null) ? RejectCode.FILL_NOT_HELD : RejectCode.MARKET_RESOLVED,
       );
@@ -1132,7 +1046,7 @@ export class Engine {
         const slot = a === NIL ? NIL : p!.market.findPositionSlot(a);
         const stake = side.maker ? p!.makerStake : p!.takerStake;
         if (slot === NIL || p!.market.positionValue(slot, side.field) < stake) {
-          this.rejectCommand('reverseFill', RejectCode.FILL_NOT_HELD);
+          rejectCommand(this, 'reverseFill', RejectCode.FILL_NOT_HELD);
           return;
         }
       }
@@ -1185,7 +1099,7 @@ export class Engine {
         after -= repaid;
       }
       accounts.available.set(a, after);
-      this.touchAccount(a);
+      touchAccount(this, a);
       // On the chain the fill never moved anything: the wallet holds `before` plus the fill's own move, its
       // stake less the refunds it made (which later reversals may have taken back here already).
       parties.push({ account: side.name, walletDelta: after - (before + side.stake - ownRefund) });
@@ -1203,17 +1117,17 @@ export class Engine {
 
   private debit(account: string, amount: bigint): void {
     if (amount <= 0n) {
-      this.rejectCommand('debit', RejectCode.INVALID_AMOUNT);
+      rejectCommand(this, 'debit', RejectCode.INVALID_AMOUNT);
       return;
     }
     const a = this.accounts.find(account);
     if (a === NIL || this.accounts.available.get(a) < amount) {
-      this.rejectCommand('debit', RejectCode.INSUFFICIENT_BALANCE);
+      rejectCommand(this, 'debit', RejectCode.INSUFFICIENT_BALANCE);
       return;
     }
     this.accounts.available.decrease(a, amount);
     this.netDeposits -= amount;
-    this.touchAccount(a);
+    touchAccount(this, a);
     if (this.honestLiquidity) this.pullExcess(a);
   }
 
@@ -1230,76 +1144,6 @@ export class Engine {
       if (newest === NIL) return;
       this.removeResting(newest, 'INSUFFICIENT_BALANCE');
     }
-  }
-
-  // ---------------------------------------------------------------- reporting
-
-  private rejectCommand(command: EngineCommand['type'], code: RejectCode): void {
-    this.pending[this.eventCount++] = { type: 'commandRejected', command, code };
-  }
-
-  private touchLevel(market: MarketBook, level: number): void {
-    if (market.touched[level] === 0) {
-      market.touched[level] = 1;
-      this.touchedMarkets[this.touchedLevelCount] = market;
-      this.touchedLevels[this.touchedLevelCount++] = level;
-    }
-  }
-
-  private touchAccount(a: number): void {
-    if (this.accounts.touched[a] === 0) {
-      this.accounts.touched[a] = 1;
-      this.touchedAccounts[this.touchedAccountCount++] = a;
-    }
-  }
-
-  /** The `levelChanged` event of a level (`side * N + tick`) as it is now. */
-  private levelChanged(market: MarketBook, level: number): LevelChangedEvent {
-    const n = this.ladder.size;
-    const side = level >= n ? 1 : 0;
-    const tick = level - side * n;
-    return {
-      type: 'levelChanged',
-      marketHash: market.marketHash,
-      isBettingOutcomeOne: side === 0,
-      tick,
-      percentageOdds: this.ladder.odds[tick]!,
-      size: market.total[level]!,
-      orders: market.count[level]!,
-      version: market.version,
-    };
-  }
-
-  /** Reports every changed level (absolute) and balance once, in the order they first changed. */
-  private flush(): void {
-    const touchedMarkets = this.touchedMarkets;
-    const touchedLevels = this.touchedLevels;
-    for (let i = 0; i < this.touchedLevelCount; i++) {
-      const market = touchedMarkets[i]!;
-      const level = touchedLevels[i]!;
-      market.touched[level] = 0;
-      if (market.stamp === 0) {
-        market.stamp = 1;
-        market.version++;
-        this.bumped[this.bumpedCount++] = market;
-      }
-      this.pending[this.eventCount++] = this.levelChanged(market, level);
-    }
-    this.touchedLevelCount = 0;
-    for (let i = 0; i < this.bumpedCount; i++) this.bumped[i]!.stamp = 0;
-    this.bumpedCount = 0;
-    const accounts = this.accounts;
-    for (let i = 0; i < this.touchedAccountCount; i++) {
-      const a = this.touchedAccounts[i]!;
-      accounts.touched[a] = 0;
-      this.pending[this.eventCount++] = {
-        type: 'balanceChanged',
-        account: accounts.names[a]!,
-        available: accounts.available.get(a),
-        escrowed: accounts.escrowed.get(a),
-      };
-    }
-    this.touchedAccountCount = 0;
   }
 
   // ---------------------------------------------------------------- reads
