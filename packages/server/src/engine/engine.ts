@@ -1,3 +1,4 @@
+import { ladderSizeOfSnapshotBytes, readSnapshotBytes, writeSnapshotBytes } from './byte-snapshot.js';
 import {
   flush,
   levelChanged,
@@ -14,34 +15,42 @@ import {
   type PlaceOrderCommand,
   TimeInForce,
 } from './commands.js';
+import { compareStrings } from './compare-strings.js';
 import { EngineState } from './engine-state.js';
 import {
   type DoneReason,
   type EngineEvent,
-  type LevelChangedEvent,
   type OrderDoneEvent,
   type OrderMatchedEvent,
   type OrderRestedEvent,
   type QuarterLineLeg,
   RejectCode,
 } from './events.js';
-import { createLadder, DEFAULT_LADDER_SIZE, type Ladder, tickOfOdds } from './ladder.js';
-import { guaranteedReceipt, MarketBook, MarketStatus, P, splitStake } from './market-book.js';
-import { hashId, OrderIndex } from './order-index.js';
+import { assertInvariants } from './invariants.js';
+import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapshot.js';
+import { DEFAULT_LADDER_SIZE, tickOfOdds } from './ladder.js';
+import { type MarketBook, MarketStatus, P, splitStake } from './market-book.js';
+import { addMarket } from './market-lifecycle.js';
+import { hashId } from './order-index.js';
+import { F, FILLED, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
+import { linkLegs } from './quarter-line-legs.js';
 import {
-  F,
-  FILLED,
-  MAX_EXPIRY,
-  MAX_ORDER_SIZE,
-  NIL,
-  OrderStore,
-  SIDE_SHIFT,
-  TICK_MASK,
-  U,
-} from './order-store.js';
-import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
-import { ByteReader, ByteWriter, SnapshotFormatError } from './snapshot-codec.js';
-import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
+  balanceOf,
+  bestTick,
+  bookLevels,
+  bookVersion,
+  exposureOf,
+  findOrder,
+  hasDueExpiries,
+  marketHashes,
+  marketView,
+  openOrders,
+  owedBy,
+  positionOf,
+  restingOrderCount,
+} from './reads.js';
+import type { EngineSnapshot } from './snapshot.js';
+import type { AccountBalance, BookLevels, MarketView, OrderView, PositionView } from './views.js';
 
 export interface EngineOptions {
   /** Ticks per unit of probability (N); 800 for an `oddsLadderStepSize` of 125. */
@@ -834,7 +843,7 @@ export class Engine extends EngineState {
       return;
     }
     if (legHashes === undefined) {
-      this.addMarket(marketHash, eventId);
+      addMarket(this, marketHash, eventId);
       this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId };
       return;
     }
@@ -847,14 +856,8 @@ export class Engine extends EngineState {
       rejectCommand(this, 'openMarket', RejectCode.INVALID_LEGS);
       return;
     }
-    this.linkLegs(this.addMarket(marketHash, eventId), legs[0]!, legs[1]!);
+    linkLegs(addMarket(this, marketHash, eventId), legs[0]!, legs[1]!);
     this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId, legs: legHashes };
-  }
-
-  private linkLegs(market: MarketBook, whole: MarketBook, half: MarketBook): void {
-    market.legs = [whole, half];
-    whole.parents.push(market);
-    half.parents.push(market);
   }
 
   /** A leg closing or resolved: its open quarter-line markets stop trading (their orders cancelled). */
@@ -869,25 +872,6 @@ export class Engine extends EngineState {
       };
       this.cancelInMarket(parent, undefined, 'EVENT_LIFECYCLE');
     }
-  }
-
-  private addMarket(marketHash: string, eventId: string): MarketBook {
-    const market = new MarketBook(
-      this.markets.length,
-      marketHash,
-      eventId,
-      this.ladder.size,
-      this.capitalEfficiency,
-    );
-    this.markets.push(market);
-    this.marketByHash.set(marketHash, market);
-    let list = this.marketsByEvent.get(eventId);
-    if (list === undefined) {
-      list = [];
-      this.marketsByEvent.set(eventId, list);
-    }
-    list.push(market);
-    return market;
   }
 
   private closeMarket(marketHash: string): void {
@@ -1150,194 +1134,70 @@ export class Engine extends EngineState {
 
   /** A resting order, or undefined once it has left the book (or never rested). */
   order(orderId: string): OrderView | undefined {
-    const h = this.orderIndex.get(orderId);
-    return h === NIL ? undefined : this.orderView(h);
+    return findOrder(this, orderId);
   }
 
   /** An account's resting orders in placement order. */
   openOrders(account: string): OrderView[] {
-    const a = this.accounts.find(account);
-    const out: OrderView[] = [];
-    if (a === NIL) return out;
-    for (let h = this.accounts.orderHead[a]!; h !== NIL; h = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
-      out.push(this.orderView(h));
-    }
-    return out;
+    return openOrders(this, account);
   }
 
   /** Aggregated levels of both sides, best first, in the maker frame; undefined for an unknown market. */
   levels(marketHash: string, depth = Number.POSITIVE_INFINITY): BookLevels | undefined {
-    const market = this.marketByHash.get(marketHash);
-    if (market === undefined) return undefined;
-    const side = (s: number): LevelView[] => {
-      const out: LevelView[] = [];
-      const base = s * this.ladder.size;
-      for (let k = market.best[s]!; k > 0 && out.length < depth; k--) {
-        const count = market.count[base + k]!;
-        if (count > 0) {
-          out.push({
-            tick: k,
-            percentageOdds: this.ladder.odds[k]!,
-            size: market.total[base + k]!,
-            orders: count,
-          });
-        }
-      }
-      return out;
-    };
-    return {
-      marketHash,
-      eventId: market.eventId,
-      outcomeOne: side(0),
-      outcomeTwo: side(1),
-      version: market.version,
-    };
+    return bookLevels(this, marketHash, depth);
   }
 
   /** Every market the engine has opened, in no particular order. */
   marketHashes(): IterableIterator<string> {
-    return this.marketByHash.keys();
+    return marketHashes(this);
   }
 
   /** Highest tick with resting orders betting that outcome, 0 when none (or unknown market). */
   bestTick(marketHash: string, isBettingOutcomeOne: boolean): number {
-    return this.marketByHash.get(marketHash)?.best[isBettingOutcomeOne ? 0 : 1] ?? 0;
+    return bestTick(this, marketHash, isBettingOutcomeOne);
   }
 
   /** True when some resting order's expiry (unix seconds) is at or before `nowMs`: an `expire` is due. */
   hasDueExpiries(nowMs: number): boolean {
-    return this.expiries.nextDue((nowMs - (nowMs % 1000)) / 1000) !== -1;
+    return hasDueExpiries(this, nowMs);
   }
 
   bookVersion(marketHash: string): number {
-    return this.marketByHash.get(marketHash)?.version ?? 0;
+    return bookVersion(this, marketHash);
   }
 
   market(marketHash: string): MarketView | undefined {
-    const m = this.marketByHash.get(marketHash);
-    if (m === undefined) return undefined;
-    return { marketHash, eventId: m.eventId, status: m.status, version: m.version, restingOrders: m.orders };
+    return marketView(this, marketHash);
   }
 
   balance(account: string): AccountBalance {
-    const a = this.accounts.find(account);
-    if (a === NIL) return { available: 0n, escrowed: 0n };
-    return { available: this.accounts.available.get(a), escrowed: this.accounts.escrowed.get(a) };
+    return balanceOf(this, account);
   }
 
   /** What a reversed fill left the account owing (0 but after a failed settlement, issue 33). */
   owed(account: string): bigint {
-    const a = this.accounts.find(account);
-    return a === NIL ? 0n : this.accounts.owed.get(a);
+    return owedBy(this, account);
   }
 
   /** The remaining maker stakes of the account's resting orders (at most its available balance under honest liquidity). */
   exposure(account: string): bigint {
-    const a = this.accounts.find(account);
-    return a === NIL ? 0n : this.accounts.exposure.get(a);
+    return exposureOf(this, account);
   }
 
   position(marketHash: string, account: string): PositionView | undefined {
-    const a = this.accounts.find(account);
-    const market = a === NIL ? undefined : this.marketByHash.get(marketHash);
-    const slot = market === undefined ? NIL : market.findPositionSlot(a);
-    if (market === undefined || slot === NIL) return undefined;
-    return {
-      stakeOnOutcomeOne: market.positionValue(slot, P.STAKE_ONE),
-      stakeOnOutcomeTwo: market.positionValue(slot, P.STAKE_TWO),
-      payoutIfOutcomeOne: market.positionValue(slot, P.POT_ONE),
-      payoutIfOutcomeTwo: market.positionValue(slot, P.POT_TWO),
-      refunded: market.refunded(slot),
-    };
+    return positionOf(this, marketHash, account);
   }
 
   /** Number of resting orders in the engine. */
   get restingOrderCount(): number {
-    return this.store.live;
+    return restingOrderCount(this);
   }
 
-  private orderView(h: number): OrderView {
-    const store = this.store;
-    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
-    const size = store.u64[(h << 3) + U.SIZE]!;
-    const remaining = store.remainingOf(h);
-    const tick = store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK;
-    return {
-      orderId: store.ids[h]!,
-      account: this.accounts.names[store.i32[(h << 4) + F.ACCOUNT]!]!,
-      marketHash: market.marketHash,
-      eventId: market.eventId,
-      isBettingOutcomeOne: (store.i32[(h << 4) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
-      tick,
-      percentageOdds: this.ladder.odds[tick]!,
-      totalBetSize: size,
-      filledSize: size - remaining,
-      remainingSize: remaining,
-      expiry: store.u32[(h << 4) + F.EXPIRY]!,
-      placedSeq: store.placed[h]!,
-    };
-  }
+  // ---------------------------------------------------------------- snapshots
 
-  // ---------------------------------------------------------------- snapshot and hash
-
+  /** The state in a canonical JSON-safe form (see `EngineSnapshot`). */
   snapshot(): EngineSnapshot {
-    const accounts = this.accounts;
-    const names = accounts.names;
-    const accountRows: ([string, string, string] | [string, string, string, string])[] = [];
-    for (let a = 0; a < names.length; a++) {
-      const available = accounts.available.get(a);
-      const escrowed = accounts.escrowed.get(a);
-      const owed = accounts.owed.get(a);
-      if (owed !== 0n)
-        accountRows.push([names[a]!, available.toString(), escrowed.toString(), owed.toString()]);
-      else if (available !== 0n || escrowed !== 0n) {
-        accountRows.push([names[a]!, available.toString(), escrowed.toString()]);
-      }
-    }
-    accountRows.sort((x, y) => compareStrings(x[0], y[0]));
-    const markets: MarketSnapshot[] = this.markets.map((m) => {
-      const positions: [string, string, string, string, string, string][] = [];
-      for (let slot = 0; slot < m.holders.length; slot++) {
-        positions.push([
-          names[m.holders[slot]!]!,
-          m.positionValue(slot, P.STAKE_ONE).toString(),
-          m.positionValue(slot, P.STAKE_TWO).toString(),
-          m.positionValue(slot, P.POT_ONE).toString(),
-          m.positionValue(slot, P.POT_TWO).toString(),
-          m.refunded(slot).toString(),
-        ]);
-      }
-      positions.sort((x, y) => compareStrings(x[0], y[0]));
-      return {
-        marketHash: m.marketHash,
-        eventId: m.eventId,
-        status: m.status,
-        version: m.version,
-        positions,
-        ...(m.legs === null ? {} : { legs: [m.legs[0].marketHash, m.legs[1].marketHash] as const }),
-      };
-    });
-    const store = this.store;
-    const orders: OrderSnapshot[] = this.restingInPlacementOrder().map((h) => [
-      store.ids[h]!,
-      names[store.i32[(h << 4) + F.ACCOUNT]!]!,
-      this.markets[store.i32[(h << 4) + F.MARKET]!]!.marketHash,
-      (store.i32[(h << 4) + F.TICK_SIDE]! & (1 << SIDE_SHIFT)) === 0,
-      store.i32[(h << 4) + F.TICK_SIDE]! & TICK_MASK,
-      store.u64[(h << 3) + U.SIZE]!.toString(),
-      store.remainingOf(h).toString(),
-      store.u32[(h << 4) + F.EXPIRY]!,
-      store.placed[h]!,
-    ]);
-    return {
-      format: 2,
-      ladderSize: this.ladder.size,
-      lastSeq: this.lastSeq,
-      netDeposits: this.netDeposits.toString(),
-      accounts: accountRows,
-      markets,
-      orders,
-    };
+    return writeSnapshot(this);
   }
 
   /**
@@ -1346,82 +1206,10 @@ export class Engine extends EngineState {
    * escrow holds: the next fill of a hedged position refunds what is certain.
    */
   static restore(snapshot: EngineSnapshot, options: EngineRuleOptions = {}): Engine {
-    if (snapshot.format !== 1 && snapshot.format !== 2)
-      throw new TypeError(`unknown snapshot format ${(snapshot as { format: unknown }).format}`);
+    checkSnapshotFormat(snapshot);
     const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
-    engine.lastSeq = snapshot.lastSeq;
-    engine.netDeposits = BigInt(snapshot.netDeposits);
-    const accounts = engine.accounts;
-    for (const [name, available, escrowed, owed] of snapshot.accounts) {
-      const a = accounts.indexOf(name);
-      accounts.available.set(a, BigInt(available));
-      accounts.escrowed.set(a, BigInt(escrowed));
-      if (owed !== undefined) accounts.owed.set(a, BigInt(owed));
-    }
-    for (const m of snapshot.markets) {
-      const market = engine.addMarket(m.marketHash, m.eventId);
-      market.status = m.status;
-      market.version = m.version;
-      for (const [name, stakeOne, stakeTwo, potOne, potTwo, refunded] of m.positions) {
-        const slot = market.positionSlot(accounts.indexOf(name));
-        market.addToPosition(slot, P.STAKE_ONE, BigInt(stakeOne));
-        market.addToPosition(slot, P.STAKE_TWO, BigInt(stakeTwo));
-        market.addToPosition(slot, P.POT_ONE, BigInt(potOne));
-        market.addToPosition(slot, P.POT_TWO, BigInt(potTwo));
-        if (snapshot.format === 2) market.refundedCells.set(slot, BigInt(refunded ?? '0'));
-      }
-    }
-    for (const m of snapshot.markets) {
-      if (m.legs === undefined) continue;
-      const [whole, half] = m.legs.map((hash) => engine.marketByHash.get(hash));
-      if (whole === undefined || half === undefined)
-        throw new TypeError(`quarter-line market ${m.marketHash} names a leg that is not in the snapshot`);
-      engine.linkLegs(engine.marketByHash.get(m.marketHash)!, whole, half);
-    }
-    const store = engine.store;
-    for (const [
-      orderId,
-      account,
-      marketHash,
-      isOne,
-      tick,
-      size,
-      remaining,
-      expiry,
-      placedSeq,
-    ] of snapshot.orders) {
-      const market = engine.marketByHash.get(marketHash)!;
-      const h = store.allocate();
-      const rem = BigInt(remaining);
-      store.ids[h] = orderId;
-      const total = BigInt(size);
-      store.u64[(h << 3) + U.SIZE] = total;
-      store.u64[(h << 3) + U.REMAINING] = rem;
-      store.i32[(h << 4) + F.TICK_SIDE] =
-        tick | ((isOne ? 0 : 1) << SIDE_SHIFT) | (rem === total ? 0 : FILLED);
-      store.i32[(h << 4) + F.MARKET] = market.index;
-      store.i32[(h << 4) + F.ACCOUNT] = accounts.indexOf(account);
-      store.u32[(h << 4) + F.EXPIRY] = expiry;
-      store.placed[h] = placedSeq;
-      market.append(store, h, rem);
-      accounts.append(store, store.i32[(h << 4) + F.ACCOUNT]!, h);
-      accounts.exposure.increase(store.i32[(h << 4) + F.ACCOUNT]!, rem);
-      engine.expiries.add(store, h);
-      engine.orderIndex.add(orderId, h);
-    }
+    readSnapshot(engine, snapshot);
     return engine;
-  }
-
-  /** Handles of every resting order, oldest placement first (pushed one by one: a market may hold millions). */
-  private restingInPlacementOrder(): number[] {
-    const store = this.store;
-    const handles: number[] = [];
-    for (const m of this.markets) {
-      for (let level = 0; level < m.head.length; level++) {
-        for (let h = m.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) handles.push(h);
-      }
-    }
-    return handles.sort((x, y) => store.placed[x]! - store.placed[y]!);
   }
 
   /**
@@ -1429,80 +1217,7 @@ export class Engine extends EngineState {
    * give equal bytes (names sorted, orders by placement), so a digest of them is a state hash.
    */
   snapshotBytes(): Uint8Array {
-    const store = this.store;
-    const accounts = this.accounts;
-    const names = accounts.names;
-    const handles = this.restingInPlacementOrder();
-    // The accounts the state names (a balance, a position or an order), sorted: an order refers to its rank.
-    const named = new Uint8Array(names.length);
-    const hasBalance = (a: number) =>
-      accounts.available.get(a) !== 0n || accounts.escrowed.get(a) !== 0n || accounts.owed.get(a) !== 0n;
-    for (let a = 0; a < names.length; a++) if (hasBalance(a)) named[a] = 1;
-    for (const m of this.markets) for (const a of m.holders) named[a] = 1;
-    for (const h of handles) named[store.i32[(h << 4) + F.ACCOUNT]!] = 1;
-    const sorted: number[] = [];
-    for (let a = 0; a < names.length; a++) if (named[a] === 1) sorted.push(a);
-    sorted.sort((x, y) => compareStrings(names[x]!, names[y]!));
-    const rank = new Int32Array(names.length);
-    for (let i = 0; i < sorted.length; i++) rank[sorted[i]!] = i;
-
-    const w = new ByteWriter(1024 + sorted.length * 48 + handles.length * 110);
-    w.u32(SNAPSHOT_MAGIC);
-    w.u32(this.ladder.size);
-    w.f64(this.lastSeq);
-    w.str(this.netDeposits.toString());
-    w.u32(sorted.length);
-    for (const a of sorted) w.str(names[a]!);
-    const funded = sorted.filter(hasBalance);
-    w.u32(funded.length);
-    for (const a of funded) {
-      w.u32(rank[a]!);
-      w.str(accounts.available.get(a).toString());
-      w.str(accounts.escrowed.get(a).toString());
-    }
-    const owing = funded.filter((a) => accounts.owed.get(a) !== 0n);
-    w.u32(owing.length);
-    for (const a of owing) {
-      w.u32(rank[a]!);
-      w.str(accounts.owed.get(a).toString());
-    }
-    w.u32(this.markets.length);
-    for (const m of this.markets) {
-      w.str(m.marketHash);
-      w.str(m.eventId);
-      w.str(m.status);
-      w.f64(m.version);
-      const slots = m.holders
-        .map((_, slot) => slot)
-        .sort((x, y) => rank[m.holders[x]!]! - rank[m.holders[y]!]!);
-      w.u32(slots.length);
-      for (const slot of slots) {
-        w.u32(rank[m.holders[slot]!]!);
-        for (const field of [P.STAKE_ONE, P.STAKE_TWO, P.POT_ONE, P.POT_TWO])
-          w.str(m.positionValue(slot, field).toString());
-        w.str(m.refunded(slot).toString());
-      }
-    }
-    const quarterLines = this.markets.filter((m) => m.legs !== null);
-    w.u32(quarterLines.length);
-    for (const m of quarterLines) {
-      w.u32(m.index);
-      w.u32(m.legs![0].index);
-      w.u32(m.legs![1].index);
-    }
-    w.u32(handles.length);
-    for (const h of handles) {
-      const r = h << 4;
-      w.str(store.ids[h]!);
-      w.u32(rank[store.i32[r + F.ACCOUNT]!]!);
-      w.u32(store.i32[r + F.MARKET]!);
-      w.u32(store.i32[r + F.TICK_SIDE]! & ~FILLED);
-      w.u64(store.u64[(h << 3) + U.SIZE]!);
-      w.u64(store.remainingOf(h));
-      w.u32(store.u32[r + F.EXPIRY]!);
-      w.f64(store.placed[h]!);
-    }
-    return w.finish();
+    return writeSnapshotBytes(this);
   }
 
   /**
@@ -1511,224 +1226,14 @@ export class Engine extends EngineState {
    * `restore`.
    */
   static restoreBytes(bytes: Uint8Array, options: EngineRuleOptions = {}): Engine {
-    const r = new ByteReader(bytes);
-    const magic = r.u32();
-    if (
-      magic !== SNAPSHOT_MAGIC &&
-      magic !== SNAPSHOT_MAGIC_BEFORE_DEBTS &&
-      magic !== SNAPSHOT_MAGIC_BEFORE_LEGS &&
-      magic !== SNAPSHOT_MAGIC_BEFORE_CE
-    )
-      throw new SnapshotFormatError('not an engine snapshot');
-    const withRefunds = magic !== SNAPSHOT_MAGIC_BEFORE_CE;
-    const engine = new Engine({ ...options, ladderSize: r.u32() });
-    engine.lastSeq = r.f64();
-    engine.netDeposits = BigInt(r.str());
-    const accounts = engine.accounts;
-    const index = new Int32Array(r.u32());
-    for (let i = 0; i < index.length; i++) index[i] = accounts.indexOf(r.str());
-    const account = (rank: number): number => {
-      if (rank >= index.length) throw new SnapshotFormatError(`no account of rank ${rank}`);
-      return index[rank]!;
-    };
-    for (let n = r.u32(); n > 0; n--) {
-      const a = account(r.u32());
-      accounts.available.set(a, BigInt(r.str()));
-      accounts.escrowed.set(a, BigInt(r.str()));
-    }
-    if (magic === SNAPSHOT_MAGIC)
-      for (let n = r.u32(); n > 0; n--) accounts.owed.set(account(r.u32()), BigInt(r.str()));
-    for (let n = r.u32(); n > 0; n--) {
-      const market = engine.addMarket(r.str(), r.str());
-      const status = r.str();
-      if (!Object.values(MarketStatus).includes(status as MarketStatus))
-        throw new SnapshotFormatError(`unknown market status ${status}`);
-      market.status = status as MarketStatus;
-      market.version = r.f64();
-      for (let p = r.u32(); p > 0; p--) {
-        const slot = market.positionSlot(account(r.u32()));
-        for (const field of [P.STAKE_ONE, P.STAKE_TWO, P.POT_ONE, P.POT_TWO])
-          market.addToPosition(slot, field, BigInt(r.str()));
-        if (withRefunds) market.refundedCells.set(slot, BigInt(r.str()));
-      }
-    }
-    if (magic === SNAPSHOT_MAGIC || magic === SNAPSHOT_MAGIC_BEFORE_DEBTS) {
-      const market = (index: number) => {
-        const m = engine.markets[index];
-        if (m === undefined) throw new SnapshotFormatError(`no market of index ${index}`);
-        return m;
-      };
-      for (let n = r.u32(); n > 0; n--) engine.linkLegs(market(r.u32()), market(r.u32()), market(r.u32()));
-    }
-    const count = r.u32();
-    const store = engine.store;
-    store.reserve(count);
-    engine.orderIndex.reserve(count);
-    for (let n = 0; n < count; n++) {
-      const h = store.allocate();
-      const orderId = r.str();
-      const a = account(r.u32());
-      const market = engine.markets[r.u32()];
-      if (market === undefined) throw new SnapshotFormatError(`order ${orderId} names no market`);
-      const tickSide = r.u32();
-      const total = r.u64();
-      const rem = r.u64();
-      store.ids[h] = orderId;
-      store.u64[(h << 3) + U.SIZE] = total;
-      store.u64[(h << 3) + U.REMAINING] = rem;
-      store.i32[(h << 4) + F.TICK_SIDE] = tickSide | (rem === total ? 0 : FILLED);
-      store.i32[(h << 4) + F.MARKET] = market.index;
-      store.i32[(h << 4) + F.ACCOUNT] = a;
-      store.u32[(h << 4) + F.EXPIRY] = r.u32();
-      store.placed[h] = r.f64();
-      market.append(store, h, rem);
-      accounts.append(store, a, h);
-      accounts.exposure.increase(a, rem);
-      engine.expiries.add(store, h);
-      engine.orderIndex.add(orderId, h);
-    }
-    r.end();
+    const engine = new Engine({ ...options, ladderSize: ladderSizeOfSnapshotBytes(bytes) });
+    readSnapshotBytes(engine, bytes);
     return engine;
   }
 
-  // ---------------------------------------------------------------- invariants
-
   /** Checks every internal invariant; throws with a description on the first violation (a bug). */
   assertInvariants(): void {
-    const fail = (what: string): never => {
-      throw new Error(`engine invariant broken: ${what}`);
-    };
-    const store = this.store;
-    const n = this.ladder.size;
-    let resting = 0;
-    for (const market of this.markets) {
-      let inMarket = 0;
-      for (let side = 0; side < 2; side++) {
-        let best = 0;
-        for (let k = 1; k < n; k++) {
-          const level = side * n + k;
-          let count = 0;
-          let total = 0n;
-          let prev = NIL;
-          let lastSeq = -1;
-          for (let h = market.head[level]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
-            if (store.i32[(h << 4) + F.LEVEL_PREV] !== prev)
-              fail(`level prev link at ${market.marketHash} ${level}`);
-            if (
-              store.i32[(h << 4) + F.MARKET] !== market.index ||
-              (store.i32[(h << 4) + F.TICK_SIDE]! & ~FILLED) !== (k | (side << SIDE_SHIFT))
-            ) {
-              fail(`order ${store.ids[h]} filed at the wrong level`);
-            }
-            if (store.placed[h]! <= lastSeq) fail(`FIFO order at ${market.marketHash} ${level}`);
-            lastSeq = store.placed[h]!;
-            const rem = store.remainingOf(h);
-            if (rem < this.ladder.makerLot[k]! || rem > store.u64[(h << 3) + U.SIZE]!) {
-              fail(`order ${store.ids[h]} remaining ${rem} out of range`);
-            }
-            if (this.orderIndex.get(store.ids[h]!) !== h) fail(`order ${store.ids[h]} not indexed`);
-            count++;
-            total += rem;
-            prev = h;
-          }
-          if (market.tail[level] !== prev) fail(`level tail at ${market.marketHash} ${level}`);
-          if (market.count[level] !== count) fail(`level count at ${market.marketHash} ${level}`);
-          if (market.total[level] !== total) fail(`level total at ${market.marketHash} ${level}`);
-          if (count > 0) best = k;
-          inMarket += count;
-        }
-        if (market.best[side] !== best) fail(`best tick of ${market.marketHash} side ${side}`);
-      }
-      if (market.orders !== inMarket) fail(`order count of ${market.marketHash}`);
-      if (market.status !== MarketStatus.OPEN && inMarket > 0)
-        fail(`orders rest in closed ${market.marketHash}`);
-      resting += inMarket;
-      // Orders of different accounts never stay crossed.
-      for (let j = 1; j < n; j++) {
-        for (let h = market.head[j]!; h !== NIL; h = store.i32[(h << 4) + F.LEVEL_NEXT]!) {
-          for (let k = n - j; k < n; k++) {
-            for (let g = market.head[n + k]!; g !== NIL; g = store.i32[(g << 4) + F.LEVEL_NEXT]!) {
-              if (store.i32[(g << 4) + F.ACCOUNT] !== store.i32[(h << 4) + F.ACCOUNT]) {
-                fail(`orders ${store.ids[h]} and ${store.ids[g]} of different accounts cross`);
-              }
-            }
-          }
-        }
-      }
-    }
-    if (resting !== this.orderIndex.size || resting !== store.live) fail('order index size');
-    let listed = 0;
-    for (let a = 0; a < this.accounts.names.length; a++) {
-      let lastSeq = -1;
-      let prev = NIL;
-      let promised = 0n;
-      for (let h = this.accounts.orderHead[a]!; h !== NIL; h = store.i32[(h << 4) + F.ACCOUNT_NEXT]!) {
-        if (store.i32[(h << 4) + F.ACCOUNT] !== a) fail(`account list of ${this.accounts.names[a]}`);
-        if (store.i32[(h << 4) + F.ACCOUNT_PREV] !== prev)
-          fail(`account list links of ${this.accounts.names[a]}`);
-        if (store.placed[h]! <= lastSeq) fail(`account list order of ${this.accounts.names[a]}`);
-        lastSeq = store.placed[h]!;
-        prev = h;
-        listed++;
-        promised += store.remainingOf(h);
-      }
-      if (this.accounts.orderTail[a] !== prev) fail(`account list tail of ${this.accounts.names[a]}`);
-      const exposure = this.accounts.exposure.get(a);
-      if (exposure !== promised)
-        fail(`exposure ${exposure} of ${this.accounts.names[a]} != its orders' ${promised}`);
-      if (this.honestLiquidity && exposure > this.accounts.available.get(a))
-        fail(`exposure ${exposure} of ${this.accounts.names[a]} above its available balance`);
-    }
-    if (listed !== resting) fail('account lists');
-    if (this.expiries.listed(store) !== resting) fail('expiry lists');
-    let money = 0n;
-    let escrow = 0n;
-    for (let a = 0; a < this.accounts.names.length; a++) {
-      const available = this.accounts.available.get(a);
-      const escrowed = this.accounts.escrowed.get(a);
-      const owed = this.accounts.owed.get(a);
-      if (available < 0n || escrowed < 0n || owed < 0n) fail(`negative balance of ${this.accounts.names[a]}`);
-      // What an account owes it pays back before it has anything available.
-      if (owed > 0n && available > 0n)
-        fail(`${this.accounts.names[a]} owes ${owed} yet has ${available} available`);
-      money += available + escrowed - owed;
-      escrow += escrowed;
-    }
-    if (money !== this.netDeposits) fail(`money ${money} != deposits ${this.netDeposits}`);
-    // Resting orders lock nothing: an account's escrow is what its open positions still hold, their
-    // stakes less what capital efficiency refunded (at most the least of the three results' receipts).
-    const held = new Array<bigint>(this.accounts.names.length).fill(0n);
-    let staked = 0n;
-    for (const market of this.markets) {
-      let potOne = 0n;
-      let potTwo = 0n;
-      let stakes = 0n;
-      for (let slot = 0; slot < market.holders.length; slot++) {
-        const a = market.holders[slot]!;
-        if (market.findPositionSlot(a) !== slot) fail(`position slot of ${this.accounts.names[a]}`);
-        const s1 = market.positionValue(slot, P.STAKE_ONE);
-        const s2 = market.positionValue(slot, P.STAKE_TWO);
-        const p1 = market.positionValue(slot, P.POT_ONE);
-        const p2 = market.positionValue(slot, P.POT_TWO);
-        const refunded = market.refunded(slot);
-        if (refunded < 0n || refunded > guaranteedReceipt(s1, s2, p1, p2))
-          fail(`refunded ${refunded} of ${this.accounts.names[a]} in ${market.marketHash} is not certain`);
-        held[a]! += s1 + s2 - refunded;
-        staked += s1 + s2 - refunded;
-        stakes += s1 + s2;
-        potOne += p1;
-        potTwo += p2;
-      }
-      if (potOne !== stakes || potTwo !== stakes)
-        fail(`pots of ${market.marketHash} do not match its stakes`);
-    }
-    if (staked !== escrow) fail(`escrow ${escrow} != open stakes less refunds ${staked}`);
-    for (let a = 0; a < this.accounts.names.length; a++) {
-      if (this.accounts.escrowed.get(a) !== held[a])
-        fail(
-          `escrow of ${this.accounts.names[a]} ${this.accounts.escrowed.get(a)} != its positions' ${held[a]}`,
-        );
-    }
+    assertInvariants(this);
   }
 }
 
@@ -1738,16 +1243,3 @@ function filled(size: bigint, remaining: bigint): bigint {
 }
 
 const ZERO = 0n;
-
-/** 'OBS5' read as a little-endian u32: the first bytes of `snapshotBytes()` (with what accounts owe). */
-const SNAPSHOT_MAGIC = 0x3553_424f;
-/** 'OBS4': the format before debts (issue 33), read with nothing owed. */
-const SNAPSHOT_MAGIC_BEFORE_DEBTS = 0x3453_424f;
-/** 'OBS3': the format before quarter-line markets (positions with refunds), read with no legs. */
-const SNAPSHOT_MAGIC_BEFORE_LEGS = 0x3353_424f;
-/** 'OBS2': the format before capital efficiency, read with nothing refunded. */
-const SNAPSHOT_MAGIC_BEFORE_CE = 0x3253_424f;
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
