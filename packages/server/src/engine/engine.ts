@@ -1,4 +1,6 @@
+import { credit, debit, freeBalance, pullExcess, receive } from './balances.js';
 import { ladderSizeOfSnapshotBytes, readSnapshotBytes, writeSnapshotBytes } from './byte-snapshot.js';
+import { cancelAccount, cancelInMarket, cancelOne, cancelOrders, expire } from './cancels.js';
 import {
   flush,
   levelChanged,
@@ -8,7 +10,6 @@ import {
   touchLevel,
 } from './command-events.js';
 import {
-  type CancelReason,
   type EngineCommand,
   type FillToReverse,
   type MarketOutcome,
@@ -17,22 +18,14 @@ import {
 } from './commands.js';
 import { compareStrings } from './compare-strings.js';
 import { EngineState } from './engine-state.js';
-import {
-  type DoneReason,
-  type EngineEvent,
-  type OrderDoneEvent,
-  type OrderMatchedEvent,
-  type OrderRestedEvent,
-  type QuarterLineLeg,
-  RejectCode,
-} from './events.js';
+import { type EngineEvent, type OrderMatchedEvent, type QuarterLineLeg, RejectCode } from './events.js';
 import { assertInvariants } from './invariants.js';
 import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapshot.js';
 import { DEFAULT_LADDER_SIZE, tickOfOdds } from './ladder.js';
 import { type MarketBook, MarketStatus, P, splitStake } from './market-book.js';
 import { addMarket } from './market-lifecycle.js';
 import { hashId } from './order-index.js';
-import { F, FILLED, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
+import { F, FILLED, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, SIDE_SHIFT, U } from './order-store.js';
 import { linkLegs } from './quarter-line-legs.js';
 import {
   balanceOf,
@@ -49,6 +42,7 @@ import {
   positionOf,
   restingOrderCount,
 } from './reads.js';
+import { removeResting, rest, takerDone } from './resting-orders.js';
 import type { EngineSnapshot } from './snapshot.js';
 import type { AccountBalance, BookLevels, MarketView, OrderView, PositionView } from './views.js';
 
@@ -149,7 +143,7 @@ export class Engine extends EngineState {
     if (!this.honestLiquidity && command.seq >= this.honestLiquidityFromSeq) {
       this.honestLiquidity = true;
       // A journal begun before the rule may hold promises beyond balances: they go before anything else.
-      for (let a = 0; a < this.accounts.names.length; a++) this.pullExcess(a);
+      for (let a = 0; a < this.accounts.names.length; a++) pullExcess(this, a);
     }
     switch (command.type) {
       case 'place': {
@@ -159,26 +153,26 @@ export class Engine extends EngineState {
       }
       case 'cancel':
         if (command.orderIds.length === 1) {
-          return this.cancelOne(command.orderIds[0]!, command.account, command.reason ?? 'USER_REQUESTED');
+          return cancelOne(this, command.orderIds[0]!, command.account, command.reason ?? 'USER_REQUESTED');
         }
-        this.cancelOrders(command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
+        cancelOrders(this, command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
         break;
       case 'cancelMarket': {
         const market = this.marketByHash.get(command.marketHash);
         if (market === undefined) rejectCommand(this, command.type, RejectCode.MARKET_NOT_FOUND);
-        else this.cancelInMarket(market, command.account, command.reason);
+        else cancelInMarket(this, market, command.account, command.reason);
         break;
       }
       case 'cancelEvent':
         for (const market of this.marketsByEvent.get(command.eventId) ?? []) {
-          this.cancelInMarket(market, command.account, command.reason);
+          cancelInMarket(this, market, command.account, command.reason);
         }
         break;
       case 'cancelAccount':
-        this.cancelAccount(command.account, command.reason);
+        cancelAccount(this, command.account, command.reason);
         break;
       case 'expire':
-        this.expire();
+        expire(this);
         break;
       case 'openMarket':
         this.openMarket(command.marketHash, command.eventId, command.legs);
@@ -190,10 +184,10 @@ export class Engine extends EngineState {
         this.resolveMarket(command.marketHash, command.outcome);
         break;
       case 'credit':
-        this.credit(command.account, command.amount);
+        credit(this, command.account, command.amount);
         break;
       case 'debit':
-        this.debit(command.account, command.amount);
+        debit(this, command.account, command.amount);
         break;
       case 'reverseFill':
         this.reverseFill(command.fill);
@@ -259,7 +253,7 @@ export class Engine extends EngineState {
     // Nothing on the other side reaches the order's limit (best tick + own tick < N): a GTC order rests
     // whole, as the walk would find nothing (sizes are at least N, more than one lot at any tick).
     if (c.timeInForce === TimeInForce.GTC && market.best[1 - side]! + tick < ladder.size) {
-      if (this.honestLiquidity && size > this.freeBalance(taker)) {
+      if (this.honestLiquidity && size > freeBalance(this, taker)) {
         this.pending[this.eventCount++] = {
           type: 'orderRejected',
           orderId: c.orderId,
@@ -269,7 +263,7 @@ export class Engine extends EngineState {
         };
         return undefined;
       }
-      const rested = this.rest(c, market, taker, side, tick, size, hash, true);
+      const rested = rest(this, c, market, taker, side, tick, size, hash, true);
       market.version++;
       return [accepted, rested, levelChanged(this, market, side * ladder.size + tick)];
     }
@@ -278,26 +272,26 @@ export class Engine extends EngineState {
     if (c.timeInForce === TimeInForce.FOK) {
       const stop = this.walk(market, c.orderId, taker, side, tick, size, true);
       if (stop !== Stop.FILLED && stop !== Stop.DUST) {
-        this.takerDone(c, tick, stop === Stop.TAKER_FUNDS ? 'INSUFFICIENT_BALANCE' : 'NO_LIQUIDITY', size);
+        takerDone(this, c, tick, stop === Stop.TAKER_FUNDS ? 'INSUFFICIENT_BALANCE' : 'NO_LIQUIDITY', size);
         return undefined;
       }
     }
     const stop = this.walk(market, c.orderId, taker, side, tick, size, false);
     const remaining = this.walkRemaining;
-    if (stop === Stop.FILLED || stop === Stop.DUST) this.takerDone(c, tick, 'FILLED', remaining);
-    else if (stop === Stop.TAKER_FUNDS) this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
-    else if (c.timeInForce !== TimeInForce.GTC) this.takerDone(c, tick, 'NO_LIQUIDITY', remaining);
-    else if (remaining < ladder.makerLot[tick]!) this.takerDone(c, tick, 'FILLED', remaining);
-    else if (this.honestLiquidity && remaining > this.freeBalance(taker)) {
+    if (stop === Stop.FILLED || stop === Stop.DUST) takerDone(this, c, tick, 'FILLED', remaining);
+    else if (stop === Stop.TAKER_FUNDS) takerDone(this, c, tick, 'INSUFFICIENT_BALANCE', remaining);
+    else if (c.timeInForce !== TimeInForce.GTC) takerDone(this, c, tick, 'NO_LIQUIDITY', remaining);
+    else if (remaining < ladder.makerLot[tick]!) takerDone(this, c, tick, 'FILLED', remaining);
+    else if (this.honestLiquidity && remaining > freeBalance(this, taker)) {
       // The remainder would promise more than the account holds beyond its other resting orders.
-      this.takerDone(c, tick, 'INSUFFICIENT_BALANCE', remaining);
+      takerDone(this, c, tick, 'INSUFFICIENT_BALANCE', remaining);
     } else {
       touchLevel(this, market, side * ladder.size + tick);
       const untouched = remaining === c.totalBetSize;
-      this.pending[this.eventCount++] = this.rest(c, market, taker, side, tick, remaining, hash, untouched);
+      this.pending[this.eventCount++] = rest(this, c, market, taker, side, tick, remaining, hash, untouched);
     }
     // Taking may spend what backs the account's resting orders: the newest go until the rest are paid for.
-    if (this.honestLiquidity) this.pullExcess(taker);
+    if (this.honestLiquidity) pullExcess(this, taker);
     return undefined;
   }
 
@@ -365,7 +359,7 @@ export class Engine extends EngineState {
           continue;
         }
         if (store.u32[(h << 4) + F.EXPIRY]! * 1000 <= this.ts) {
-          if (!dry) this.removeResting(h, 'EXPIRED');
+          if (!dry) removeResting(this, h, 'EXPIRED');
           h = next;
           continue;
         }
@@ -380,7 +374,7 @@ export class Engine extends EngineState {
         }
         const makerAvailable = dry ? this.dryAvailable(market, maker, other) : available.get(maker);
         if (makerAvailable < a) {
-          if (!dry) this.removeResting(h, 'INSUFFICIENT_BALANCE');
+          if (!dry) removeResting(this, h, 'INSUFFICIENT_BALANCE');
           h = next;
           continue;
         }
@@ -426,7 +420,7 @@ export class Engine extends EngineState {
         }
         // A maker left with less than one lot is done; otherwise the next turn sees why the fill stopped.
         if (makerLeft < a) {
-          if (!dry) this.removeResting(h, 'FILLED');
+          if (!dry) removeResting(this, h, 'FILLED');
           h = next;
         }
         if (remaining === 0n) {
@@ -611,229 +605,7 @@ export class Engine extends EngineState {
     };
   }
 
-  private rest(
-    c: PlaceOrderCommand,
-    market: MarketBook,
-    account: number,
-    side: number,
-    tick: number,
-    remaining: bigint,
-    hash: number,
-    untouched: boolean,
-  ): OrderRestedEvent {
-    const store = this.store;
-    const h = store.allocate();
-    store.ids[h] = c.orderId;
-    store.u64[(h << 3) + U.SIZE] = c.totalBetSize;
-    // An order that has not filled has no REMAINING of its own: it is its size (see `FILLED`).
-    if (untouched) store.i32[(h << 4) + F.TICK_SIDE] = tick | (side << SIDE_SHIFT);
-    else {
-      store.u64[(h << 3) + U.REMAINING] = remaining;
-      store.i32[(h << 4) + F.TICK_SIDE] = tick | (side << SIDE_SHIFT) | FILLED;
-    }
-    store.i32[(h << 4) + F.MARKET] = market.index;
-    store.i32[(h << 4) + F.ACCOUNT] = account;
-    store.u32[(h << 4) + F.EXPIRY] = c.expiry;
-    store.placed[h] = this.seq;
-    market.append(store, h, remaining);
-    this.accounts.append(store, account, h);
-    this.accounts.exposure.increase(account, remaining);
-    this.expiries.add(store, h);
-    this.orderIndex.addHashed(hash, h);
-    return {
-      type: 'orderRested',
-      orderId: c.orderId,
-      account: c.account,
-      marketHash: c.marketHash,
-      isBettingOutcomeOne: c.isBettingOutcomeOne,
-      tick,
-      percentageOdds: c.percentageOdds,
-      totalBetSize: c.totalBetSize,
-      filledSize: untouched ? ZERO : c.totalBetSize - remaining,
-      remainingSize: remaining,
-    };
-  }
-
-  private takerDone(c: PlaceOrderCommand, tick: number, reason: DoneReason, remaining: bigint): void {
-    this.pending[this.eventCount++] = {
-      type: 'orderDone',
-      orderId: c.orderId,
-      account: c.account,
-      marketHash: c.marketHash,
-      isBettingOutcomeOne: c.isBettingOutcomeOne,
-      tick,
-      reason,
-      totalBetSize: c.totalBetSize,
-      filledSize: filled(c.totalBetSize, remaining),
-      remainingSize: remaining,
-      wasResting: false,
-    };
-  }
-
-  /** Takes a resting order off the book and every index, and reports it done. */
-  private removeResting(h: number, reason: DoneReason): void {
-    // As in `cancellable`: the loads of the neighbours' lines overlap with the index probe that follows.
-    if (!this.linkedBothWays(h))
-      throw new Error(`engine invariant broken: links of order ${this.store.ids[h]}`);
-    this.orderIndex.removeHandle(h);
-    const done = this.unrest(h, reason);
-    touchLevel(this, this.unrestMarket!, this.unrestLevel);
-    this.pending[this.eventCount++] = done;
-  }
-
-  /**
-   * Takes a resting order, already out of the id index, off the book and every other index; returns its
-   * `orderDone` event and leaves its market and level in `unrestMarket` and `unrestLevel`.
-   */
-  private unrest(h: number, reason: DoneReason): OrderDoneEvent {
-    const store = this.store;
-    const market = this.markets[store.i32[(h << 4) + F.MARKET]!]!;
-    const tickSide = store.i32[(h << 4) + F.TICK_SIDE]!;
-    const side = (tickSide >>> SIDE_SHIFT) & 1;
-    const tick = tickSide & TICK_MASK;
-    const size = store.u64[(h << 3) + U.SIZE]!;
-    // While the order has not filled, its remaining stake is its size: one bigint for both.
-    const untouched = (tickSide & FILLED) === 0;
-    const remaining = untouched ? size : store.u64[(h << 3) + U.REMAINING]!;
-    const orderId = store.ids[h]!;
-    market.unlink(store, h, remaining);
-    const account = store.i32[(h << 4) + F.ACCOUNT]!;
-    this.accounts.unlink(store, account, h);
-    this.accounts.exposure.decrease(account, remaining);
-    this.expiries.remove(store, h);
-    this.unrestMarket = market;
-    this.unrestLevel = side * this.ladder.size + tick;
-    const done: OrderDoneEvent = {
-      type: 'orderDone',
-      orderId,
-      account: this.accounts.names[account]!,
-      marketHash: market.marketHash,
-      isBettingOutcomeOne: side === 0,
-      tick,
-      reason,
-      totalBetSize: size,
-      filledSize: untouched ? ZERO : size - remaining,
-      remainingSize: remaining,
-      wasResting: true,
-    };
-    store.release(h);
-    return done;
-  }
-
   // ---------------------------------------------------------------- cancels
-
-  /**
-   * Checks that resting order `h` is linked both ways with its neighbours in its three lists. Called before
-   * a cancel compares the stored id, which usually waits on memory: these reads of every cache line the
-   * removal will touch (its record, its neighbours' records) then overlap with that wait instead of
-   * following it, and a broken link (a bug) stops the engine instead of corrupting the book.
-   */
-  private linkedBothWays(h: number): boolean {
-    const i32 = this.store.i32;
-    const r = h << 4;
-    const prev = i32[r + F.LEVEL_PREV]!;
-    const next = i32[r + F.LEVEL_NEXT]!;
-    const ap = i32[r + F.ACCOUNT_PREV]!;
-    const an = i32[r + F.ACCOUNT_NEXT]!;
-    const ep = i32[r + F.EXPIRY_PREV]!;
-    const en = i32[r + F.EXPIRY_NEXT]!;
-    return (
-      (prev === NIL || i32[(prev << 4) + F.LEVEL_NEXT] === h) &&
-      (next === NIL || i32[(next << 4) + F.LEVEL_PREV] === h) &&
-      (ap === NIL || i32[(ap << 4) + F.ACCOUNT_NEXT] === h) &&
-      (an === NIL || i32[(an << 4) + F.ACCOUNT_PREV] === h) &&
-      (ep === NIL || i32[(ep << 4) + F.EXPIRY_NEXT] === h) &&
-      (en === NIL || i32[(en << 4) + F.EXPIRY_PREV] === h)
-    );
-  }
-
-  /**
-   * The index slot of resting order `orderId` if it may be cancelled (with `account` set, only that
-   * account's), else NIL.
-   */
-  private cancellable(orderId: string, account: string | undefined): number {
-    const index = this.orderIndex;
-    const ids = this.store.ids;
-    const hash = hashId(orderId);
-    for (let slot = index.candidate(hash, hash); slot !== NIL; slot = index.candidate(hash, slot + 1)) {
-      const h = index.handleAt(slot);
-      if (!this.linkedBothWays(h)) throw new Error(`engine invariant broken: links of order ${ids[h]}`);
-      if (ids[h] === orderId) {
-        // The owner check compares names (usually the very same string) rather than looking one up.
-        const owner = this.accounts.names[this.store.i32[(h << 4) + F.ACCOUNT]!];
-        return account === undefined || owner === account ? slot : NIL;
-      }
-    }
-    return NIL;
-  }
-
-  /** A cancel of one id, the common case: its events without the general collection. */
-  private cancelOne(orderId: string, account: string | undefined, reason: CancelReason): EngineEvent[] {
-    const slot = this.cancellable(orderId, account);
-    if (slot === NIL) return [{ type: 'cancelRejected', orderId, code: 'NOT_FOUND' }];
-    const h = this.orderIndex.handleAt(slot);
-    this.orderIndex.removeSlot(slot);
-    const done = this.unrest(h, reason);
-    const market = this.unrestMarket!;
-    market.version++;
-    return [done, levelChanged(this, market, this.unrestLevel)];
-  }
-
-  private cancelOrders(orderIds: readonly string[], account: string | undefined, reason: CancelReason): void {
-    const index = this.orderIndex;
-    for (let i = 0; i < orderIds.length; i++) {
-      const orderId = orderIds[i]!;
-      const slot = this.cancellable(orderId, account);
-      if (slot === NIL) {
-        this.pending[this.eventCount++] = { type: 'cancelRejected', orderId, code: 'NOT_FOUND' };
-      } else {
-        const h = index.handleAt(slot);
-        index.removeSlot(slot);
-        const done = this.unrest(h, reason);
-        touchLevel(this, this.unrestMarket!, this.unrestLevel);
-        this.pending[this.eventCount++] = done;
-      }
-    }
-  }
-
-  private cancelInMarket(market: MarketBook, account: string | undefined, reason: DoneReason): void {
-    const store = this.store;
-    if (account === undefined) {
-      for (const h of market.handlesInPlacementOrder(store)) this.removeResting(h, reason);
-      return;
-    }
-    const a = this.accounts.find(account);
-    if (a === NIL) return;
-    let h = this.accounts.orderHead[a]!;
-    while (h !== NIL) {
-      const next = store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
-      if (store.i32[(h << 4) + F.MARKET] === market.index) this.removeResting(h, reason);
-      h = next;
-    }
-  }
-
-  private cancelAccount(account: string, reason: DoneReason): void {
-    const a = this.accounts.find(account);
-    if (a === NIL) return;
-    let h = this.accounts.orderHead[a]!;
-    while (h !== NIL) {
-      const next = this.store.i32[(h << 4) + F.ACCOUNT_NEXT]!;
-      this.removeResting(h, reason);
-      h = next;
-    }
-  }
-
-  private expire(): void {
-    const now = (this.ts - (this.ts % 1000)) / 1000;
-    for (let key = this.expiries.nextDue(now); key !== -1; key = this.expiries.nextDue(now)) {
-      let h = this.expiries.first(key);
-      while (h !== NIL) {
-        const next = this.store.i32[(h << 4) + F.EXPIRY_NEXT]!;
-        this.removeResting(h, 'EXPIRED');
-        h = next;
-      }
-    }
-  }
 
   // ---------------------------------------------------------------- markets
 
@@ -870,7 +642,7 @@ export class Engine extends EngineState {
         marketHash: parent.marketHash,
         eventId: parent.eventId,
       };
-      this.cancelInMarket(parent, undefined, 'EVENT_LIFECYCLE');
+      cancelInMarket(this, parent, undefined, 'EVENT_LIFECYCLE');
     }
   }
 
@@ -890,7 +662,7 @@ export class Engine extends EngineState {
     }
     market.status = MarketStatus.CLOSED;
     this.pending[this.eventCount++] = { type: 'marketClosed', marketHash, eventId: market.eventId };
-    this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+    cancelInMarket(this, market, undefined, 'EVENT_LIFECYCLE');
     this.closeParents(market);
   }
 
@@ -919,7 +691,7 @@ export class Engine extends EngineState {
       eventId: market.eventId,
       outcome,
     };
-    this.cancelInMarket(market, undefined, 'EVENT_LIFECYCLE');
+    cancelInMarket(this, market, undefined, 'EVENT_LIFECYCLE');
     this.closeParents(market);
     const accounts = this.accounts;
     const slots = market.holders.map((_, slot) => slot);
@@ -950,42 +722,12 @@ export class Engine extends EngineState {
         stake,
         payout,
       };
-      this.receive(a, payout);
+      receive(this, a, payout);
     }
     market.clearPositions();
   }
 
   // ---------------------------------------------------------------- balances
-
-  private credit(account: string, amount: bigint): void {
-    if (amount <= 0n) {
-      rejectCommand(this, 'credit', RejectCode.INVALID_AMOUNT);
-      return;
-    }
-    const a = this.accounts.indexOf(account);
-    this.netDeposits += amount;
-    touchAccount(this, a);
-    this.receive(a, amount);
-  }
-
-  /** Money an account receives: what it owes is paid back into escrow first (`debtChanged`), the rest is available. */
-  private receive(a: number, amount: bigint): void {
-    const accounts = this.accounts;
-    const owed = accounts.owed.get(a);
-    if (owed === 0n || amount === 0n) {
-      accounts.available.increase(a, amount);
-      return;
-    }
-    const repaid = amount < owed ? amount : owed;
-    accounts.owed.decrease(a, repaid);
-    accounts.available.increase(a, amount - repaid);
-    this.pending[this.eventCount++] = {
-      type: 'debtChanged',
-      account: accounts.names[a]!,
-      owed: owed - repaid,
-      repaid,
-    };
-  }
 
   // ---------------------------------------------------------------- reversals
 
@@ -1096,38 +838,7 @@ export class Engine extends EngineState {
       parties,
     };
     for (const e of adjusted) this.pending[this.eventCount++] = e;
-    if (this.honestLiquidity) for (const side of sides) this.pullExcess(accounts.find(side.name));
-  }
-
-  private debit(account: string, amount: bigint): void {
-    if (amount <= 0n) {
-      rejectCommand(this, 'debit', RejectCode.INVALID_AMOUNT);
-      return;
-    }
-    const a = this.accounts.find(account);
-    if (a === NIL || this.accounts.available.get(a) < amount) {
-      rejectCommand(this, 'debit', RejectCode.INSUFFICIENT_BALANCE);
-      return;
-    }
-    this.accounts.available.decrease(a, amount);
-    this.netDeposits -= amount;
-    touchAccount(this, a);
-    if (this.honestLiquidity) this.pullExcess(a);
-  }
-
-  /** What an account holds beyond what its resting orders promise (negative only in a journal begun before the rule). */
-  private freeBalance(a: number): bigint {
-    return this.accounts.available.get(a) - this.accounts.exposure.get(a);
-  }
-
-  /** Pulls the account's newest resting orders (`INSUFFICIENT_BALANCE`) until its exposure fits its available balance. */
-  private pullExcess(a: number): void {
-    const accounts = this.accounts;
-    while (accounts.exposure.get(a) > accounts.available.get(a)) {
-      const newest = accounts.orderTail[a]!;
-      if (newest === NIL) return;
-      this.removeResting(newest, 'INSUFFICIENT_BALANCE');
-    }
+    if (this.honestLiquidity) for (const side of sides) pullExcess(this, accounts.find(side.name));
   }
 
   // ---------------------------------------------------------------- reads
@@ -1236,10 +947,3 @@ export class Engine extends EngineState {
     assertInvariants(this);
   }
 }
-
-/** Filled part of an order: `size - remaining`, without allocating when nothing filled. */
-function filled(size: bigint, remaining: bigint): bigint {
-  return remaining === size ? ZERO : size - remaining;
-}
-
-const ZERO = 0n;
