@@ -1,4 +1,4 @@
-import { credit, debit, freeBalance, pullExcess, receive } from './balances.js';
+import { credit, debit, freeBalance, pullExcess } from './balances.js';
 import { ladderSizeOfSnapshotBytes, readSnapshotBytes, writeSnapshotBytes } from './byte-snapshot.js';
 import { cancelAccount, cancelInMarket, cancelOne, cancelOrders, expire } from './cancels.js';
 import {
@@ -9,24 +9,18 @@ import {
   touchAccount,
   touchLevel,
 } from './command-events.js';
-import {
-  type EngineCommand,
-  type FillToReverse,
-  type MarketOutcome,
-  type PlaceOrderCommand,
-  TimeInForce,
-} from './commands.js';
-import { compareStrings } from './compare-strings.js';
+import { type EngineCommand, type PlaceOrderCommand, TimeInForce } from './commands.js';
 import { EngineState } from './engine-state.js';
 import { type EngineEvent, type OrderMatchedEvent, type QuarterLineLeg, RejectCode } from './events.js';
+import { reverseFill } from './fill-reversal.js';
 import { assertInvariants } from './invariants.js';
 import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapshot.js';
 import { DEFAULT_LADDER_SIZE, tickOfOdds } from './ladder.js';
 import { type MarketBook, MarketStatus, P, splitStake } from './market-book.js';
-import { addMarket } from './market-lifecycle.js';
+import { closeMarket, openMarket, resolveMarket } from './market-lifecycle.js';
 import { hashId } from './order-index.js';
 import { F, FILLED, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, SIDE_SHIFT, U } from './order-store.js';
-import { linkLegs } from './quarter-line-legs.js';
+import { fillLegs } from './quarter-line-legs.js';
 import {
   balanceOf,
   bestTick,
@@ -175,13 +169,13 @@ export class Engine extends EngineState {
         expire(this);
         break;
       case 'openMarket':
-        this.openMarket(command.marketHash, command.eventId, command.legs);
+        openMarket(this, command.marketHash, command.eventId, command.legs);
         break;
       case 'closeMarket':
-        this.closeMarket(command.marketHash);
+        closeMarket(this, command.marketHash);
         break;
       case 'resolveMarket':
-        this.resolveMarket(command.marketHash, command.outcome);
+        resolveMarket(this, command.marketHash, command.outcome);
         break;
       case 'credit':
         credit(this, command.account, command.amount);
@@ -190,7 +184,7 @@ export class Engine extends EngineState {
         debit(this, command.account, command.amount);
         break;
       case 'reverseFill':
-        this.reverseFill(command.fill);
+        reverseFill(this, command.fill);
         break;
       default:
         throw new TypeError(`unknown command ${(command as { type: string }).type}`);
@@ -480,7 +474,7 @@ export class Engine extends EngineState {
       makerRefund = market.fill(mp, makerStakeField, makerStake, pot);
       takerRefund = market.fill(tp, takerStakeField, takerStake, pot);
     } else {
-      legParts = this.fillLegs(legs, maker, taker, makerStakeField, makerStake, takerStake);
+      legParts = fillLegs(this, legs, maker, taker, makerStakeField, makerStake, takerStake);
       const r = this.legRefunds;
       makerRefund = r[0]! + r[2]!;
       takerRefund = r[1]! + r[3]!;
@@ -536,33 +530,6 @@ export class Engine extends EngineState {
     }
   }
 
-  /**
-   * A quarter-line fill on its legs: half of each stake (`splitStake`) on each leg's positions, each half's
-   * pot the sum of the two halves. Leaves the refunds in `legRefunds`: maker and taker on the whole line,
-   * then on the half line; returns the halves (the fill event's `legs`).
-   */
-  private fillLegs(
-    legs: readonly [MarketBook, MarketBook],
-    maker: number,
-    taker: number,
-    makerStakeField: number,
-    makerStake: bigint,
-    takerStake: bigint,
-  ): readonly [QuarterLineLeg, QuarterLineLeg] {
-    const takerStakeField = 1 - makerStakeField;
-    const makerHalves = splitStake(makerStake);
-    const takerHalves = splitStake(takerStake);
-    const part = (i: 0 | 1): QuarterLineLeg => {
-      const leg = legs[i];
-      const m = makerHalves[i];
-      const t = takerHalves[i];
-      this.legRefunds[2 * i] = leg.fill(leg.positionSlot(maker), makerStakeField, m, m + t);
-      this.legRefunds[2 * i + 1] = leg.fill(leg.positionSlot(taker), takerStakeField, t, m + t);
-      return { marketHash: leg.marketHash, makerStake: m, takerStake: t };
-    };
-    return [part(0), part(1)];
-  }
-
   /** Moves a fill's `stake` from the account's available balance to escrow, and its `refund` back. */
   private lock(a: number, stake: bigint, refund: bigint): void {
     const available = this.accounts.available;
@@ -609,237 +576,9 @@ export class Engine extends EngineState {
 
   // ---------------------------------------------------------------- markets
 
-  private openMarket(marketHash: string, eventId: string, legHashes?: readonly [string, string]): void {
-    if (this.marketByHash.has(marketHash)) {
-      rejectCommand(this, 'openMarket', RejectCode.MARKET_EXISTS);
-      return;
-    }
-    if (legHashes === undefined) {
-      addMarket(this, marketHash, eventId);
-      this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId };
-      return;
-    }
-    const legs = legHashes.map((hash) => this.marketByHash.get(hash));
-    const valid =
-      legHashes.length === 2 &&
-      legHashes[0] !== legHashes[1] &&
-      legs.every((leg) => leg?.status === MarketStatus.OPEN && leg.legs === null && leg.eventId === eventId);
-    if (!valid) {
-      rejectCommand(this, 'openMarket', RejectCode.INVALID_LEGS);
-      return;
-    }
-    linkLegs(addMarket(this, marketHash, eventId), legs[0]!, legs[1]!);
-    this.pending[this.eventCount++] = { type: 'marketOpened', marketHash, eventId, legs: legHashes };
-  }
-
-  /** A leg closing or resolved: its open quarter-line markets stop trading (their orders cancelled). */
-  private closeParents(leg: MarketBook): void {
-    for (const parent of leg.parents) {
-      if (parent.status !== MarketStatus.OPEN) continue;
-      parent.status = MarketStatus.CLOSED;
-      this.pending[this.eventCount++] = {
-        type: 'marketClosed',
-        marketHash: parent.marketHash,
-        eventId: parent.eventId,
-      };
-      cancelInMarket(this, parent, undefined, 'EVENT_LIFECYCLE');
-    }
-  }
-
-  private closeMarket(marketHash: string): void {
-    const market = this.marketByHash.get(marketHash);
-    if (market === undefined) {
-      rejectCommand(this, 'closeMarket', RejectCode.MARKET_NOT_FOUND);
-      return;
-    }
-    if (market.status === MarketStatus.RESOLVED) {
-      rejectCommand(this, 'closeMarket', RejectCode.MARKET_RESOLVED);
-      return;
-    }
-    if (market.status === MarketStatus.CLOSED) {
-      rejectCommand(this, 'closeMarket', RejectCode.MARKET_CLOSED);
-      return;
-    }
-    market.status = MarketStatus.CLOSED;
-    this.pending[this.eventCount++] = { type: 'marketClosed', marketHash, eventId: market.eventId };
-    cancelInMarket(this, market, undefined, 'EVENT_LIFECYCLE');
-    this.closeParents(market);
-  }
-
-  private resolveMarket(marketHash: string, outcome: MarketOutcome): void {
-    const market = this.marketByHash.get(marketHash);
-    if (market === undefined) {
-      rejectCommand(this, 'resolveMarket', RejectCode.MARKET_NOT_FOUND);
-      return;
-    }
-    if (market.status === MarketStatus.RESOLVED) {
-      rejectCommand(this, 'resolveMarket', RejectCode.MARKET_RESOLVED);
-      return;
-    }
-    if (outcome !== 0 && outcome !== 1 && outcome !== 2) {
-      rejectCommand(this, 'resolveMarket', RejectCode.INVALID_OUTCOME);
-      return;
-    }
-    if (market.legs !== null) {
-      rejectCommand(this, 'resolveMarket', RejectCode.QUARTER_LINE_MARKET);
-      return;
-    }
-    market.status = MarketStatus.RESOLVED;
-    this.pending[this.eventCount++] = {
-      type: 'marketResolved',
-      marketHash,
-      eventId: market.eventId,
-      outcome,
-    };
-    cancelInMarket(this, market, undefined, 'EVENT_LIFECYCLE');
-    this.closeParents(market);
-    const accounts = this.accounts;
-    const slots = market.holders.map((_, slot) => slot);
-    slots.sort((x, y) =>
-      compareStrings(accounts.names[market.holders[x]!]!, accounts.names[market.holders[y]!]!),
-    );
-    for (const slot of slots) {
-      const a = market.holders[slot]!;
-      const stakes = market.positionValue(slot, P.STAKE_ONE) + market.positionValue(slot, P.STAKE_TWO);
-      const won =
-        outcome === 1
-          ? market.positionValue(slot, P.POT_ONE)
-          : outcome === 2
-            ? market.positionValue(slot, P.POT_TWO)
-            : stakes;
-      // What capital efficiency refunded is at most each of the three: it was paid early, not again.
-      const refunded = market.refunded(slot);
-      const stake = stakes - refunded;
-      const payout = won - refunded;
-      accounts.escrowed.decrease(a, stake);
-      touchAccount(this, a);
-      this.pending[this.eventCount++] = {
-        type: 'payout',
-        account: accounts.names[a]!,
-        marketHash,
-        eventId: market.eventId,
-        outcome,
-        stake,
-        payout,
-      };
-      receive(this, a, payout);
-    }
-    market.clearPositions();
-  }
-
   // ---------------------------------------------------------------- balances
 
   // ---------------------------------------------------------------- reversals
-
-  /**
-   * Takes back a fill whose settlement failed on the chain (see `ReverseFillCommand`): for each party its
-   * positions without the fill, the fill's own money move undone, and the refunds settled to what the
-   * position is still certain of. What a party cannot pay back of refunds it already spent it owes.
-   */
-  private reverseFill(fill: FillToReverse): void {
-    const market = this.marketByHash.get(fill.marketHash);
-    if (market === undefined) {
-      rejectCommand(this, 'reverseFill', RejectCode.MARKET_NOT_FOUND);
-      return;
-    }
-    const parts =
-      market.legs === null
-        ? [{ market, makerStake: fill.makerStake, takerStake: fill.takerStake }]
-        : market.legs.map((leg, i) => {
-            const part = fill.legs?.[i];
-            return part?.marketHash === leg.marketHash
-              ? { market: leg, makerStake: part.makerStake, takerStake: part.takerStake }
-              : null;
-          });
-    if (parts.some((p) => p === null || p.market.status === MarketStatus.RESOLVED)) {
-      rejectCommand(
-        this,
-        'reverseFill',
-        parts.some((p) => p === null) ? RejectCode.FILL_NOT_HELD : RejectCode.MARKET_RESOLVED,
-      );
-      return;
-    }
-    const accounts = this.accounts;
-    const makerStakeField = fill.makerIsBettingOutcomeOne ? P.STAKE_ONE : P.STAKE_TWO;
-    const sides = [
-      { name: fill.makerAccount, stake: fill.makerStake, field: makerStakeField, maker: true },
-      { name: fill.takerAccount, stake: fill.takerStake, field: 1 - makerStakeField, maker: false },
-    ];
-    // Checked before anything changes: each party holds its part of the fill.
-    for (const side of sides) {
-      const a = accounts.find(side.name);
-      for (const p of parts) {
-        const slot = a === NIL ? NIL : p!.market.findPositionSlot(a);
-        const stake = side.maker ? p!.makerStake : p!.takerStake;
-        if (slot === NIL || p!.market.positionValue(slot, side.field) < stake) {
-          rejectCommand(this, 'reverseFill', RejectCode.FILL_NOT_HELD);
-          return;
-        }
-      }
-    }
-    const refundOf = (account: string, marketHash: string) => {
-      let sum = 0n;
-      for (const r of fill.refunds) if (r.account === account && r.marketHash === marketHash) sum += r.amount;
-      return sum;
-    };
-    const parties: { account: string; walletDelta: bigint }[] = [];
-    const adjusted: EngineEvent[] = [];
-    for (const side of sides) {
-      const a = accounts.find(side.name);
-      let ownRefund = 0n;
-      let refundChange = 0n;
-      for (const p of parts) {
-        const m = p!.market;
-        const slot = m.findPositionSlot(a);
-        const stake = side.maker ? p!.makerStake : p!.takerStake;
-        const change = m.unfill(slot, side.field, stake, p!.makerStake + p!.takerStake);
-        if (change === null) throw new Error(`engine invariant broken: reversing ${fill.matchId}`);
-        ownRefund += refundOf(side.name, m.marketHash);
-        refundChange += change;
-        adjusted.push({
-          type: 'positionAdjusted',
-          account: side.name,
-          marketHash: m.marketHash,
-          stakeOne: m.positionValue(slot, P.STAKE_ONE),
-          stakeTwo: m.positionValue(slot, P.STAKE_TWO),
-          potOne: m.positionValue(slot, P.POT_ONE),
-          potTwo: m.positionValue(slot, P.POT_TWO),
-          refunded: m.refunded(slot),
-        });
-      }
-      // Its stake leaves escrow, and escrow holds the positions' stakes less what is now refunded of them.
-      const before = accounts.available.get(a);
-      const net = side.stake + refundChange;
-      accounts.escrowed.set(a, accounts.escrowed.get(a) - net);
-      let after = before + net;
-      const owed = accounts.owed.get(a);
-      if (after < 0n) {
-        accounts.owed.set(a, owed - after);
-        adjusted.push({ type: 'debtChanged', account: side.name, owed: owed - after, repaid: 0n });
-        after = 0n;
-      } else if (owed > 0n && after > 0n) {
-        // It owed (so held nothing available): what comes back pays that first.
-        const repaid = after < owed ? after : owed;
-        accounts.owed.set(a, owed - repaid);
-        adjusted.push({ type: 'debtChanged', account: side.name, owed: owed - repaid, repaid });
-        after -= repaid;
-      }
-      accounts.available.set(a, after);
-      touchAccount(this, a);
-      // On the chain the fill never moved anything: the wallet holds `before` plus the fill's own move, its
-      // stake less the refunds it made (which later reversals may have taken back here already).
-      parties.push({ account: side.name, walletDelta: after - (before + side.stake - ownRefund) });
-    }
-    this.pending[this.eventCount++] = {
-      type: 'fillReversed',
-      matchId: fill.matchId,
-      marketHash: fill.marketHash,
-      eventId: market.eventId,
-      parties,
-    };
-    for (const e of adjusted) this.pending[this.eventCount++] = e;
-    if (this.honestLiquidity) for (const side of sides) pullExcess(this, accounts.find(side.name));
-  }
 
   // ---------------------------------------------------------------- reads
 

@@ -1,8 +1,56 @@
-/** Quarter-line markets and their legs: fills split on the legs, parents closed with a leg. */
-import type { MarketBook } from './market-book.js';
+/**
+ * Quarter-line markets and their legs: a quarter-line market linked to its legs, its fills split on the
+ * legs' positions, and closed when a leg closes or is resolved.
+ */
+import { cancelInMarket } from './cancels.js';
+import type { EngineState } from './engine-state.js';
+import type { QuarterLineLeg } from './events.js';
+import { type MarketBook, MarketStatus, splitStake } from './market-book.js';
 
 export function linkLegs(market: MarketBook, whole: MarketBook, half: MarketBook): void {
   market.legs = [whole, half];
   whole.parents.push(market);
   half.parents.push(market);
+}
+
+/** A leg closing or resolved: its open quarter-line markets stop trading (their orders cancelled). */
+export function closeParents(s: EngineState, leg: MarketBook): void {
+  for (const parent of leg.parents) {
+    if (parent.status !== MarketStatus.OPEN) continue;
+    parent.status = MarketStatus.CLOSED;
+    s.pending[s.eventCount++] = {
+      type: 'marketClosed',
+      marketHash: parent.marketHash,
+      eventId: parent.eventId,
+    };
+    cancelInMarket(s, parent, undefined, 'EVENT_LIFECYCLE');
+  }
+}
+
+/**
+ * A quarter-line fill on its legs: half of each stake (`splitStake`) on each leg's positions, each half's
+ * pot the sum of the two halves. Leaves the refunds in `legRefunds`: maker and taker on the whole line,
+ * then on the half line; returns the halves (the fill event's `legs`).
+ */
+export function fillLegs(
+  s: EngineState,
+  legs: readonly [MarketBook, MarketBook],
+  maker: number,
+  taker: number,
+  makerStakeField: number,
+  makerStake: bigint,
+  takerStake: bigint,
+): readonly [QuarterLineLeg, QuarterLineLeg] {
+  const takerStakeField = 1 - makerStakeField;
+  const makerHalves = splitStake(makerStake);
+  const takerHalves = splitStake(takerStake);
+  const part = (i: 0 | 1): QuarterLineLeg => {
+    const leg = legs[i];
+    const m = makerHalves[i];
+    const t = takerHalves[i];
+    s.legRefunds[2 * i] = leg.fill(leg.positionSlot(maker), makerStakeField, m, m + t);
+    s.legRefunds[2 * i + 1] = leg.fill(leg.positionSlot(taker), takerStakeField, t, m + t);
+    return { marketHash: leg.marketHash, makerStake: m, takerStake: t };
+  };
+  return [part(0), part(1)];
 }
