@@ -6,6 +6,7 @@ import { cancelInMarket } from './cancels.js';
 import type { EngineState } from './engine-state.js';
 import type { QuarterLineLeg } from './events.js';
 import { type MarketBook, MarketStatus, splitStake } from './market-book.js';
+import { reportRefund } from './refunds.js';
 
 export function linkLegs(market: MarketBook, whole: MarketBook, half: MarketBook): void {
   market.legs = [whole, half];
@@ -53,4 +54,26 @@ export function fillLegs(
     return { marketHash: leg.marketHash, makerStake: m, takerStake: t };
   };
   return [part(0), part(1)];
+}
+
+/** Reports the refunds `fillLegs` left in `legRefunds`, leg by leg, maker first. */
+export function reportLegRefunds(
+  s: EngineState,
+  legs: readonly [MarketBook, MarketBook],
+  maker: number,
+  taker: number,
+  matchId: string,
+  makerOrderId: string,
+  takerOrderId: string,
+): void {
+  const r = s.legRefunds;
+  for (let i = 0; i < 2; i++) {
+    const leg = legs[i]!;
+    if (r[2 * i] !== 0n) {
+      reportRefund(s, leg, maker, leg.findPositionSlot(maker), r[2 * i]!, matchId, true, makerOrderId);
+    }
+    if (r[2 * i + 1] !== 0n) {
+      reportRefund(s, leg, taker, leg.findPositionSlot(taker), r[2 * i + 1]!, matchId, false, takerOrderId);
+    }
+  }
 }

@@ -71,28 +71,6 @@ export function rest(
   };
 }
 
-export function takerDone(
-  s: EngineState,
-  c: PlaceOrderCommand,
-  tick: number,
-  reason: DoneReason,
-  remaining: bigint,
-): void {
-  s.pending[s.eventCount++] = {
-    type: 'orderDone',
-    orderId: c.orderId,
-    account: c.account,
-    marketHash: c.marketHash,
-    isBettingOutcomeOne: c.isBettingOutcomeOne,
-    tick,
-    reason,
-    totalBetSize: c.totalBetSize,
-    filledSize: filled(c.totalBetSize, remaining),
-    remainingSize: remaining,
-    wasResting: false,
-  };
-}
-
 /** Takes a resting order off the book and every index, and reports it done. */
 export function removeResting(s: EngineState, h: number, reason: DoneReason): void {
   // As in `cancellable`: the loads of the neighbours' lines overlap with the index probe that follows.
