@@ -8,7 +8,7 @@ import { type EngineEvent, RejectCode } from './events.js';
 import { reverseFill } from './fill-reversal.js';
 import { assertInvariants } from './invariants.js';
 import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapshot.js';
-import { DEFAULT_LADDER_SIZE } from './ladder.js';
+import { DEFAULT_LADDER_SIZE, type Ladder } from './ladder.js';
 import { closeMarket, openMarket, resolveMarket } from './market-lifecycle.js';
 import { place } from './matching.js';
 import {
@@ -59,163 +59,179 @@ export type EngineRuleOptions = Pick<
 /**
  * The matching engine: ladder books, resting orders and balances, changed only by `apply`.
  * Deterministic: the same commands always give the same events and the same state.
+ *
+ * A facade: the state is an `EngineState`, and each of the engine's jobs is a module of functions of it
+ * (matching.ts, cancels.ts, balances.ts, market-lifecycle.ts, ...; see docs/adr/0015-engine-units.md).
  */
-export class Engine extends EngineState {
+export class Engine {
+  private readonly state: EngineState;
+  readonly ladder: Ladder;
+  /** Smallest accepted stake: N units, so a fresh order can always trade at least one lot. */
+  readonly minOrderSize: bigint;
+
   constructor(options: EngineOptions = {}) {
-    super(
+    this.state = new EngineState(
       options.ladderSize ?? DEFAULT_LADDER_SIZE,
       options.capitalEfficiency === false
         ? Number.POSITIVE_INFINITY
         : (options.capitalEfficiencyFromSeq ?? 0),
       options.honestLiquidity === false ? Number.POSITIVE_INFINITY : (options.honestLiquidityFromSeq ?? 0),
     );
+    this.ladder = this.state.ladder;
+    this.minOrderSize = this.state.minOrderSize;
+  }
+
+  /** Sum of accepted credits minus accepted debits: always equals the sum of all available and escrowed. */
+  get netDeposits(): bigint {
+    return this.state.netDeposits;
+  }
+
+  set netDeposits(value: bigint) {
+    this.state.netDeposits = value;
   }
 
   get lastAppliedSeq(): number {
-    return this.lastSeq;
+    return this.state.lastSeq;
   }
 
   /** Applies one command and returns what happened. Throws only on a caller bug (seq not increasing). */
   apply(command: EngineCommand): readonly EngineEvent[] {
-    if (!Number.isSafeInteger(command.seq) || command.seq <= this.lastSeq) {
-      throw new RangeError(`command seq must increase: ${command.seq} after ${this.lastSeq}`);
+    const s = this.state;
+    if (!Number.isSafeInteger(command.seq) || command.seq <= s.lastSeq) {
+      throw new RangeError(`command seq must increase: ${command.seq} after ${s.lastSeq}`);
     }
-    this.lastSeq = command.seq;
-    if (!this.capitalEfficiency && command.seq >= this.capitalEfficiencyFromSeq) {
-      this.capitalEfficiency = true;
-      for (const market of this.markets) market.capitalEfficiency = true;
+    s.lastSeq = command.seq;
+    if (!s.capitalEfficiency && command.seq >= s.capitalEfficiencyFromSeq) {
+      s.capitalEfficiency = true;
+      for (const market of s.markets) market.capitalEfficiency = true;
     }
-    this.seq = command.seq;
-    this.ts = command.ts;
-    this.matchCount = 0;
-    this.eventCount = 0;
-    if (!this.honestLiquidity && command.seq >= this.honestLiquidityFromSeq) {
-      this.honestLiquidity = true;
+    s.seq = command.seq;
+    s.ts = command.ts;
+    s.matchCount = 0;
+    s.eventCount = 0;
+    if (!s.honestLiquidity && command.seq >= s.honestLiquidityFromSeq) {
+      s.honestLiquidity = true;
       // A journal begun before the rule may hold promises beyond balances: they go before anything else.
-      for (let a = 0; a < this.accounts.names.length; a++) pullExcess(this, a);
+      for (let a = 0; a < s.accounts.names.length; a++) pullExcess(s, a);
     }
     switch (command.type) {
       case 'place': {
-        const events = place(this, command);
+        const events = place(s, command);
         if (events !== undefined) return events;
         break;
       }
       case 'cancel':
         if (command.orderIds.length === 1) {
-          return cancelOne(this, command.orderIds[0]!, command.account, command.reason ?? 'USER_REQUESTED');
+          return cancelOne(s, command.orderIds[0]!, command.account, command.reason ?? 'USER_REQUESTED');
         }
-        cancelOrders(this, command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
+        cancelOrders(s, command.orderIds, command.account, command.reason ?? 'USER_REQUESTED');
         break;
       case 'cancelMarket': {
-        const market = this.marketByHash.get(command.marketHash);
-        if (market === undefined) rejectCommand(this, command.type, RejectCode.MARKET_NOT_FOUND);
-        else cancelInMarket(this, market, command.account, command.reason);
+        const market = s.marketByHash.get(command.marketHash);
+        if (market === undefined) rejectCommand(s, command.type, RejectCode.MARKET_NOT_FOUND);
+        else cancelInMarket(s, market, command.account, command.reason);
         break;
       }
       case 'cancelEvent':
-        for (const market of this.marketsByEvent.get(command.eventId) ?? []) {
-          cancelInMarket(this, market, command.account, command.reason);
+        for (const market of s.marketsByEvent.get(command.eventId) ?? []) {
+          cancelInMarket(s, market, command.account, command.reason);
         }
         break;
       case 'cancelAccount':
-        cancelAccount(this, command.account, command.reason);
+        cancelAccount(s, command.account, command.reason);
         break;
       case 'expire':
-        expire(this);
+        expire(s);
         break;
       case 'openMarket':
-        openMarket(this, command.marketHash, command.eventId, command.legs);
+        openMarket(s, command.marketHash, command.eventId, command.legs);
         break;
       case 'closeMarket':
-        closeMarket(this, command.marketHash);
+        closeMarket(s, command.marketHash);
         break;
       case 'resolveMarket':
-        resolveMarket(this, command.marketHash, command.outcome);
+        resolveMarket(s, command.marketHash, command.outcome);
         break;
       case 'credit':
-        credit(this, command.account, command.amount);
+        credit(s, command.account, command.amount);
         break;
       case 'debit':
-        debit(this, command.account, command.amount);
+        debit(s, command.account, command.amount);
         break;
       case 'reverseFill':
-        reverseFill(this, command.fill);
+        reverseFill(s, command.fill);
         break;
       default:
         throw new TypeError(`unknown command ${(command as { type: string }).type}`);
     }
-    flush(this);
-    return takeEvents(this);
+    flush(s);
+    return takeEvents(s);
   }
-
-  // ---------------------------------------------------------------- reads
 
   /** A resting order, or undefined once it has left the book (or never rested). */
   order(orderId: string): OrderView | undefined {
-    return findOrder(this, orderId);
+    return findOrder(this.state, orderId);
   }
 
   /** An account's resting orders in placement order. */
   openOrders(account: string): OrderView[] {
-    return openOrders(this, account);
+    return openOrders(this.state, account);
   }
 
   /** Aggregated levels of both sides, best first, in the maker frame; undefined for an unknown market. */
   levels(marketHash: string, depth = Number.POSITIVE_INFINITY): BookLevels | undefined {
-    return bookLevels(this, marketHash, depth);
+    return bookLevels(this.state, marketHash, depth);
   }
 
   /** Every market the engine has opened, in no particular order. */
   marketHashes(): IterableIterator<string> {
-    return marketHashes(this);
+    return marketHashes(this.state);
   }
 
   /** Highest tick with resting orders betting that outcome, 0 when none (or unknown market). */
   bestTick(marketHash: string, isBettingOutcomeOne: boolean): number {
-    return bestTick(this, marketHash, isBettingOutcomeOne);
+    return bestTick(this.state, marketHash, isBettingOutcomeOne);
   }
 
   /** True when some resting order's expiry (unix seconds) is at or before `nowMs`: an `expire` is due. */
   hasDueExpiries(nowMs: number): boolean {
-    return hasDueExpiries(this, nowMs);
+    return hasDueExpiries(this.state, nowMs);
   }
 
   bookVersion(marketHash: string): number {
-    return bookVersion(this, marketHash);
+    return bookVersion(this.state, marketHash);
   }
 
   market(marketHash: string): MarketView | undefined {
-    return marketView(this, marketHash);
+    return marketView(this.state, marketHash);
   }
 
   balance(account: string): AccountBalance {
-    return balanceOf(this, account);
+    return balanceOf(this.state, account);
   }
 
   /** What a reversed fill left the account owing (0 but after a failed settlement, issue 33). */
   owed(account: string): bigint {
-    return owedBy(this, account);
+    return owedBy(this.state, account);
   }
 
   /** The remaining maker stakes of the account's resting orders (at most its available balance under honest liquidity). */
   exposure(account: string): bigint {
-    return exposureOf(this, account);
+    return exposureOf(this.state, account);
   }
 
   position(marketHash: string, account: string): PositionView | undefined {
-    return positionOf(this, marketHash, account);
+    return positionOf(this.state, marketHash, account);
   }
 
   /** Number of resting orders in the engine. */
   get restingOrderCount(): number {
-    return restingOrderCount(this);
+    return restingOrderCount(this.state);
   }
-
-  // ---------------------------------------------------------------- snapshots
 
   /** The state in a canonical JSON-safe form (see `EngineSnapshot`). */
   snapshot(): EngineSnapshot {
-    return writeSnapshot(this);
+    return writeSnapshot(this.state);
   }
 
   /**
@@ -226,7 +242,7 @@ export class Engine extends EngineState {
   static restore(snapshot: EngineSnapshot, options: EngineRuleOptions = {}): Engine {
     checkSnapshotFormat(snapshot);
     const engine = new Engine({ ...options, ladderSize: snapshot.ladderSize });
-    readSnapshot(engine, snapshot);
+    readSnapshot(engine.state, snapshot);
     return engine;
   }
 
@@ -235,7 +251,7 @@ export class Engine extends EngineState {
    * give equal bytes (names sorted, orders by placement), so a digest of them is a state hash.
    */
   snapshotBytes(): Uint8Array {
-    return writeSnapshotBytes(this);
+    return writeSnapshotBytes(this.state);
   }
 
   /**
@@ -245,12 +261,12 @@ export class Engine extends EngineState {
    */
   static restoreBytes(bytes: Uint8Array, options: EngineRuleOptions = {}): Engine {
     const engine = new Engine({ ...options, ladderSize: ladderSizeOfSnapshotBytes(bytes) });
-    readSnapshotBytes(engine, bytes);
+    readSnapshotBytes(engine.state, bytes);
     return engine;
   }
 
   /** Checks every internal invariant; throws with a description on the first violation (a bug). */
   assertInvariants(): void {
-    assertInvariants(this);
+    assertInvariants(this.state);
   }
 }
