@@ -1,5 +1,4 @@
 /** Cancels (of ids, of a market's, an event's or an account's orders) and expiry. */
-
 import { levelChanged, touchLevel } from './command-events.js';
 import type { CancelReason } from './commands.js';
 import type { EngineState } from './engine-state.js';

@@ -7,7 +7,7 @@ import { type MarketBook, splitStake } from './market-book.js';
 
 /**
  * FOK dry run: adds one fill to what the walk has added to a party's position, `adds` = [stake, pot] on the
- * market, or [stake, pot] on each leg of a quarter-line market, its stake split as `fill` splits it.
+ * market, or [stake, pot] on each leg of a quarter-line market, its stake split as `fillLegs` splits it.
  */
 export function dryAdd(market: MarketBook, adds: bigint[], own: bigint, other: bigint): void {
   if (market.legs === null) {

@@ -1,5 +1,4 @@
 /** Resting orders on and off the book and every index (level FIFO, account list, expiry index, id index). */
-
 import { touchLevel } from './command-events.js';
 import type { PlaceOrderCommand } from './commands.js';
 import type { EngineState } from './engine-state.js';
@@ -7,8 +6,7 @@ import type { DoneReason, OrderDoneEvent, OrderRestedEvent } from './events.js';
 import type { MarketBook } from './market-book.js';
 import { F, FILLED, NIL, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
 
-/** The one zero bigint of filled sizes, so that reporting an unfilled order allocates nothing. */
-export const ZERO = 0n;
+const ZERO = 0n;
 
 /** Filled part of an order: `size - remaining`, without allocating when nothing filled. */
 export function filled(size: bigint, remaining: bigint): bigint {
@@ -27,6 +25,10 @@ export function restingInPlacementOrder(s: EngineState): number[] {
   return handles.sort((x, y) => store.placed[x]! - store.placed[y]!);
 }
 
+/**
+ * Rests an order with `remaining` of its stake (all of it while `untouched`): its record, its level's FIFO,
+ * its account's list and exposure, the expiry and id indexes. Returns its `orderRested` event.
+ */
 export function rest(
   s: EngineState,
   c: PlaceOrderCommand,
@@ -73,7 +75,7 @@ export function rest(
 
 /** Takes a resting order off the book and every index, and reports it done. */
 export function removeResting(s: EngineState, h: number, reason: DoneReason): void {
-  // As in `cancellable`: the loads of the neighbours' lines overlap with the index probe that follows.
+  // As in `cancellable` (cancels.ts): the loads of the neighbours' lines overlap with the index probe that follows.
   if (!linkedBothWays(s, h)) throw new Error(`engine invariant broken: links of order ${s.store.ids[h]}`);
   s.orderIndex.removeHandle(h);
   const done = unrest(s, h, reason);
