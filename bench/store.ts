@@ -22,10 +22,11 @@ import type { Database } from 'better-sqlite3';
 import { Engine } from '../packages/server/src/engine/index.js';
 import type { SequencerInput } from '../packages/server/src/sequencer/inputs.js';
 import { Sequencer } from '../packages/server/src/sequencer/sequencer.js';
+import { Projector } from '../packages/server/src/store/projector.js';
 import { openDatabase } from '../packages/server/src/store/sqlite/open-database.js';
 import { openJournal } from '../packages/server/src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../packages/server/src/store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from '../packages/server/src/store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from '../packages/server/src/store/sqlite/sqlite-projection-store.js';
 import { ThreadedProjector } from '../packages/server/src/store/sqlite/threaded-projector.js';
 import { startWalCheckpointer } from '../packages/server/src/store/sqlite/wal-checkpointer.js';
 import { TradingPipeline } from '../packages/server/src/trading/pipeline.js';
@@ -133,7 +134,7 @@ async function run(placement: Placement, mapWal = false): Promise<RunFigures> {
   // had a file of its own.
   const opened = mapWal ? shared(db) : openJournal(dir, db);
   const store = opened.journal;
-  const inline = new SqliteProjector(db);
+  const inline = await Projector.open(new SqliteProjectionStore(db));
   const threaded = placement === 'thread' ? new ThreadedProjector(db, inline.cursor(), 1) : null;
   let now = 1_700_000_000_000;
   const sequencer = new Sequencer({

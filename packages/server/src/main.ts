@@ -17,7 +17,7 @@ import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
 import { openJournalDatabase } from './store/sqlite/open-journal.js';
 import { SqliteJournal } from './store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from './store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from './store/sqlite/sqlite-projection-store.js';
 import { SqliteSettlementFeed } from './store/sqlite/sqlite-settlement-feed.js';
 import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 
@@ -247,14 +247,14 @@ async function replay(argv: readonly string[]): Promise<number> {
   const journalDb = openJournalDatabase(config.dataDir, db);
   try {
     const journal = new SqliteJournal(journalDb);
-    const projector = new SqliteProjector(db, { settlementSince: journal.features.chainSettlement });
+    const projections = new SqliteProjectionStore(db);
     const started = Date.now();
-    const projectedSeq = projector.cursor();
+    const projectedSeq = await projections.cursor();
     const {
       journalHash,
       projectionsHash,
       replayedCommands: commands,
-    } = await compareWithJournal(journal, projector, projectedSeq, ladderSize());
+    } = await compareWithJournal(journal, projections, projectedSeq, ladderSize());
     const lastSeq = (await journal.last()).seq;
     console.log(
       `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,

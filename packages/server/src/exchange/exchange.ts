@@ -166,7 +166,7 @@ async function openLockedExchange(
   });
   try {
     trading = await openTrading({
-      storage: openSqliteTradingStorage(db, { settlementSince }),
+      storage: await openSqliteTradingStorage(db, { settlementSince }),
       journal: journal.journal,
       chain: settlement,
       catalog,

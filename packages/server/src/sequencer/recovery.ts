@@ -65,7 +65,7 @@ export type JournalComparison = {
  */
 export async function compareWithJournal(
   journal: Pick<Journal, 'after' | 'features'>,
-  projections: { engineSnapshotFromProjections(ladderSize: number, engineLastSeq: number): EngineSnapshot },
+  projections: { engineSnapshot(ladderSize: number, engineLastSeq: number): Promise<EngineSnapshot> },
   throughSeq: number,
   ladderSize: number,
 ): Promise<JournalComparison> {
@@ -74,10 +74,7 @@ export async function compareWithJournal(
   const upTo = { after: (seq: number) => pagesThrough(journal.after(seq), throughSeq) };
   const replayedCommands = await replayJournal(replayed, upTo, 0);
   const engine = Engine.restore(
-    projections.engineSnapshotFromProjections(
-      ladderSize,
-      replayedCommands === 0 ? -1 : replayed.lastAppliedSeq,
-    ),
+    await projections.engineSnapshot(ladderSize, replayedCommands === 0 ? -1 : replayed.lastAppliedSeq),
     options,
   );
   return {

@@ -60,7 +60,7 @@ describe('BatchProjection: trades', () => {
     rows.matched(matched('8-0', 'maker', 'taker2'));
     const changes = rows.endEntry();
 
-    const trades = new Map(rows.takeDirty().trades.map((t) => [t.row.orderId, t]));
+    const trades = new Map(rows.dirty().trades.map((t) => [t.row.orderId, t]));
     expect(trades.get('maker')).toMatchObject({
       isNew: false,
       lastFillSeq: 8,
@@ -110,7 +110,7 @@ describe('BatchProjection: capital-efficiency refunds', () => {
     rows.beginEntry(10, 100);
     rows.matched(matched('10-0', 'maker2', 'taker2'));
     expect(rows.endEntry().trades.map((t) => t.marketHasRefunds)).toEqual([true, true]);
-    expect(rows.takeDirty().refunds).toHaveLength(1);
+    expect(rows.dirty().refunds).toHaveLength(1);
   });
 });
 
@@ -209,7 +209,7 @@ describe('BatchProjection: quarter-line markets', () => {
       [legTradeIdOf('maker', 1), '10', '16'],
     ]);
     expect(second.orders.find((o) => o.id === 'maker')).toMatchObject({ filledSize: '22', fillPot: '36' });
-    expect(rows.takeDirty().trades.filter((t) => t.isNew)).toHaveLength(6);
+    expect(rows.dirty().trades.filter((t) => t.isNew)).toHaveLength(6);
   });
 
   it('reads a committed leg trade once its order has filled before', () => {

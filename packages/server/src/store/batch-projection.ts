@@ -34,7 +34,7 @@ export type EntryChanges = {
  */
 export type SequencedTrade = { row: TradeRecord; lastFillSeq: number };
 
-/** Rows committed before this batch (the projection reads each at most once per batch). */
+/** Rows committed before this batch, as read for it (projection-store.ts). */
 export interface CommittedRows {
   order(orderId: string): ProjectedOrder | null;
   trade(tradeId: string): SequencedTrade | null;
@@ -49,9 +49,9 @@ export type DirtyTrade = SequencedTrade & { isNew: boolean };
 type OrderStatus = { status: OrderRecord['status']; inactiveReason: string | null };
 
 /**
- * The trading projections of one batch, computed in memory: each order and trade row the batch touches
- * is read once, changed entry by entry as the events say, and written once at the end (see
- * SqliteTradingStore). Each entry's changes are kept as snapshots, so realtime publishes every step
+ * The trading rows of one batch, computed in memory: each order and trade row the batch touches is read
+ * once (before the batch: projection-store.ts), changed entry by entry as the events say, and written once
+ * at the end (projector.ts). Each entry's changes are kept as snapshots, so realtime publishes every step
  * without reading the rows back.
  */
 export class BatchProjection {
@@ -59,6 +59,8 @@ export class BatchProjection {
   private readonly trades = new Map<string, DirtyTrade>();
   private fills: ProjectedFill[] = [];
   private refunds: RefundRecord[] = [];
+  /** Fills committed before this batch that it turned FAILED. */
+  private failedFills: { seq: number; id: string; at: number }[] = [];
   /** Markets known to have had a refund (committed or in this batch), and those known not to. */
   private readonly refundedMarkets = new Map<string, boolean>();
   private entryOrders = new Map<string, DirtyOrder>();
@@ -91,24 +93,60 @@ export class BatchProjection {
     return changes;
   }
 
-  /** Hands over every dirty row (to be written) and forgets them: later reads go to the database. */
-  takeDirty(): {
+  /** Every row the batch changed, to be written. */
+  dirty(): {
     orders: DirtyOrder[];
     trades: DirtyTrade[];
     fills: ProjectedFill[];
     refunds: RefundRecord[];
+    failedFills: { seq: number; id: string; at: number }[];
   } {
-    const dirty = {
+    return {
       orders: [...this.orders.values()],
       trades: [...this.trades.values()],
       fills: this.fills,
       refunds: this.refunds,
+      failedFills: this.failedFills,
     };
-    this.orders.clear();
-    this.trades.clear();
-    this.fills = [];
-    this.refunds = [];
-    return dirty;
+  }
+
+  /** The batch's own fills (not committed yet) for which `keep` is true. */
+  batchFills(keep: (fill: FillRecord) => boolean): FillRecord[] {
+    return this.fills.filter(keep);
+  }
+
+  /**
+   * A fill turned FAILED (a reversed match, a failed escrow): the batch's own row, or a committed one
+   * (`fill`, as read), which then shows in the entry's changes.
+   */
+  failFill(fill: FillRecord): void {
+    const failed = { ...fill, status: 'FAILED' };
+    // The batch's own row is replaced, not changed: an earlier entry's changes show it as it was.
+    const own = this.fills.findIndex((f) => f.id === fill.id && f.seq === fill.seq);
+    if (own >= 0) this.fills[own] = failed;
+    else this.failedFills.push({ seq: fill.seq, id: fill.id, at: this.ts });
+    this.entryFills.push(failed);
+  }
+
+  /** A fill shown in the entry's changes as it is. */
+  showFill(fill: FillRecord): void {
+    this.entryFills.push(fill);
+  }
+
+  /** A trade turned FAILED unless it is SETTLED or FAILED already; it shows in the entry's changes. */
+  failTrade(tradeId: string): void {
+    const trade = this.trade(tradeId);
+    if (!trade) return;
+    if (trade.row.status !== 'SETTLED' && trade.row.status !== 'FAILED') {
+      trade.row.status = 'FAILED';
+      trade.row.updatedAt = this.ts;
+    }
+    if (!this.entryTrades.has(tradeId)) this.entryTrades.set(tradeId, trade);
+  }
+
+  /** The stored status of a trade as this batch leaves it so far (null: no such trade). */
+  tradeStatus(tradeId: string): string | null {
+    return this.trade(tradeId)?.row.status ?? null;
   }
 
   /** An order accepted now that enters the engine after its betting delay. */
@@ -255,7 +293,7 @@ export class BatchProjection {
     if (!trade) {
       const committed = hasTrade ? this.committed.trade(m.tradeId) : null;
       trade = committed
-        ? { ...committed, isNew: false }
+        ? { row: { ...committed.row }, lastFillSeq: committed.lastFillSeq, isNew: false }
         : {
             row: {
               id: m.tradeId,
@@ -327,13 +365,25 @@ export class BatchProjection {
     return has;
   }
 
-  /** The batch's working row of an order (read once from the committed rows), marked touched by the entry. */
+  /** The batch's working row of a trade (a copy of the committed one), not marked touched. */
+  private trade(tradeId: string): DirtyTrade | null {
+    let trade = this.trades.get(tradeId);
+    if (!trade) {
+      const committed = this.committed.trade(tradeId);
+      if (!committed) return null;
+      trade = { row: { ...committed.row }, lastFillSeq: committed.lastFillSeq, isNew: false };
+      this.trades.set(tradeId, trade);
+    }
+    return trade;
+  }
+
+  /** The batch's working row of an order (a copy of the committed one), marked touched by the entry. */
   private order(orderId: string): DirtyOrder | null {
     let order = this.orders.get(orderId);
     if (!order) {
       const row = this.committed.order(orderId);
       if (!row) return null;
-      order = { row, meta: null };
+      order = { row: { ...row }, meta: null };
       this.orders.set(orderId, order);
     }
     if (!this.entryOrders.has(orderId)) this.entryOrders.set(orderId, order);

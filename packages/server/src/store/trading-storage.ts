@@ -7,16 +7,13 @@ import type { TradingReads } from './trading-reads.js';
  */
 export interface TradingStorage {
   readonly reads: TradingReads;
-  /**
-   * Writes on the caller's thread, at once: the catch-up with the journal at a start (its `project`
-   * returns a promise only when it could not write now).
-   */
+  /** The projector a start catches up with the journal through, before anything is served. */
   readonly catchUp: ProjectionWriter;
   /**
    * The projector of the committed batches, from the catch-up's cursor on: opened at the first call (once
-   * the catch-up is done), on a thread of its own where the storage allows, else the catch-up's.
+   * the catch-up is done); the storage may run it elsewhere (SQLite: on a thread of its own).
    */
   projector(): ProjectionWriter;
-  /** Waits for the batches handed to the projector, then lets its thread go (the storage stays open). */
+  /** Waits for the batches handed to the projector, then stops it (the storage stays open). */
   close(): Promise<void>;
 }

@@ -24,8 +24,9 @@ import type { Publication } from '../realtime/publication.js';
 import { legTradeIdOf, type TradeRecord, tradeIdOf } from '../records/records.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '../sequencer/inputs.js';
+import { Projector } from '../store/projector.js';
 import { openDatabase } from '../store/sqlite/open-database.js';
-import { SqliteProjector } from '../store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from '../store/sqlite/sqlite-projection-store.js';
 import { SqliteTradingQueries } from '../store/sqlite/sqlite-trading-queries.js';
 import { fillListing, tradeListing } from '../store/trading-reads.js';
 import type { ProjectedBatch } from './pipeline.js';
@@ -43,7 +44,7 @@ const LADDER = ladderSize();
 
 /** Real engine and real projections (in-memory SQLite): the publisher sees what it sees in production. */
 let db: Database;
-let projector: SqliteProjector;
+let projector: Projector;
 /** Each committed batch's projection, as the pipeline hands it to the publisher. */
 let projectedOf: WeakMap<AppliedEntry[], ProjectedBatch>;
 let queries: SqliteTradingQueries;
@@ -54,14 +55,14 @@ let orderCounter = 0;
 
 beforeEach(async () => {
   db = openDatabase(':memory:');
-  projector = new SqliteProjector(db);
+  projector = await Projector.open(new SqliteProjectionStore(db));
   projectedOf = new WeakMap();
   queries = new SqliteTradingQueries(db);
   engine = new Engine({ ladderSize: LADDER });
   seq = 0;
   publisher = new TradingPublisher(context());
   await publish(
-    commit([
+    await commit([
       { kind: 'engine', command: { type: 'openMarket', marketHash: MARKET, eventId: EVENT } },
       { kind: 'engine', command: { type: 'credit', account: MAKER, amount: 1_000n * USDC } },
       { kind: 'engine', command: { type: 'credit', account: TAKER, amount: 1_000n * USDC } },
@@ -94,13 +95,13 @@ function readsWith(reads: Partial<TradingPublisherContext['reads']>): TradingPub
   };
 }
 
-function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): AppliedEntry[] {
+async function commit(inputs: SequencerInput[], ts = 1_700_000_000_000 + seq): Promise<AppliedEntry[]> {
   const entries = inputs.map((input) => {
     seq += 1;
     const events = input.kind === 'engine' ? engine.apply({ ...input.command, seq, ts }) : [];
     return { seq, ts, input, events };
   });
-  projectedOf.set(entries, { batch: committedBatch(entries), changes: projector.projectNow(entries) });
+  projectedOf.set(entries, { batch: committedBatch(entries), changes: await projector.project(entries) });
   return entries;
 }
 
@@ -159,7 +160,7 @@ const restOrder = async (account: string, id: string) =>
 describe('TradingPublisher', () => {
   it('publishes a rested order with its create outcome, then the book and best odds once per batch', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    const entries = commit([place(maker)]);
+    const entries = await commit([place(maker)]);
     const pubs = await publish(entries);
     const s = entries[0]!.seq;
     const version = bookToWire(engine.levels(MARKET)!, {
@@ -201,17 +202,17 @@ describe('TradingPublisher', () => {
     });
 
     // A worse level changes the book, not the best odds.
-    const worse = await publish(commit([place(order(MAKER, 390, 10n * USDC))]));
+    const worse = await publish(await commit([place(order(MAKER, 390, 10n * USDC))]));
     expect(on(worse, orderBookMarketChannel(MARKET))).toHaveLength(1);
     expect(on(worse, GLOBAL_CHANNELS.best_odds)).toHaveLength(0);
   });
 
   it('shows each entry of a batch in turn: fills, cumulative trades, public tape, one book', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    await publish(commit([place(maker)]));
+    await publish(await commit([place(maker)]));
     const t1 = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
     const t2 = order(TAKER, 400, 15n * USDC, { isOne: false, tif: 'IOC' });
-    const entries = commit([place(t1), place(t2)]);
+    const entries = await commit([place(t1), place(t2)]);
     const pubs = await publish(entries);
 
     // The maker's row after each fill; the last one is the REST row.
@@ -319,7 +320,7 @@ describe('TradingPublisher', () => {
 
   it('publishes an admitted order as PENDING, and its withdrawal with the create commandId and outcome', async () => {
     const delayed = order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' });
-    const entries = commit([
+    const entries = await commit([
       { kind: 'admit', order: delayed.order, meta: delayed.meta, activateAt: 1 },
       { kind: 'withdraw', orderIds: [delayed.order.orderId], reason: 'USER_REQUESTED' },
     ]);
@@ -339,16 +340,18 @@ describe('TradingPublisher', () => {
 
   it('publishes nothing for a replayed order id', async () => {
     const first = order(MAKER, 400, 10n * USDC);
-    await publish(commit([place(first)]));
+    await publish(await commit([place(first)]));
     const replay = order(MAKER, 401, 10n * USDC, { orderId: first.order.orderId });
-    expect(await publish(commit([place(replay)]))).toEqual([]);
+    expect(await publish(await commit([place(replay)]))).toEqual([]);
   });
 
   it('publishes cancels with their reason and settles trades and fills at resolution', async () => {
     const maker = order(MAKER, 400, 50n * USDC);
-    await publish(commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]));
+    await publish(
+      await commit([place(maker), place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
+    );
     const cancel = await publish(
-      commit([
+      await commit([
         {
           kind: 'engine',
           command: {
@@ -370,7 +373,7 @@ describe('TradingPublisher', () => {
     expect(on(cancel, GLOBAL_CHANNELS.best_odds)).toHaveLength(1);
 
     const resolve = await publish(
-      commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
+      await commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
     );
     // The taker lost: its fill is SETTLED at once. The maker won: its trade waits for its payout to land.
     expect(data(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER))).toMatchObject([{ status: 'SETTLED' }]);
@@ -379,7 +382,7 @@ describe('TradingPublisher', () => {
     expect(on(resolve, ACCOUNT_FILLS_CHANNEL, TAKER)[0]!.messageId).toBe(`fill:${fill!.id}:SETTLED`);
     const resolvedAt = seq;
     const paid = await publish(
-      commit([
+      await commit([
         {
           kind: 'settlement',
           block: 1,
@@ -402,7 +405,7 @@ describe('TradingPublisher', () => {
 
   it('reads a resolution’s settled rows back only for accounts whose trades or fills are followed', async () => {
     await publish(
-      commit([
+      await commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
       ]),
@@ -419,7 +422,7 @@ describe('TradingPublisher', () => {
         },
       }),
     });
-    const resolve = commit([
+    const resolve = await commit([
       { kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 2 } },
     ]);
     const all = await publish(resolve);
@@ -438,8 +441,10 @@ describe('TradingPublisher', () => {
   it('publishes expiries with inactiveReason EXPIRED and the book without the order', async () => {
     const maker = order(MAKER, 400, 10n * USDC);
     const short = { ...maker, order: { ...maker.order, expiry: 1_700_000_100 } };
-    await publish(commit([place(short)]));
-    const pubs = await publish(commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000));
+    await publish(await commit([place(short)]));
+    const pubs = await publish(
+      await commit([{ kind: 'engine', command: { type: 'expire' } }], 1_700_000_200_000),
+    );
     expect(data(on(pubs, activeOrdersChannel(MAKER)))).toEqual([await restOrder(MAKER, maker.order.orderId)]);
     expect(data(on(pubs, accountOrdersChannel(MAKER)))[0]).toMatchObject({
       status: 'INACTIVE',
@@ -459,9 +464,9 @@ describe('TradingPublisher', () => {
   const ids = (pubs: Publication[]) => pubs.map((p) => [p.channel, p.user, p.messageId]);
 
   it('publishes escrow receipts: the LOCKED fills, and a trade once its last fill is escrowed; FAILED rows', async () => {
-    await publish(commit([place(order(MAKER, 400, 50n * USDC))]));
-    const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
-    const second = commit([place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' }))]);
+    await publish(await commit([place(order(MAKER, 400, 50n * USDC))]));
+    const first = await commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
+    const second = await commit([place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' }))]);
     await publish(first);
     await publish(second);
     const [s1, s2] = [first[0]!.seq, second[0]!.seq];
@@ -470,12 +475,12 @@ describe('TradingPublisher', () => {
     expect(makerFills.map((f) => f.seq)).toEqual([s1, s2]);
 
     // The maker's first fill: its trade has a fill after it, still MATCHED.
-    const lockFirst = commit([escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: true })]);
+    const lockFirst = await commit([escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: true })]);
     expect(ids(await publish(lockFirst))).toEqual([
       [ACCOUNT_FILLS_CHANNEL, MAKER, `fill:${makerFills[0]!.id}:LOCKED`],
     ]);
     // The second: the fill and the trade, as every read now shows them.
-    const lockSecond = commit([escrows({ account: MAKER, firstSeq: s2, lastSeq: s2, ok: true })]);
+    const lockSecond = await commit([escrows({ account: MAKER, firstSeq: s2, lastSeq: s2, ok: true })]);
     const ts = lockSecond[0]!.ts;
     const locked = await publish(lockSecond);
     expect(ids(locked)).toEqual([
@@ -491,7 +496,7 @@ describe('TradingPublisher', () => {
     expect(locked[1]!.data).toMatchObject({ tradeId: makerTrade, status: 'LOCKED' });
 
     // The taker's escrow of both fills fails: its fills and both its trades turn FAILED.
-    const fail = commit([escrows({ account: TAKER, firstSeq: s1, lastSeq: s2, ok: false })]);
+    const fail = await commit([escrows({ account: TAKER, firstSeq: s1, lastSeq: s2, ok: false })]);
     const failed = await publish(fail);
     const takerFills = await queries.fills(TAKER, {}, fillListing(true), { limit: 10, after: null });
     const takerTrades = await queries.trades(TAKER, {}, tradeListing(true), { limit: 10, after: null });
@@ -506,15 +511,15 @@ describe('TradingPublisher', () => {
     ]);
     // An entry projected before (a start catching up) publishes nothing; neither does a receipt of nothing.
     expect(publisher.batch({ batch: committedBatch(fail), changes: [undefined] })).toEqual([]);
-    expect(await publish(commit([{ kind: 'escrows', block: 3, escrows: [] }]))).toEqual([]);
+    expect(await publish(await commit([{ kind: 'escrows', block: 3, escrows: [] }]))).toEqual([]);
   });
 
   it('a failed escrow fails a trade that an earlier entry of its batch filled again (the projector)', async () => {
-    await publish(commit([place(order(MAKER, 400, 50n * USDC))]));
-    const first = commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
+    await publish(await commit([place(order(MAKER, 400, 50n * USDC))]));
+    const first = await commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]);
     await publish(first);
     const s1 = first[0]!.seq;
-    const batch = commit([
+    const batch = await commit([
       place(order(TAKER, 400, 10n * USDC, { isOne: false, tif: 'IOC' })),
       escrows({ account: MAKER, firstSeq: s1, lastSeq: s1, ok: false }),
     ]);
@@ -528,7 +533,7 @@ describe('TradingPublisher', () => {
 
   it('reads an escrow’s rows back only for accounts whose trades or fills are followed', async () => {
     await publish(
-      commit([
+      await commit([
         place(order(MAKER, 400, 50n * USDC)),
         place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' })),
       ]),
@@ -546,7 +551,7 @@ describe('TradingPublisher', () => {
         },
       }),
     });
-    const lock = commit([
+    const lock = await commit([
       escrows(
         { account: MAKER, firstSeq: fillSeq, lastSeq: fillSeq, ok: true },
         { account: TAKER, firstSeq: fillSeq, lastSeq: fillSeq, ok: true },
@@ -569,8 +574,8 @@ describe('TradingPublisher', () => {
       followed.has(user ? `${channel}#${user}` : channel);
     const partial = new TradingPublisher({ ...context(), observed: isFollowed });
     const batches = [
-      commit([place(order(MAKER, 400, 50n * USDC))]),
-      commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
+      await commit([place(order(MAKER, 400, 50n * USDC))]),
+      await commit([place(order(TAKER, 400, 20n * USDC, { isOne: false, tif: 'IOC' }))]),
     ];
     for (const entries of batches) {
       const all = await publish(entries);
@@ -583,14 +588,14 @@ describe('TradingPublisher', () => {
 
   it('publishes a capital-efficiency refund on the bettor’s ce_refunds channel, after the fills', async () => {
     await publish(
-      commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
+      await commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
     );
     // The taker backs outcome one 100 at 50%, then outcome two 100 at 50%: 200 certain, refunded.
-    await publish(commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]));
-    const first = await publish(commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]));
+    await publish(await commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]));
+    const first = await publish(await commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]));
     expect(first.filter((p) => p.channel.startsWith('ce_refunds:'))).toEqual([]);
-    await publish(commit([place(order(THIRD, 400, 100n * USDC))]));
-    const entries = commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]);
+    await publish(await commit([place(order(THIRD, 400, 100n * USDC))]));
+    const entries = await commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]);
     const pubs = await publish(entries);
     const s = entries[0]!.seq;
 
@@ -643,15 +648,15 @@ describe('TradingPublisher', () => {
 
   it('makes a refund only when its channel is followed, with the id it has when all are', async () => {
     await publish(
-      commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
+      await commit([{ kind: 'engine', command: { type: 'credit', account: THIRD, amount: 1_000n * USDC } }]),
     );
     const followed = new Set([ceRefundsChannel(TAKER)]);
     const partial = new TradingPublisher({ ...context(), observed: (channel) => followed.has(channel) });
     const batches = [
-      commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]),
-      commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]),
-      commit([place(order(THIRD, 400, 100n * USDC))]),
-      commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]),
+      await commit([place(order(MAKER, 400, 100n * USDC, { isOne: false }))]),
+      await commit([place(order(TAKER, 400, 100n * USDC, { tif: 'IOC' }))]),
+      await commit([place(order(THIRD, 400, 100n * USDC))]),
+      await commit([place(order(TAKER, 400, 100n * USDC, { isOne: false, tif: 'IOC' }))]),
     ];
     const made: Publication[] = [];
     for (const entries of batches) {
@@ -820,12 +825,12 @@ describe('TradingPublisher with a book interval', () => {
     bookToWire(engine.levels(MARKET)!, { takerPerspective: false, ladderSize: LADDER });
 
   it('publishes a market book at most once per interval: at once after a quiet spell, then the latest when the interval ends', async () => {
-    const first = await publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+    const first = await publish(await commit([place(order(MAKER, 400, 10n * USDC))]), timed);
     expect(books(first)).toEqual([engineBook()]);
     expect(timed.nextBookInMs()).toBeUndefined();
 
     clock = 10;
-    const second = await publish(commit([place(order(MAKER, 401, 20n * USDC))]), timed);
+    const second = await publish(await commit([place(order(MAKER, 401, 20n * USDC))]), timed);
     // The rows go at once; the book waits for the end of the interval.
     expect(on(second, accountOrdersChannel(MAKER))).toHaveLength(1);
     expect(books(second)).toEqual([]);
@@ -835,7 +840,7 @@ describe('TradingPublisher with a book interval', () => {
     expect(timed.dueBooks()).toEqual([]);
 
     clock = 50;
-    const third = await publish(commit([place(order(MAKER, 402, 30n * USDC))]), timed);
+    const third = await publish(await commit([place(order(MAKER, 402, 30n * USDC))]), timed);
     expect(books(third)).toEqual([]);
     expect(timed.nextBookInMs()).toBe(50);
 
@@ -853,7 +858,7 @@ describe('TradingPublisher with a book interval', () => {
 
     // Within the next interval again: held back until 200, and versions only go up.
     clock = 150;
-    expect(books(await publish(commit([place(order(MAKER, 399, 5n * USDC))]), timed))).toEqual([]);
+    expect(books(await publish(await commit([place(order(MAKER, 399, 5n * USDC))]), timed))).toEqual([]);
     clock = 200;
     const later = books(timed.dueBooks());
     expect(later).toEqual([engineBook()]);
@@ -865,12 +870,12 @@ describe('TradingPublisher with a book interval', () => {
   });
 
   it('publishes no best odds when the held-back changes left the best level as it was', async () => {
-    await publish(commit([place(order(MAKER, 400, 10n * USDC))]), timed);
+    await publish(await commit([place(order(MAKER, 400, 10n * USDC))]), timed);
     clock = 10;
     const better = order(MAKER, 405, 10n * USDC);
-    await publish(commit([place(better)]), timed);
+    await publish(await commit([place(better)]), timed);
     await publish(
-      commit([
+      await commit([
         {
           kind: 'engine',
           command: {
@@ -891,13 +896,13 @@ describe('TradingPublisher with a book interval', () => {
 
   it('publishes the last book of a market resolved while its book waits, and forgets the market', async () => {
     const maker = order(MAKER, 400, 10n * USDC);
-    await publish(commit([place(maker)]), timed);
+    await publish(await commit([place(maker)]), timed);
     clock = 10;
-    await publish(commit([place(order(MAKER, 401, 10n * USDC))]), timed);
+    await publish(await commit([place(order(MAKER, 401, 10n * USDC))]), timed);
     expect(timed.nextBookInMs()).toBe(90);
     clock = 20;
     const resolve = await publish(
-      commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
+      await commit([{ kind: 'engine', command: { type: 'resolveMarket', marketHash: MARKET, outcome: 1 } }]),
       timed,
     );
     // Its orders are cancelled with it: the last book is empty, and goes at once.

@@ -6,7 +6,7 @@ import { compareWithJournal } from '../../src/sequencer/recovery.js';
 import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
@@ -19,7 +19,6 @@ const PROJECTION_TABLES = [
   'positions',
   'engine_markets',
   'market_settlements',
-  'heartbeats',
   'escrow_locks',
   'settlement_payouts',
   'settlement_outstanding',
@@ -82,11 +81,11 @@ describe('projections follow the journal', () => {
     const check = openDatabase(t.dataDir);
     const journalDb = openJournalDatabase(t.dataDir, check);
     try {
-      const projector = new SqliteProjector(check, { settlementSince: 1 });
+      const projections = new SqliteProjectionStore(check);
       const { projectionsHash, journalHash } = await compareWithJournal(
         new SqliteJournal(journalDb),
-        projector,
-        projector.cursor(),
+        projections,
+        await projections.cursor(),
         ladderSize(),
       );
       expect(projectionsHash).toBe(journalHash);

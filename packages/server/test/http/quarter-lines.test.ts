@@ -7,7 +7,7 @@ import { compareWithJournal } from '../../src/sequencer/recovery.js';
 import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import {
   removeDataDir,
   startTestExchange,
@@ -26,7 +26,6 @@ const PROJECTION_TABLES = [
   'positions',
   'engine_markets',
   'market_settlements',
-  'heartbeats',
   'escrow_locks',
   'settlement_payouts',
   'settlement_outstanding',
@@ -121,16 +120,16 @@ describe('quarter-line bets through the read routes', () => {
     const db = openDatabase(t.dataDir);
     const journalDb = openJournalDatabase(t.dataDir, db);
     try {
-      const projector = new SqliteProjector(db);
+      const projections = new SqliteProjectionStore(db);
       const { projectionsHash, journalHash } = await compareWithJournal(
         new SqliteJournal(journalDb),
-        projector,
-        projector.cursor(),
+        projections,
+        await projections.cursor(),
         ladderSize(),
       );
       expect(projectionsHash).toBe(journalHash);
       // The quarter-line market's mirror row names its legs; it holds no position of its own.
-      const snapshot = projector.engineSnapshotFromProjections(ladderSize(), projector.cursor());
+      const snapshot = await projections.engineSnapshot(ladderSize(), await projections.cursor());
       const market = snapshot.markets.find((m) => m.marketHash === quarter);
       expect(market).toMatchObject({ legs: [whole, half], positions: [] });
     } finally {

@@ -15,9 +15,10 @@ import {
 } from '../../src/sequencer/recovery.js';
 import { Sequencer } from '../../src/sequencer/sequencer.js';
 import { digestOf, stateHashOf } from '../../src/sequencer/state-hash.js';
+import { Projector } from '../../src/store/projector.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
-import { SqliteProjector } from '../../src/store/sqlite/sqlite-projector.js';
+import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import { TRADES, toShownTrade } from '../../src/store/sqlite/sqlite-trading-queries.js';
 import { TradingPipeline } from '../../src/trading/pipeline.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
@@ -114,7 +115,8 @@ function toInput(a: any, placed: string[], n: number): SequencerInput {
 async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
   const db = openDatabase(dataDir);
   const store = new SqliteJournal(db);
-  projector = new SqliteProjector(db, { openOrderCacheSize });
+  projections = new SqliteProjectionStore(db);
+  projector = await Projector.open(projections, { openOrderCacheSize });
   const catchUp = projector;
   const recovered = await recoverEngine(store, LADDER, {
     after: projector.cursor(),
@@ -143,7 +145,8 @@ async function openSequencer(dataDir: string, openOrderCacheSize?: number) {
 }
 
 /** The projector and pipeline of the last `openSequencer`. */
-let projector: SqliteProjector;
+let projector: Projector;
+let projections: SqliteProjectionStore;
 let pipeline: TradingPipeline;
 
 /** Closes the database once every answered batch is projected (as a clean stop does). */
@@ -152,7 +155,7 @@ async function close(db: ReturnType<typeof openDatabase>): Promise<void> {
   db.close();
 }
 
-const compare = (store: SqliteJournal) => compareWithJournal(store, projector, projector.cursor(), LADDER);
+const compare = (store: SqliteJournal) => compareWithJournal(store, projections, projector.cursor(), LADDER);
 
 /**
  * The history rows agree with each other and with the engine: each order's fill columns and its trade are

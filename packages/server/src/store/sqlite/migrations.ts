@@ -781,6 +781,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // (records/shown.ts) from the rows and the settlement state read beside them, the same for every store.
     up: (db) => db.exec('DROP VIEW fills_shown; DROP VIEW trades_shown;'),
   },
+  {
+    version: 23,
+    name: 'heartbeat deadlines kept by the sequencer',
+    // Issue 35: the dead-man switches are the sequencer's admission state (its snapshot and the journal);
+    // no projection of them is read any more.
+    up: (db) => db.exec('DROP TABLE heartbeats;'),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

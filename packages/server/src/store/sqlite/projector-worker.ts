@@ -2,7 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import { checkpointerRuns, enterGateSync, GATE_PROJECTOR, leaveGateSync } from '../../sqlite/write-gate.js';
-import { SqliteProjector } from './sqlite-projector.js';
+import { Projector } from '../projector.js';
+import { SqliteProjectionStore } from './sqlite-projection-store.js';
 
 /** A batch to project, and its answer (the changes of its entries after the cursor, or why it failed). */
 export type ProjectRequest = { id: number; entries: readonly AppliedEntry[] };
@@ -16,7 +17,9 @@ db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 db.pragma('cache_size = -65536');
 db.pragma('temp_store = MEMORY');
-const projector = new SqliteProjector(db, { settlementSince: data.settlementSince });
+const projector = await Projector.open(new SqliteProjectionStore(db), {
+  settlementSince: data.settlementSince,
+});
 const gate = data.gate ? new Int32Array(data.gate) : null;
 
 /**
@@ -38,14 +41,20 @@ followCheckpointer();
 const port = parentPort!;
 
 let queued: ProjectRequest[] = [];
-let scheduled = false;
+let draining: Promise<void> | null = null;
+
+function schedule(): void {
+  draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(drain).finally(() => {
+    draining = null;
+    if (queued.length > 0) schedule();
+  });
+}
 
 /**
  * The batches that arrived while the last were written go in one transaction: behind under load, the
  * projector catches up in fewer, larger commits. Each batch gets its own reply, in order.
  */
-function drain(): void {
-  scheduled = false;
+async function drain(): Promise<void> {
   const requests = queued;
   queued = [];
   const cursor = projector.cursor();
@@ -57,7 +66,8 @@ function drain(): void {
       followCheckpointer();
       const entered = gate ? enterGateSync(gate, GATE_PROJECTOR) : false;
       try {
-        changes = projector.projectNow(entries);
+        // The store answers at once (SQLite on this thread): the gate is held for this batch alone.
+        changes = await projector.project(entries);
       } finally {
         if (entered && gate) leaveGateSync(gate);
       }
@@ -76,14 +86,13 @@ function drain(): void {
 
 port.on('message', (message: ProjectRequest | 'stop') => {
   if (message === 'stop') {
-    if (queued.length > 0) drain();
-    db.close();
-    port.close();
+    void (draining ?? Promise.resolve()).then(async () => {
+      if (queued.length > 0) await drain();
+      db.close();
+      port.close();
+    });
     return;
   }
   queued.push(message);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(drain);
-  }
+  schedule();
 });

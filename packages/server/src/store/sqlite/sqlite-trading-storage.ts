@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { ProjectionWriter } from '../projection.js';
+import { Projector } from '../projector.js';
 import type { TradingStorage } from '../trading-storage.js';
-import { SqliteProjector } from './sqlite-projector.js';
+import { SqliteProjectionStore } from './sqlite-projection-store.js';
 import { SqliteTradingQueries } from './sqlite-trading-queries.js';
 import { ThreadedProjector } from './threaded-projector.js';
 
@@ -10,11 +11,11 @@ import { ThreadedProjector } from './threaded-projector.js';
  * projector on a thread with its own (a worker needs the database file: an in-memory database is
  * projected on the event loop).
  */
-export function openSqliteTradingStorage(
+export async function openSqliteTradingStorage(
   db: Database,
   options: { /** The journal's `chainSettlement` feature seq. */ settlementSince: number },
-): TradingStorage {
-  const catchUp = new SqliteProjector(db, options);
+): Promise<TradingStorage> {
+  const catchUp = await Projector.open(new SqliteProjectionStore(db), options);
   let threaded: ThreadedProjector | null = null;
   let projector: ProjectionWriter | null = null;
   return {
