@@ -12,7 +12,8 @@ import {
  */
 const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'BAD_REQUEST',
-  401: 'BAD_AUTH',
+  // A 401 for a bad credential says BAD_AUTH; the one other 401, a refused sign-in, says why in a sentence.
+  401: 'SIGN_IN_FAILED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   408: 'REQUEST_TIMEOUT',

@@ -119,8 +119,10 @@ async function postWithRetries(
   body: CreateOrdersBody,
   ids: { orderId: `0x${string}`; clientOrderId?: string }[],
   options: PlaceOrdersOptions,
+  /** An earlier call went unanswered: an order already there was placed by it. */
+  again = false,
 ): Promise<PlacedOrder[]> {
-  const policy = retryPolicy(options.retry);
+  const policy = options.retry === undefined ? p.transport.policy : retryPolicy(options.retry);
   // waitForOutcome holds the answer up to 15 s: the request may take that long before it is late.
   const timeoutMs = body.waitForOutcome ? Math.min(body.maxWaitTime ?? 10_000, 15_000) + 15_000 : undefined;
   let unanswered = false;
@@ -135,14 +137,14 @@ async function postWithRetries(
           ...(options.signal ? { signal: options.signal } : {}),
         },
       )) as { orders: CreateOrderResult[] };
-      return attempt === 1 ? answer.orders : await recoverPlaced(p, answer.orders);
+      return attempt === 1 && !again ? answer.orders : await recoverPlaced(p, answer.orders);
     } catch (error) {
       if (error instanceof ExchangeNetworkError) unanswered = true;
       const retriable = attempt < policy.attempts && isTransient(error, true);
       const delay = retriable ? retryDelay(error, attempt, policy) : undefined;
       if (delay === undefined) {
         if (unanswered && (error instanceof ExchangeNetworkError || isTransient(error, true)))
-          throw new PlacementUnknownError(ids, () => postWithRetries(p, body, ids, options), {
+          throw new PlacementUnknownError(ids, () => postWithRetries(p, body, ids, options, true), {
             cause: error,
           });
         throw error;

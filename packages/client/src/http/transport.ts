@@ -59,7 +59,8 @@ function fillPath(path: string, params: Record<string, string | number> | undefi
 /** One REST route call: credentials, timeout, the envelope, errors, and retries of transient failures. */
 export class Transport {
   private readonly fetch: typeof fetch;
-  private readonly policy: RetryPolicy;
+  /** The client's retry rules (its `retry` option). */
+  readonly policy: RetryPolicy;
   readonly baseUrl: string;
 
   constructor(private readonly options: TransportOptions) {

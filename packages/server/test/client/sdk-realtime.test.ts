@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type ChannelEvent,
   collect,
@@ -8,14 +9,18 @@ import {
   type LiveOrders,
 } from '@oddsbook/client';
 import { type BookUpdate, channels } from '@oddsbook/protocol';
-import { isDeepStrictEqual } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createChannelPolicy } from '../../src/realtime/index.js';
-import { removeDataDir, startTestExchange, type TestExchange, type TestUser } from '../helpers/test-exchange.js';
+import {
+  removeDataDir,
+  startTestExchange,
+  type TestExchange,
+  type TestUser,
+} from '../helpers/test-exchange.js';
 import { createMarket, createTrader, USDC, until } from '../helpers/trading.js';
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
+import { startTcpProxy } from './helpers/tcp-proxy.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -52,8 +57,20 @@ function keepTrading(client: ExchangeClient, marketHash: `0x${string}`) {
     while (!stopped) {
       round++;
       const placed = await client.placeOrders([
-        { marketHash, tick: 300 + (round % 50), totalBetSize: 2n * USDC, isMakerBettingOutcomeOne: true, expiry: expiry() },
-        { marketHash, tick: 300 + (round % 40), totalBetSize: 3n * USDC, isMakerBettingOutcomeOne: false, expiry: expiry() },
+        {
+          marketHash,
+          tick: 300 + (round % 50),
+          totalBetSize: 2n * USDC,
+          isMakerBettingOutcomeOne: true,
+          expiry: expiry(),
+        },
+        {
+          marketHash,
+          tick: 300 + (round % 40),
+          totalBetSize: 3n * USDC,
+          isMakerBettingOutcomeOne: false,
+          expiry: expiry(),
+        },
       ]);
       if (round % 3 === 0) await client.cancelOrders([placed[0]!.orderId!]);
     }
@@ -72,10 +89,14 @@ async function expectConverged(
 ) {
   await until(
     async () => {
-      const [maker, taker] = await Promise.all([rest.getOrderBook(marketHash), rest.getOrderBook(marketHash, true)]);
+      const [maker, taker] = await Promise.all([
+        rest.getOrderBook(marketHash),
+        rest.getOrderBook(marketHash, true),
+      ]);
       return { maker, taker, held: watched.book.maker, heldTaker: watched.book.taker };
     },
-    ({ maker, taker, held, heldTaker }) => isDeepStrictEqual(held, maker) && isDeepStrictEqual(heldTaker, taker),
+    ({ maker, taker, held, heldTaker }) =>
+      isDeepStrictEqual(held, maker) && isDeepStrictEqual(heldTaker, taker),
     15_000,
   );
   const byId = <T extends { id: string }>(rows: T[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -105,14 +126,21 @@ describe('realtime in the SDK against a listening exchange', () => {
     const { marketHash } = await createMarket(t);
     const maker = sdk(url, await createTrader(t, 100n * USDC));
     const sub = maker.subscribe(channels.orderBookMarket(marketHash));
-    expectTypeOf<Extract<ChannelEvent<typeof sub.channel>, { type: 'publication' }>['data']>().toEqualTypeOf<BookUpdate>();
+    expectTypeOf<
+      Extract<ChannelEvent<typeof sub.channel>, { type: 'publication' }>['data']
+    >().toEqualTypeOf<BookUpdate>();
     const heard: BookUpdate[] = [];
     sub.on((event) => {
       if (event.type === 'publication') heard.push(event.data);
     });
     const events = sub[Symbol.asyncIterator]();
     expect((await events.next()).value).toMatchObject({ type: 'subscribed', recovered: false });
-    await maker.placeOrder({ marketHash, tick: 420, totalBetSize: 5n * USDC, isMakerBettingOutcomeOne: true });
+    await maker.placeOrder({
+      marketHash,
+      tick: 420,
+      totalBetSize: 5n * USDC,
+      isMakerBettingOutcomeOne: true,
+    });
     const published = (await events.next()).value as ChannelEvent<typeof sub.channel>;
     expect(published.type).toBe('publication');
     if (published.type !== 'publication') throw new Error('not a publication');
@@ -146,12 +174,26 @@ describe('realtime in the SDK against a listening exchange', () => {
     const stop = keepTrading(trader, marketHash);
     // Takes from the maker, so that fills come too.
     for (let i = 0; i < 3; i++) {
-      await until(() => trader.getOrderBook(marketHash), (b) => b.outcomeOne.length > 0, 10_000);
+      await until(
+        () => trader.getOrderBook(marketHash),
+        (b) => b.outcomeOne.length > 0,
+        10_000,
+      );
       await taker.placeOrders([
-        { marketHash, tick: 600, totalBetSize: 1n * USDC, isMakerBettingOutcomeOne: false, timeInForce: 'IOC' },
+        {
+          marketHash,
+          tick: 600,
+          totalBetSize: 1n * USDC,
+          isMakerBettingOutcomeOne: false,
+          timeInForce: 'IOC',
+        },
       ]);
       proxy.dropAll();
-      await until(() => book.live && orders.live && fills.live, (live) => live, 10_000);
+      await until(
+        () => book.live && orders.live && fills.live,
+        (live) => live,
+        10_000,
+      );
     }
     await stop();
     await expectConverged(trader, marketHash, { book, orders, fills, since });
@@ -176,7 +218,11 @@ describe('realtime in the SDK against a listening exchange', () => {
     await sdk(`http://127.0.0.1:${portOf(t)}`, makerUser).placeOrders([
       { marketHash, tick: 410, totalBetSize: 10n * USDC, isMakerBettingOutcomeOne: true },
     ]);
-    await until(() => book.maker, (b) => (b?.outcomeOne.length ?? 0) > 0, 10_000);
+    await until(
+      () => book.maker,
+      (b) => (b?.outcomeOne.length ?? 0) > 0,
+      10_000,
+    );
 
     await t.close();
     t = await startTestExchange({ dataDir });
@@ -189,7 +235,11 @@ describe('realtime in the SDK against a listening exchange', () => {
       { marketHash, tick: 590, totalBetSize: 2n * USDC, isMakerBettingOutcomeOne: false, timeInForce: 'IOC' },
     ]);
     const stop = keepTrading(trader, marketHash);
-    await until(() => book.reseeds, (n) => n >= 2, 15_000);
+    await until(
+      () => book.reseeds,
+      (n) => n >= 2,
+      15_000,
+    );
     await stop();
     await expectConverged(trader, marketHash, { book, orders, fills, since });
     expect(orders.reseeds).toBeGreaterThanOrEqual(2);
@@ -234,7 +284,11 @@ describe('realtime in the SDK against a listening exchange', () => {
 
     proxy.pause();
     const stop = keepTrading(trader, marketHash);
-    await until(() => trader.getOrderBook(marketHash), (b) => b.outcomeOne.length > 0, 10_000);
+    await until(
+      () => trader.getOrderBook(marketHash),
+      (b) => b.outcomeOne.length > 0,
+      10_000,
+    );
     await taker.placeOrders([
       { marketHash, tick: 600, totalBetSize: 1n * USDC, isMakerBettingOutcomeOne: false, timeInForce: 'IOC' },
     ]);
@@ -242,7 +296,11 @@ describe('realtime in the SDK against a listening exchange', () => {
     // Past the history's 300 ms: what the watcher missed is gone.
     await new Promise((resolve) => setTimeout(resolve, 800));
     proxy.resume();
-    await until(() => [book.reseeds, orders.reseeds, fills.reseeds], (n) => n.every((r) => r >= 2), 15_000);
+    await until(
+      () => [book.reseeds, orders.reseeds, fills.reseeds],
+      (n) => n.every((r) => r >= 2),
+      15_000,
+    );
     await expectConverged(trader, marketHash, { book, orders, fills, since });
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { type AddressInfo, createServer, type Socket, connect } from 'node:net';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 
 export type TcpProxy = {
   /** http://127.0.0.1:<port> of the proxy. */
