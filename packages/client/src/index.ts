@@ -24,6 +24,7 @@ export {
   ERROR_CODES,
   formatTokenAmount,
   GLOBAL_CHANNELS,
+  ladderSize,
   ORDER_REJECT_REASONS,
   oddsToTick,
   orderBookMarketChannel,

@@ -13,7 +13,8 @@ import type { Signer } from './signer.js';
 
 /** An order as a bot writes it: the builder fills the defaults, rounds the odds and checks it. */
 export type OrderRequest = {
-  marketHash: `0x${string}`;
+  /** The market's hash (0x + 64 hex digits), as `Market.marketHash` has it. */
+  marketHash: string;
   /** Own stake in base units (6 decimals: 5_000_000n is 5 USDC). */
   totalBetSize: bigint;
   isMakerBettingOutcomeOne: boolean;
@@ -111,6 +112,8 @@ export class OrderBuilder {
     const ticks = ladderSize(stepSize);
     const minimumSize = BigInt(metadata.limits.orderSizeMinimumBaseUnits);
     return requests.map((r, index) => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(r.marketHash))
+        throw new TypeError(`order ${index}: marketHash is not a 32-byte hex hash: ${r.marketHash}`);
       const where = { index, marketHash: r.marketHash };
       const market = markets.get(r.marketHash.toLowerCase()) ?? null;
       let percentageOdds: bigint | null;
@@ -155,7 +158,7 @@ export class OrderBuilder {
           { ...where, expiry, bettingDelayMs: delayMs },
         );
       return {
-        marketHash: r.marketHash,
+        marketHash: r.marketHash.toLowerCase() as `0x${string}`,
         baseToken: r.baseToken ?? (metadata.activeAsset.baseToken as `0x${string}`),
         totalBetSize: r.totalBetSize,
         percentageOdds,

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { ExchangeApiError, ExchangeNetworkError, OrderCheckError } from '../errors.js';
 import type { Command, CommandIo } from './command.js';
+import { exampleCommand } from './commands/example.js';
 import { bookCommand, watchCommand } from './commands/live.js';
 import { loginCommand, logoutCommand } from './commands/login.js';
 import {
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   deployProxyCommand,
   watchCommand,
   signOrderCommand,
+  exampleCommand,
 ];
 
 /** The version of @oddsbook/client (its package.json is two levels up from src/cli/ and dist/cli/). */
