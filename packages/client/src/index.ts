@@ -21,6 +21,7 @@ export type {
 export {
   accountOrdersChannel,
   activeOrdersChannel,
+  channels,
   ERROR_CODES,
   formatTokenAmount,
   GLOBAL_CHANNELS,
