@@ -116,8 +116,8 @@ export const ERROR_CODES = {
   },
   REQUEST_TIMEOUT: {
     status: [408],
-    when: 'The request was not received in time (a stalled upload).',
-    action: RETRY,
+    when: 'The request was not received in time (a stalled upload): it was not processed.',
+    action: 'Send it again (the SDK does, on every route).',
   },
   HEADERS_TOO_LARGE: {
     status: [431],

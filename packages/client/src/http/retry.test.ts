@@ -15,6 +15,7 @@ describe('the retry rules', () => {
       expect(isTransient(api(status), false)).toBe(false);
     }
     expect(isTransient(api(429), false)).toBe(true);
+    expect(isTransient(api(408), false)).toBe(true);
     for (const status of [400, 401, 403, 404, 409, 500]) expect(isTransient(api(status), true)).toBe(false);
     expect(isTransient(new Error('boom'), true)).toBe(false);
   });

@@ -2,8 +2,8 @@ import { ExchangeApiError, ExchangeNetworkError } from '../errors.js';
 
 /**
  * When a request is sent again. Only transient failures are retried: no answer (the connection failed or
- * timed out), 429 (refused before it was processed), 502/503/504 (busy, catching up, stopping). A route that
- * is not idempotent is retried only after a 429: its other failures may have taken effect.
+ * timed out), 408 and 429 (refused before it was processed), 502/503/504 (busy, catching up, stopping). A
+ * route that is not idempotent is retried only after a 408 or 429: its other failures may have taken effect.
  */
 export type RetryOptions = {
   /** Attempts in all, the first included (default 4; 1 = never retry). */
@@ -31,12 +31,14 @@ export function retryPolicy(options: RetryOptions | false | undefined): RetryPol
 }
 
 const BUSY = new Set([502, 503, 504]);
+/** Refused before the route ran: safe to send again whatever the route. */
+const NOT_PROCESSED = new Set([408, 429]);
 
 /** Whether `error` may be retried for a route, given whether it is idempotent. */
 export function isTransient(error: unknown, idempotent: boolean): boolean {
   if (error instanceof ExchangeNetworkError) return idempotent;
   if (error instanceof ExchangeApiError)
-    return error.status === 429 || (idempotent && BUSY.has(error.status));
+    return NOT_PROCESSED.has(error.status) || (idempotent && BUSY.has(error.status));
   return false;
 }
 
