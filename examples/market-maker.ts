@@ -49,11 +49,16 @@ const orders = await client.watchOrders();
 const fills = await client.watchFills();
 /** Net stake on outcome one minus outcome two from this run's fills: the quotes lean away from it. */
 let inventory = 0n;
+/** The ids of the ladder posted last (the watched orders may not show them yet). */
+let current: string[] = [];
 
-/** Cancels what rests and posts a fresh ladder on both outcomes around the (skewed) fair price. */
+/**
+ * Posts a fresh ladder on both outcomes around the (skewed) fair price, then cancels the one it replaces:
+ * the book is never left empty between the two (for a moment both rest: keep funds for twice the ladder).
+ */
 async function quote(): Promise<void> {
   const resting = orders.orders.filter((o) => o.marketHash === market.marketHash).map((o) => o.id);
-  if (resting.length > 0) await client.cancelOrders(resting);
+  const previous = new Set([...current, ...resting]);
   const skew = Math.max(-spread, Math.min(spread, Number(inventory / size)));
   const center = fair - skew;
   const one = Array.from({ length: levels }, (_, i) => center - spread / 2 - i * 2);
@@ -72,6 +77,9 @@ async function quote(): Promise<void> {
       isMakerBettingOutcomeOne: false,
     })),
   ]);
+  current = results.flatMap((r) => (r.status === 'SUBMITTED' && r.orderId ? [r.orderId] : []));
+  const replaced = [...previous].filter((id) => !current.includes(id));
+  if (replaced.length > 0) await client.cancelOrders(replaced);
   const refused = results.filter((r) => r.status === 'FAILED');
   log(
     'mm',
