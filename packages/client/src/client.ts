@@ -116,6 +116,29 @@ export function createExchangeClient(options: ExchangeClientOptions) {
     /** Keeps the heartbeat armed while the process runs; `stop()` disarms it on a clean shutdown. */
     keepAlive: (opts?: KeepAliveOptions) => keepAlive((seconds) => rest.heartbeat(seconds), opts),
 
+    /**
+     * Adds a signer to a Safe of the account (default: its own proxy wallet): prepares the transaction,
+     * signs its typed data with the client's signer, and confirms it. Answers the progress: executed once
+     * enough owners confirmed (`isExecuted` after the next block; `getMultisig` shows the new owner).
+     */
+    async addSigner(opts: { newSignerAddress: string; threshold?: number; safeAddress?: string }) {
+      const own = needSigner();
+      const safeAddress = opts.safeAddress ?? (await rest.getMultisig()).safeAddress;
+      const prepared = await rest.prepareAddSigner({
+        safeAddress,
+        newSignerAddress: opts.newSignerAddress,
+        ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}),
+      });
+      const signature = await own.signTypedData(prepared.typedData);
+      return rest.executeAddSigner({
+        safeAddress,
+        safeTxHash: prepared.safeTxHash,
+        safeTransactionData: prepared.safeTransactionData,
+        signature,
+        signerAddress: own.address,
+      });
+    },
+
     /** Sign-In with Ethereum with the signer's key: a session token for the account routes (API keys). */
     signIn: (statement?: string) => signInWithSigner(rest, transport.baseUrl, needSigner(), statement),
 

@@ -22,6 +22,7 @@ import {
   startTestExchange,
   type TestExchange,
   type TestUser,
+  testPrivateKey,
 } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, signOrder, USDC, until } from '../helpers/trading.js';
 
@@ -317,6 +318,23 @@ describe('signers', () => {
       isMakerBettingOutcomeOne: false,
     });
     expect((await trading.getOrder(placed.orderId!)).userAddress).toBe(key.address);
+  });
+});
+
+describe('multisig', () => {
+  it('adds a signer to the proxy wallet, signed with the client’s signer', async () => {
+    const owner = await createTrader(t, 0n);
+    const client = clientOf(owner);
+    const newSigner = privateKeyToAccount(testPrivateKey()).address;
+    const progress = await client.addSigner({ newSignerAddress: newSigner });
+    expect(progress).toMatchObject({ signedCount: 1, requiredThreshold: 1, isReadyToExecute: true });
+    const safe = await until(
+      () => client.getMultisig(),
+      (s) => s.owners.includes(newSigner),
+      15_000,
+    );
+    expect(safe).toMatchObject({ deployed: true, threshold: 1 });
+    expect(safe.owners).toContain(owner.address);
   });
 });
 
