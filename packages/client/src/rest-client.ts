@@ -5,6 +5,7 @@ import {
   type ApiRouteName,
   type BalanceRow,
   type OrderDomain,
+  type PreparedSafeTx,
   type RouteBody,
   type RouteParams,
   type RouteQuery,
@@ -188,8 +189,10 @@ export function restMethods(transport: Transport, account: () => `0x${string}` |
     getProxy: () => call('getProxy'),
     /** The account's proxy wallet as a Safe: owners, threshold, nonce. */
     getMultisig: () => call('getMultisig'),
-    prepareAddSigner: async (body: ApiBody<'prepareAddSigner'>) =>
-      (await call('prepareAddSigner', { body })) as import('@oddsbook/protocol').PreparedSafeTx,
+    /** The add-signer Safe transaction to sign (`typedData`, as it is); `addSigner` does it all. */
+    prepareAddSigner: async (body: ApiBody<'prepareAddSigner'>): Promise<PreparedSafeTx> =>
+      // The route's schema leaves the typed data open; the protocol types what it holds.
+      (await call('prepareAddSigner', { body })) as PreparedSafeTx,
     executeAddSigner: (body: ApiBody<'executeAddSigner'>) => call('executeAddSigner', { body }),
   };
 }

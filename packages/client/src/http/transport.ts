@@ -69,14 +69,6 @@ export class Transport {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  get credentials(): Credentials {
-    return {
-      apiKey: this.options.apiKey,
-      sessionToken: this.options.sessionToken,
-      adminToken: this.options.adminToken,
-    };
-  }
-
   private headers(route: RouteSpec, hasBody: boolean): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (hasBody) headers['content-type'] = 'application/json';
