@@ -1,119 +1,21 @@
-import { createRequire } from 'node:module';
-import { parseArgs } from 'node:util';
-import { ladderSize, type OrderDomain } from '@oddsbook/protocol';
-import { privateKeyToAccount } from 'viem/accounts';
-import { createExchangeClient } from './client.js';
-import { signOrder } from './sign-order.js';
+import { main } from './cli/main.js';
 
-const DEFAULT_URL = 'http://127.0.0.1:8080';
+// Ctrl-C stops a long-running command cleanly (book, watch); a second one ends the process.
+const controller = new AbortController();
+process.once('SIGINT', () => {
+  controller.abort();
+  process.once('SIGINT', () => process.exit(130));
+});
+process.once('SIGTERM', () => controller.abort());
 
-const USAGE = `Usage: oddsbook-client sign-order [options]
-       oddsbook-client --version
-
-Signs an order with EIP-712 over the exchange's domain and prints the JSON that POST /orders-v3 takes
-in "orders". The private key is read from the ODDSBOOK_PRIVATE_KEY environment variable.
-
-Options:
-  --url <base url>        exchange base url, to read the domain and base token (default: the
-                          ODDSBOOK_URL environment variable, else ${DEFAULT_URL})
-  --market <hash>         marketHash
-  --outcome one|two       the outcome the order bets on
-  --tick <1..799>         price on the exchange's ladder (k/800 at its 0.125 % step), or --odds <percentageOdds x 10^20>
-  --size <base units>     stake, e.g. 5000000 for 5 USDC
-  --tif GTC|IOC|FOK       time in force (default GTC)
-  --expires-in <seconds>  default 3600
-  --client-order-id <id>  optional tag
-  --help                  this text`;
-
-/** The version of @oddsbook/client (its package.json is one level up from src/ and from dist/). */
-function version(): string {
-  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-}
-
-export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === '--version' || command === '-v' || command === 'version') {
-    console.log(`oddsbook-client ${version()}`);
-    return 0;
-  }
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    console.log(USAGE);
-    return 0;
-  }
-  if (command !== 'sign-order') {
-    console.error(`oddsbook-client: unknown command "${command}"\n\n${USAGE}`);
-    return 2;
-  }
-  const { values } = parseArgs({
-    args: [...rest],
-    options: {
-      url: { type: 'string', default: process.env.ODDSBOOK_URL || DEFAULT_URL },
-      market: { type: 'string' },
-      outcome: { type: 'string' },
-      tick: { type: 'string' },
-      odds: { type: 'string' },
-      size: { type: 'string' },
-      tif: { type: 'string', default: 'GTC' },
-      'expires-in': { type: 'string', default: '3600' },
-      'client-order-id': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const key = process.env.ODDSBOOK_PRIVATE_KEY;
-  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key))
-    throw new Error('set ODDSBOOK_PRIVATE_KEY to a 0x-prefixed 32-byte hex key');
-  if (!values.market || !values.size || !values.outcome || (!values.tick && !values.odds)) {
-    throw new Error('--market, --outcome, --size and --tick (or --odds) are required');
-  }
-  if (values.outcome !== 'one' && values.outcome !== 'two') throw new Error('--outcome is one or two');
-  if (!['GTC', 'IOC', 'FOK'].includes(values.tif!)) throw new Error('--tif is GTC, IOC or FOK');
-  if (!/^[1-9][0-9]*$/.test(values.size)) throw new Error('--size is a whole number of base units above 0');
-  const client = createExchangeClient({ baseUrl: values.url! });
-  const metadata = await client.getMetadata().catch((error: unknown) => {
-    throw new Error(`cannot read the exchange's metadata at ${values.url}: ${(error as Error).message}`);
-  });
-  let price: { percentageOdds: bigint } | { tick: number };
-  if (values.odds) {
-    if (!/^[1-9][0-9]*$/.test(values.odds))
-      throw new Error('--odds is a whole number (percentageOdds x 10^20)');
-    price = { percentageOdds: BigInt(values.odds) };
-  } else {
-    const ticks = ladderSize(metadata.oddsLadderStepSize);
-    const tick = Number(values.tick);
-    if (!Number.isInteger(tick) || tick < 1 || tick >= ticks)
-      throw new Error(`--tick is a whole number from 1 to ${ticks - 1} on this exchange's ladder`);
-    price = { tick };
-  }
-  const domain = metadata.domain as OrderDomain;
-  const order = await signOrder(
-    privateKeyToAccount(key as `0x${string}`),
-    domain,
-    {
-      marketHash: values.market as `0x${string}`,
-      baseToken: metadata.activeAsset.baseToken as `0x${string}`,
-      totalBetSize: BigInt(values.size),
-      ...price,
-      isMakerBettingOutcomeOne: values.outcome === 'one',
-      timeInForce: values.tif as 'GTC' | 'IOC' | 'FOK',
-      expiry: Math.floor(Date.now() / 1000) + Number(values['expires-in']),
-      ...(values['client-order-id'] ? { clientOrderId: values['client-order-id'] } : {}),
-    },
-    metadata.oddsLadderStepSize,
-  );
-  console.log(JSON.stringify(order));
-  return 0;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`oddsbook-client: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2), {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  signal: controller.signal,
+  isTTY: process.stdout.isTTY === true,
+}).then((code) => {
+  process.exitCode = code;
+  // The realtime connection and timers of a finished command must not hold the process.
+  if (controller.signal.aborted || code !== 0) setTimeout(() => process.exit(code), 100).unref();
+});

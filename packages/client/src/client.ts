@@ -1,219 +1,210 @@
-import type {
-  BalanceRow,
-  BookSnapshot,
-  ConsolidatedTradeRow,
-  CreateOrderResult,
-  FillRow,
-  Metadata,
-  OrderDomain,
-  OrderRow,
-  PortfolioRefundResult,
-  PortfolioRefundsQuery,
-  PositionRow,
-  TradeRow,
-} from '@oddsbook/protocol';
-import type { LocalAccount } from 'viem';
-import { ExchangeApiError } from './errors.js';
-import { type OrderParameters, type SignedOrder, signOrder } from './sign-order.js';
+import { type Channel, channels } from '@oddsbook/protocol';
+import { type Credentials, Transport, type TransportOptions } from './http/transport.js';
+import { type KeepAliveOptions, keepAlive } from './keep-alive.js';
+import { OrderBuilder, type OrderRequest } from './order-builder.js';
+import { type PlacedOrder, type PlaceOrdersOptions, placeOrders } from './place-orders.js';
+import {
+  type ChannelSubscription,
+  RealtimeConnection,
+  type RealtimeOptions,
+  type WebSocketConstructor,
+} from './realtime/connection.js';
+import { adminMethods, restMethods } from './rest-client.js';
+import { signInWithSigner } from './sign-in.js';
+import type { SignedOrder } from './sign-order.js';
+import { type Signer, toSigner, type ViemAccountLike } from './signer.js';
+import { LiveBook } from './watch/live-book.js';
+import { LiveFills } from './watch/live-fills.js';
+import { LiveOrders } from './watch/live-orders.js';
 
-export type ExchangeClientOptions = {
-  /** e.g. http://127.0.0.1:8080 */
-  baseUrl: string;
-  apiKey?: string;
-  /** A browser session token (`POST /auth/siwe/verify`), sent as `Authorization: Bearer`. */
-  sessionToken?: string;
-  /** The EOA that signs orders; needed by `placeOrders` with unsigned parameters. */
-  account?: LocalAccount;
-  fetch?: typeof fetch;
-};
-
-export type AccountApiKey = {
-  keyId: string;
-  label: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-};
-
-/** `POST /user/multisig/add-signer/prepare`: sign `typedData` as it is (EIP-712). */
-export type PreparedSafeTx = {
-  safeTxHash: `0x${string}`;
-  safeTransactionData: Record<string, unknown>;
-  typedData: {
-    domain: { chainId: number; verifyingContract: `0x${string}` };
-    types: Record<string, { name: string; type: string }[]>;
-    primaryType: string;
-    message: Record<string, unknown>;
+export type ExchangeClientOptions = TransportOptions & {
+  /** Signs orders, the sign-in message and Safe transactions: a `Signer` (KMS, wallet) or a viem account. */
+  signer?: Signer | ViemAccountLike | undefined;
+  /** The same as `signer` (a viem account), kept for earlier callers. */
+  account?: ViemAccountLike | undefined;
+  /** Market facts (minimum, betting delay) the order builder keeps this long (default 5 s). */
+  marketCacheMs?: number;
+  realtime?: Partial<Omit<RealtimeOptions, 'getToken'>> & {
+    /** Default: the base URL's origin with ws(s): and `/connection/websocket`. */
+    url?: string;
+    WebSocket?: WebSocketConstructor;
   };
 };
 
-export type SafeTxProgress = {
-  safeTxHash: string;
-  confirmedBy: string[];
-  signedCount: number;
-  requiredThreshold: number;
-  isReadyToExecute: boolean;
-  isExecuted: boolean;
-  executionTxHash: string | null;
-};
-
-type Query = Record<string, string | number | boolean | undefined>;
-type Page<K extends string, T> = { [key in K]: T[] } & { nextKey: string | null };
+function realtimeUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = '/connection/websocket';
+  url.search = '';
+  return url.toString();
+}
 
 /**
- * A typed client for the oddsbook REST API. Every method returns `data` of the `{status, data}`
- * envelope and throws `ExchangeApiError` on any non-2xx answer.
+ * A client of the exchange: every REST route as a typed method (`API_ROUTES`), listings as async iterators,
+ * signed and checked order placement with safe retries, the heartbeat keeper, sign-in, and the realtime
+ * channels: raw (`subscribe`) or kept as live state (`watchBook`, `watchOrders`, `watchFills`).
  */
-/** Paging of the listings: `nextKey` from the previous page continues after its last row. */
-type PageQuery = { sortAsc?: boolean; perPage?: number; nextKey?: string };
-type DateRange = { startDate?: string; endDate?: string };
-
 export function createExchangeClient(options: ExchangeClientOptions) {
-  const doFetch = options.fetch ?? fetch;
-  let metadata: Metadata | undefined;
-
-  async function request<T>(
-    method: string,
-    path: string,
-    init: { query?: Query; body?: unknown } = {},
-  ): Promise<T> {
-    const query = Object.entries(init.query ?? {}).filter(([, v]) => v !== undefined);
-    const url = `${options.baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([k, v]): [string, string] => [k, String(v)]))}` : ''}`;
-    const response = await doFetch(url, {
-      method,
-      headers: {
-        ...(options.apiKey ? { 'x-svc-api-key': options.apiKey } : {}),
-        ...(options.sessionToken ? { authorization: `Bearer ${options.sessionToken}` } : {}),
-        ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  const transport = new Transport(options);
+  const given = options.signer ?? options.account;
+  const signer = given ? toSigner(given) : undefined;
+  const rest = restMethods(transport, () => signer?.address);
+  const builder = new OrderBuilder({
+    getMetadata: () => rest.getMetadata(),
+    findMarkets: (hashes) => rest.findMarkets(hashes),
+    ...(options.marketCacheMs !== undefined ? { marketCacheMs: options.marketCacheMs } : {}),
+  });
+  const needSigner = (): Signer => {
+    if (!signer) throw new TypeError('a signer is needed: pass `signer` to createExchangeClient');
+    return signer;
+  };
+  let connection: RealtimeConnection | undefined;
+  const realtime = (): RealtimeConnection => {
+    if (!connection || connection.state === 'closed') {
+      connection = new RealtimeConnection({
+        ...options.realtime,
+        url: options.realtime?.url ?? realtimeUrl(transport.baseUrl),
+        getToken: () => rest.realtimeToken(),
+      });
+    }
+    return connection;
+  };
+  let address: Promise<`0x${string}`> | undefined;
+  const accountAddress = (): Promise<`0x${string}`> => {
+    if (signer) return Promise.resolve(signer.address);
+    address ??= rest.getBalance().then((b) => b.userAddress as `0x${string}`);
+    address.catch(() => {
+      address = undefined;
     });
-    const text = await response.text();
-    const body = text ? JSON.parse(text) : null;
-    if (!response.ok) throw new ExchangeApiError(response.status, body, response.headers.get('x-request-id'));
-    return (body?.data ?? body) as T;
-  }
-
-  const getMetadata = async () => (metadata ??= await request<Metadata>('GET', '/metadata/obv3'));
+    return address;
+  };
+  const placement = {
+    transport,
+    builder,
+    getMetadata: () => rest.getMetadata(),
+    signer: () => signer,
+    getOrder: (orderId: string) => rest.getOrder(orderId),
+  };
 
   return {
-    request,
-    getMetadata,
-    async getOrderDomain(): Promise<OrderDomain> {
-      return (await getMetadata()).domain as OrderDomain;
-    },
-    /** Signs (when given parameters) and posts 1 to 10 orders. */
-    async placeOrders(
-      orders: readonly (OrderParameters | SignedOrder)[] | readonly Omit<OrderParameters, 'baseToken'>[],
-      opts: { waitForOutcome?: boolean; maxWaitTime?: number } = {},
-    ): Promise<CreateOrderResult[]> {
-      const meta = await getMetadata();
-      const signed = await Promise.all(
-        orders.map(async (o) => {
-          if ('orderSignature' in o) return o;
-          if (!options.account) throw new TypeError('an account is needed to sign orders');
-          return signOrder(
-            options.account,
-            meta.domain as OrderDomain,
-            { baseToken: meta.activeAsset.baseToken as `0x${string}`, ...o },
-            meta.oddsLadderStepSize,
-          );
-        }),
-      );
-      return (
-        await request<{ orders: CreateOrderResult[] }>('POST', '/orders-v3', {
-          body: { orders: signed, ...opts },
-        })
-      ).orders;
-    },
-    listOrders: (query: PageQuery & { marketHash?: string; eventId?: string; sortBy?: string } = {}) =>
-      request<Page<'orders', OrderRow>>('GET', '/orders-v3', { query }),
-    getOrder: (orderId: string) => request<OrderRow>('GET', `/orders-v3/${orderId}`),
-    getOrderByClientId: (clientOrderId: string) =>
-      request<OrderRow>('GET', `/orders-v3/client/${encodeURIComponent(clientOrderId)}`),
-    cancelOrders: (orderIds: readonly string[]) =>
-      request<{
-        cancelled: { orderId: string; commandId: string }[];
-        notCancelled: { orderId: string; reason: string }[];
-        unconfirmed: { orderId: string; reason: string }[];
-      }>('DELETE', '/orders-v3', { body: { orders: orderIds.map((orderId) => ({ orderId })) } }),
-    cancelMarket: (marketHash: string) => request('DELETE', '/orders-v3/market', { query: { marketHash } }),
-    cancelEvent: (eventId: string) => request('DELETE', '/orders-v3/event', { query: { eventId } }),
-    cancelAll: () => request('DELETE', '/orders-v3/all'),
-    listFills: (query: PageQuery & DateRange & { orderId?: string; tradeId?: string } = {}) =>
-      request<Page<'fills', FillRow>>('GET', '/fills-v3', { query }),
-    listTrades: (query: PageQuery & DateRange & { marketHash?: string; status?: string } = {}) =>
-      request<Page<'trades', TradeRow>>('GET', '/trades-v3', { query }),
+    ...rest,
+    /** The base URL requests go to. */
+    baseUrl: transport.baseUrl,
+    signer,
+    /** A client with the same options and other credentials (e.g. the session token of `signIn`). */
+    withCredentials: (credentials: Credentials) => createExchangeClient({ ...options, ...credentials }),
+    /** The account's address: the signer's, else the API key's account (read once from the balance route). */
+    accountAddress,
+
+    /** A market's record as the order builder holds it (cached `marketCacheMs`); null when unknown. */
+    market: (marketHash: string) => builder.market(marketHash),
+    /** Fills the defaults of orders, rounds their odds to the ladder and checks them (throws OrderCheckError). */
+    prepareOrders: (orders: readonly OrderRequest[]) => builder.prepare(orders),
+    /** Prepares and signs orders with the client's signer, without posting them. */
+    signOrders: (orders: readonly OrderRequest[]) => builder.sign(needSigner(), orders),
     /**
-     * Trades with each quarter-line bet's synthetic parent beside its two legs; `hideQuarterLineLegs` for a
-     * portfolio (one row per bet), `hideQuarterLineParents` for the legs only.
+     * Posts 1 to 10 orders (signing and checking the unsigned ones). Transient failures (no answer, 429,
+     * 503) are retried with the same signed orders, which the exchange knows by their digest: a retry never
+     * places an order twice. Each result is SUBMITTED or FAILED with its `reason`.
      */
-    listConsolidatedTrades: (
-      query: PageQuery &
-        DateRange & {
-          marketHash?: string;
-          hideQuarterLineParents?: boolean;
-          hideQuarterLineLegs?: boolean;
-        } = {},
-    ) => request<Page<'trades', ConsolidatedTradeRow>>('GET', '/trades-v3/consolidated', { query }),
-    /** Open positions: stakes and pots per outcome, guaranteed receipt, refunded so far, max loss. */
-    listPositions: (query: Omit<PageQuery, 'sortAsc'> & { marketHash?: string; eventId?: string } = {}) =>
-      request<Page<'positions', PositionRow>>('GET', '/positions-v3', { query }),
+    placeOrders: (orders: readonly (OrderRequest | SignedOrder)[], opts?: PlaceOrdersOptions) =>
+      placeOrders(placement, orders, opts),
+    /** Posts one order; a FAILED one throws OrdersRejectedError (its `reason`). */
+    placeOrder: async (order: OrderRequest | SignedOrder, opts?: Omit<PlaceOrdersOptions, 'rejectFailed'>) =>
+      (await placeOrders(placement, [order], { ...opts, rejectFailed: true }))[0] as PlacedOrder,
+
+    /** Keeps the heartbeat armed while the process runs; `stop()` disarms it on a clean shutdown. */
+    keepAlive: (opts?: KeepAliveOptions) => keepAlive((seconds) => rest.heartbeat(seconds), opts),
+
     /**
-     * The key's own capital-efficiency refunds, per market (legacy shape; `page` from 0 over markets,
-     * `eventsPage` over each market's events, `eventCount` how many match). `bettor` defaults to the
-     * client's `account`; another bettor is refused (403 BETTOR_MISMATCH).
+     * Adds a signer to a Safe of the account (default: its own proxy wallet): prepares the transaction,
+     * signs its typed data with the client's signer, and confirms it. Answers the progress: executed once
+     * enough owners confirmed (`isExecuted` after the next block; `getMultisig` shows the new owner).
      */
-    listRefunds: (query: Omit<PortfolioRefundsQuery, 'bettor'> & { bettor?: string } = {}) =>
-      request<{ results: PortfolioRefundResult[]; count: number }>('GET', '/trades/portfolio/refunds', {
-        query: { ...query, bettor: query.bettor ?? options.account?.address },
-      }),
-    getOrderBook: (marketHash: string, showTakerPerspective = false) =>
-      request<BookSnapshot>('GET', '/orderbook-v3/snapshot', { query: { marketHash, showTakerPerspective } }),
-    getBalance: async () =>
-      (await request<{ balances: BalanceRow[] }>('GET', '/user/balance-v3')).balances[0]!,
-    deployProxy: () =>
-      request<{ proxy: string; deployed: boolean; pending: boolean }>('POST', '/user/deploy-proxy'),
-    getProxy: () => request<{ proxy: string; deployed: boolean; pending: boolean }>('GET', '/user/proxy'),
-    heartbeat: (timeoutSeconds: number) =>
-      request<{ timeoutSeconds: number; expiresAt: string | null }>('POST', '/heartbeat/v3', {
-        body: { timeoutSeconds },
-      }),
-    realtimeToken: async () =>
-      (await request<{ token: string }>('GET', '/user/realtime-token-v3/api-key')).token,
-    prepareAddSigner: (body: { safeAddress: string; newSignerAddress: string; threshold?: number }) =>
-      request<PreparedSafeTx>('POST', '/user/multisig/add-signer/prepare', { body }),
-    executeAddSigner: (body: {
-      safeAddress: string;
-      safeTxHash: string;
-      safeTransactionData: unknown;
-      signature: string;
-      signerAddress: string;
-    }) => request<SafeTxProgress>('POST', '/user/multisig/add-signer/execute', { body }),
-    /** Sign-In with Ethereum: a single-use nonce for the message. */
-    siweNonce: () =>
-      request<{ nonce: string; expiresAt: string; chainId: number }>('POST', '/auth/siwe/nonce'),
-    /** Sign-In with Ethereum: the signed message opens a session (its token goes in `sessionToken`). */
-    siweVerify: (message: string, signature: string) =>
-      request<{ sessionToken: string; address: `0x${string}`; expiresAt: string }>(
-        'POST',
-        '/auth/siwe/verify',
-        {
-          body: { message, signature },
-        },
-      ),
-    getSession: () => request<{ address: `0x${string}`; expiresAt: string }>('GET', '/auth/session'),
-    signOut: () => request<{ ended: boolean }>('DELETE', '/auth/session'),
-    listApiKeys: () => request<{ keys: AccountApiKey[]; maxActiveKeys: number }>('GET', '/account/api-keys'),
-    createApiKey: (label?: string) =>
-      request<AccountApiKey & { apiKey: string }>('POST', '/account/api-keys', {
-        body: label ? { label } : {},
-      }),
-    revokeApiKey: (keyId: string) =>
-      request<{ keyId: string; revokedAt: string }>(
-        'DELETE',
-        `/account/api-keys/${encodeURIComponent(keyId)}`,
-      ),
+    async addSigner(opts: { newSignerAddress: string; threshold?: number; safeAddress?: string }) {
+      const own = needSigner();
+      const safeAddress = opts.safeAddress ?? (await rest.getMultisig()).safeAddress;
+      const prepared = await rest.prepareAddSigner({
+        safeAddress,
+        newSignerAddress: opts.newSignerAddress,
+        ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}),
+      });
+      const signature = await own.signTypedData(prepared.typedData);
+      return rest.executeAddSigner({
+        safeAddress,
+        safeTxHash: prepared.safeTxHash,
+        safeTransactionData: prepared.safeTransactionData,
+        signature,
+        signerAddress: own.address,
+      });
+    },
+
+    /** Sign-In with Ethereum with the signer's key: a session token for the account routes (API keys). */
+    signIn: (statement?: string) => signInWithSigner(rest, transport.baseUrl, needSigner(), statement),
+
+    /** The realtime connection (made on first use; needs an API key for its token). */
+    get realtime(): RealtimeConnection {
+      return realtime();
+    },
+    /**
+     * Follows a channel: events typed by its name (`ChannelPayload<C>`), by listener (`sub.on`) or as an
+     * async iterator (`for await (const event of sub)`).
+     */
+    subscribe: <C extends Channel>(channel: C): ChannelSubscription<C> => realtime().subscribe(channel),
+
+    /** A market's book kept live from REST and its channel (resolves once the first book is held). */
+    async watchBook(
+      marketHash: string,
+      opts: { onError?: (error: unknown) => void } = {},
+    ): Promise<LiveBook> {
+      const { oddsLadderStepSize } = await rest.getMetadata();
+      const book = new LiveBook(marketHash, {
+        subscription: realtime().subscribe(channels.orderBookMarket(marketHash)),
+        getOrderBook: (hash) => rest.getOrderBook(hash),
+        ladderStepSize: oddsLadderStepSize,
+        onError: opts.onError,
+      });
+      await book.ready;
+      return book;
+    },
+    /** The account's open orders kept live (resolves once seeded). */
+    async watchOrders(opts: { onError?: (error: unknown) => void } = {}): Promise<LiveOrders> {
+      const orders = new LiveOrders({
+        subscription: realtime().subscribe(channels.activeOrders(await accountAddress())),
+        openOrders: () => rest.orders(),
+        onError: opts.onError,
+      });
+      await orders.ready;
+      return orders;
+    },
+    /** The account's fills since `since` (default now) kept live, each reported once per status. */
+    async watchFills(
+      opts: { since?: Date | string; onError?: (error: unknown) => void } = {},
+    ): Promise<LiveFills> {
+      const since = new Date(opts.since ?? Date.now()).toISOString();
+      const fills = new LiveFills({
+        subscription: realtime().subscribe(channels.accountFills()),
+        fillsSince: (startDate) => rest.fills({ startDate, sortAsc: true, perPage: 100 }),
+        since,
+        onError: opts.onError,
+      });
+      await fills.ready;
+      return fills;
+    },
+    /** Closes the realtime connection (every subscription and watcher ends). */
+    close(): void {
+      connection?.close();
+    },
   };
 }
 
 export type ExchangeClient = ReturnType<typeof createExchangeClient>;
+
+/** A client of the operator API (`x-admin-token`). */
+export function createAdminClient(
+  options: Omit<TransportOptions, 'apiKey' | 'sessionToken'> & { adminToken: string },
+) {
+  return adminMethods(new Transport(options));
+}
+
+export type AdminClient = ReturnType<typeof createAdminClient>;

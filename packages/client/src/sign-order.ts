@@ -4,12 +4,14 @@ import {
   ORDER_TYPES,
   type OrderDomain,
   type OrderMessage,
+  orderId,
   tickToOdds,
 } from '@oddsbook/protocol';
-import type { LocalAccount } from 'viem';
+import { type Signer, toSigner, type ViemAccountLike } from './signer.js';
 
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
 
+/** An order to sign, as `signOrder` takes it (the order builder fills the defaults and checks it). */
 export type OrderParameters = {
   marketHash: `0x${string}`;
   baseToken: `0x${string}`;
@@ -41,17 +43,37 @@ export type SignedOrder = {
   clientOrderId?: string;
 };
 
-function randomSalt(): bigint {
+export function randomSalt(): bigint {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return BigInt(`0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`);
 }
 
+/** The signed message of a wire order. */
+export function signedOrderMessage(order: SignedOrder): OrderMessage {
+  return {
+    marketHash: order.marketHash,
+    baseToken: order.baseToken,
+    totalBetSize: order.totalBetSize,
+    percentageOdds: order.percentageOdds,
+    salt: order.salt,
+    expiry: order.expiry,
+    maker: order.maker,
+    isMakerBettingOutcomeOne: order.isMakerBettingOutcomeOne,
+  };
+}
+
+/** The id the exchange gives a signed order: its EIP-712 digest, known before it is posted. */
+export function signedOrderId(domain: OrderDomain, order: SignedOrder): `0x${string}` {
+  return orderId(domain, signedOrderMessage(order));
+}
+
 /**
  * Signs an order with EIP-712 over the exchange's domain (`GET /metadata/obv3` `domain`); a `tick` is read
- * on the exchange's ladder (`oddsLadderStepSize` of the same metadata).
+ * on the exchange's ladder (`oddsLadderStepSize` of the same metadata). The signer may be any `Signer`
+ * (a KMS, a wallet) or a viem account.
  */
 export async function signOrder(
-  account: LocalAccount,
+  signer: Signer | ViemAccountLike,
   domain: OrderDomain,
   p: OrderParameters,
   ladderStepSize = DEFAULT_ODDS_LADDER_STEP,
@@ -60,6 +82,7 @@ export async function signOrder(
     p.percentageOdds ?? (p.tick !== undefined ? tickToOdds(p.tick, ladderStepSize) : undefined);
   if (percentageOdds === undefined) throw new TypeError('give percentageOdds or tick');
   const salt = p.salt ?? randomSalt();
+  const { address } = signer;
   const message: OrderMessage = {
     marketHash: p.marketHash,
     baseToken: p.baseToken,
@@ -67,10 +90,10 @@ export async function signOrder(
     percentageOdds,
     salt,
     expiry: p.expiry,
-    maker: account.address,
+    maker: address,
     isMakerBettingOutcomeOne: p.isMakerBettingOutcomeOne,
   };
-  const orderSignature = await account.signTypedData({
+  const orderSignature = await toSigner(signer).signTypedData({
     domain,
     types: ORDER_TYPES,
     primaryType: 'Order',
@@ -78,7 +101,7 @@ export async function signOrder(
   });
   return {
     marketHash: p.marketHash,
-    maker: account.address,
+    maker: address,
     baseToken: p.baseToken,
     totalBetSize: p.totalBetSize.toString(),
     percentageOdds: percentageOdds.toString(),

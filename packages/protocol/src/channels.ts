@@ -51,6 +51,44 @@ export type ParsedChannel =
   | { kind: GlobalChannelKind; namespace: ChannelNamespace };
 export type ChannelKind = ParsedChannel['kind'];
 
+/** Channel names as types: a builder's result names its payload (`ChannelPayload<C>` in schemas/realtime). */
+export type AccountOrdersChannel = `account:orders_v3_#${string}`;
+export type AccountTradesChannel = `account:trades_v3_#${string}`;
+export type ActiveOrdersChannel = `active_orders:${string}`;
+export type OrderBookMarketChannel = `order_book:market_${string}`;
+export type OrderBookEventChannel = `order_book:event_${string}`;
+export type CeRefundsChannel = `ce_refunds:${string}`;
+export type GlobalChannel = (typeof GLOBAL_CHANNELS)[GlobalChannelKind];
+/** Every channel name a client may subscribe to (parameters are checked by `parseChannel`, not by the type). */
+export type Channel =
+  | typeof ACCOUNT_FILLS_CHANNEL
+  | AccountOrdersChannel
+  | AccountTradesChannel
+  | ActiveOrdersChannel
+  | OrderBookMarketChannel
+  | OrderBookEventChannel
+  | CeRefundsChannel
+  | GlobalChannel;
+
+/** The kind `parseChannel` reports for a channel name, from its type. */
+export type ChannelKindOf<C extends string> = C extends typeof ACCOUNT_FILLS_CHANNEL
+  ? 'account_fills'
+  : C extends AccountOrdersChannel
+    ? 'account_orders'
+    : C extends AccountTradesChannel
+      ? 'account_trades'
+      : C extends ActiveOrdersChannel
+        ? 'active_orders'
+        : C extends OrderBookMarketChannel
+          ? 'order_book_market'
+          : C extends OrderBookEventChannel
+            ? 'order_book_event'
+            : C extends CeRefundsChannel
+              ? 'ce_refunds'
+              : {
+                  [K in GlobalChannelKind]: C extends (typeof GLOBAL_CHANNELS)[K] ? K : never;
+                }[GlobalChannelKind];
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const MARKET_HASH = /^0x[0-9a-f]{64}$/;
 const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -142,28 +180,44 @@ export function isPerUserChannel(parsed: ParsedChannel): boolean {
 }
 
 export function accountOrdersChannel(user: string): string {
-  return `${ACCOUNT_ORDERS_PREFIX}${canonicalAddress(user, 'user')}`;
+  return `account:orders_v3_#${canonicalAddress(user, 'user')}`;
 }
 
 export function accountTradesChannel(user: string): string {
-  return `${ACCOUNT_TRADES_PREFIX}${canonicalAddress(user, 'user')}`;
+  return `account:trades_v3_#${canonicalAddress(user, 'user')}`;
 }
 
 export function activeOrdersChannel(maker: string): string {
-  return `${ACTIVE_ORDERS_PREFIX}${canonicalAddress(maker, 'maker')}`;
+  return `active_orders:${canonicalAddress(maker, 'maker')}`;
 }
 
 export function ceRefundsChannel(bettor: string): string {
-  return `${CE_REFUNDS_PREFIX}${canonicalAddress(bettor, 'bettor')}`;
+  return `ce_refunds:${canonicalAddress(bettor, 'bettor')}`;
 }
 
 export function orderBookMarketChannel(marketHash: string): string {
   const hash = marketHash.toLowerCase();
   if (!MARKET_HASH.test(hash)) throw new TypeError(`not a market hash: ${JSON.stringify(marketHash)}`);
-  return `${BOOK_MARKET_PREFIX}${hash}`;
+  return `order_book:market_${hash}`;
 }
 
 export function orderBookEventChannel(eventId: string): string {
   if (!EVENT_ID.test(eventId)) throw new TypeError(`not an event id: ${JSON.stringify(eventId)}`);
-  return `${BOOK_EVENT_PREFIX}${eventId}`;
+  return `order_book:event_${eventId}`;
 }
+
+/**
+ * The channel builders with their names as types, so that a subscription knows its payload
+ * (`ChannelPayload<typeof name>`): `channels.orderBookMarket(hash)` is an `OrderBookMarketChannel`. The
+ * same names as the `...Channel` functions, which answer plain strings.
+ */
+export const channels = {
+  accountOrders: (user: string) => accountOrdersChannel(user) as AccountOrdersChannel,
+  accountTrades: (user: string) => accountTradesChannel(user) as AccountTradesChannel,
+  accountFills: () => ACCOUNT_FILLS_CHANNEL as typeof ACCOUNT_FILLS_CHANNEL,
+  activeOrders: (maker: string) => activeOrdersChannel(maker) as ActiveOrdersChannel,
+  ceRefunds: (bettor: string) => ceRefundsChannel(bettor) as CeRefundsChannel,
+  orderBookMarket: (marketHash: string) => orderBookMarketChannel(marketHash) as OrderBookMarketChannel,
+  orderBookEvent: (eventId: string) => orderBookEventChannel(eventId) as OrderBookEventChannel,
+  global: <K extends GlobalChannelKind>(kind: K) => GLOBAL_CHANNELS[kind],
+} as const;

@@ -4,7 +4,7 @@
  * `messageId`, its identity for deduplication (the same id on a replay).
  */
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
-import type { ChannelKind } from '../channels.js';
+import type { Channel, ChannelKind, ChannelKindOf } from '../channels.js';
 import { Fixture, LiveScore, Market } from './catalog.js';
 import { Address, Bytes32, UintString } from './common.js';
 import {
@@ -116,6 +116,7 @@ export const ParlayMarketUpdate = withMessageId({
   requestSize: UintString,
   legs: Type.Array(Type.Object({ marketHash: Bytes32, bettingOutcomeOne: Type.Boolean() })),
 });
+export type ParlayMarketUpdate = Static<typeof ParlayMarketUpdate>;
 
 /**
  * `ce_refunds:{bettor}`: each capital-efficiency refund, as an array of one `PortfolioRefund` holding the
@@ -142,3 +143,12 @@ export const CHANNEL_PAYLOADS = {
   live_scores: LiveScoreUpdate,
   ce_refunds: CeRefundUpdate,
 } as const satisfies Partial<Record<ChannelKind, TSchema>>;
+
+/** The payload type of each channel kind. */
+export type ChannelPayloads = { [K in keyof typeof CHANNEL_PAYLOADS]: Static<(typeof CHANNEL_PAYLOADS)[K]> };
+
+/**
+ * The payload type of a channel name: `ChannelPayload<typeof ch>` for `ch = orderBookMarketChannel(hash)` is
+ * `BookUpdate`, for `GLOBAL_CHANNELS.live_scores` `LiveScoreUpdate`.
+ */
+export type ChannelPayload<C extends Channel> = ChannelPayloads[ChannelKindOf<C>];

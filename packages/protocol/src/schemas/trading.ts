@@ -111,16 +111,20 @@ export const CancelOrdersBody = Type.Object(
   { additionalProperties: false },
 );
 
+export type CancelOrdersBody = Static<typeof CancelOrdersBody>;
+
 export const CancelledItem = Type.Object({ orderId: Type.String(), commandId: Type.String() });
 export const CancelOrdersResult = Type.Object({
   cancelled: Type.Array(CancelledItem),
   notCancelled: Type.Array(Type.Object({ orderId: Type.String(), reason: Type.String() })),
   unconfirmed: Type.Array(Type.Object({ orderId: Type.String(), reason: Type.String() })),
 });
+export type CancelOrdersResult = Static<typeof CancelOrdersResult>;
 export const CancelSubmittedResult = Type.Object({
   cancelledSubmitted: Type.Array(CancelledItem),
   hasMore: Type.Boolean(),
 });
+export type CancelSubmittedResult = Static<typeof CancelSubmittedResult>;
 
 export const FILL_STATUSES = ['MATCHED', 'LOCKED', 'SETTLED', 'FAILED'] as const;
 const FillStatus = StringEnum(FILL_STATUSES);
@@ -312,8 +316,10 @@ export const PublicTradeRow = Type.Object({
   weightedAverageOdds: UintString,
   betTime: DateTime,
 });
+export type PublicTradeRow = Static<typeof PublicTradeRow>;
 
 export const BookLevel = Type.Object({ percentageOdds: UintString, size: UintString });
+export type BookLevel = Static<typeof BookLevel>;
 export const BookSnapshot = Type.Object({
   marketHash: Bytes32,
   eventId: Type.String(),
@@ -328,6 +334,7 @@ export const BestOdds = Type.Object({
   outcomeOne: Nullable(BookLevel),
   outcomeTwo: Nullable(BookLevel),
 });
+export type BestOdds = Static<typeof BestOdds>;
 
 export const BalanceRow = Type.Object({
   userAddress: Address,
@@ -354,4 +361,6 @@ export const HeartbeatBody = Type.Object(
   { timeoutSeconds: Type.Integer({ minimum: 0, maximum: 3600 }) },
   { additionalProperties: false },
 );
+export type HeartbeatBody = Static<typeof HeartbeatBody>;
 export const HeartbeatResult = Type.Object({ timeoutSeconds: Type.Integer(), expiresAt: Nullable(DateTime) });
+export type HeartbeatResult = Static<typeof HeartbeatResult>;

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,15 +12,17 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createExchangeClient } from '@oddsbook/client';
 import { tickToOdds } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ADMIN_TOKEN,
   removeDataDir,
   startTestExchange,
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
-import { createMarket, createTrader, postOrders, USDC } from '../helpers/trading.js';
+import { createMarket, createTrader, postOrders, USDC, until } from '../helpers/trading.js';
 
 const clientDir = fileURLToPath(new URL('../../../client', import.meta.url));
 const clientVersion = JSON.parse(readFileSync(join(clientDir, 'package.json'), 'utf8')).version as string;
@@ -104,7 +106,7 @@ console.log(JSON.stringify({ signed, placed, read, refused }));
 // A TypeScript consumer: each @ts-expect-error holds only while the SDK's types resolve through the
 // bundled protocol (an unresolved import would make them `any`, and the directive unused).
 const TYPED_CONSUMER = `
-import { createExchangeClient, type SignedOrder } from '@oddsbook/client';
+import { channels, createExchangeClient, type SignedOrder } from '@oddsbook/client';
 
 const client = createExchangeClient({ baseUrl: 'http://127.0.0.1:1' });
 export async function typed(order: SignedOrder): Promise<string> {
@@ -114,7 +116,18 @@ export async function typed(order: SignedOrder): Promise<string> {
   const chainId: string = domain.chainId;
   // @ts-expect-error a result is an object
   const status: number = result;
-  return \`\${chainId}\${status}\${domain.verifyingContract}\`;
+  const balance = await client.getBalance();
+  // @ts-expect-error amounts are decimal strings
+  const owed: number = balance.owedAmount;
+  for await (const event of client.subscribe(channels.orderBookMarket(order.marketHash))) {
+    // @ts-expect-error a book publication's version is a string
+    if (event.type === 'publication') return event.data.version satisfies number;
+  }
+  for await (const fill of client.fills()) {
+    // @ts-expect-error a fill's status is one of four
+    if (fill.status === 'PENDING') return fill.id;
+  }
+  return \`\${chainId}\${status}\${domain.verifyingContract}\${owed}\`;
 }
 `;
 
@@ -187,7 +200,7 @@ describe('the packed @oddsbook/client, installed in an empty folder', () => {
     expect(version).toMatchObject({ code: 0, stdout: `oddsbook-client ${clientVersion}\n` });
     const help = await run(bin, ['--help'], app);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/Usage: oddsbook-client sign-order/);
+    expect(help.stdout).toMatch(/^ {2}sign-order +sign an order/m);
 
     const args = ['sign-order', '--url', url, '--market', marketHash, '--outcome', 'two', '--tick', '380'];
     const signed = await run(bin, [...args, '--size', '2000000'], app, {
@@ -227,11 +240,79 @@ describe('the packed @oddsbook/client, installed in an empty folder', () => {
     expect(checked.code).toBe(0);
   }, 120_000);
 
+  it('runs its example bots and the live book as a new user would: quote, fill, watch it move, heartbeat cancel', async () => {
+    const bin = join(app, 'node_modules', '.bin', 'oddsbook-client');
+    const env = { ...plainEnv(), ODDSBOOK_URL: url, ODDSBOOK_ADMIN_TOKEN: ADMIN_TOKEN, ODDSBOOK_API_KEY: '' };
+    const { marketHash: market } = await createMarket(t);
+    const started = (args: string[], extra: Record<string, string> = {}) => {
+      const child = spawn(bin, args, { cwd: app, env: { ...env, ...extra } });
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        output += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      return { child, output: () => output, exited };
+    };
+    const mm = started(['example', 'market-maker', '--market', market, '--heartbeat', '3']);
+    try {
+      await until(
+        () => mm.output(),
+        (out) => /\[mm\] quoting/.test(out),
+        60_000,
+      );
+      const mmKey = /ODDSBOOK_API_KEY=([0-9a-f]+)/.exec(mm.output())![1]!;
+      const book = started(['book', market], { ODDSBOOK_API_KEY: mmKey });
+      await until(
+        () => book.output(),
+        (out) => /one: 49\.5% x 10 \(3 levels\)/.test(out),
+        60_000,
+      );
+      const taker = started(['example', 'taker', '--market', market, '--rounds', '2', '--interval', '200']);
+      expect(await taker.exited).toBe(0);
+      expect(taker.output()).toMatch(/\[taker\] took [0-9.]+ USDC/);
+      // The book moves live: a level taken from, then re-quoted.
+      await until(
+        () => book.output(),
+        (out) => out.trim().split('\n').length >= 3,
+        30_000,
+      );
+      const mmClient = createExchangeClient({ baseUrl: url, apiKey: mmKey });
+      const open = await until(
+        () => mmClient.listOrders({ marketHash: market }),
+        (p) => p.orders.length === 6,
+        30_000,
+      );
+      mm.child.kill('SIGKILL');
+      const gone = await until(
+        () => Promise.all(open.orders.map((o) => mmClient.getOrder(o.id))),
+        (rows) => rows.every((r) => r.status === 'INACTIVE'),
+        30_000,
+      );
+      expect(new Set(gone.map((r) => r.inactiveReason))).toEqual(new Set(['HEARTBEAT_TIMEOUT']));
+      await until(
+        () => book.output(),
+        (out) => /one: - \(0 levels\) {2}two: - \(0 levels\)\s*$/.test(out),
+        30_000,
+      );
+      book.child.kill('SIGINT');
+      expect(await book.exited).toBe(0);
+    } finally {
+      mm.child.kill('SIGKILL');
+    }
+  }, 240_000);
+
   it('pulls in no server, SQLite or Fastify', () => {
     const modules = join(app, 'node_modules');
     for (const name of ['@oddsbook/server', 'better-sqlite3', 'fastify', 'pino'])
       expect(existsSync(join(modules, name)), name).toBe(false);
     expect(readdirSync(join(modules, '@oddsbook'))).toEqual(['client']);
+    // The realtime connection's WebSocket for Node 20, and the examples, come with it.
+    expect(existsSync(join(modules, 'ws/package.json'))).toBe(true);
+    expect(existsSync(join(modules, '@oddsbook/client/dist/examples/market-maker.js'))).toBe(true);
+    expect(existsSync(join(modules, '@oddsbook/client/dist/examples/market-maker.ts'))).toBe(true);
     expect(existsSync(join(modules, '@oddsbook/client/node_modules/@oddsbook/protocol/dist/index.js'))).toBe(
       true,
     );

@@ -1,4 +1,4 @@
-import type { ActiveLeague, Fixture, LiveScore, Market, Sport } from '@oddsbook/protocol';
+import type { ActiveLeague, LiveScore, Market } from '@oddsbook/protocol';
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
@@ -19,24 +19,17 @@ export function CatalogNav(props: {
   onSelect: (market: Market) => void;
 }) {
   const client = publicClient();
-  const sports = usePolled(() => client.request<Sport[]>('GET', '/sports'), 0, []);
-  const leagues = usePolled(() => client.request<ActiveLeague[]>('GET', '/leagues/active'), 30_000, []);
+  const sports = usePolled(() => client.listSports(), 0, []);
+  const leagues = usePolled(() => client.listActiveLeagues(), 30_000, []);
   const [leagueId, setLeagueId] = useState<number>();
   const [eventId, setEventId] = useState<string>();
   const fixtures = usePolled(
-    leagueId === undefined
-      ? null
-      : () => client.request<Fixture[]>('GET', '/fixture/active', { query: { leagueId } }),
+    leagueId === undefined ? null : () => client.listActiveFixtures({ leagueId }),
     30_000,
     [leagueId],
   );
   const markets = usePolled(
-    eventId === undefined
-      ? null
-      : () =>
-          client.request<{ markets: Market[] }>('GET', '/markets/active', {
-            query: { eventId, pageSize: 50 },
-          }),
+    eventId === undefined ? null : () => client.listActiveMarkets({ eventId, pageSize: 50 }),
     30_000,
     [eventId],
   );
@@ -139,13 +132,12 @@ function useLiveScores(eventIds: string[], centrifuge: Centrifuge | null): Recor
     if (!key) return;
     const load = () =>
       publicClient()
-        .request<LiveScore[]>('GET', '/live-scores', { query: { sportXEventIds: key } })
+        .getLiveScores(key.split(','))
         .then((list) => setScores(Object.fromEntries(list.map((s) => [s.sportXEventId, s]))))
         .catch(() => undefined);
     if (centrifuge) {
       return follow(centrifuge, GLOBAL_CHANNELS.live_scores, {
-        onData: (data) => {
-          const s = data as LiveScore;
+        onData: (s) => {
           if (key.split(',').includes(s.sportXEventId))
             setScores((old) => ({ ...old, [s.sportXEventId]: s }));
         },

@@ -1,20 +1,12 @@
-import type { SafeTxProgress } from '@oddsbook/client';
+import { eip1193Signer, type SafeTxProgress } from '@oddsbook/client';
 import { useState } from 'preact/hooks';
 import { getAddress, isAddress } from 'viem';
 import { shortHex } from '../lib/display.js';
 import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
 import { tradingClient } from '../lib/session.js';
-import { injectedProvider, walletAccount } from '../lib/wallet.js';
+import { injectedProvider } from '../lib/wallet.js';
 import { ErrorLine, Section } from './section.js';
-
-type SafeInfo = {
-  safeAddress: string;
-  deployed: boolean;
-  owners: string[];
-  threshold: number;
-  nonce: number;
-};
 
 /** How long the page follows an add-signer transaction before telling the user to look again later. */
 const FOLLOW_MS = 60_000;
@@ -22,9 +14,7 @@ const FOLLOW_MS = 60_000;
 /** The proxy wallet as a multisig: owners and threshold, and adding a signer signed in the wallet. */
 export function MultisigCard() {
   const auth = useAuth();
-  const safe = usePolled(() => tradingClient().request<SafeInfo>('GET', '/user/multisig'), 3000, [
-    auth.apiKey,
-  ]);
+  const safe = usePolled(() => tradingClient().getMultisig(), 3000, [auth.apiKey]);
   const [signer, setSigner] = useState('');
   const [threshold, setThreshold] = useState('');
   const [progress, setProgress] = useState<string>();
@@ -48,9 +38,7 @@ export function MultisigCard() {
         ...(threshold ? { threshold: Number(threshold) } : {}),
       });
       setProgress('Sign the Safe transaction in your wallet…');
-      const signature = await walletAccount(provider, auth.address).signTypedData(
-        prepared.typedData as never,
-      );
+      const signature = await eip1193Signer(provider, auth.address).signTypedData(prepared.typedData);
       const body = {
         safeAddress: safe.value.safeAddress,
         safeTxHash: prepared.safeTxHash,

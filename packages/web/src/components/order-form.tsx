@@ -58,7 +58,7 @@ export function OrderForm(props: {
       const [placed] = await tradingClient(provider).placeOrders(
         [
           {
-            marketHash: props.marketHash as `0x${string}`,
+            marketHash: props.marketHash,
             percentageOdds: odds,
             totalBetSize,
             isMakerBettingOutcomeOne: outcome === 1,

@@ -1,4 +1,4 @@
-import { ExchangeApiError } from '@oddsbook/client';
+import { ExchangeApiError, OrderCheckError } from '@oddsbook/client';
 import { describe, expect, it } from 'vitest';
 import { plainError, plainReason } from './errors.js';
 
@@ -16,6 +16,9 @@ describe('plainError', () => {
     );
     expect(plainError(error(429, { message: 'RATE_LIMITED' }))).toMatch(/Too many requests/);
     expect(plainError(error(503, { message: 'Service Unavailable', statusCode: 503 }))).toMatch(/busy/);
+    expect(plainError(new OrderCheckError('TOTAL_BET_SIZE_TOO_LOW', 'stake below the market minimum'))).toBe(
+      'The stake is below the market’s minimum.',
+    );
     expect(plainError({ code: 4001, message: 'User rejected the request.' })).toBe(
       'You declined the request in your wallet.',
     );

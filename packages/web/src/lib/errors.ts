@@ -1,4 +1,4 @@
-import { ExchangeApiError } from '@oddsbook/client';
+import { ExchangeApiError, OrderCheckError } from '@oddsbook/client';
 
 const REASONS: Record<string, string> = {
   BAD_AUTH: 'The exchange did not accept your credentials: sign in again.',
@@ -18,17 +18,22 @@ const REASONS: Record<string, string> = {
   API_KEY_LIMIT: 'This account holds the most API keys it may: revoke one first.',
 };
 
-/** A failure in plain words for the page: the exchange's own sentence, or a sentence for its code. */
+/** The message of an error body: a sentence, a code, or the list of validation messages. */
+function bodyText(body: unknown): string {
+  const { message, errorCode } = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const text = message ?? errorCode;
+  return Array.isArray(text) ? text.join('; ') : typeof text === 'string' ? text : '';
+}
+
+/** A failure in plain words for the page: a sentence for its code, or the exchange's own sentence. */
 export function plainError(error: unknown): string {
   if (error instanceof ExchangeApiError) {
-    const body = error.body as { message?: unknown; errorCode?: unknown } | null;
-    const message = body?.message ?? body?.errorCode;
-    const text = Array.isArray(message) ? message.join('; ') : String(message ?? '');
-    if (error.status === 429) return REASONS.RATE_LIMITED!;
-    if (error.status === 503) return 'The exchange is busy or stopping: try again shortly.';
-    if (REASONS[text]) return REASONS[text]!;
-    return text || `The exchange answered ${error.status}.`;
+    if (error.code === 'RATE_LIMITED') return REASONS.RATE_LIMITED!;
+    if (error.code === 'SERVICE_UNAVAILABLE') return 'The exchange is busy or stopping: try again shortly.';
+    return REASONS[error.code] ?? (bodyText(error.body) || `The exchange answered ${error.status}.`);
   }
+  // Refused by the SDK before posting, with the code the exchange would have answered.
+  if (error instanceof OrderCheckError) return REASONS[error.code] ?? error.message;
   if (error && typeof error === 'object' && 'code' in error && (error as { code: unknown }).code === 4001)
     return 'You declined the request in your wallet.';
   if (error instanceof Error) return error.message;

@@ -1,4 +1,4 @@
-import { type BookSnapshot, orderBookMarketChannel } from '@oddsbook/protocol';
+import { type BookSnapshot, channels } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isNewerBook } from './book.js';
@@ -44,8 +44,8 @@ export function useLiveBook(
         .catch(setError);
     reseed.current = () => void load();
     if (centrifuge) {
-      const stop = follow(centrifuge, orderBookMarketChannel(marketHash), {
-        onData: (data) => apply(data as BookSnapshot),
+      const stop = follow(centrifuge, channels.orderBookMarket(marketHash), {
+        onData: apply,
         reseed: () => void load(),
         onState: setLive,
       });

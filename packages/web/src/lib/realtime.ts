@@ -1,4 +1,5 @@
-import type { ExchangeClient } from '@oddsbook/client';
+import { ExchangeApiError, type ExchangeClient } from '@oddsbook/client';
+import type { Channel, ChannelPayload } from '@oddsbook/protocol';
 import { Centrifuge, type Subscription, UnauthorizedError } from 'centrifuge';
 
 /**
@@ -12,7 +13,7 @@ export function connectRealtime(client: ExchangeClient): Centrifuge {
       try {
         return await client.realtimeToken();
       } catch (error) {
-        if ((error as { status?: number }).status === 401)
+        if (error instanceof ExchangeApiError && error.status === 401)
           throw new UnauthorizedError('the API key was refused');
         throw error;
       }
@@ -23,13 +24,18 @@ export function connectRealtime(client: ExchangeClient): Centrifuge {
 }
 
 /**
- * Follows a recoverable channel: publications go to `onData`; whenever the subscription starts without
- * recovering what it missed (first subscribe, history gone, a restart) `reseed` reloads from REST.
+ * Follows a recoverable channel: publications go to `onData`, typed by the channel's name (the protocol's
+ * channel-to-payload map); whenever the subscription starts without recovering what it missed (first
+ * subscribe, history gone, a restart) `reseed` reloads from REST.
  */
-export function follow(
+export function follow<C extends Channel>(
   centrifuge: Centrifuge,
-  channel: string,
-  handlers: { onData: (data: unknown) => void; reseed: () => void; onState?: (live: boolean) => void },
+  channel: C,
+  handlers: {
+    onData: (data: ChannelPayload<C>) => void;
+    reseed: () => void;
+    onState?: (live: boolean) => void;
+  },
 ): () => void {
   const existing = centrifuge.getSubscription(channel);
   if (existing) centrifuge.removeSubscription(existing);

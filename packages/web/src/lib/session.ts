@@ -1,7 +1,7 @@
-import { createExchangeClient, type ExchangeClient } from '@oddsbook/client';
-import { toHex } from 'viem';
+import { createExchangeClient, type ExchangeClient, eip1193Signer } from '@oddsbook/client';
+import { getAddress } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { connectWallet, type Eip1193Provider, walletAccount } from './wallet.js';
+import { connectWallet, type Eip1193Provider } from './wallet.js';
 
 /** What the page knows about its user; kept in sessionStorage (this tab only), never in a cookie. */
 export type AuthState = {
@@ -60,7 +60,8 @@ export function tradingClient(provider?: Eip1193Provider): ExchangeClient {
   return createExchangeClient({
     baseUrl: baseUrl(),
     apiKey: state.apiKey,
-    ...(provider && state.address ? { account: walletAccount(provider, state.address) } : {}),
+    // The wallet signs orders (eth_signTypedData_v4), with its own prompt for each.
+    ...(provider && state.address ? { signer: eip1193Signer(provider, state.address) } : {}),
   });
 }
 
@@ -99,16 +100,14 @@ export async function signIn(provider: Eip1193Provider): Promise<void> {
     origin: location.origin,
     now: new Date(),
   });
-  const signature = (await provider.request({
-    method: 'personal_sign',
-    params: [toHex(message), address],
-  })) as string;
+  const signature = await eip1193Signer(provider, address).signMessage(message);
   const session = await client.siweVerify(message, signature);
+  const signedIn = getAddress(session.address);
   // A different account than before: forget the old account's key.
-  const keep = state.address === session.address ? { apiKey: state.apiKey, apiKeyId: state.apiKeyId } : {};
+  const keep = state.address === signedIn ? { apiKey: state.apiKey, apiKeyId: state.apiKeyId } : {};
   setAuth({
     ...keep,
-    address: session.address,
+    address: signedIn,
     sessionToken: session.sessionToken,
     sessionExpiresAt: session.expiresAt,
   });

@@ -187,7 +187,7 @@ function ApiKeysCard() {
 
 function ProxyCard() {
   const auth = useAuth();
-  const proxy = usePolled(() => tradingClient().getProxy() as Promise<ProxyInfo>, 1000, [auth.apiKey]);
+  const proxy = usePolled(() => tradingClient().getProxy(), 1000, [auth.apiKey]);
   const [error, setError] = useState<unknown>();
   const deploy = async () => {
     setError(undefined);
@@ -225,7 +225,6 @@ function ProxyCard() {
   );
 }
 
-type ProxyInfo = { proxy: string; deployed: boolean; pending: boolean; state: string };
 const PROXY_STATES: Record<string, string> = {
   none: 'not deployed',
   pending: 'pending (waiting for a block)',

@@ -1,5 +1,5 @@
-import type { FillRow, Market, Metadata, OrderRow, TradeRow } from '@oddsbook/protocol';
-import { ACCOUNT_FILLS_CHANNEL, accountOrdersChannel, accountTradesChannel } from '@oddsbook/protocol';
+import type { BalanceRow, FillRow, Market, OrderRow, TradeRow } from '@oddsbook/protocol';
+import { channels } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
 import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../components/account-tables.js';
@@ -25,7 +25,7 @@ export function TradingPage() {
   const [frame, setFrame] = useState<Frame>('taker');
   const [offer, setOffer] = useState<TakeOffer | null>(null);
   const centrifuge = useRealtime(auth.apiKey);
-  const metadata = usePolled(() => publicClient().getMetadata() as Promise<Metadata>, 0, []);
+  const metadata = usePolled(() => publicClient().getMetadata(), 0, []);
   const live = useLiveBook(market?.marketHash, centrifuge);
   const account = useAccountRows(auth.apiKey, auth.address, centrifuge);
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
@@ -138,7 +138,7 @@ type AccountRows = {
   orders: OrderRow[];
   trades: TradeRow[];
   fills: FillRow[];
-  balance: { availableAmount: string; escrowedAmount: string; exposureAmount: string } | undefined;
+  balance: BalanceRow | undefined;
   error: unknown;
   reload: () => void;
 };
@@ -169,9 +169,11 @@ function useAccountRows(
   useEffect(() => {
     if (!centrifuge || !address) return;
     const handlers = { onData: () => reload(), reseed: () => reload() };
-    const stops = [accountOrdersChannel(address), accountTradesChannel(address), ACCOUNT_FILLS_CHANNEL].map(
-      (channel) => follow(centrifuge, channel, handlers),
-    );
+    const stops = [
+      follow(centrifuge, channels.accountOrders(address), handlers),
+      follow(centrifuge, channels.accountTrades(address), handlers),
+      follow(centrifuge, channels.accountFills(), handlers),
+    ];
     return () => {
       for (const stop of stops) stop();
     };
