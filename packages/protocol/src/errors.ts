@@ -6,8 +6,11 @@
  * renamed or reused. docs/errors.md lists every one with what to do about it, from the tables below.
  */
 
-/** Most errors: `message` is a code, a sentence, or a list of validation messages. */
-export type ErrorBody = { message: string | string[]; error: string; statusCode: number };
+/**
+ * Most errors: `message` is a code, a sentence, or a list of validation messages; `code` is the stable
+ * code a program branches on (an `ErrorCode`).
+ */
+export type ErrorBody = { message: string | string[]; error: string; statusCode: number; code: ErrorCode };
 
 /** 503 Service Unavailable has no `error` field. */
 export type UnavailableBody = { message: string; statusCode: 503 };
@@ -36,8 +39,8 @@ export const HTTP_ERROR_NAMES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-export function errorBody(statusCode: number, message: string | string[]): ErrorBody {
-  return { message, error: HTTP_ERROR_NAMES[statusCode] ?? 'Error', statusCode };
+export function errorBody(statusCode: number, message: string | string[], code: ErrorCode): ErrorBody {
+  return { message, error: HTTP_ERROR_NAMES[statusCode] ?? 'Error', statusCode, code };
 }
 
 /** What a code means and what a client should do about it. */

@@ -30,6 +30,9 @@ export const ErrorBodySchema = Type.Object(
     }),
     error: Type.String({ description: 'the HTTP reason phrase: Bad Request, Unauthorized, ...' }),
     statusCode: Type.Integer(),
+    code: Type.String({
+      description: 'the stable code a program branches on (docs/errors.md lists every one)',
+    }),
   },
   { title: 'ErrorBody', description: 'Common error shape' },
 );

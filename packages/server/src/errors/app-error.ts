@@ -6,13 +6,13 @@ import type { ErrorCode } from '@oddsbook/protocol';
  */
 export class AppError extends Error {
   override name = 'AppError';
-  readonly code: ErrorCode | string;
+  readonly code: ErrorCode;
   readonly statusCode: number;
   /** Replaces the common `{message, error, statusCode}` body when set (spec-specific shapes). */
   readonly body: Record<string, unknown> | undefined;
 
   constructor(options: {
-    code: ErrorCode | string;
+    code: ErrorCode;
     statusCode: number;
     message?: string;
     body?: Record<string, unknown>;
@@ -25,13 +25,13 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (code: ErrorCode | string, message?: string) =>
+export const badRequest = (code: ErrorCode, message?: string) =>
   new AppError({ code, statusCode: 400, message: message ?? code });
-export const notFound = (code: ErrorCode | string, message?: string) =>
+export const notFound = (code: ErrorCode, message?: string) =>
   new AppError({ code, statusCode: 404, message: message ?? code });
-export const conflict = (code: ErrorCode | string, message?: string) =>
+export const conflict = (code: ErrorCode, message?: string) =>
   new AppError({ code, statusCode: 409, message: message ?? code });
-export const forbidden = (code: ErrorCode | string, message?: string) =>
+export const forbidden = (code: ErrorCode, message?: string) =>
   new AppError({ code, statusCode: 403, message: message ?? code });
 export const unavailable = (message = 'Service Unavailable', cause?: unknown) =>
   new AppError({
@@ -45,7 +45,22 @@ export const unavailable = (message = 'Service Unavailable', cause?: unknown) =>
 /** The legacy (v2) failure shape `{status: 'failure', errorCode}`. */
 export class LegacyError extends AppError {
   override name = 'LegacyError';
+  /** The legacy route's own code (the spec's legacy list), beside the API's code of its status. */
+  readonly errorCode: string;
+
   constructor(errorCode: string, statusCode = 400) {
-    super({ code: errorCode, statusCode, body: { status: 'failure', errorCode } });
+    super({
+      code: LEGACY_STATUS_CODES[statusCode] ?? 'BAD_REQUEST',
+      statusCode,
+      body: { status: 'failure', errorCode },
+    });
+    this.errorCode = errorCode;
   }
 }
+
+const LEGACY_STATUS_CODES: Readonly<Record<number, ErrorCode>> = {
+  401: 'BAD_AUTH',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+};

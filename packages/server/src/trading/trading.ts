@@ -8,7 +8,6 @@ import { OutcomeWatch } from '../orders/outcome-watch.js';
 import { checkpointBytes } from '../sequencer/checkpoint.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { DueWork } from '../sequencer/due-work.js';
-import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Journal } from '../sequencer/journal.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';

@@ -70,7 +70,7 @@ describe('errors', () => {
     const client = clientOf(maker);
     const missing = await client.getOrder(`0x${'ab'.repeat(32)}`).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ExchangeApiError);
-    expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(missing).toMatchObject({ status: 404, code: 'ORDER_NOT_FOUND' });
     expect((missing as ExchangeApiError).requestId).toBeTruthy();
     await expect(client.listFills({ perPage: 1000 })).rejects.toMatchObject({
       status: 400,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRealtimeToken } from '../../src/realtime/token.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 
-const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 };
+const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' };
 /** The same failure on the legacy routes that take a key, in their shape (their 401 declares it). */
 const LEGACY_BAD_AUTH = { status: 'failure', errorCode: 'BAD_AUTH' };
 

@@ -47,6 +47,7 @@ describe('a fixture set back from finished to not started', () => {
       ),
       error: 'Conflict',
       statusCode: 409,
+      code: 'FIXTURE_CLOSED',
     });
     // Nothing changed: the fixture stays finished, its market off the list and closed in the engine.
     const status = await t.app.inject({ method: 'GET', url: `/fixture/status?sportXEventIds=${eventId}` });

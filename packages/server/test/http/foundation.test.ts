@@ -23,6 +23,7 @@ describe('foundation: errors, admin keys, metadata, operations', () => {
       message: 'Cannot GET /no/such/route',
       error: 'Not Found',
       statusCode: 404,
+      code: 'ROUTE_NOT_FOUND',
     });
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -36,7 +37,7 @@ describe('foundation: errors, admin keys, metadata, operations', () => {
         payload: { address: '0x0000000000000000000000000000000000000001' },
       });
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 });
+      expect(response.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' });
     }
   });
 

@@ -86,6 +86,7 @@ describe('orders v3: reads, cancels, heartbeat, expiry, betting delay, restart',
       message: 'Order not found',
       error: 'Not Found',
       statusCode: 404,
+      code: 'ORDER_NOT_FOUND',
     });
     expect((await get('/orders-v3/client/bad%20tag', user.headers)).statusCode).toBe(400);
     expect((await get(`/orders-v3/${made.orderId}`, other.headers)).statusCode).toBe(404);

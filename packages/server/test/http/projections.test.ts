@@ -8,7 +8,7 @@ import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
 import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
-import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
+import { createMarket, createTrader, place, USDC } from '../helpers/trading.js';
 
 /** The tables a projector writes (the journal, the catalog and the chain's own tables are not among them). */
 const PROJECTION_TABLES = [

@@ -55,6 +55,7 @@ describe('requests Node would answer itself, over a real socket', () => {
       message: 'MISSING_HOST: an HTTP/1.1 request needs a Host header',
       error: 'Bad Request',
       statusCode: 400,
+      code: 'MISSING_HOST',
     });
     expect(answer.headers.connection).toBe('close');
     expectCommonHeaders(answer);
@@ -79,6 +80,7 @@ describe('requests Node would answer itself, over a real socket', () => {
       message: 'Client Error',
       error: 'Bad Request',
       statusCode: 400,
+      code: 'BAD_REQUEST',
     });
     expectCommonHeaders(answer);
     const huge = await rawRequest(
@@ -89,6 +91,7 @@ describe('requests Node would answer itself, over a real socket', () => {
     expect(JSON.parse(huge.body)).toMatchObject({
       statusCode: 431,
       error: 'Request Header Fields Too Large',
+      code: 'HEADERS_TOO_LARGE',
     });
   });
 });

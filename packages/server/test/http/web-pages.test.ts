@@ -37,6 +37,7 @@ describe('the web pages at /', () => {
         message: 'Cannot GET /assets/nothing.js',
         error: 'Not Found',
         statusCode: 404,
+        code: 'ROUTE_NOT_FOUND',
       });
       expect((await app.inject({ method: 'GET', url: '/../package.json' })).statusCode).toBe(404);
     } finally {

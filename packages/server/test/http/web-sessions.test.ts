@@ -6,7 +6,7 @@ import { RATE_LIMITS } from '../../src/http/plugins/rate-limits.js';
 import { MAX_API_KEYS_PER_ACCOUNT } from '../../src/http/routes/web-sessions.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 
-const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401 };
+const BAD_AUTH = { message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' };
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /** The other signature of the same message and key: (r, n - s, v flipped). viem recovers both. */
@@ -162,6 +162,7 @@ describe('sign-in with a wallet and self-service API keys', () => {
         message: expect.stringMatching(reason),
         error: 'Unauthorized',
         statusCode: 401,
+        code: 'SIGN_IN_FAILED',
       });
     }
     const malformed = await verify({ message: 'x', signature: '0x1234' });
@@ -222,6 +223,7 @@ describe('sign-in with a wallet and self-service API keys', () => {
       message: `an account may hold ${MAX_API_KEYS_PER_ACCOUNT} active API keys: revoke one first`,
       error: 'Conflict',
       statusCode: 409,
+      code: 'API_KEY_LIMIT',
     });
     await t.app.inject({ method: 'DELETE', url: `/account/api-keys/${first}`, headers });
     expect((await create()).statusCode).toBe(200);
@@ -286,6 +288,7 @@ describe('sign-in with a wallet and self-service API keys', () => {
       message: expect.stringMatching(reason),
       error: 'Unauthorized',
       statusCode: 401,
+      code: 'SIGN_IN_FAILED',
     });
   });
 

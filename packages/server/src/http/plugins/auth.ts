@@ -34,7 +34,7 @@ export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeys): void {
   scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const auth = apiKeys.authenticate(header(request, API_KEY_HEADER));
     // Answered here: fastify runs nothing further, so `done` is not called.
-    if (!auth) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    if (!auth) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH, ErrorCode.BAD_AUTH));
     request.account = auth.address;
     request.apiKeyId = auth.keyId;
     request.log = new LazyChildLogger(request.log, { account: auth.address });
@@ -46,7 +46,7 @@ export function requireApiKey(scope: FastifyInstance, apiKeys: ApiKeys): void {
 export function requireAdminToken(scope: FastifyInstance, adminToken: string): void {
   scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!secretsEqual(header(request, ADMIN_TOKEN_HEADER), adminToken)) {
-      return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+      return reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH, ErrorCode.BAD_AUTH));
     }
   });
 }
@@ -66,7 +66,7 @@ export function requireWebSession(scope: FastifyInstance, sessions: WebSessions)
   scope.decorateRequest('webSession', null as unknown as WebSession);
   scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const session = sessions.authenticate(bearerToken(request));
-    if (!session) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH));
+    if (!session) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH, ErrorCode.BAD_AUTH));
     request.webSession = session;
     request.log = new LazyChildLogger(request.log, { account: session.address });
     done();

@@ -16,7 +16,13 @@ export function refuseMissingHost(app: FastifyInstance): void {
       reply.header('connection', 'close');
       return void reply
         .status(400)
-        .send(errorBody(400, `${ErrorCode.MISSING_HOST}: an HTTP/1.1 request needs a Host header`));
+        .send(
+          errorBody(
+            400,
+            `${ErrorCode.MISSING_HOST}: an HTTP/1.1 request needs a Host header`,
+            ErrorCode.MISSING_HOST,
+          ),
+        );
     }
     done();
   });

@@ -78,7 +78,7 @@ export async function registerRateLimits(
     store: tokenBucketStore({ overall: RATE_LIMITS.allTraffic, maxKeys: RATE_LIMIT_MAX_KEYS }),
     keyGenerator: (request) => rateLimitKey(request, options),
     errorResponseBuilder: (_request, context) => ({
-      ...errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${context.after}`),
+      ...errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${context.after}`, ErrorCode.RATE_LIMITED),
       statusCode: 429,
     }),
   });
