@@ -26,8 +26,6 @@ export interface ProxyWallets {
 
 export const WAIT_FOR_OUTCOME = { defaultMs: 10_000, maxMs: 15_000 } as const;
 export const CANCEL_CONFIRMATION_TIMEOUT_MS = 5_000;
-/** Cancel-by-market submits at most this many orders per call; `hasMore` says to call again. */
-export const CANCEL_MARKET_BATCH = 1_000;
 const EXPIRY_SLACK_MS = 2_000;
 /** A quarter-line market whose legs no longer both trade: its orders fail MARKET_INACTIVE. */
 const UNOPENABLE = 'unopenable' as const;
