@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { ExchangeApiError, ExchangeNetworkError, OrderCheckError } from '../errors.js';
+import { RealtimeError } from '../realtime/connection.js';
 import type { Command, CommandIo } from './command.js';
 import { exampleCommand } from './commands/example.js';
 import { bookCommand, watchCommand } from './commands/live.js';
@@ -74,7 +75,10 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   }
   try {
     return await command.run(rest, io);
-  } catch (error) {
+  } catch (thrown) {
+    // A live command's connection fails with the REST refusal of its token as the cause (a bad key).
+    const error =
+      thrown instanceof RealtimeError && thrown.cause instanceof ExchangeApiError ? thrown.cause : thrown;
     if (error instanceof UsageError) {
       io.err(`oddsbook-client ${command.name}: ${error.message}\n\n${command.usage}`);
       return 2;

@@ -252,4 +252,11 @@ describe('oddsbook-client', () => {
     expect(await fills.stop()).toBe(0);
     expect(book.stderr()).toBe('');
   }, 120_000);
+
+  it('says what to do when a live command is refused its realtime token', async () => {
+    const { marketHash } = await createMarket(t);
+    const refused = await cli(['book', marketHash, '--api-key', 'not-a-key']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^oddsbook-client: 401 BAD_AUTH.*\n {2}what to do: /);
+  }, 120_000);
 });

@@ -110,9 +110,14 @@ export const bookCommand: Command = {
       }
       return 0;
     }
+    // A failure before the book is live rejects watchBook and is reported once, by main.
+    let started = false;
     const live = await client.watchBook(marketHash, {
-      onError: (error) => io.err(`oddsbook-client: ${(error as Error).message ?? error}`),
+      onError: (error) => {
+        if (started) io.err(`oddsbook-client: ${(error as Error).message ?? error}`);
+      },
     });
+    started = true;
     show(live.maker!, 'live');
     live.on((book) => show(book, live.live ? 'live' : 'reconnecting'));
     await untilAborted(io.signal);
