@@ -4,13 +4,14 @@ import {
   packSafeSignatures,
   parseAddSignerTransaction,
   type SafeTransactionData,
+  type SafeTransactionDataInput,
   SENTINEL_OWNER,
   safeDomain,
   safeTxHash,
   safeTxTypedData,
   ZERO_ADDRESS,
 } from '@oddsbook/protocol';
-import { getAddress, isAddress } from 'viem';
+import { getAddress, isAddress, isHex } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import { ACCEPT_HIGH_S, recoverSigner } from '../signing/recover-signer.js';
 import type { Chain } from './chain.js';
@@ -92,7 +93,8 @@ export type PrepareInput = { safeAddress: string; newSignerAddress: string; thre
 export type ConfirmInput = {
   safeAddress: string;
   safeTxHash: string;
-  safeTransactionData: SafeTransactionData;
+  /** As the execute route takes it: the fields the Safe hashes may be missing or malformed. */
+  safeTransactionData: SafeTransactionDataInput;
   signature: string;
   /** When given, the signature must recover to it. */
   signerAddress?: string;
@@ -106,6 +108,16 @@ function parseAddress(value: unknown, field: string): Address {
 }
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The transaction with every field the Safe hashes, or null when one is missing or malformed. */
+function hashableTransaction(tx: SafeTransactionDataInput): SafeTransactionData | null {
+  const { to, data, safeTxGas, baseGas, gasPrice, gasToken, refundReceiver } = tx;
+  if (!isAddress(to, { strict: false }) || !isHex(data)) return null;
+  if (safeTxGas === undefined || baseGas === undefined || gasPrice === undefined) return null;
+  if (gasToken === undefined || !isAddress(gasToken, { strict: false })) return null;
+  if (refundReceiver === undefined || !isAddress(refundReceiver, { strict: false })) return null;
+  return { ...tx, to, data, safeTxGas, baseGas, gasPrice, gasToken, refundReceiver };
+}
 
 /**
  * Add-signer bookkeeping: prepare a Safe transaction, collect owner confirmations, submit it to the
@@ -214,11 +226,11 @@ export class MultisigCoordinator {
       throw new MultisigError('INVALID_REQUEST', 'safeTxHash is not a 32-byte hex string');
     }
     const claimed = input.safeTxHash.toLowerCase() as Hash;
-    const data = input.safeTransactionData;
-    if (data === null || typeof data !== 'object') {
+    if (input.safeTransactionData === null || typeof input.safeTransactionData !== 'object') {
       throw new MultisigError('INVALID_REQUEST', 'safeTransactionData is missing');
     }
-    if (!parseAddSignerTransaction(safeAddress, data)) throw new MultisigError('NOT_ADD_SIGNER');
+    const data = hashableTransaction(input.safeTransactionData);
+    if (!data || !parseAddSignerTransaction(safeAddress, data)) throw new MultisigError('NOT_ADD_SIGNER');
     let hash: Hash;
     try {
       hash = safeTxHash(safeDomain(this.chain.chainId, safeAddress), data);

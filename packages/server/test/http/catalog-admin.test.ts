@@ -60,7 +60,12 @@ describe('catalog: operator API', () => {
       for (const headers of badHeaders) {
         const response = await post(url, payload, headers);
         expect(response.statusCode, url).toBe(401);
-        expect(response.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' });
+        expect(response.json()).toEqual({
+          message: 'BAD_AUTH',
+          error: 'Unauthorized',
+          statusCode: 401,
+          code: 'BAD_AUTH',
+        });
       }
     }
   });

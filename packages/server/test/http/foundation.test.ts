@@ -37,7 +37,12 @@ describe('foundation: errors, admin keys, metadata, operations', () => {
         payload: { address: '0x0000000000000000000000000000000000000001' },
       });
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' });
+      expect(response.json()).toEqual({
+        message: 'BAD_AUTH',
+        error: 'Unauthorized',
+        statusCode: 401,
+        code: 'BAD_AUTH',
+      });
     }
   });
 

@@ -133,7 +133,12 @@ describe('GET /positions-v3 and GET /trades/portfolio/refunds', () => {
   it('needs the API key and refuses bad queries with 400', async () => {
     const anonymous = await get('/positions-v3');
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json()).toEqual({ message: 'BAD_AUTH', error: 'Unauthorized', statusCode: 401, code: 'BAD_AUTH' });
+    expect(anonymous.json()).toEqual({
+      message: 'BAD_AUTH',
+      error: 'Unauthorized',
+      statusCode: 401,
+      code: 'BAD_AUTH',
+    });
     for (const query of ['?marketHash=0x12', '?perPage=0', '?perPage=101', '?nextKey=nope', '?eventId=']) {
       const response = await get(`/positions-v3${query}`, a);
       expect(response.statusCode, query).toBe(400);

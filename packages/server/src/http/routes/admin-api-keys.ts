@@ -1,10 +1,10 @@
 import { Address, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const KeyInfo = Type.Object({
   keyId: Type.String(),
@@ -17,7 +17,7 @@ const KeyInfo = Type.Object({
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Operator routes for API keys (gaps.md: `POST /admin/api-keys`), plus listing and revoking. */
-export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function adminApiKeyRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   app.post(
     '/admin/api-keys',
     {
@@ -37,7 +37,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
       },
     },
     async (request) => {
-      const body = request.body as { address: string; label?: string };
+      const body = request.body;
       const address = parseAddress(body.address);
       const issued = await exchange.apiKeys.create(address, {
         now: exchange.clock.now(),
@@ -66,7 +66,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
       },
     },
     async (request) => {
-      const address = parseAddress((request.query as { address: string }).address);
+      const address = parseAddress(request.query.address);
       const keys = await exchange.store.apiKeys.listForAccount(address);
       return {
         status: 'success' as const,
@@ -98,7 +98,7 @@ export async function adminApiKeyRoutes(app: FastifyInstance, exchange: Exchange
       },
     },
     async (request) => {
-      const { keyId } = request.params as { keyId: string };
+      const { keyId } = request.params;
       const record = await exchange.apiKeys.revoke(keyId, exchange.clock.now());
       if (!record) throw notFound('API_KEY_NOT_FOUND', 'no API key with that id');
       request.log.info({ keyId }, 'api key revoked');

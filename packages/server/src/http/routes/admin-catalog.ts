@@ -1,10 +1,10 @@
 import { Bytes32, Envelope, Fixture, FixtureStatusValue, LiveScore, UintString } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { EventId } from './catalog-query.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
@@ -15,7 +15,7 @@ const MAX_GAME_TIME = 4_102_444_800;
 const tags = ['admin'];
 
 /** Operator routes of the sports catalog (gaps.md "Operator API"). */
-export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function adminCatalogRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { catalog } = exchange;
 
   app.post(
@@ -40,8 +40,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
       },
     },
     async (request) => {
-      const body = request.body as { sportId: number; label: string; liveDelaySeconds?: number };
-      const league = await catalog.createLeague(body);
+      const league = await catalog.createLeague(request.body);
       request.log.info({ leagueId: league.leagueId }, 'league created');
       return success({ leagueId: league.leagueId });
     },
@@ -70,9 +69,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
       },
     },
     async (request) => {
-      const fixture = await catalog.createFixture(
-        request.body as { leagueId: number; teamOneName: string; teamTwoName: string; gameTime: number },
-      );
+      const fixture = await catalog.createFixture(request.body);
       request.log.info({ eventId: fixture.eventId }, 'fixture created');
       return success({ eventId: fixture.eventId });
     },
@@ -118,18 +115,7 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
       },
     },
     async (request) => {
-      const body = request.body as {
-        eventId: string;
-        type: number;
-        outcomeOneName: string;
-        outcomeTwoName: string;
-        line?: number | string;
-        minBetSize?: string;
-        bettingDelay?: number;
-        mainLine?: boolean;
-        liveEnabled?: boolean;
-      };
-      const { minBetSize, bettingDelay, ...rest } = body;
+      const { minBetSize, bettingDelay, ...rest } = request.body;
       const market = await catalog.createMarket({
         ...rest,
         ...(minBetSize !== undefined ? { minBetSize: BigInt(minBetSize) } : {}),
@@ -165,14 +151,8 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
       },
     },
     async (request) => {
-      const { eventId } = request.params as { eventId: string };
-      const body = request.body as {
-        teamOneScore: number;
-        teamTwoScore: number;
-        currentPeriod?: string;
-        periodTime?: string;
-      };
-      const { score, fixture } = await catalog.recordScore(eventId, body);
+      const { eventId } = request.params;
+      const { score, fixture } = await catalog.recordScore(eventId, request.body);
       return success(liveScoreToWire(score, fixture));
     },
   );
@@ -194,8 +174,8 @@ export async function adminCatalogRoutes(app: FastifyInstance, exchange: Exchang
       },
     },
     async (request) => {
-      const { eventId } = request.params as { eventId: string };
-      const fixture = await catalog.setFixtureStatus(eventId, (request.body as { status: number }).status);
+      const { eventId } = request.params;
+      const fixture = await catalog.setFixtureStatus(eventId, request.body.status);
       request.log.info({ eventId, status: fixture.status }, 'fixture status set');
       return success(fixtureToWire(fixture));
     },

@@ -1,5 +1,4 @@
 import { Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { type ChainFaults, supportsFaults } from '../../chain/chain.js';
 import { SETTLEMENT_FAULT_CLASSES } from '../../chain/settlement-types.js';
@@ -8,6 +7,7 @@ import type { Exchange } from '../../exchange/exchange.js';
 import { reconcileReportToWire } from '../../settlement/reconcile.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
@@ -58,7 +58,7 @@ const Count = Type.Integer({ minimum: 0, maximum: 10_000 });
  * Operator routes of the chain side (issue 33): reconciliation of the engine with the chain, and fault
  * injection for tests and drills (docs/operations.md, "Settlement and reconciliation").
  */
-export async function adminChainRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function adminChainRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const faultsOf = (): ChainFaults => {
     const chain = exchange.chain;
     if (!supportsFaults(chain)) throw conflict('FAULTS_UNSUPPORTED', 'this chain has no fault injection');
@@ -137,12 +137,7 @@ export async function adminChainRoutes(app: FastifyInstance, exchange: Exchange)
       },
     },
     async (request) => {
-      const body = request.body as {
-        deployProxy?: 'fail-next';
-        failNext?: Partial<Record<(typeof SETTLEMENT_FAULT_CLASSES)[number], number>>;
-        blocks?: 'pause' | 'resume';
-        dropNextReceipt?: true;
-      };
+      const body = request.body;
       if (Object.keys(body).length === 0) throw badRequest('NO_FAULT', 'name at least one fault to inject');
       const chain = faultsOf();
       if (body.deployProxy) await chain.failNextDeployment();

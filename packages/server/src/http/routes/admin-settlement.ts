@@ -1,18 +1,18 @@
 import { Bytes32, Envelope, Market } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { quarterLineNotResolvable } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
 import { conflict, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 /**
  * `POST /admin/markets/{marketHash}/resolve {outcome}`: the market's result. Open orders are cancelled
  * (`EVENT_LIFECYCLE`), each pot goes to the winner (0 voids: both stakes back), trades become SETTLED and
  * the payouts leave escrow on the chain. A quarter-line market is not resolved itself: its legs are.
  */
-export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function adminSettlementRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   app.post(
     '/admin/markets/:marketHash/resolve',
     {
@@ -25,13 +25,12 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
         tags: ['admin'],
         params: Type.Object({ marketHash: Bytes32 }),
         body: Type.Object(
-          // One bound each way, so a bad outcome gets one message ("must be <= 2"), not one per value.
+          // One bound each way, so a bad outcome gets one message ("must be <= 2"), not one per value;
+          // Unsafe only types it as the three outcomes.
           {
-            outcome: Type.Integer({
-              minimum: 0,
-              maximum: 2,
-              description: '0 void, 1 outcome one, 2 outcome two',
-            }),
+            outcome: Type.Unsafe<0 | 1 | 2>(
+              Type.Integer({ minimum: 0, maximum: 2, description: '0 void, 1 outcome one, 2 outcome two' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -39,8 +38,8 @@ export async function adminSettlementRoutes(app: FastifyInstance, exchange: Exch
       },
     },
     async (request) => {
-      const marketHash = (request.params as { marketHash: string }).marketHash.toLowerCase();
-      const { outcome } = request.body as { outcome: 0 | 1 | 2 };
+      const marketHash = request.params.marketHash.toLowerCase();
+      const { outcome } = request.body;
       const market = await exchange.catalog.getMarket(marketHash);
       if (!market) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
       if (market.quarterLineLegs !== null) throw quarterLineNotResolvable(market);

@@ -1,8 +1,8 @@
 import { BalanceRow, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 /**
  * `GET /user/balance-v3`: the account's capital as the matching engine counts it. `availableAmount` can
@@ -10,7 +10,7 @@ import { errorResponses } from '../error-responses.js';
  * the escrow on the chain. `exposureAmount` is the part of `availableAmount` the account's resting orders
  * promise (honest liquidity: never more than it).
  */
-export async function balanceRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function balanceRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   app.get(
     '/user/balance-v3',
     {

@@ -8,17 +8,17 @@ import {
   Sport,
   Team,
 } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { fixtureToWire, liveScoreToWire } from '../../catalog/wire.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { EventIdList, parseEventIds } from './catalog-query.js';
 
 /** Public sports data in the production API's shapes: sports, leagues, teams, fixtures, live scores, search. */
-export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function catalogRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { catalog } = exchange;
   const tags = ['market data'];
 
@@ -88,7 +88,7 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const { leagueId } = request.query as { leagueId?: number };
+      const { leagueId } = request.query;
       const teams = await catalog.teams(leagueId === undefined ? {} : { leagueId });
       return success(teams.map((t) => ({ teamId: t.teamId, name: t.name, leagueIds: [t.leagueId] })));
     },
@@ -108,7 +108,7 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const { leagueId, sportId } = request.query as { leagueId?: number; sportId?: number };
+      const { leagueId, sportId } = request.query;
       const fixtures = await catalog.activeFixtures({
         ...(leagueId !== undefined ? { leagueId } : {}),
         ...(sportId !== undefined ? { sportId } : {}),
@@ -128,7 +128,7 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const ids = parseEventIds((request.query as { sportXEventIds: string }).sportXEventIds, {
+      const ids = parseEventIds(request.query.sportXEventIds, {
         field: 'sportXEventIds',
         max: CATALOG_LIMITS.fixtureStatusEventIds,
       });
@@ -147,7 +147,7 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const ids = parseEventIds((request.query as { sportXEventIds: string }).sportXEventIds, {
+      const ids = parseEventIds(request.query.sportXEventIds, {
         field: 'sportXEventIds',
         max: CATALOG_LIMITS.liveScoreEventIds,
       });
@@ -168,7 +168,7 @@ export async function catalogRoutes(app: FastifyInstance, exchange: Exchange): P
       },
     },
     async (request) => {
-      const hits = await catalog.search((request.query as { query: string }).query);
+      const hits = await catalog.search(request.query.query);
       return success(
         hits.map(({ fixture, marketTypes }) => ({
           eventId: fixture.eventId,

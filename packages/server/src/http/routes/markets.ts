@@ -6,7 +6,6 @@ import {
   LegacyFailureBodySchema,
   Market,
 } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { CATALOG_LIMITS } from '../../catalog/catalog-service.js';
 import { marketToWire } from '../../catalog/wire.js';
@@ -14,6 +13,7 @@ import { LegacyError } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { EventId, IntegerList, parseIntegerList } from './catalog-query.js';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -32,7 +32,7 @@ function parseMarketHashes(value: string | string[] | undefined): string[] {
 }
 
 /** Market discovery routes (legacy shapes kept in v3): active, find, popular. */
-export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function marketRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { catalog } = exchange;
   const tags = ['market data'];
 
@@ -57,16 +57,7 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
       },
     },
     async (request) => {
-      const q = request.query as {
-        onlyMainLine?: boolean;
-        eventId?: string;
-        leagueId?: number;
-        sportIds?: string;
-        liveOnly?: boolean;
-        type?: string;
-        paginationKey?: string;
-        pageSize?: number;
-      };
+      const q = request.query;
       const page = await catalog.activeMarkets({
         ...(q.onlyMainLine !== undefined ? { onlyMainLine: q.onlyMainLine } : {}),
         ...(q.eventId !== undefined ? { eventId: q.eventId } : {}),
@@ -99,7 +90,7 @@ export async function marketRoutes(app: FastifyInstance, exchange: Exchange): Pr
       },
     },
     async (request) => {
-      const hashes = parseMarketHashes((request.query as { marketHashes?: string | string[] }).marketHashes);
+      const hashes = parseMarketHashes(request.query.marketHashes);
       return success((await catalog.findMarkets(hashes)).map(marketToWire));
     },
   );

@@ -1,5 +1,4 @@
 import { DEFAULT_ODDS_LADDER_STEP, Envelope, Metadata } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import {
   LIVE_DELAY_MS_DEFAULT,
   PREGAME_DELAY_MS_DEFAULT,
@@ -8,9 +7,10 @@ import {
 import { EXCHANGE_LIMITS } from '../../config/limits.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 /** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */
-export async function metadataRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function metadataRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { config } = exchange;
   app.get(
     '/metadata/obv3',

@@ -1,9 +1,9 @@
 import { Address, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const SafeInfo = Type.Object({
   safeAddress: Address,
@@ -14,7 +14,7 @@ const SafeInfo = Type.Object({
 });
 
 /** The account's proxy wallet as a multisig: owners, threshold and nonce (what the account page shows). */
-export async function multisigStateRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function multisigStateRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   app.get(
     '/user/multisig',
     {

@@ -1,12 +1,12 @@
-import type { SafeTransactionData } from '@oddsbook/protocol';
 import { Address, Bytes32, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, conflict, forbidden } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['multisig'];
@@ -51,7 +51,7 @@ const Prepared = Type.Object({
  * confirm). Checks run in the spec's order: signer (400), ownership (403), deployment (409), then the
  * transaction and the signature (400).
  */
-export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function multisigRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { chain, multisig, wallets } = exchange;
 
   async function ownedSafe(request: FastifyRequest, safeAddress: string): Promise<`0x${string}`> {
@@ -86,7 +86,7 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
       },
     },
     async (request) => {
-      const body = request.body as { safeAddress: string; newSignerAddress: string; threshold?: number };
+      const body = request.body;
       const safeAddress = await ownedSafe(request, body.safeAddress);
       const prepared = await multisig.prepare({ ...body, safeAddress });
       request.log.info({ safe: safeAddress, safeTxHash: prepared.safeTxHash }, 'add-signer prepared');
@@ -116,13 +116,7 @@ export async function multisigRoutes(app: FastifyInstance, exchange: Exchange): 
       },
     },
     async (request) => {
-      const body = request.body as {
-        safeAddress: string;
-        safeTxHash: string;
-        safeTransactionData: SafeTransactionData;
-        signature: string;
-        signerAddress: string;
-      };
+      const body = request.body;
       if (parseAddress(body.signerAddress, 'signerAddress') !== request.account) {
         throw badRequest(
           'SIGNER_NOT_AUTHENTICATED',

@@ -1,9 +1,9 @@
 import { Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { unavailable } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const Health = Envelope(
   Type.Object({
@@ -15,7 +15,7 @@ const Health = Envelope(
 );
 
 /** Liveness and the OpenAPI document. */
-export async function operationsRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function operationsRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const startedAt = exchange.clock.now();
   app.get(
     '/health',

@@ -13,16 +13,16 @@ import {
   OrderRow,
   StringEnum,
 } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { EXCHANGE_LIMITS } from '../../config/limits.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
-import { type OrderSort, orderListing } from '../../store/trading-reads.js';
+import { orderListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
 import { BODY_LIMITS } from '../plugins/json-body.js';
 
@@ -32,7 +32,7 @@ const MAX_BEST_ODDS_MARKETS = 100;
 const INFO_LEVELS = new Set(['info', 'debug', 'trace']);
 
 /** Orders v3: create (make and take), read, cancel, best odds. */
-export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { trading } = exchange;
   const walletOf = (account: `0x${string}`) => exchange.wallets.proxyAddress(account);
 
@@ -55,7 +55,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const orders = await trading.orders.create(request.account, request.body as CreateOrdersBody);
+      const orders = await trading.orders.create(request.account, request.body);
       // Built only when it will be written: at the default level it would be thrown away on the hot path.
       if (INFO_LEVELS.has(request.log.level)) {
         request.log.info(
@@ -92,14 +92,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const q = request.query as {
-        marketHash?: string;
-        eventId?: string;
-        sortBy?: OrderSort;
-        sortAsc?: boolean;
-        perPage?: number;
-        nextKey?: string;
-      };
+      const q = request.query;
       const perPage = q.perPage ?? 100;
       const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? true);
       const page = await readPage(q.nextKey, perPage, listing, (range) =>
@@ -135,7 +128,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const { clientOrderId } = request.params as { clientOrderId: string };
+      const { clientOrderId } = request.params;
       const order = await trading.queries.getOrderByClientId(request.account, clientOrderId);
       if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
       return success(orderToWire(order, walletOf(order.account)));
@@ -160,13 +153,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const hashes = [
-        ...new Set(
-          (request.query as { marketHashes: string }).marketHashes
-            .split(',')
-            .map((h) => h.trim().toLowerCase()),
-        ),
-      ];
+      const hashes = [...new Set(request.query.marketHashes.split(',').map((h) => h.trim().toLowerCase()))];
       if (hashes.length > MAX_BEST_ODDS_MARKETS || !hashes.every((h) => /^0x[0-9a-f]{64}$/.test(h))) {
         throw badRequest(
           'BAD_MARKET_HASHES',
@@ -196,7 +183,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const { orderId } = request.params as { orderId: string };
+      const { orderId } = request.params;
       const order = await trading.queries.getOrder(request.account, orderId.toLowerCase());
       if (!order) throw notFound('ORDER_NOT_FOUND', 'Order not found');
       return success(orderToWire(order, walletOf(order.account)));
@@ -218,9 +205,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
       },
     },
     async (request) => {
-      const ids = (request.body as { orders: { orderId: string }[] }).orders.map((o) =>
-        o.orderId.toLowerCase(),
-      );
+      const ids = request.body.orders.map((o) => o.orderId.toLowerCase());
       if (new Set(ids).size > EXCHANGE_LIMITS.maxCancelOrders) {
         throw badRequest(
           'TOO_MANY_ORDERS',
@@ -243,13 +228,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 503) },
       },
     },
-    async (request) =>
-      success(
-        await trading.orders.cancelMarket(
-          request.account,
-          (request.query as { marketHash: string }).marketHash,
-        ),
-      ),
+    async (request) => success(await trading.orders.cancelMarket(request.account, request.query.marketHash)),
   );
 
   app.delete(
@@ -264,10 +243,7 @@ export async function orderRoutes(app: FastifyInstance, exchange: Exchange): Pro
         response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 503) },
       },
     },
-    async (request) =>
-      success(
-        await trading.orders.cancelEvent(request.account, (request.query as { eventId: string }).eventId),
-      ),
+    async (request) => success(await trading.orders.cancelEvent(request.account, request.query.eventId)),
   );
 
   app.delete(

@@ -5,7 +5,7 @@ import {
   PortfolioRefundResult,
   PortfolioRefundsQuery,
 } from '@oddsbook/protocol';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { getAddress } from 'viem';
 import { API_KEY_HEADER } from '../../auth/api-keys.js';
@@ -13,11 +13,10 @@ import { LegacyError } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { marketRefundsToWire } from '../../orders/wire.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
-
-type Query = PortfolioRefundsQuery;
+import type { ExchangeApp } from '../exchange-app.js';
 
 /** The legacy error code of a bad query parameter. */
-const BAD_PARAMETER: Record<keyof Query, string> = {
+const BAD_PARAMETER: Record<keyof PortfolioRefundsQuery, string> = {
   bettor: 'BAD_BETTOR',
   marketHash: 'BAD_MARKET_HASH',
   baseToken: 'BAD_BASE_TOKEN',
@@ -35,7 +34,7 @@ function legacyValidationError(error: NonNullable<FastifyRequest['validationErro
   const [issue] = (error as { validation?: { instancePath?: string; params?: Record<string, unknown> }[] })
     .validation ?? [{}];
   const field = String(issue?.params?.missingProperty ?? issue?.instancePath?.split('/')[1] ?? '');
-  return new LegacyError(BAD_PARAMETER[field as keyof Query] ?? 'BAD_QUERY');
+  return new LegacyError(BAD_PARAMETER[field as keyof PortfolioRefundsQuery] ?? 'BAD_QUERY');
 }
 
 const legacyFailure = LegacyFailureBodySchema;
@@ -46,7 +45,7 @@ const legacyFailure = LegacyFailureBodySchema;
  * each market's events. Like `ce_refunds:{bettor}`, only the bettor sees them: `bettor` must be the
  * account of the API key (401 without a valid key, 403 for another bettor, both in the legacy shape).
  */
-export async function portfolioRefundRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function portfolioRefundRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { trading, config, apiKeys } = exchange;
 
   app.get(
@@ -90,7 +89,7 @@ export async function portfolioRefundRoutes(app: FastifyInstance, exchange: Exch
     },
     async (request) => {
       if (request.validationError) throw legacyValidationError(request.validationError);
-      const q = request.query as Query;
+      const q = request.query;
       if (getAddress(q.bettor) !== request.account) throw new LegacyError('BETTOR_MISMATCH', 403);
       const perPage = q.perPage ?? 100;
       const fits = Math.floor(MAX_REFUND_EVENTS_PER_ANSWER / perPage);

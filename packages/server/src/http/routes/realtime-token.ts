@@ -1,9 +1,10 @@
 import { Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Exchange } from '../../exchange/exchange.js';
 import { createRealtimeToken } from '../../realtime/token.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 /**
  * Tokens live an hour; the official client fetches a new one on expiry by itself. A token names the API
@@ -14,7 +15,7 @@ export const REALTIME_TOKEN_TTL_SECONDS = 3600;
 const TokenData = Type.Object({ token: Type.String() });
 
 /** Realtime connection tokens for the authenticated account (v3 in the envelope, legacy bare). */
-export async function realtimeTokenRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function realtimeTokenRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const issue = (request: FastifyRequest) =>
     createRealtimeToken({
       secret: exchange.realtimeSecret,

@@ -11,7 +11,6 @@ import {
   PublicTradeRow,
   TradeRow,
 } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
@@ -31,6 +30,7 @@ import {
 } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { NextKeyQuery, readPage } from '../page-key.js';
 import { EventId } from './catalog-query.js';
 
@@ -49,7 +49,7 @@ function dateRange(q: { startDate?: string; endDate?: string }) {
 }
 
 /** Fills and trades of the account (API key). */
-export async function accountTradingRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function accountTradingRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { trading } = exchange;
 
   app.get(
@@ -76,16 +76,16 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       },
     },
     async (request) => {
-      const q = request.query as Record<string, string | number | boolean | undefined>;
-      const perPage = (q.perPage as number | undefined) ?? 50;
-      const listing = fillListing((q.sortAsc as boolean | undefined) ?? true);
-      const page = await readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
+      const q = request.query;
+      const perPage = q.perPage ?? 50;
+      const listing = fillListing(q.sortAsc ?? true);
+      const page = await readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.fills(
           request.account,
           {
-            ...(q.tradeId ? { tradeId: (q.tradeId as string).toLowerCase() } : {}),
-            ...(q.orderId ? { orderId: (q.orderId as string).toLowerCase() } : {}),
-            ...dateRange(q as { startDate?: string; endDate?: string }),
+            ...(q.tradeId ? { tradeId: q.tradeId.toLowerCase() } : {}),
+            ...(q.orderId ? { orderId: q.orderId.toLowerCase() } : {}),
+            ...dateRange(q),
           },
           listing,
           range,
@@ -124,20 +124,20 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       },
     },
     async (request) => {
-      const q = request.query as Record<string, string | number | boolean | undefined>;
-      const statuses = q.status ? (q.status as string).split(',').map((s) => s.trim().toUpperCase()) : [];
+      const q = request.query;
+      const statuses = q.status ? q.status.split(',').map((s) => s.trim().toUpperCase()) : [];
       if (!statuses.every((s) => (FILL_STATUSES as readonly string[]).includes(s))) {
         throw badRequest('INVALID_STATUS', `status must be among ${FILL_STATUSES.join(', ')}`);
       }
-      const perPage = (q.perPage as number | undefined) ?? 50;
-      const listing = tradeListing((q.sortAsc as boolean | undefined) ?? true);
-      const page = await readPage(q.nextKey as string | undefined, perPage, listing, (range) =>
+      const perPage = q.perPage ?? 50;
+      const listing = tradeListing(q.sortAsc ?? true);
+      const page = await readPage(q.nextKey, perPage, listing, (range) =>
         trading.queries.trades(
           request.account,
           {
-            ...(q.marketHash ? { marketHash: (q.marketHash as string).toLowerCase() } : {}),
+            ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
             status: statuses,
-            ...dateRange(q as { startDate?: string; endDate?: string }),
+            ...dateRange(q),
           },
           listing,
           range,
@@ -176,16 +176,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       },
     },
     async (request) => {
-      const q = request.query as {
-        marketHash?: string;
-        hideQuarterLineParents?: boolean;
-        hideQuarterLineLegs?: boolean;
-        startDate?: string;
-        endDate?: string;
-        sortAsc?: boolean;
-        perPage?: number;
-        nextKey?: string;
-      };
+      const q = request.query;
       const listing = consolidatedTradeListing(q.sortAsc ?? true);
       const page = await readPage(q.nextKey, q.perPage ?? 50, listing, (range) =>
         trading.queries.consolidatedTrades(
@@ -228,12 +219,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       },
     },
     async (request) => {
-      const q = request.query as {
-        marketHash?: string;
-        eventId?: string;
-        perPage?: number;
-        nextKey?: string;
-      };
+      const q = request.query;
       const page = await readPage(q.nextKey, q.perPage ?? 50, POSITION_LISTING, (range) =>
         trading.queries.positions(
           request.account,
@@ -262,7 +248,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
       },
     },
     async (request) => {
-      const { timeoutSeconds } = request.body as { timeoutSeconds: number };
+      const { timeoutSeconds } = request.body;
       const state = await trading.heartbeat(request.account, timeoutSeconds);
       return success({
         timeoutSeconds: state.timeoutSeconds,
@@ -273,7 +259,7 @@ export async function accountTradingRoutes(app: FastifyInstance, exchange: Excha
 }
 
 /** Public market activity: the order book and the anonymous trade tape. */
-export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function publicTradingRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { trading } = exchange;
 
   app.get(
@@ -291,7 +277,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
       },
     },
     async (request) => {
-      const q = request.query as { marketHash: string; showTakerPerspective?: boolean };
+      const q = request.query;
       const marketHash = q.marketHash.toLowerCase();
       let levels = trading.sequencer.book(marketHash);
       if (!levels) {
@@ -329,7 +315,7 @@ export async function publicTradingRoutes(app: FastifyInstance, exchange: Exchan
       },
     },
     async (request) => {
-      const q = request.query as { marketHash?: string; perPage?: number; nextKey?: string };
+      const q = request.query;
       const perPage = q.perPage ?? 50;
       const listing = tradeListing(false, 'public');
       const page = await readPage(q.nextKey, perPage, listing, (range) =>

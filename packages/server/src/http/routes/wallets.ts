@@ -1,11 +1,11 @@
 import { Address, Envelope, UintString } from '@oddsbook/protocol';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest, conflict } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { parseAddress } from '../../lib/address.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 
 const security = [{ apiKey: [] }];
 const tags = ['wallets'];
@@ -22,7 +22,7 @@ const ProxyState = Type.Object({
 });
 
 /** Proxy wallets: deployment and its state (spec: proxy deployment state table). */
-export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function walletRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { chain } = exchange;
   const status = async (account: `0x${string}`) => {
     const p = await chain.getProxy(account);
@@ -75,7 +75,7 @@ export async function walletRoutes(app: FastifyInstance, exchange: Exchange): Pr
 }
 
 /** Operator: the faucet (credits a deployed proxy). */
-export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange): Promise<void> {
+export async function adminWalletRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   app.post(
     '/admin/faucet',
     {
@@ -91,7 +91,7 @@ export async function adminWalletRoutes(app: FastifyInstance, exchange: Exchange
       },
     },
     async (request) => {
-      const body = request.body as { address: string; amount: string };
+      const body = request.body;
       const account = parseAddress(body.address);
       const amount = BigInt(body.amount);
       if (amount <= 0n || amount > MAX_FAUCET_AMOUNT) {

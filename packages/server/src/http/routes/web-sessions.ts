@@ -1,11 +1,12 @@
 import { Address, Envelope } from '@oddsbook/protocol';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_SIWE_MESSAGE_CHARS, type WebSessions } from '../../auth/web-sessions.js';
 import { AppError, conflict, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
+import type { ExchangeApp } from '../exchange-app.js';
 import { bearerToken, requireWebSession } from '../plugins/auth.js';
 
 /** Active keys an account may hold through self-service (the operator routes are not bound by it). */
@@ -32,7 +33,7 @@ function noBodyAsEmptyObject(request: FastifyRequest, _reply: FastifyReply, done
 const unauthorized = (message: string) => new AppError({ code: 'SIGN_IN_FAILED', statusCode: 401, message });
 
 /** Sign-In with Ethereum: a nonce, the signed message, the session it opens, sign-out. */
-export async function signInRoutes(app: FastifyInstance, exchange: Exchange, sessions: WebSessions) {
+export async function signInRoutes(app: ExchangeApp, exchange: Exchange, sessions: WebSessions) {
   app.post(
     '/auth/siwe/nonce',
     {
@@ -81,7 +82,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
       },
     },
     async (request) => {
-      const body = request.body as { message: string; signature: string };
+      const body = request.body;
       const result = await sessions.signIn(body.message, body.signature, request.ip);
       if (result.type === 'refused') {
         request.log.info({ reason: result.code }, 'sign-in refused');
@@ -131,7 +132,7 @@ export async function signInRoutes(app: FastifyInstance, exchange: Exchange, ses
 }
 
 /** Self-service API keys of the signed-in account. */
-async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
+async function accountApiKeyRoutes(app: ExchangeApp, exchange: Exchange) {
   const keysOf = (address: `0x${string}`) => exchange.store.apiKeys.listForAccount(address);
 
   app.get(
@@ -182,7 +183,7 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
     },
     async (request) => {
       const address = request.webSession.address;
-      const label = (request.body as { label?: string } | undefined)?.label;
+      const label = request.body.label;
       const active = (await keysOf(address)).filter((k) => k.revokedAt === null).length;
       if (active >= MAX_API_KEYS_PER_ACCOUNT) {
         throw conflict(
@@ -222,7 +223,7 @@ async function accountApiKeyRoutes(app: FastifyInstance, exchange: Exchange) {
       },
     },
     async (request) => {
-      const { keyId } = request.params as { keyId: string };
+      const { keyId } = request.params;
       const own = (await keysOf(request.webSession.address)).find((k) => k.id === keyId);
       // Another account's key answers as an unknown one: ids are not confirmed to strangers.
       if (!own || own.revokedAt !== null)
