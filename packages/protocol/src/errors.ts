@@ -152,7 +152,7 @@ export const ERROR_CODES = {
   },
   INVALID_EXPIRY: {
     status: [400],
-    when: 'An order\u2019s expiry is 0, in the past, or so far ahead it must be milliseconds.',
+    when: 'An order\u2019s expiry is 0, in the past, or so far ahead it must be milliseconds (a v2 order: its apiExpiry, or a signed expiry other than 2209006800).',
     action: 'Send a future time in unix seconds.',
   },
   EXPIRY_INSIDE_BETTING_DELAY: {
@@ -464,7 +464,11 @@ export const ERROR_CODES = {
     when: 'marketHash is not a 32-byte hash (legacy shape).',
     action: FIX_REQUEST,
   },
-  BAD_BASE_TOKEN: { status: [400], when: 'baseToken is not an address (legacy shape).', action: FIX_REQUEST },
+  BAD_BASE_TOKEN: {
+    status: [400],
+    when: 'baseToken is not an address, or (v2 orders and fills) not the exchange\u2019s base token (legacy shape).',
+    action: 'Send `activeAsset.baseToken` of GET /metadata/obv3.',
+  },
   BAD_FILL_ORDER_HASH: {
     status: [400],
     when: 'fillOrderHash is malformed (legacy shape).',
@@ -492,6 +496,113 @@ export const ERROR_CODES = {
     status: [400],
     when: 'Another malformed query parameter (legacy shape).',
     action: FIX_REQUEST,
+  },
+
+  // ---------------------------------------------------------------- legacy v2 API (docs/legacy.md), legacy shape
+  V2_NO_LONGER_SUPPORTED: {
+    status: [400],
+    when: 'A v2 order route (/orders/new, /orders/fill/v2, the v2 cancels, GET /orders, GET /orders/odds/best, GET /metadata) from V2_CUTOVER_AT on; `message` is "OrderBook V2 is no longer supported".',
+    action: 'Move to the v3 API: POST /orders-v3 makes and takes (docs/legacy.md, "Moving to v3").',
+  },
+  BAD_BODY: {
+    status: [400],
+    when: 'A v2 body, query or field that does not match the route (a missing field, a malformed hash, address or amount).',
+    action: FIX_REQUEST,
+  },
+  TOO_MANY_DIFFERENT_MARKETS: {
+    status: [400],
+    when: 'POST /orders/new: the orders are on more than 3 markets.',
+    action: 'Post at most 3 markets\u2019 orders per request.',
+  },
+  INVALID_EXECUTOR: {
+    status: [400],
+    when: 'A v2 order whose executor is not GET /metadata `executorAddress`.',
+    action: 'Sign with the executor of GET /metadata.',
+  },
+  ODDS_NOT_ON_LADDER: {
+    status: [400],
+    when: 'A v2 order whose percentageOdds is not on the odds ladder.',
+    action: 'Round to a multiple of oddsLadderStepSize.',
+  },
+  MAKER_SIGNATURE_MISMATCH: {
+    status: [400],
+    when: 'A v2 order or cancel whose signature does not recover to its maker.',
+    action: 'Sign as docs/legacy.md shows (personal_sign of the order hash; EIP-712 for cancels).',
+  },
+  INVALID_ODDS: {
+    status: [400],
+    when: 'POST /orders/fill/v2: desiredOdds is not below 10^20 (or is 0).',
+    action: 'Send the worst taker implied probability x 10^20 you accept.',
+  },
+  INVALID_ODDS_SLIPPAGE: {
+    status: [400],
+    when: 'POST /orders/fill/v2: oddsSlippage is not an integer 0 to 100.',
+    action: FIX_REQUEST,
+  },
+  TAKER_SIGNATURE_MISMATCH: {
+    status: [400],
+    when: 'POST /orders/fill/v2: takerSig does not recover to taker over the fill\u2019s EIP-712 Details.',
+    action: 'Sign the Details/FillObject typed data of docs/legacy.md with the taker\u2019s key.',
+  },
+  PROXY_ACCOUNT_INVALID: {
+    status: [400],
+    when: 'A v2 maker or taker whose proxy wallet is not deployed.',
+    action: 'POST /user/deploy-proxy (with an API key) and fund the proxy first.',
+  },
+  TAKER_AMOUNT_TOO_LOW: {
+    status: [400],
+    when: 'POST /orders/fill/v2: stakeWei is below the market\u2019s minimum stake.',
+    action: 'Stake at least the market\u2019s `minBetSize`.',
+  },
+  MATCH_STATE_INVALID: {
+    status: [400],
+    when: 'POST /orders/fill/v2: the market is unknown, closed or not trading.',
+    action: 'Check the market (GET /markets/find).',
+  },
+  META_TX_RATE_LIMIT_REACHED: {
+    status: [400],
+    when: 'POST /orders/fill/v2: the taker has 10 fills in flight already.',
+    action: 'Wait for a fill to answer before sending another.',
+  },
+  FILL_ALREADY_SUBMITTED: {
+    status: [400],
+    when: 'POST /orders/fill/v2: a fill with this taker and fillSalt was sent before.',
+    action: 'Use a new random fillSalt for every fill.',
+  },
+  INSUFFICIENT_SPACE: {
+    status: [400],
+    when: 'POST /orders/fill/v2: nothing could be filled within desiredOdds and oddsSlippage once the betting delay passed (or the taker\u2019s balance covers none of it).',
+    action: 'Read GET /orders/odds/best, widen oddsSlippage, or fund the proxy wallet.',
+  },
+  CANCEL_REQUEST_ALREADY_PROCESSED: {
+    status: [400],
+    when: 'A v2 cancel with a salt this maker has used before.',
+    action: 'Sign every cancel with a new random salt.',
+  },
+  STALE_CANCEL_TIMESTAMP: {
+    status: [400],
+    when: 'A v2 cancel whose signed timestamp is more than 10 minutes away from the exchange\u2019s clock.',
+    action: 'Sign the cancel with the current unix time in seconds.',
+  },
+  MARKET_HASHES_OR_MAKER_REQUIRED: {
+    status: [400],
+    when: 'GET /orders without marketHashes, maker or orderHashes.',
+    action: 'Name the markets, the maker or the orders.',
+  },
+  RATE_LIMIT_ORDER_REQUEST_MARKET_COUNT: {
+    status: [400],
+    when: 'GET /orders with more than 1,000 marketHashes.',
+    action: 'Ask in groups of at most 1,000.',
+  },
+  BOTH_SPORTXEVENTID_MARKETHASHES_PRESENT: {
+    status: [400],
+    when: 'GET /orders with both marketHashes and sportXeventId.',
+    action: 'Send one of them.',
+  },
+  TRADES_FILTER_REQUIRED: {
+    status: [400],
+    when: 'GET /trades without any of bettor, marketHashes, sportXeventId, startDate.',
+    action: 'Send at least one of them.',
   },
 } as const satisfies Record<string, CodeInfo>;
 
@@ -635,6 +746,11 @@ export const ORDER_INACTIVE_REASONS = {
     action: 'Refresh it more often than its timeout (the SDK keepAlive does).',
   },
   SYSTEM: { status: [200], when: 'Withdrawn by the exchange (operator action).', action: 'Place it again.' },
+  V2_CUTOVER: {
+    status: [200],
+    when: 'A v2 order (POST /orders/new or /orders/fill/v2) still open at V2_CUTOVER_AT: the exchange cancelled every one.',
+    action: 'Quote again through POST /orders-v3 (docs/legacy.md, "Moving to v3").',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type OrderInactiveReason = keyof typeof ORDER_INACTIVE_REASONS;

@@ -21,6 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['catalog', 'auth'],
   ['orders'],
   ['trading', 'wallets'],
+  ['legacy'],
   ['exchange'],
   ['http'],
   ['(root)'],

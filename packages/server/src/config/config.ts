@@ -62,6 +62,13 @@ export type Config = {
   httpIdleTimeoutMs: number;
   /** Orders between their signature check and their commit at most; a request past it is answered 503. */
   maxPendingOrders: number;
+  // The legacy (v2) API's dates, unix ms (docs/legacy.md); the service's clock decides which side it is on.
+  /** From then every v2 order route fails ("OrderBook V2 is no longer supported") and resting v2 orders are cancelled. */
+  v2CutoverAt: number;
+  /** From then the v2 trade-history routes answer 404. */
+  v2HistoryRemovedAt: number;
+  /** From then the legacy realtime channel names are refused as unknown. */
+  legacyWsShutdownAt: number;
 };
 
 export class ConfigError extends Error {
@@ -177,6 +184,24 @@ const OPTIONS = {
     help: 'orders between signature check and commit at most (503 past it)',
     fallback: '4096',
   },
+  v2CutoverAt: {
+    env: 'V2_CUTOVER_AT',
+    flag: 'v2-cutover-at',
+    help: 'v3 cut-over, UTC (ISO 8601 or unix seconds): v2 order routes fail and resting v2 orders are cancelled',
+    fallback: '2026-08-26T14:00:00Z',
+  },
+  v2HistoryRemovedAt: {
+    env: 'V2_HISTORY_REMOVED_AT',
+    flag: 'v2-history-removed-at',
+    help: 'from then the v2 trade-history routes answer 404 (ISO 8601 or unix seconds)',
+    fallback: '2026-09-14T00:00:00Z',
+  },
+  legacyWsShutdownAt: {
+    env: 'LEGACY_WS_SHUTDOWN_AT',
+    flag: 'legacy-ws-shutdown-at',
+    help: 'from then the legacy realtime channel names are refused (ISO 8601 or unix seconds)',
+    fallback: '2026-07-01T00:00:00Z',
+  },
 } as const;
 type OptionName = keyof typeof OPTIONS;
 export type SettingName = OptionName;
@@ -233,6 +258,18 @@ function siweDomains(name: string, raw: string, host: string, port: string): str
       );
     return `${match[1] ?? 'http'}://${match[2]}`;
   });
+}
+
+/** An ISO 8601 date-time with its zone (Z or an offset) or unix seconds, as unix ms. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+export function instant(name: string, raw: string): number {
+  if (/^[0-9]{1,11}$/.test(raw)) return Number(raw) * 1000;
+  const ms = ISO_INSTANT.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (!Number.isFinite(ms))
+    throw new ConfigError(
+      `${name} must be an ISO 8601 date-time with a zone (2026-08-26T14:00:00Z) or unix seconds, got "${raw}"`,
+    );
+  return ms;
 }
 
 function flag(name: string, raw: string): boolean {
@@ -345,5 +382,8 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     ),
     httpIdleTimeoutMs: integer(label('httpIdleTimeoutMs'), raw('httpIdleTimeoutMs'), 100, 3_600_000),
     maxPendingOrders: integer(label('maxPendingOrders'), raw('maxPendingOrders'), 10, 10_000_000),
+    v2CutoverAt: instant(label('v2CutoverAt'), raw('v2CutoverAt')),
+    v2HistoryRemovedAt: instant(label('v2HistoryRemovedAt'), raw('v2HistoryRemovedAt')),
+    legacyWsShutdownAt: instant(label('legacyWsShutdownAt'), raw('legacyWsShutdownAt')),
   };
 }

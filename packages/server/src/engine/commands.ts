@@ -8,6 +8,7 @@ export const CancelReason = {
   HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
   EVENT_LIFECYCLE: 'EVENT_LIFECYCLE',
   SYSTEM: 'SYSTEM',
+  V2_CUTOVER: 'V2_CUTOVER',
 } as const;
 export type CancelReason = (typeof CancelReason)[keyof typeof CancelReason];
 

@@ -34,6 +34,8 @@ export const DoneReason = {
   EVENT_LIFECYCLE: 'EVENT_LIFECYCLE',
   HEARTBEAT_TIMEOUT: 'HEARTBEAT_TIMEOUT',
   SYSTEM: 'SYSTEM',
+  /** A v2 order still open at the v3 cut-over (V2_CUTOVER_AT). */
+  V2_CUTOVER: 'V2_CUTOVER',
 } as const;
 export type DoneReason = (typeof DoneReason)[keyof typeof DoneReason];
 

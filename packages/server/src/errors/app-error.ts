@@ -48,11 +48,13 @@ export class LegacyError extends AppError {
   /** The legacy route's own code (the spec's legacy list), beside the API's code of its status. */
   readonly errorCode: string;
 
-  constructor(errorCode: string, statusCode = 400) {
+  constructor(errorCode: string, statusCode = 400, message?: string) {
     super({
       code: LEGACY_STATUS_CODES[statusCode] ?? 'BAD_REQUEST',
       statusCode,
-      body: { status: 'failure', errorCode },
+      body:
+        message === undefined ? { status: 'failure', errorCode } : { status: 'failure', message, errorCode },
+      ...(message === undefined ? {} : { message }),
     });
     this.errorCode = errorCode;
   }

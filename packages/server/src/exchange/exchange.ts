@@ -184,6 +184,7 @@ async function openLockedExchange(
       ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
       ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
       maxPendingOrders: config.maxPendingOrders,
+      v2CutoverAt: config.v2CutoverAt,
     });
   } catch (error) {
     // A start refused (a checkpoint or projections that cannot be trusted): nothing is left running.

@@ -14,6 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
 import type { CancelIntent, IntentResult, OrderIntent } from '../sequencer/intents.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
+import type { VerifyResult } from '../signing/order-verifier.js';
 import { VerifierBusy, type VerifierPool } from '../signing/verifier-pool.js';
 import { outcomeOf } from './outcome.js';
 import type { OutcomeWatch } from './outcome-watch.js';
@@ -66,6 +67,19 @@ export type OrderServiceOptions = {
 type Hold = { count: number };
 
 /**
+ * How an intake's orders are signed and identified: by default the v3 EIP-712 `Order` (the verifier pool);
+ * the legacy v2 API (`legacy/`) brings its own (personal_sign order hashes, EIP-712 fills) and marks its
+ * orders' meta. Everything after the signature is the same path, to the same sequencer and books.
+ */
+export type OrderSigning = {
+  /** The order's id without checking its signature (an order refused before the check still has one). */
+  orderId(input: OrderInput): `0x${string}` | null;
+  verifyBatch(inputs: readonly OrderInput[]): Promise<VerifyResult[]>;
+  /** What the orders' meta carries besides the common fields. */
+  meta?(input: OrderInput): Pick<OrderMeta, 'api' | 'averageOddsLimit'>;
+};
+
+/**
  * Intake of the order path (issue 35): stateless. Request-level 400s, per-order FAILED reasons from the
  * catalog and the signatures, then one intent per order to the sequencer, which decides everything that needs
  * trading state (uniqueness, the market's first order, the betting delay, funds). Cancels likewise.
@@ -100,10 +114,25 @@ export class OrderService {
 
   // ------------------------------------------------------------------ create
 
-  async create(account: `0x${string}`, body: CreateOrdersBody): Promise<CreateOrderResult[]> {
+  /** The v3 orders' signing: EIP-712 `Order`, checked on the verifier pool. */
+  private readonly v3Signing: OrderSigning = {
+    orderId: (input) => this.o.verifier.orderId(input),
+    verifyBatch: (inputs) =>
+      this.o.verifier.verifyBatch(inputs.map((order) => ({ order, signature: order.orderSignature }))),
+  };
+
+  /**
+   * `POST /orders-v3`, and the legacy API's orders with their own `signing`: request-level 400s, per-order
+   * FAILED reasons, then one intent per order to the sequencer.
+   */
+  async create(
+    account: `0x${string}`,
+    body: CreateOrdersBody,
+    signing: OrderSigning = this.v3Signing,
+  ): Promise<CreateOrderResult[]> {
     const hold: Hold = { count: 0 };
     try {
-      return await this.admit(account, body, hold);
+      return await this.admit(account, body, hold, signing);
     } finally {
       this.release(hold);
     }
@@ -113,6 +142,7 @@ export class OrderService {
     account: `0x${string}`,
     body: CreateOrdersBody,
     hold: Hold,
+    signing: OrderSigning,
   ): Promise<CreateOrderResult[]> {
     const started = this.o.clock.now();
     const inputs = body.orders;
@@ -166,7 +196,7 @@ export class OrderService {
       const reason = this.perOrderFailure(c);
       if (!reason) return true;
       // Refused before verification, yet its id is known to the client: a hash, no signature recovery.
-      results[c.index]!.orderId = this.o.verifier.orderId(c.input);
+      results[c.index]!.orderId = signing.orderId(c.input);
       fail(c, reason);
       return false;
     });
@@ -178,13 +208,11 @@ export class OrderService {
     }
     this.pendingOrders += eligible.length;
     hold.count = eligible.length;
-    const verified = await this.o.verifier
-      .verifyBatch(eligible.map((c) => ({ order: c.input, signature: c.input.orderSignature })))
-      .catch((error: unknown) => {
-        if (error instanceof VerifierBusy)
-          throw unavailable('Too many orders wait for a signature check; retry shortly');
-        throw error;
-      });
+    const verified = await signing.verifyBatch(eligible.map((c) => c.input)).catch((error: unknown) => {
+      if (error instanceof VerifierBusy)
+        throw unavailable('Too many orders wait for a signature check; retry shortly');
+      throw error;
+    });
     const signed = eligible.filter((c, i) => {
       const v = verified[i]!;
       if (v.orderId) results[c.index]!.orderId = v.orderId;
@@ -231,6 +259,7 @@ export class OrderService {
         salt: c.input.salt,
         baseToken: this.o.baseToken,
         signature: c.input.orderSignature,
+        ...signing.meta?.(c.input),
       };
       accepted.push({
         c,

@@ -8,7 +8,7 @@ export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt
 export type HeartbeatDeadline = { timeoutSeconds: number; expiresAt: number };
 
 /** An order id or a client order id kept until its order's expiry (unix seconds). */
-type Expiring = { at: number; key: string; client: boolean };
+type Expiring = { at: number; key: string; client: boolean | 'v2' };
 
 /**
  * The sequencer's own trading state besides the engine (issue 35): what admission decides with, kept in line
@@ -16,7 +16,8 @@ type Expiring = { at: number; key: string; client: boolean };
  * - every order id that reached the sequencer, until its order expires: a signed order is placed once;
  * - every client order id of an account, until its order expires: a tag names one live order;
  * - the orders admitted to wait out a betting delay, and when each enters the engine;
- * - the accounts' heartbeat deadlines.
+ * - the accounts' heartbeat deadlines;
+ * - the ids of v2 orders (legacy API) until their expiry: the v3 cut-over cancels those still open.
  * Pure and deterministic: time comes with each input.
  */
 export class Admission {
@@ -26,6 +27,8 @@ export class Admission {
   private readonly expiring: Expiring[] = [];
   readonly delayed = new Map<string, DelayedOrder>();
   readonly heartbeats = new Map<string, HeartbeatDeadline>();
+  /** v2 order ids with their expiry (unix seconds): open, or done and not yet forgotten. */
+  private readonly v2 = new Map<string, number>();
 
   /** Whether the order id was seen (and its order has not expired). */
   hasOrder(orderId: string): boolean {
@@ -44,6 +47,20 @@ export class Admission {
     return out;
   }
 
+  /**
+   * The v2 orders still open: resting in the engine (`isResting`) or waiting out a betting delay, in id order
+   * (deterministic: the cut-over journals them in this order).
+   */
+  openV2Orders(isResting: (orderId: string) => boolean): { resting: string[]; delayed: string[] } {
+    const resting: string[] = [];
+    const delayed: string[] = [];
+    for (const orderId of [...this.v2.keys()].sort()) {
+      if (this.delayed.has(orderId)) delayed.push(orderId);
+      else if (isResting(orderId)) resting.push(orderId);
+    }
+    return { resting, delayed };
+  }
+
   /** The earliest time something is due (an admitted order's activation, a heartbeat deadline), or null. */
   nextDue(): number | null {
     let next: number | null = null;
@@ -60,10 +77,12 @@ export class Admission {
         if (input.command.type === 'place') {
           this.delayed.delete(input.command.orderId);
           this.remember(input.command, input.meta?.clientOrderId ?? null);
+          if (input.meta?.api === 'v2') this.rememberV2(input.command);
         }
         break;
       case 'admit':
         this.remember(input.order, input.meta.clientOrderId);
+        if (input.meta.api === 'v2') this.rememberV2(input.order);
         this.delayed.set(input.order.orderId, {
           order: input.order,
           meta: input.meta,
@@ -101,13 +120,19 @@ export class Admission {
     }
   }
 
+  private rememberV2(order: PlaceOrderInput): void {
+    if (this.v2.has(order.orderId)) return;
+    this.v2.set(order.orderId, order.expiry);
+    this.push({ at: order.expiry, key: order.orderId, client: 'v2' });
+  }
+
   /** Forgets the ids of orders expired at `ts` (ms): a replay of one is refused as expired anyway. */
   forgetExpired(ts: number): void {
     const now = Math.floor(ts / 1000);
     const heap = this.expiring;
     while (heap.length > 0 && heap[0]!.at <= now) {
       const { at, key, client } = this.pop()!;
-      const map = client ? this.clientIds : this.seen;
+      const map = client === 'v2' ? this.v2 : client ? this.clientIds : this.seen;
       if (map.get(key) === at) map.delete(key);
     }
   }
@@ -148,10 +173,12 @@ export class Admission {
 
   /** The state as bytes (for checkpoints), canonical: equal states give equal bytes. */
   snapshotBytes(): Uint8Array {
-    const w = new ByteWriter(1024 + this.seen.size * 80 + this.clientIds.size * 110);
-    w.u32(ADMISSION_MAGIC);
+    const w = new ByteWriter(1024 + (this.seen.size + this.v2.size) * 80 + this.clientIds.size * 110);
+    // Without v2 orders, the bytes of before the legacy API (OBA1): their state hashes stay comparable.
+    const withV2 = this.v2.size > 0;
+    w.u32(withV2 ? ADMISSION_MAGIC_V2 : ADMISSION_MAGIC);
     const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const map of [this.seen, this.clientIds]) {
+    for (const map of withV2 ? [this.seen, this.clientIds, this.v2] : [this.seen, this.clientIds]) {
       const entries = sorted(map);
       w.u32(entries.length);
       for (const [key, at] of entries) {
@@ -174,10 +201,14 @@ export class Admission {
 
   static restoreBytes(bytes: Uint8Array): Admission {
     const r = new ByteReader(bytes);
-    if (r.u32() !== ADMISSION_MAGIC) throw new SnapshotFormatError('not an admission snapshot');
+    const magic = r.u32();
+    if (magic !== ADMISSION_MAGIC && magic !== ADMISSION_MAGIC_V2)
+      throw new SnapshotFormatError('not an admission snapshot');
     const a = new Admission();
-    for (const client of [false, true]) {
-      const map = client ? a.clientIds : a.seen;
+    // OBA1: no v2 orders (a snapshot without any, or from before the legacy API).
+    const kinds = magic === ADMISSION_MAGIC ? ([false, true] as const) : ([false, true, 'v2'] as const);
+    for (const client of kinds) {
+      const map = client === 'v2' ? a.v2 : client ? a.clientIds : a.seen;
       for (let n = r.u32(); n > 0; n--) {
         const key = r.str();
         const at = r.u32();
@@ -211,3 +242,5 @@ const bigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? v
 
 /** 'OBA1' read as a little-endian u32. */
 const ADMISSION_MAGIC = 0x3141_424f;
+/** 'OBA2': with the v2 orders after the client order ids. */
+const ADMISSION_MAGIC_V2 = 0x3241_424f;

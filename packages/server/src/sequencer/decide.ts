@@ -1,7 +1,8 @@
-import { type Engine, MarketStatus, tickOfOdds } from '../engine/index.js';
+import { type Engine, MarketStatus, ODDS_SCALE, tickOfOdds } from '../engine/index.js';
 import type { Admission, DelayedOrder } from './admission.js';
-import type { AppliedEntry, SequencerInput } from './inputs.js';
-import type { CancelIntent, Intent, IntentResult, OrderIntent } from './intents.js';
+import { capToAverageOdds } from './average-odds-cap.js';
+import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
+import type { CancelIntent, Intent, IntentResult, OrderIntent, V2CutoverIntent } from './intents.js';
 
 /** Applies one input: gives it the next seq, applies it to the engine and the admission state, journals it. */
 export type ApplyInput = (input: SequencerInput) => AppliedEntry;
@@ -27,8 +28,10 @@ export function decide(
       const d = state.admission.delayed.get(intent.orderId);
       // Withdrawn meanwhile, or its delay not over yet (an activation decided on a clock ahead of the batch's).
       if (!d || d.activateAt > state.ts) return { entries: [] };
-      return { entries: [apply({ kind: 'engine', command: d.order, meta: d.meta })] };
+      return { entries: [placeOrWithdraw(d.order, d.meta, state.engine, apply)] };
     }
+    case 'v2Cutover':
+      return decideV2Cutover(intent, state, apply);
     case 'heartbeatExpired': {
       const { account, expiresAt } = intent;
       // Re-armed (or disarmed) meanwhile: nothing fires.
@@ -88,8 +91,48 @@ function decideOrder(
     entries.push(apply({ kind: 'admit', order, meta, activateAt }));
     return { entries, order: { status: 'admitted', activateAt } };
   }
-  entries.push(apply({ kind: 'engine', command: order, meta }));
+  entries.push(placeOrWithdraw(order, meta, engine, apply));
   return { entries, order: { status: 'placed' } };
+}
+
+/**
+ * Places an order in the engine; a v2 fill with its slippage rule is placed cut to what keeps its average
+ * within it (`average-odds-cap.ts`). When nothing can be taken it is placed at the ladder's first tick, which
+ * crosses nothing (intake refuses a bound below one tick, so a maker at the last tick is always within it):
+ * the engine ends it NO_LIQUIDITY like any IOC that found nothing.
+ */
+function placeOrWithdraw(
+  order: PlaceOrderInput,
+  meta: OrderMeta,
+  engine: Engine,
+  apply: ApplyInput,
+): AppliedEntry {
+  if (!meta.averageOddsLimit) return apply({ kind: 'engine', command: order, meta });
+  const book = engine.levels(order.marketHash);
+  const side = order.isBettingOutcomeOne ? book?.outcomeTwo : book?.outcomeOne;
+  const capped = capToAverageOdds(order, meta.averageOddsLimit, side ?? [], engine.ladder.size);
+  if (capped) return apply({ kind: 'engine', command: capped, meta });
+  const firstTick = ODDS_SCALE / BigInt(engine.ladder.size);
+  return apply({ kind: 'engine', command: { ...order, percentageOdds: firstTick }, meta });
+}
+
+/** The cut-over: every open v2 order cancelled (V2_CUTOVER), in one engine input. */
+function decideV2Cutover(
+  intent: V2CutoverIntent,
+  state: { engine: Engine; admission: Admission; ts: number },
+  apply: ApplyInput,
+): IntentResult {
+  if (state.ts < intent.at) return { entries: [] };
+  const { engine, admission } = state;
+  admission.forgetExpired(state.ts);
+  const { resting, delayed } = admission.openV2Orders((orderId) => engine.order(orderId) !== undefined);
+  const entries: AppliedEntry[] = [];
+  if (delayed.length > 0) entries.push(apply({ kind: 'withdraw', orderIds: delayed, reason: 'V2_CUTOVER' }));
+  if (resting.length > 0)
+    entries.push(
+      apply({ kind: 'engine', command: { type: 'cancel', orderIds: resting, reason: 'V2_CUTOVER' } }),
+    );
+  return { entries, cancel: { cancelled: [...delayed, ...resting], notFound: [] } };
 }
 
 function takesLiquidity({ order }: OrderIntent, engine: Engine): boolean {

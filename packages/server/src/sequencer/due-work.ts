@@ -7,7 +7,7 @@ export const DUE_WORK_INTERVAL_MS = 50;
 
 /**
  * What time makes due, as intents to the sequencer (issue 35): admitted orders whose betting delay ran out,
- * heartbeat deadlines passed, resting orders expired. Found from the sequencer's own state (restored from its
+ * heartbeat deadlines passed, resting orders expired, v2 orders open at the v3 cut-over. Found from the sequencer's own state (restored from its
  * checkpoint and the journal, never from the projections); each intent is checked again when the sequencer
  * takes it, so one found twice, or overtaken by a cancel or a re-armed heartbeat, does nothing.
  */
@@ -20,6 +20,8 @@ export class DueWork {
     private readonly sequencer: Sequencer,
     private readonly clock: Clock,
     private readonly intervalMs = DUE_WORK_INTERVAL_MS,
+    /** V2_CUTOVER_AT (unix ms): from then, v2 orders still open are cancelled (also those found at a start). */
+    private readonly v2CutoverAt = Number.POSITIVE_INFINITY,
   ) {}
 
   start(): () => void {
@@ -47,6 +49,11 @@ export class DueWork {
           `h:${account}:${h.expiresAt}`,
           { kind: 'heartbeatExpired', account, expiresAt: h.expiresAt },
         ]);
+    }
+    if (now >= this.v2CutoverAt) {
+      const open = admission.openV2Orders((orderId) => engine.order(orderId) !== undefined);
+      if (open.resting.length + open.delayed.length > 0)
+        due.push(['v2Cutover', { kind: 'v2Cutover', at: this.v2CutoverAt }]);
     }
     if (engine.hasDueExpiries(now))
       due.push(['expire', { kind: 'input', input: { kind: 'engine', command: { type: 'expire' } } }]);

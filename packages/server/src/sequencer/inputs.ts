@@ -15,6 +15,14 @@ export type OrderMeta = {
   salt: string;
   baseToken: string;
   signature: string;
+  /** 'v2': placed through the legacy API (`legacy/`); cancelled at V2_CUTOVER_AT. Absent for v3 orders. */
+  api?: 'v2';
+  /**
+   * A v2 fill's slippage rule (`POST /orders/fill/v2`): the taker's stake-weighted implied probability must
+   * stay at or below `desiredOdds` x 100 / (100 - `oddsSlippage`). Applied when the order meets the book
+   * (after its betting delay): the order placed in the engine carries the stake and limit that keep it.
+   */
+  averageOddsLimit?: { desiredOdds: string; oddsSlippage: number };
 };
 
 /**

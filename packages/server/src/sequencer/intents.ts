@@ -7,7 +7,13 @@ import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from '.
  * order) and journals what it decided as ordinary `SequencerInput`s: replays never see intents. In one
  * process this is a function call; a cluster carries the same types to the leading sequencer.
  */
-export type Intent = OrderIntent | CancelIntent | ActivateIntent | HeartbeatExpiredIntent | InputIntent;
+export type Intent =
+  | OrderIntent
+  | CancelIntent
+  | ActivateIntent
+  | HeartbeatExpiredIntent
+  | V2CutoverIntent
+  | InputIntent;
 
 /**
  * A signed, checked order. The sequencer refuses a replayed order id or a client order id in use, opens the
@@ -37,6 +43,13 @@ export type ActivateIntent = { kind: 'activate'; orderId: string };
 
 /** An account's heartbeat deadline passed: everything it has open is cancelled, unless it was re-armed meanwhile. */
 export type HeartbeatExpiredIntent = { kind: 'heartbeatExpired'; account: string; expiresAt: number };
+
+/**
+ * The v3 cut-over came (`at`, unix ms: V2_CUTOVER_AT): every v2 order still open is cancelled with reason
+ * `V2_CUTOVER`, in one engine input (those still waiting out a betting delay withdrawn just before it). Nothing
+ * happens while the batch's time is before `at`.
+ */
+export type V2CutoverIntent = { kind: 'v2Cutover'; at: number };
 
 /** A plain input, journaled as it is (deposits, results, heartbeats, the chain's receipts, ...). */
 export type InputIntent = { kind: 'input'; input: SequencerInput };

@@ -102,6 +102,8 @@ export type TradingOptions = {
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
   /** How long a resolution waits for its market's fills to settle (default SETTLE_WAIT_MS). */
   settleWaitMs?: number;
+  /** V2_CUTOVER_AT (unix ms): the v2 orders still open then are cancelled (default: never). */
+  v2CutoverAt?: number;
 };
 
 /**
@@ -191,7 +193,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
   };
 
   // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
-  const stopDueWork = new DueWork(sequencer, o.clock).start();
+  const stopDueWork = new DueWork(sequencer, o.clock, undefined, o.v2CutoverAt).start();
   const checkpointTimer = setInterval(() => {
     // Between batches the engine equals the committed state, so the snapshot matches its seq.
     if (sequencer.isIdle && pipeline.isIdle)
