@@ -19,7 +19,7 @@ export type UnavailableBody = { message: string; statusCode: 503 };
 export type BetSizeTooLowBody = { message: 'TOTAL_BET_SIZE_TOO_LOW'; marketHash: string; minimum: string };
 
 /** Legacy (v2) routes. */
-export type LegacyFailureBody = { status: 'failure'; errorCode: string };
+export type LegacyFailureBody = { status: 'failure'; message?: string; errorCode: string };
 
 /** HTTP reason phrases used in `error`. */
 export const HTTP_ERROR_NAMES: Readonly<Record<number, string>> = {

@@ -9,6 +9,7 @@ export * from './schemas/account.js';
 export * from './schemas/admin.js';
 export * from './schemas/catalog.js';
 export * from './schemas/common.js';
+export * from './schemas/legacy.js';
 export * from './schemas/metadata.js';
 export * from './schemas/operations.js';
 export * from './schemas/queries.js';

@@ -55,7 +55,13 @@ export const BetSizeTooLowBodySchema = Type.Object(
 
 /** Legacy (v2) routes: `{status: "failure", errorCode}`. */
 export const LegacyFailureBodySchema = Type.Object(
-  { status: Type.Literal('failure'), errorCode: Type.String() },
+  {
+    status: Type.Literal('failure'),
+    message: Type.Optional(
+      Type.String({ description: 'after V2_CUTOVER_AT: "OrderBook V2 is no longer supported"' }),
+    ),
+    errorCode: Type.String(),
+  },
   { title: 'LegacyFailureBody' },
 );
 

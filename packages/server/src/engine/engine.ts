@@ -20,6 +20,7 @@ import {
   findOrder,
   hasDueExpiries,
   marketHashes,
+  marketOrders,
   marketView,
   openOrders,
   owedBy,
@@ -176,6 +177,11 @@ export class Engine {
   /** An account's resting orders in placement order. */
   openOrders(account: string): OrderView[] {
     return openOrders(this.state, account);
+  }
+
+  /** A market's resting orders in placement order. */
+  marketOrders(marketHash: string): OrderView[] {
+    return marketOrders(this.state, marketHash);
   }
 
   /** Aggregated levels of both sides, best first, in the maker frame; undefined for an unknown market. */

@@ -21,6 +21,12 @@ export function openOrders(s: EngineState, account: string): OrderView[] {
   return out;
 }
 
+/** A market's resting orders in placement order (empty for an unknown market). */
+export function marketOrders(s: EngineState, marketHash: string): OrderView[] {
+  const market = s.marketByHash.get(marketHash);
+  return market ? market.handlesInPlacementOrder(s.store).map((h) => orderView(s, h)) : [];
+}
+
 /** Aggregated levels of both sides, best first, in the maker frame; undefined for an unknown market. */
 export function bookLevels(
   s: EngineState,

@@ -9,6 +9,8 @@ import type { Chain } from '../chain/chain.js';
 import type { MultisigCoordinator } from '../chain/multisig.js';
 import { openEmbeddedChain } from '../chain/open-embedded-chain.js';
 import type { Config } from '../config/config.js';
+import { EXCHANGE_LIMITS } from '../config/limits.js';
+import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver } from '../settlement/settlement-driver.js';
@@ -61,6 +63,8 @@ export type Exchange = {
   readonly settlement: SettlementDriver;
   /** The engine's money compared with the chain's: at the start, every RECONCILE_INTERVAL_MS, on demand. */
   readonly reconciliation: Reconciliation;
+  /** The legacy v2 API on the same intake and books, until the cut-over dates (docs/legacy.md). */
+  readonly legacy: LegacyApi;
   /** The EIP-712 domain orders are signed for. */
   readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
   close(): Promise<void>;
@@ -209,6 +213,16 @@ async function openLockedExchange(
   });
   await reconciliation.run();
   const stopReconciliation = reconciliation.start();
+  const legacy = new LegacyApi({
+    trading,
+    catalog,
+    clock,
+    chainId: config.chainId,
+    verifyingContract: config.verifyingContract,
+    baseToken: config.baseToken,
+    minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
+    dates: config,
+  });
   let closed = false;
   return {
     config,
@@ -227,6 +241,7 @@ async function openLockedExchange(
     trading,
     settlement,
     reconciliation,
+    legacy,
     orderDomain,
     async close() {
       if (closed) return;

@@ -1,4 +1,4 @@
-import type { BookLevels, Engine, MarketStatus } from '../engine/index.js';
+import type { BookLevels, Engine, MarketStatus, OrderView } from '../engine/index.js';
 import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { Admission } from './admission.js';
@@ -126,6 +126,21 @@ export class Sequencer {
   /** A market's aggregated levels (best first, maker frame), or undefined for a market the engine has not opened. */
   book(marketHash: string, depth?: number): BookLevels | undefined {
     return this.engine.levels(marketHash, depth);
+  }
+
+  /** A resting order, or undefined once it has left the book (or never rested). */
+  restingOrder(orderId: string): OrderView | undefined {
+    return this.engine.order(orderId);
+  }
+
+  /** An account's resting orders, oldest first (the legacy `GET /orders`). */
+  accountOrders(account: string): OrderView[] {
+    return this.engine.openOrders(account);
+  }
+
+  /** A market's resting orders, oldest first (the legacy `GET /orders`). */
+  restingOrders(marketHash: string): OrderView[] {
+    return this.engine.marketOrders(marketHash);
   }
 
   /** Every opened market's book (for a publisher starting to follow them: call it while idle). */

@@ -123,6 +123,19 @@ export type ConsolidatedTradeFilter = {
   hideQuarterLineLegs?: boolean;
 };
 
+/** An order row with what was signed besides the engine's fields (the legacy API lists them). */
+export type SignedOrderRecord = OrderRecord & { salt: string; signature: string; baseToken: string };
+
+/** The legacy `GET /trades`: anyone's trades (maker and taker rows), by account, markets, event or time. */
+export type MarketTradeFilter = {
+  account?: string;
+  marketHashes?: readonly string[];
+  eventId?: string;
+  orderIds?: readonly string[];
+  startDate?: number;
+  endDate?: number;
+};
+
 /**
  * Read side of trading: what the routes and the realtime publishers read of the committed projections
  * (orders, fills, trades). Fills and trades show as `records/shown.ts` says (LOCKED once their settlement
@@ -148,6 +161,10 @@ export interface TradingReads {
     listing: Listing<ConsolidatedTradeRecord>,
     page: Page,
   ): Promise<ConsolidatedTradeRecord[]>;
+  /** Orders by id, whoever's and whatever their status, with their signed fields (the legacy API's rows). */
+  signedOrders(orderIds: readonly string[]): Promise<SignedOrderRecord[]>;
+  /** Trades of every account matching `filter` (the legacy `GET /trades`, `/trades/orders`). */
+  marketTrades(filter: MarketTradeFilter, listing: Listing<TradeRecord>, page: Page): Promise<TradeRecord[]>;
   /** Taker bets: the public tape. */
   publicTrades(
     filter: { marketHash?: string },

@@ -16,6 +16,7 @@ import type {
   FillFilter,
   Listing,
   MarketRefundsPage,
+  MarketTradeFilter,
   OrderFilter,
   OrderListing,
   OrderSort,
@@ -23,6 +24,7 @@ import type {
   PositionFilter,
   RefundFilter,
   RefundPage,
+  SignedOrderRecord,
   TradeFilter,
   TradingReads,
 } from '../trading-reads.js';
@@ -428,6 +430,58 @@ export class SqliteTradingQueries implements TradingReads {
   }
 
   /** Taker bets, newest first: the public tape. */
+  async signedOrders(orderIds: readonly string[]): Promise<SignedOrderRecord[]> {
+    const out: SignedOrderRecord[] = [];
+    for (let i = 0; i < orderIds.length; i += 500) {
+      const ids = orderIds.slice(i, i + 500);
+      const rows = rowsOf(
+        this.db.prepare(`SELECT * FROM orders WHERE id IN (${ids.map(() => '?').join(', ')})`).all(...ids),
+      );
+      for (const r of rows)
+        out.push({
+          ...toOrder(r),
+          salt: r.salt as string,
+          signature: r.signature as string,
+          baseToken: r.base_token as string,
+        });
+    }
+    return out;
+  }
+
+  async marketTrades(
+    filter: MarketTradeFilter,
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]> {
+    const where: string[] = ['1 = 1'];
+    const params: Record<string, unknown> = {};
+    const list = (name: string, values: readonly string[], column: string) => {
+      values.forEach((v, i) => {
+        params[`${name}${i}`] = v;
+      });
+      where.push(`${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+    };
+    if (filter.account !== undefined) {
+      where.push('account = @account');
+      params.account = filter.account;
+    }
+    if (filter.marketHashes?.length) list('m', filter.marketHashes, 'market_hash');
+    if (filter.orderIds?.length) list('o', filter.orderIds, 'order_id');
+    if (filter.eventId !== undefined) {
+      where.push('event_id = @eventId');
+      params.eventId = filter.eventId;
+    }
+    if (filter.startDate !== undefined) {
+      where.push('created_at >= @startDate');
+      params.startDate = filter.startDate;
+    }
+    if (filter.endDate !== undefined) {
+      where.push('created_at <= @endDate');
+      params.endDate = filter.endDate;
+    }
+    return this.list(TRADES, where, params, TRADE_COLUMNS, listing.asc, page).map(toShownTrade);
+  }
+
   async publicTrades(
     filter: { marketHash?: string },
     listing: Listing<TradeRecord>,
