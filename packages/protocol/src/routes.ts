@@ -3,7 +3,7 @@
  * parameters and of its answer's `data`. The SDK types its methods from this table (one method per route,
  * named as the key); a test holds it equal to the OpenAPI document the server serves.
  */
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import {
   AccountApiKeyList,
   ApiKeyIdParams,
@@ -41,6 +41,27 @@ import {
   ResolveMarketBody,
 } from './schemas/admin.js';
 import { Fixture, LiveScore, Market } from './schemas/catalog.js';
+import {
+  V2BestOddsQuery,
+  V2BestOddsResult,
+  V2CancelAllBody,
+  V2CancelEventBody,
+  V2CancelOrdersBody,
+  V2CancelResult,
+  V2ConsolidatedTradesPage,
+  V2ConsolidatedTradesQuery,
+  V2FillBody,
+  V2FillResult,
+  V2Metadata,
+  V2OrderRow,
+  V2OrdersQuery,
+  V2PostOrdersBody,
+  V2PostOrdersResult,
+  V2TradeOrdersQuery,
+  V2TradeRow,
+  V2TradesPage,
+  V2TradesQuery,
+} from './schemas/legacy.js';
 import { Metadata } from './schemas/metadata.js';
 import { Health } from './schemas/operations.js';
 import {
@@ -391,6 +412,69 @@ export const ADMIN_ROUTES = {
     body: FaucetBody,
     response: FaucetResult,
     idempotent: false,
+  }),
+} as const satisfies Record<string, RouteSpec>;
+
+/**
+ * The legacy v2 API (docs/legacy.md): served until the cut-over dates, authenticated by v2 signatures, never
+ * by a key. The SDK is v3 only: it has no methods for these.
+ */
+export const LEGACY_ROUTES = {
+  v2Metadata: get({ path: '/metadata', auth: 'none', response: V2Metadata }),
+  v2PostOrders: post({
+    path: '/orders/new',
+    auth: 'none',
+    body: V2PostOrdersBody,
+    response: V2PostOrdersResult,
+    idempotent: true,
+  }),
+  v2Fill: post({
+    path: '/orders/fill/v2',
+    auth: 'none',
+    body: V2FillBody,
+    response: V2FillResult,
+    idempotent: true,
+  }),
+  v2CancelOrders: post({
+    path: '/orders/cancel/v2',
+    auth: 'none',
+    body: V2CancelOrdersBody,
+    response: V2CancelResult,
+    idempotent: false,
+  }),
+  v2CancelEvent: post({
+    path: '/orders/cancel/event',
+    auth: 'none',
+    body: V2CancelEventBody,
+    response: V2CancelResult,
+    idempotent: false,
+  }),
+  v2CancelAll: post({
+    path: '/orders/cancel/all',
+    auth: 'none',
+    body: V2CancelAllBody,
+    response: V2CancelResult,
+    idempotent: false,
+  }),
+  v2Orders: get({ path: '/orders', auth: 'none', query: V2OrdersQuery, response: Type.Array(V2OrderRow) }),
+  v2BestOdds: get({
+    path: '/orders/odds/best',
+    auth: 'none',
+    query: V2BestOddsQuery,
+    response: V2BestOddsResult,
+  }),
+  v2Trades: get({ path: '/trades', auth: 'none', query: V2TradesQuery, response: V2TradesPage }),
+  v2TradesOfOrders: get({
+    path: '/trades/orders',
+    auth: 'none',
+    query: V2TradeOrdersQuery,
+    response: Type.Object({ trades: Type.Array(V2TradeRow) }),
+  }),
+  v2ConsolidatedTrades: get({
+    path: '/trades/consolidated',
+    auth: 'none',
+    query: V2ConsolidatedTradesQuery,
+    response: V2ConsolidatedTradesPage,
   }),
 } as const satisfies Record<string, RouteSpec>;
 

@@ -23,6 +23,8 @@ import { adminChainRoutes } from './http/routes/admin-chain.js';
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { legacyOrderRoutes } from './http/routes/legacy-v2-orders.js';
+import { legacyTradeRoutes } from './http/routes/legacy-v2-trades.js';
 import { marketRoutes } from './http/routes/markets.js';
 import { metadataRoutes } from './http/routes/metadata.js';
 import { multisigRoutes } from './http/routes/multisig.js';
@@ -141,6 +143,9 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await publicTradingRoutes(scope, exchange);
     await portfolioRefundRoutes(scope, exchange);
   });
+  // The legacy v2 API (issue 38): its own scope, answering failures in the legacy shape.
+  await app.register(async (scope) => legacyOrderRoutes(scope, exchange));
+  await app.register(async (scope) => legacyTradeRoutes(scope, exchange));
   await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
   await registerWebPages(app, options.webDir);
   await app.register(async (scope) => {

@@ -393,13 +393,15 @@ export class LegacyApi {
         (!ids || ids.includes(o.orderId)) &&
         (query.sportXeventId === undefined || o.eventId === query.sportXeventId),
     );
+    // Read-your-writes for each maker listed: an order just posted is listed with its signed fields.
+    await Promise.all([...new Set(wanted.map((o) => o.account))].map((a) => this.o.trading.caughtUpFor(a)));
     const rows = new Map<string, SignedOrderRecord>();
     for (const r of await this.o.trading.queries.signedOrders(wanted.map((o) => o.orderId)))
       rows.set(r.id, r);
     const out: V2OrderRow[] = [];
     for (const view of wanted) {
       const row = rows.get(view.orderId);
-      if (!row) continue; // placed in a batch the projections have not written yet: listed on the next read
+      if (!row) continue; // placed after the projections caught up: listed on the next read
       const pending =
         view.filledSize > 0n
           ? (await this.pendingFills(view.account as `0x${string}`, view.orderId)).reduce(
