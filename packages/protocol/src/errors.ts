@@ -137,6 +137,11 @@ export const ERROR_CODES = {
     when: 'The exchange is busy (too many orders waiting for their check), catching up, stopping, or its database does not answer.',
     action: `${RETRY} Orders: the SDK sends the same signed orders again, so a retry cannot place twice.`,
   },
+  CANCEL_NOT_PUBLISHED: {
+    status: [500],
+    when: 'DELETE /orders-v3/market: the cancel commands could not be published to the order book (the exchange is overloaded or stopping); nothing was cancelled.',
+    action: 'Retry; read GET /orders-v3?marketHash= to see what is still open.',
+  },
   INTERNAL_ERROR: {
     status: [500],
     when: 'A fault in the exchange; the request id (x-request-id) is in its log.',

@@ -116,6 +116,10 @@ export const Market = Type.Object({
   quarterLineLegs: Type.Union([Type.Tuple([Bytes32, Bytes32]), Type.Null()]),
   /** Effective betting delay in seconds for the fixture's current phase (pregame or live). */
   bettingDelay: Type.Number(),
+  /** The betting delay in force before the fixture starts, seconds. */
+  pregameBettingDelay: Type.Number(),
+  /** The betting delay in force once the fixture is in play, seconds (the market's, league's or sport's). */
+  liveBettingDelay: Type.Number(),
   /** Minimum stake in base-token units. */
   minBetSize: UintString,
   /** 0 void, 1 outcome one, 2 outcome two; present once resolved. */

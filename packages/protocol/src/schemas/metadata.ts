@@ -23,6 +23,12 @@ export const Metadata = Type.Object({
     liveMsDefault: Type.Integer(),
     leagueIdToMs: Type.Record(Type.String(), Type.Integer()),
     sportIdToMs: Type.Record(Type.String(), Type.Integer()),
+    /**
+     * The in-play delays of the active markets that have one of their own: it wins over the league's and
+     * the sport's. A market's live delay is marketHashToMs, else leagueIdToMs, else sportIdToMs, else
+     * liveMsDefault; pregame it is pregameMsDefault.
+     */
+    marketHashToMs: Type.Record(Type.String(), Type.Integer()),
   }),
   limits: Type.Object({
     orderSizeMinimumBaseUnits: UintString,

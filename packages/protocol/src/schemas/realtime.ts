@@ -69,8 +69,8 @@ export type BestOddsUpdate = Static<typeof BestOddsUpdate>;
 export const RecentTrade = withMessageId({
   ...PublicTradeRow.properties,
   isQuarterLineLeg: Type.Boolean(),
-  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
-  quarterLineParentMarketHash: Type.Union([Bytes32, Type.Null()]),
+  /** The quarter-line market the bet was placed on, for a leg; absent otherwise (the spec's rows). */
+  quarterLineParentMarketHash: Type.Optional(Bytes32),
 });
 export type RecentTrade = Static<typeof RecentTrade>;
 

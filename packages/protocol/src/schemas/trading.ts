@@ -144,8 +144,8 @@ export const FillRow = Type.Object({
   ceRefundAmount: UintString,
   /** A quarter-line bet's fill on one of its leg markets (`marketHash` is the leg's). */
   isQuarterLineLeg: Type.Boolean(),
-  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
-  quarterLineParentMarketHash: Nullable(Bytes32),
+  /** The quarter-line market the bet was placed on, for a leg; absent otherwise (the spec's rows). */
+  quarterLineParentMarketHash: Type.Optional(Bytes32),
   createdAt: DateTime,
 });
 export type FillRow = Static<typeof FillRow>;
@@ -166,8 +166,8 @@ export const TradeRow = Type.Object({
   marketHasRefunds: Type.Boolean(),
   /** A quarter-line bet's trade on one of its leg markets (`marketHash` is the leg's). */
   isQuarterLineLeg: Type.Boolean(),
-  /** The quarter-line market the bet was placed on, for a leg; null otherwise. */
-  quarterLineParentMarketHash: Nullable(Bytes32),
+  /** The quarter-line market the bet was placed on, for a leg; absent otherwise (the spec's rows). */
+  quarterLineParentMarketHash: Type.Optional(Bytes32),
   createdAt: DateTime,
   updatedAt: DateTime,
 });

@@ -22,7 +22,7 @@ import { type LiveScoreInput, nextLiveScore } from './live-score.js';
 import { computeMarketHash } from './market-hash.js';
 import { canonicalLine, isQuarterLine, LineError } from './market-line.js';
 import { isMarketActive, type MarketTradingState, marketTradingState } from './market-trading.js';
-import { type MarketTypeInfo, marketTypeInfo } from './market-types.js';
+import { marketTypeInfo } from './market-types.js';
 import { decodePaginationKey, encodePaginationKey } from './pagination-key.js';
 import { legOutcomeNames, quarterLineLegLines } from './quarter-line.js';
 
@@ -33,6 +33,8 @@ export const CATALOG_LIMITS = {
   fixtureStatusEventIds: 100,
   searchResults: EXCHANGE_LIMITS.searchResults,
   findMarketHashes: EXCHANGE_LIMITS.findMarketHashes,
+  /** Active markets with a delay of their own listed in the metadata at most (operators set few). */
+  ownDelayMarkets: 10_000,
 } as const;
 
 export type ActiveLeagueView = LeagueRecord & { active: boolean; eventsByType: Record<string, number> };
@@ -158,6 +160,19 @@ export class CatalogService {
     return (await this.#repo.listLeagues()).flatMap((l) =>
       l.liveDelayMs === null ? [] : [{ leagueId: l.leagueId, delayMs: l.liveDelayMs }],
     );
+  }
+
+  /**
+   * The live delays of the active markets that have one of their own (it wins over their league's and
+   * sport's): what `GET /metadata/obv3` lists so that a client computes any market's delay in force.
+   */
+  async marketLiveDelays(): Promise<{ marketHash: string; delayMs: number }[]> {
+    const markets = await this.#repo.listMarkets({
+      fixtureStatuses: ACTIVE_FIXTURE_STATUSES,
+      ownBettingDelay: true,
+      limit: CATALOG_LIMITS.ownDelayMarkets,
+    });
+    return markets.map((m) => ({ marketHash: m.marketHash, delayMs: m.bettingDelayMs! }));
   }
 
   /** No league and no fixture yet: a fresh data dir (the demo seed runs only then). */
@@ -385,7 +400,7 @@ export class CatalogService {
       updatedAt: now,
     });
     if (!inserted) throw exists();
-    return this.#emitCreated(marketHash, mainLine, info);
+    return this.#emitCreated(marketHash, mainLine);
   }
 
   /** The whole-line and half-line markets of a quarter line, the missing ones created. */
@@ -433,15 +448,11 @@ export class CatalogService {
     return [await leg(whole), await leg(half)];
   }
 
-  async #emitCreated(
-    marketHash: `0x${string}`,
-    mainLine: boolean,
-    info: MarketTypeInfo,
-  ): Promise<MarketView> {
+  async #emitCreated(marketHash: `0x${string}`, mainLine: boolean): Promise<MarketView> {
     const market = (await this.#repo.getMarket(marketHash))!;
     this.#emit({ type: 'market', market });
-    // A new main line of a line type (possibly replacing the previous one, now demoted).
-    if (mainLine && info.hasLine) {
+    // A new main line (possibly replacing the previous one, now demoted); moneylines too, like every main line.
+    if (mainLine) {
       this.#emit({ type: 'mainLine', eventId: market.eventId, marketType: market.type, marketHash });
     }
     return market;

@@ -1,7 +1,8 @@
 import type { Fixture, LiveScore, Market } from '@oddsbook/protocol';
 import type { FixtureView, LiveScoreRecord, MarketView } from '../store/repositories.js';
+import { PREGAME_DELAY_MS_DEFAULT } from './betting-delay.js';
 import { isQuarterLine, lineNumber } from './market-line.js';
-import { effectiveBettingDelayMs, isMarketActive } from './market-trading.js';
+import { effectiveBettingDelayMs, isMarketActive, marketLiveDelayMs } from './market-trading.js';
 
 /** The chain generation markets live on, as production labels it (SX Rollup). */
 export const CHAIN_VERSION = 'SXR';
@@ -38,6 +39,8 @@ export function marketToWire(market: MarketView): Market {
     isQuarterLineMarket: isQuarterLine(market.line),
     quarterLineLegs: market.quarterLineLegs === null ? null : [...market.quarterLineLegs],
     bettingDelay: effectiveBettingDelayMs(market) / 1000,
+    pregameBettingDelay: PREGAME_DELAY_MS_DEFAULT / 1000,
+    liveBettingDelay: marketLiveDelayMs(market) / 1000,
     minBetSize: market.minBetSize.toString(),
     ...(market.outcome !== null ? { outcome: market.outcome } : {}),
     ...(market.reportedDate !== null ? { reportedDate: market.reportedDate } : {}),

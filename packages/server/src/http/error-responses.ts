@@ -2,7 +2,7 @@ import { ErrorBodySchema, UnavailableBodySchema } from '@oddsbook/protocol';
 import type { TSchema } from 'typebox';
 
 /** The error statuses a route may declare. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
 
 const WHEN: Record<ErrorStatus, string> = {
   400: 'Bad Request: the input failed validation or a rule of the route',
@@ -13,6 +13,7 @@ const WHEN: Record<ErrorStatus, string> = {
   413: 'Payload Too Large: the body is over the route’s limit',
   415: 'Unsupported Media Type: bodies are application/json only',
   429: 'Too Many Requests: over a rate limit; retry after the Retry-After header’s seconds',
+  500: 'Internal Server Error: the request could not be carried out (its code says which step failed)',
   503: 'Service Unavailable: the exchange is overloaded or stopping; retry later',
 };
 

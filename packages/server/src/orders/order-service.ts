@@ -384,9 +384,21 @@ export class OrderService {
     };
   }
 
-  /** `DELETE /orders-v3/market`: every open order of the account on one market. */
-  cancelMarket(account: `0x${string}`, marketHash: string) {
-    return this.cancelTarget(account, { marketHash: marketHash.toLowerCase() });
+  /**
+   * `DELETE /orders-v3/market`: every open order of the account on one market. When the cancel cannot be
+   * handed to the order book (the sequencer refuses or fails it), 500 CANCEL_NOT_PUBLISHED, as the spec's table says.
+   */
+  async cancelMarket(account: `0x${string}`, marketHash: string) {
+    try {
+      return await this.cancelTarget(account, { marketHash: marketHash.toLowerCase() });
+    } catch (error) {
+      throw new AppError({
+        code: ErrorCode.CANCEL_NOT_PUBLISHED,
+        statusCode: 500,
+        message: 'the cancel commands could not be published to the order book; nothing was cancelled',
+        cause: error,
+      });
+    }
   }
 
   /** `DELETE /orders-v3/event`: every open order of the account on the event's markets. */

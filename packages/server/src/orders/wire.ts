@@ -33,6 +33,10 @@ function iso(ms: number): string {
   return text;
 }
 
+/** `quarterLineParentMarketHash` on a quarter-line leg's row; absent, not null, on every other row (spec). */
+export const parentMarketField = (parent: string | null): { quarterLineParentMarketHash?: string } =>
+  parent === null ? {} : { quarterLineParentMarketHash: parent };
+
 export function orderToWire(o: OrderRecord, wallet: `0x${string}`): OrderRow {
   return {
     id: o.id,
@@ -69,7 +73,7 @@ export function fillToWire(f: FillRecord): FillRow {
     status: f.status as FillRow['status'],
     ceRefundAmount: f.ceRefundAmount,
     isQuarterLineLeg: f.quarterLineParentMarketHash !== null,
-    quarterLineParentMarketHash: f.quarterLineParentMarketHash,
+    ...parentMarketField(f.quarterLineParentMarketHash),
     createdAt: iso(f.createdAt),
   };
 }
@@ -119,7 +123,7 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     settlement: t.outcome === null ? null : { outcome: t.outcome, payout: t.payout ?? '0' },
     marketHasRefunds: t.marketHasRefunds,
     isQuarterLineLeg: t.quarterLineParentMarketHash !== null,
-    quarterLineParentMarketHash: t.quarterLineParentMarketHash,
+    ...parentMarketField(t.quarterLineParentMarketHash),
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };

@@ -170,6 +170,8 @@ export type MarketQuery = {
   types?: readonly number[];
   /** Only live-enabled markets of fixtures with one of these statuses. */
   liveFixtureStatuses?: readonly number[];
+  /** Only markets with a betting delay of their own (`bettingDelayMs` set). */
+  ownBettingDelay?: boolean;
   /** `gameTime` (default, keyset-paged after `after`) or `liveFirst` (fixtures in `liveStatuses` first, then by game time). */
   order?: { by: 'gameTime'; after?: MarketCursor } | { by: 'liveFirst'; liveStatuses: readonly number[] };
   limit: number;

@@ -1,5 +1,5 @@
 import type { ConsolidatedTrade, RecentTrade } from '@oddsbook/protocol';
-import { publicTradeToWire } from '../orders/wire.js';
+import { parentMarketField, publicTradeToWire } from '../orders/wire.js';
 import { quarterLineParentTrade } from '../records/quarter-line-parent.js';
 import { type TradeRecord, tradeIdOf } from '../records/records.js';
 
@@ -15,7 +15,7 @@ type PublicRow = ReturnType<typeof publicTradeToWire>;
 
 export function recentTrade(trade: TradeRecord, row: PublicRow): Omit<RecentTrade, 'messageId'> {
   const parent = trade.quarterLineParentMarketHash;
-  return { ...row, isQuarterLineLeg: parent !== null, quarterLineParentMarketHash: parent };
+  return { ...row, isQuarterLineLeg: parent !== null, ...parentMarketField(parent) };
 }
 
 export function consolidatedTrade(trade: TradeRecord, row: PublicRow): Omit<ConsolidatedTrade, 'messageId'> {

@@ -266,6 +266,9 @@ describe('catalog: public market data routes', () => {
         isQuarterLineMarket: false,
         quarterLineLegs: null,
         bettingDelay: 0,
+        pregameBettingDelay: 0,
+        // The NBA league's own live delay (4 s) wins over basketball's 8 s.
+        liveBettingDelay: 4,
         minBetSize: '1000000',
       });
       const spreads = markets.filter((m: MarketJson) => m.type === 3);

@@ -200,8 +200,10 @@ describe('quarter-line bets through the read routes', () => {
       netReturn: units(60n),
       odds: (5n * 10n ** 19n).toString(),
       settlement: null,
-      quarterLineParentMarketHash: null,
+      isQuarterLineLeg: false,
     });
+    // The parent is no leg: no quarterLineParentMarketHash at all (the spec's rows), not null.
+    expect(rows[0]).not.toHaveProperty('quarterLineParentMarketHash');
     expect(rows[1]).toMatchObject({ totalStake: units(30n), totalReturn: units(60n), netReturn: units(30n) });
     expect((await consolidated(a, '?hideQuarterLineLegs=true')).map((r) => r.tradeId)).toEqual([parentId]);
     expect((await consolidated(a, '?hideQuarterLineParents=true')).map((r) => r.tradeId)).toEqual([

@@ -43,6 +43,12 @@ export async function metadataRoutes(app: ExchangeApp, exchange: Exchange): Prom
             ]),
           ),
           sportIdToMs: Object.fromEntries(Object.entries(SPORT_LIVE_DELAY_MS)),
+          marketHashToMs: Object.fromEntries(
+            (await exchange.catalog.marketLiveDelays()).map(({ marketHash, delayMs }) => [
+              marketHash,
+              delayMs,
+            ]),
+          ),
         },
         limits: {
           orderSizeMinimumBaseUnits: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits.toString(),

@@ -221,11 +221,12 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
     {
       schema: {
         summary: 'Cancel every open order of a market',
-        description: 'Asynchronous: 200 means submitted. hasMore says to call again.',
+        description:
+          'Asynchronous: 200 means submitted. hasMore says to call again. 500 CANCEL_NOT_PUBLISHED when the cancel commands could not be published.',
         tags,
         security,
         querystring: Type.Object({ marketHash: Bytes32 }),
-        response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 503) },
+        response: { 200: Envelope(CancelSubmittedResult), ...errorResponses(400, 401, 429, 500, 503) },
       },
     },
     async (request) => success(await trading.orders.cancelMarket(request.account, request.query.marketHash)),

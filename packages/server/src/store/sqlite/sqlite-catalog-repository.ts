@@ -454,6 +454,7 @@ export function sqliteCatalogRepository(db: Database): CatalogRepository {
         where.push(`m.live_enabled = 1 AND f.status ${IN_JSON}`);
         params.push(json(query.liveFixtureStatuses));
       }
+      if (query.ownBettingDelay) where.push('m.betting_delay_ms IS NOT NULL');
       let orderBy = MARKET_ORDER;
       const order = query.order ?? { by: 'gameTime' as const };
       if (order.by === 'gameTime' && order.after) {
