@@ -1,6 +1,7 @@
 export * from './book.js';
 export * from './channels.js';
 export * from './errors.js';
+export * from './legacy-channels.js';
 export * from './odds.js';
 export * from './order-typed-data.js';
 export * from './routes.js';

@@ -1,4 +1,5 @@
-import { parseChannel } from '@oddsbook/protocol';
+import { legacyChannelsOf, parseChannel, parseLegacyChannel } from '@oddsbook/protocol';
+import { createChannelPolicy } from '../realtime/channel-policy.js';
 import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from '../realtime/options.js';
 import type { Publication } from '../realtime/publication.js';
@@ -36,12 +37,18 @@ export function startExchangeRealtime(
   const { trading, catalog, wallets, apiKeys } = exchange;
   const logger = options.logger;
   const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
+  const { legacy } = exchange;
+  const baseToken = exchange.config.baseToken;
+  // The legacy channel names until LEGACY_WS_SHUTDOWN_AT (docs/legacy.md): then unknown, as any other name.
+  const parse = (channel: string) =>
+    parseChannel(channel) ?? (legacy.channelsOpen ? parseLegacyChannel(channel, baseToken) : undefined);
   const hub = createRealtimeHub({
+    channelPolicy: createChannelPolicy({ parse }),
     maxHistoryPublications: exchange.config.realtimeHistoryMax,
     maxHistoryBytes: exchange.config.realtimeHistoryBytes,
     // A book channel opens a stream only for a market or event of the catalog.
     channelExists(channel) {
-      const parsed = parseChannel(channel);
+      const parsed = parse(channel);
       if (parsed?.kind === 'order_book_market')
         return catalog.getMarket(parsed.marketHash).then((market) => market !== null);
       if (parsed?.kind === 'order_book_event')
@@ -84,7 +91,10 @@ export function startExchangeRealtime(
     ladderSize: trading.sequencer.ladderSize,
     baseToken: exchange.config.baseToken,
     reads: trading.queries,
-    observed: (channel, user) => hub.observed(channel, user),
+    // A channel is followed under its v3 name, or (until the shutdown) under a legacy name of it.
+    observed: (channel, user) =>
+      hub.observed(channel, user) ||
+      (legacy.channelsOpen && legacyChannelsOf(channel, null, baseToken).some((name) => hub.observed(name))),
     bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
   });
 
@@ -97,8 +107,19 @@ export function startExchangeRealtime(
       return [];
     }
   };
+  // Until LEGACY_WS_SHUTDOWN_AT each publication goes to its legacy names too (same payload).
+  const withLegacyNames = (list: Publication[]): Publication[] => {
+    if (!legacy.channelsOpen) return list;
+    const out: Publication[] = [];
+    for (const publication of list) {
+      out.push(publication);
+      for (const channel of legacyChannelsOf(publication.channel, publication.data, baseToken))
+        out.push({ ...publication, channel });
+    }
+    return out;
+  };
   const publish = (list: Publication[]) => {
-    if (open && list.length > 0) hub.publishMany(list);
+    if (open && list.length > 0) hub.publishMany(withLegacyNames(list));
   };
   // Books held back by the interval go when it ends, as the published batches left them.
   let bookTimer: NodeJS.Timeout | undefined;

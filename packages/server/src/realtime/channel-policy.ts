@@ -76,6 +76,8 @@ export const defaultAuthorize: ChannelAuthorizer = (user, _channel, parsed) => {
 
 export type ChannelPolicyOptions = {
   authorize?: ChannelAuthorizer;
+  /** Classifies a name (default `parseChannel`: the v3 names); an exchange serving legacy names adds them. */
+  parse?: (channel: string) => ParsedChannel | undefined;
   streams?: Partial<Record<ChannelNamespace, StreamSettings>>;
 };
 
@@ -108,6 +110,7 @@ const PUBLISH_TARGET_LIMIT = 100_000;
 
 export function createChannelPolicy(options: ChannelPolicyOptions = {}): ChannelPolicy {
   const authorize = options.authorize ?? defaultAuthorize;
+  const parse = options.parse ?? parseChannel;
   const settings = { ...DEFAULT_STREAM_SETTINGS, ...options.streams };
   const target = (channel: string, parsed: ParsedChannel, user: string): ChannelTarget => ({
     channel,
@@ -127,7 +130,7 @@ export function createChannelPolicy(options: ChannelPolicyOptions = {}): Channel
   };
   return {
     resolve(user, channel) {
-      const parsed = parseChannel(channel);
+      const parsed = parse(channel);
       if (parsed === undefined) return { type: 'unknown' };
       const access = authorize(user, channel, parsed);
       return access === 'ok' ? { type: 'ok', target: target(channel, parsed, user) } : { type: access };
@@ -140,7 +143,7 @@ export function createChannelPolicy(options: ChannelPolicyOptions = {}): Channel
         const known = byUser.get(user);
         if (known !== undefined) return known;
       }
-      const parsed = parseChannel(channel);
+      const parsed = parse(channel);
       if (parsed === undefined) throw new TypeError(`not a realtime channel: ${JSON.stringify(channel)}`);
       if (!isPerUserChannel(parsed)) {
         const found = target(channel, parsed, '');
