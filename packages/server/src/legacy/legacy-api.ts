@@ -178,7 +178,8 @@ export class LegacyApi {
     results.forEach((result, i) => {
       const status = v2Status(result);
       if (status === 'OK') inserted += 1;
-      statuses[ids.get(inputs[i]!)!] = status;
+      // The same order twice in a request: its status is the first copy's (the second is refused as a repeat).
+      statuses[ids.get(inputs[i]!)!] ??= status;
     });
     return { orders: inputs.map((input) => ids.get(input)!), statuses, inserted };
   }

@@ -42,6 +42,10 @@ export function answerInLegacyShape(scope: ExchangeApp): void {
   scope.setErrorHandler((error: FastifyError | AppError, _request, _reply) => {
     if (error instanceof LegacyError) throw error;
     const status = error.statusCode ?? 500;
+    if (status === 429 && !(error instanceof Error)) {
+      // The rate limiter's answer (its common shape, Retry-After set): a handler may rethrow Errors only.
+      throw new AppError({ code: 'RATE_LIMITED', statusCode: 429, body: error as Record<string, unknown> });
+    }
     if (status < 400 || status >= 500 || status === 429) throw error;
     if (error instanceof AppError) throw new LegacyError(error.code, status);
     const fastifyError = error as FastifyError;
