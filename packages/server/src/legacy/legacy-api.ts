@@ -421,15 +421,14 @@ export class LegacyApi {
     const markets = splitList(query.marketHashes);
     const leagues = splitList(query.leagueIds);
     if ((markets === null) === (leagues === null)) throw new LegacyError('BAD_BODY');
+    if (markets && (markets.length > V2_MAX_ORDER_MARKETS || !markets.every((h) => HASH.test(h))))
+      throw new LegacyError('BAD_BODY');
+    if (leagues && (leagues.length > 100 || !leagues.every((id) => /^[1-9][0-9]{0,9}$/.test(id))))
+      throw new LegacyError('BAD_BODY');
     if (!this.isBaseToken(query.baseToken)) return { bestOdds: [] };
     let hashes: string[];
-    if (markets) {
-      if (markets.length > V2_MAX_ORDER_MARKETS || !markets.every((h) => HASH.test(h)))
-        throw new LegacyError('BAD_BODY');
-      hashes = markets;
-    } else {
-      if (leagues!.length > 100 || !leagues!.every((id) => /^[1-9][0-9]{0,9}$/.test(id)))
-        throw new LegacyError('BAD_BODY');
+    if (markets) hashes = markets;
+    else {
       hashes = [];
       for (const leagueId of leagues!) {
         let paginationKey: string | undefined;
