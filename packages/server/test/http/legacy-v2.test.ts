@@ -19,7 +19,6 @@ import { createMarket, createTrader, place, USDC, until } from '../helpers/tradi
 /** The exchange's clock: real time plus an offset the tests move across the dates. */
 const offset = { ms: 0 };
 const clock = { now: () => Date.now() + offset.ms };
-const HOUR = 3_600_000;
 
 describe('the legacy v2 API before V2_CUTOVER_AT: v2 and v3 on the same books', () => {
   let t: TestExchange;

@@ -57,7 +57,7 @@ async function legacyPage<T>(read: () => Promise<T>): Promise<T> {
 export async function legacyTradeRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
   const { legacy, trading, config } = exchange;
   answerInLegacyShape(app);
-  const removed = (request: FastifyRequest, reply: FastifyReply, done: (e?: Error) => void) => {
+  const removed = (_request: FastifyRequest, reply: FastifyReply, done: (e?: Error) => void) => {
     if (legacy.historyOpen) return done();
     reply.callNotFound();
   };
