@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { SettleTx } from '../chain/chain-types.js';
 import { differenceUnits } from './reconcile.js';
 import { DriverRig } from './test-support.js';
 
 const usd = (x: number) => BigInt(x) * 1_000_000n;
+
+/** The settlement transactions mined so far that carried the item, as retry or in their window. */
+function submissionsOf(rig: DriverRig, id: string): number {
+  return rig.chain
+    .receiptsBetween(0, rig.chain.headNumber(), 'settle')
+    .filter((r) => [...(r.tx as SettleTx).retries, ...(r.tx as SettleTx).items].some((i) => i.id === id))
+    .length;
+}
 
 /** The chain holds what the engine says, wallet by wallet and in the pool, and reconciliation agrees. */
 async function expectExact(rig: DriverRig, accounts: readonly string[]): Promise<void> {
@@ -13,6 +22,46 @@ async function expectExact(rig: DriverRig, accounts: readonly string[]): Promise
   expect(differenceUnits(report)).toBe(0n);
   expect(rig.errors).toEqual([]);
 }
+
+describe('settlement driver: items to submit again', () => {
+  it('a fill skipped behind a failed deposit that fails when retried is reversed once and never submitted again', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('B', usd(49));
+    rig.credit('C', usd(1));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 300, size: usd(1) });
+    rig.place({ id: 'c', account: 'C', one: true, tick: 500, size: usd(1) });
+    // The first transaction stops at B's deposit (the rest skipped); the retry lands both deposits, and the
+    // fill's escrow fails there, three times over if it were submitted again.
+    await rig.chain.failNextSettlementItems('deposit', 1);
+    await rig.chain.failNextSettlementItems('escrow', 3);
+
+    expect(await rig.settle()).toBe(true);
+    const reversals = rig.journal.filter(
+      (e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill',
+    );
+    expect(reversals).toHaveLength(1);
+    expect(reversals[0]!.events.some((e) => e.type === 'fillReversed')).toBe(true);
+    // In the first transaction (skipped) and its retry (failed, final): never after its reversal.
+    expect(submissionsOf(rig, 'fill:7-0')).toBe(2);
+    expect(rig.chain.faults().failSettlementItems.escrow).toBe(2);
+    expect(rig.h.engine.balance('B')).toEqual({ available: usd(49), escrowed: 0n });
+    await expectExact(rig, ['B', 'C']);
+    // Nor after a start: the projections do not keep it to submit again, nor hold B's and C's fills below it.
+    expect(rig.db.prepare('SELECT id FROM settlement_outstanding').pluck().all()).toEqual([]);
+    const locks = rig.db
+      .prepare('SELECT account, through_seq FROM escrow_locks ORDER BY account')
+      .raw()
+      .all();
+    expect(locks).toEqual([
+      ['B', 7],
+      ['C', 7],
+    ]);
+    await rig.restartDriver();
+    expect(await rig.settle()).toBe(true);
+    expect(submissionsOf(rig, 'fill:7-0')).toBe(2);
+    await expectExact(rig, ['B', 'C']);
+  });
+});
 
 describe('settlement driver: debts', () => {
   it('a reversal that takes back a refund already spent leaves a debt, repaid from the next credit', async () => {

@@ -304,7 +304,7 @@ export class SettlementDriver {
     if (txs.length > 0) inputs.push({ kind: 'settlement', block, txs });
     for (const tx of txs) {
       for (const item of tx.notLanded) {
-        if (item.kind === 'fill' && item.status === 'failed' && item.fill)
+        if (isFailedFill(item) && item.fill)
           inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
       }
     }
@@ -328,10 +328,13 @@ export class SettlementDriver {
     for (const tx of txs) {
       // Receipts come in submission order: this one is the oldest under way.
       this.inFlight.shift();
-      const landed = new Set(tx.landed.map((l) => l.id));
-      this.outstanding = this.outstanding.filter((item) => !landed.has(item.id));
+      // Done with: what landed, and failed fills (the engine reverses them: a fill retried after a skip that
+      // fails now must never be submitted again, or it would land after its reversal).
+      const done = new Set(tx.landed.map((l) => l.id));
+      for (const item of tx.notLanded) if (isFailedFill(item)) done.add(item.id);
+      this.outstanding = this.outstanding.filter((item) => !done.has(item.id));
       for (const item of tx.notLanded) {
-        if (item.kind === 'fill' && item.status === 'failed') continue;
+        if (isFailedFill(item)) continue;
         if (!this.outstanding.some((o) => o.id === item.id)) this.outstanding.push(withoutResult(item));
       }
       this.settledSeq = Math.max(this.settledSeq, tx.lastSeq);
@@ -369,6 +372,11 @@ function settledTx(receipt: SettleReceipt): SettledTx {
     } else if (i < tx.retries.length) landed.push({ id: item.id, kind: item.kind });
   });
   return { firstSeq: tx.firstSeq, lastSeq: tx.lastSeq, notLanded, landed };
+}
+
+/** A fill that failed is final: the engine reverses it. */
+function isFailedFill(item: NotLandedItem): boolean {
+  return item.kind === 'fill' && item.status === 'failed';
 }
 
 function withoutResult(item: NotLandedItem): SettlementItem {

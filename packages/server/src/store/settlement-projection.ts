@@ -66,10 +66,26 @@ export class SettlementProjection {
   receipts(input: SettlementInput, ts: number): void {
     for (const tx of input.txs) {
       const unpaid = new Set<string>();
+      // Retried fills settled (landed, or failed: reversed): their accounts' watermarks may follow them.
+      const retriedFills = new Map<string, number>();
+      const settledRetry = (id: string) => {
+        const fill = outstandingFill(this.outstanding.get(id));
+        for (const account of fill ? [fill.makerAccount, fill.takerAccount] : []) {
+          retriedFills.set(account, Math.max(retriedFills.get(account) ?? 0, fill!.seq));
+        }
+      };
       for (const item of tx.notLanded) {
         if (item.kind === 'payout') unpaid.add(item.id);
-        // A failed fill is reversed (its own entry follows); anything else is submitted again.
-        if (item.kind === 'fill' && item.status === 'failed') continue;
+        // A failed fill is reversed (its own entry follows) and never submitted again, also when it failed as
+        // the retry of a skipped one; anything else is submitted again.
+        if (item.kind === 'fill' && item.status === 'failed') {
+          if (this.outstanding.has(item.id)) {
+            settledRetry(item.id);
+            this.outstanding.delete(item.id);
+            this.outstandingOps.push({ remove: item.id });
+          }
+          continue;
+        }
         if (!this.outstanding.has(item.id)) {
           const json = JSON.stringify(item, bigints);
           this.outstanding.set(item.id, json);
@@ -77,17 +93,11 @@ export class SettlementProjection {
         }
       }
       // Retried items that landed: a payout is paid; a fill lets its accounts' watermarks follow it.
-      const retriedFills = new Map<string, number>();
       for (const { id, kind } of tx.landed) {
         if (kind === 'payout') {
           const [, marketHash, account] = id.split(':');
           this.pay(marketHash!, account!, ts);
-        } else if (kind === 'fill') {
-          const fill = outstandingFill(this.outstanding.get(id));
-          for (const account of fill ? [fill.makerAccount, fill.takerAccount] : []) {
-            retriedFills.set(account, Math.max(retriedFills.get(account) ?? 0, fill!.seq));
-          }
-        }
+        } else if (kind === 'fill') settledRetry(id);
         this.outstanding.delete(id);
         this.outstandingOps.push({ remove: id });
       }
