@@ -63,6 +63,24 @@ describe('settlement driver: items to submit again', () => {
   });
 });
 
+describe('settlement driver: receipts', () => {
+  it('goes on when the block of its transaction is never announced and nothing else is mined', async () => {
+    const rig = await DriverRig.start();
+    await rig.chain.dropNextBlockAnnouncement();
+    rig.credit('A', usd(110));
+    await rig.block();
+    // The block landed the deposit; no listener heard of it, and no other block follows on its own.
+    expect(await rig.chain.balanceOf(rig.walletOf('A'))).toBe(usd(110));
+    expect(rig.journal.some((e) => e.input.kind === 'settlement')).toBe(true);
+    expect(rig.driver.backlog()).toMatchObject({ inFlight: 0, queuedItems: 0, outstandingItems: 0 });
+    expect(rig.driver.isSettled(rig.h.seq - 1)).toBe(true);
+
+    rig.credit('B', usd(5));
+    expect(await rig.settle()).toBe(true);
+    await expectExact(rig, ['A', 'B']);
+  });
+});
+
 describe('settlement driver: debts', () => {
   it('a reversal that takes back a refund already spent leaves a debt, repaid from the next credit', async () => {
     const rig = await DriverRig.start();

@@ -1,5 +1,5 @@
 import type { Chain, ChainHistory, SubmittedTx } from '../chain/chain.js';
-import type { Address, ChainBlock, ChainReceipt } from '../chain/chain-types.js';
+import type { Address, ChainBlock, ChainReceipt, Hash } from '../chain/chain-types.js';
 import type { SettlementBatch, SettlementItem, SettlementItemResult } from '../chain/settlement-types.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
@@ -9,13 +9,13 @@ import type { SettlementFeed } from './settlement-feed.js';
 import { fillToReverse, settlementItems, type WalletOf } from './settlement-items.js';
 
 /** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */
-export type SettlementChain = Pick<Chain, 'onBlock' | 'escrowAddress'> &
+export type SettlementChain = Pick<Chain, 'onBlock' | 'waitForReceipt' | 'escrowAddress'> &
   ChainHistory & {
     submitSettlement(batch: SettlementBatch): Promise<SubmittedTx>;
     /** The highest `lastSeq` of a settlement transaction submitted (pending or mined); 0 before any. */
     settlementSubmittedThrough(): number;
     /** Settlement transactions submitted and not yet mined, oldest first. */
-    pendingSettlements(): readonly SettlementBatch[];
+    pendingSettlements(): readonly (SettlementBatch & { hash: Hash })[];
     /** Every wallet's and the escrow pool's mined balance. */
     balances(): ReadonlyMap<Address, bigint>;
   };
@@ -196,7 +196,9 @@ export class SettlementDriver {
     this.money.clear();
     for (const [account, money] of await this.o.feed.balances()) this.money.set(account, money);
     this.seenBlock = await this.o.feed.projectedBlock();
-    this.inFlight = [...this.o.chain.pendingSettlements()];
+    const pending = this.o.chain.pendingSettlements();
+    this.inFlight = [...pending];
+    for (const tx of pending) this.watch(tx.hash);
     const unsubscribe = this.o.chain.onBlock((block, receipts) => {
       if (!this.stopped) this.onBlock(block, receipts);
     });
@@ -265,11 +267,29 @@ export class SettlementDriver {
   private send(batch: SettlementBatch): void {
     this.inFlight.push(batch);
     this.submitted = Math.max(this.submitted, batch.lastSeq);
-    this.o.chain.submitSettlement(batch).catch((error: unknown) => {
-      // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
-      this.inFlight = this.inFlight.filter((b) => b !== batch);
-      this.o.onError(error);
-    });
+    this.o.chain.submitSettlement(batch).then(
+      ({ txHash }) => this.watch(txHash),
+      (error: unknown) => {
+        // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
+        this.inFlight = this.inFlight.filter((b) => b !== batch);
+        this.o.onError(error);
+      },
+    );
+  }
+
+  /**
+   * Asks for a submitted transaction's receipt, besides following the blocks: when its block's announcement
+   * never comes (`dropNextBlockAnnouncement`, a listener that missed it), nothing else may ever be mined to
+   * reveal the gap (the driver submits nothing more until this receipt is journaled), so its block is read
+   * back from the chain at once.
+   */
+  private watch(txHash: Hash): void {
+    this.o.chain.waitForReceipt(txHash).then(
+      (receipt) => {
+        if (!this.stopped && receipt.blockNumber > this.seenBlock) this.catchUp(receipt.blockNumber);
+      },
+      (error: unknown) => this.o.onError(error),
+    );
   }
 
   private onBlock(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
