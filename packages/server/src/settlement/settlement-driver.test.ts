@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SettleTx } from '../chain/chain-types.js';
+import { fillsOf } from '../engine/index.js';
 import { differenceUnits } from './reconcile.js';
 import { DriverRig } from './test-support.js';
 
@@ -60,6 +61,43 @@ describe('settlement driver: items to submit again', () => {
     expect(await rig.settle()).toBe(true);
     expect(submissionsOf(rig, 'fill:7-0')).toBe(2);
     await expectExact(rig, ['B', 'C']);
+  });
+});
+
+describe('settlement driver: reversals', () => {
+  it('fills of one hedge that all fail are reversed to the unit, not retried for ever', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('B', usd(94));
+    // E makes both sides of M2; F's bet against E on M3 keeps the shared escrow pool deep.
+    rig.credit('E', usd(10_000_000));
+    rig.credit('F', usd(1_000_000));
+    rig.place({ id: 'e1', account: 'E', market: 'M2', one: true, tick: 400, size: usd(400_000) });
+    rig.place({ id: 'e2', account: 'E', market: 'M2', one: false, tick: 400, size: usd(400_000) });
+    rig.place({ id: 'e3', account: 'E', market: 'M3', one: false, tick: 400, size: usd(400_000) });
+    rig.place({ id: 'f', account: 'F', market: 'M3', tick: 400, size: usd(100_000), tif: 'IOC' });
+    expect(await rig.settle()).toBe(true);
+    // B lays 48, then backs 48 in two fills paid by their refunds; the three escrows fail.
+    const legs = [
+      ...fillsOf(
+        rig.place({ id: 'b1', account: 'B', market: 'M2', one: false, tick: 400, size: usd(48), tif: 'IOC' }),
+      ),
+      ...fillsOf(
+        rig.place({ id: 'b2', account: 'B', market: 'M2', one: true, tick: 400, size: usd(48), tif: 'IOC' }),
+      ),
+    ];
+    expect(legs.map((f) => f.refunds.length > 0)).toEqual([false, true, true]);
+    await rig.chain.failNextSettlementItems('escrow', 3);
+    const before = rig.chain.headNumber();
+
+    // Reversed one by one, the first would take back into escrow refunds of the other two (96) that B's
+    // wallet (94) never got; together they move nothing.
+    expect(await rig.settle()).toBe(true);
+    const reversed = rig.journal.flatMap((e) => e.events.filter((x) => x.type === 'fillReversed'));
+    expect(reversed.map((e) => e.matchId)).toEqual(legs.map((f) => f.matchId));
+    // The failed window's block alone: its reversals have nothing to move.
+    expect(rig.chain.headNumber() - before).toBe(1);
+    expect(rig.h.engine.balance('B')).toEqual({ available: usd(94), escrowed: 0n });
+    await expectExact(rig, ['B', 'E', 'F']);
   });
 });
 

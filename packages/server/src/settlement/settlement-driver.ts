@@ -6,7 +6,7 @@ import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inpu
 import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
 import type { SettlementFeed } from './settlement-feed.js';
-import { fillToReverse, settlementItems, type WalletOf } from './settlement-items.js';
+import { fillToReverse, SettlementItemStream, type WalletOf } from './settlement-items.js';
 
 /** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */
 export type SettlementChain = Pick<Chain, 'onBlock' | 'waitForReceipt' | 'escrowAddress'> &
@@ -54,8 +54,9 @@ export type SettlementDriverOptions = {
 export class SettlementDriver {
   /** The last seq whose items are submitted (or had none). */
   private submitted: number;
-  /** The last seq whose items are derived (in `queue`, or submitted). */
+  /** The last seq handed on (its items in `queue` or submitted, but those of a run of reversals not all seen). */
   private queued: number;
+  private readonly items: SettlementItemStream;
   private queue: SettlementItem[] = [];
   /** Items to submit again before anything else, in order. */
   private outstanding: SettlementItem[] = [];
@@ -81,6 +82,7 @@ export class SettlementDriver {
     this.submitted = Math.max(o.chain.settlementSubmittedThrough(), o.since - 1);
     this.queued = this.submitted;
     this.settledSeq = this.submitted;
+    this.items = new SettlementItemStream(o.walletOf);
   }
 
   /** The last seq whose items are submitted: a start hands on the entries after it (`submitForBatch`). */
@@ -95,11 +97,17 @@ export class SettlementDriver {
       if (entry.seq <= this.queued) continue;
       this.follow(entry.events);
       if (entry.seq < this.o.since) continue;
-      for (const item of settlementItems(entry, this.o.walletOf)) this.queue.push(item);
+      for (const item of this.items.push(entry)) this.queue.push(item);
     }
     this.queued = batch.lastSeq;
     this.reconcileIfQuiet();
     this.kick();
+  }
+
+  /** The last seq whose items are all derived: before a run of reversals whose net items are still to come. */
+  private derived(): number {
+    const open = this.items.openSince();
+    return open === null ? this.queued : open - 1;
   }
 
   /** The engine's money as the events leave it. */
@@ -152,7 +160,8 @@ export class SettlementDriver {
       seq <= this.submitted ||
       this.inFlight.length > 0 ||
       this.queue.length > 0 ||
-      this.outstanding.length > 0
+      this.outstanding.length > 0 ||
+      this.items.openSince() !== null
     )
       return;
     this.send({ firstSeq: this.submitted + 1, lastSeq: seq, retries: [], items: [] });
@@ -181,7 +190,7 @@ export class SettlementDriver {
 
   private settledThrough(): number {
     const idle = this.inFlight.length === 0 && this.queue.length === 0 && this.outstanding.length === 0;
-    return idle ? this.queued : this.settledSeq;
+    return idle ? this.derived() : this.settledSeq;
   }
 
   /**
@@ -191,6 +200,8 @@ export class SettlementDriver {
    */
   async start(): Promise<() => void> {
     this.started = true;
+    // The journal ends here (a start hands on every entry first): reversals it lacks will never come.
+    for (const item of this.items.close()) this.queue.push(item);
     this.outstanding = await this.o.feed.outstanding();
     // The projections are at `queued` now: a start catches both up with the journal before this.
     this.money.clear();
@@ -261,7 +272,7 @@ export class SettlementDriver {
     }
     const items = this.queue;
     this.queue = [];
-    this.send({ firstSeq: this.submitted + 1, lastSeq: this.queued, retries: [], items });
+    this.send({ firstSeq: this.submitted + 1, lastSeq: this.derived(), retries: [], items });
   }
 
   private send(batch: SettlementBatch): void {

@@ -7,6 +7,85 @@ import type { AppliedEntry } from '../sequencer/inputs.js';
 export type WalletOf = (account: string) => Address;
 
 /**
+ * The settlement items of the journal's entries, fed in seq order, each once. Every entry's items are its own
+ * (`settlementItems`) but for the reversals of one receipt: the `reverseFill` entries the driver journals right
+ * after a `settlement` input, one per fill that failed in it. The engine gives each reversal's wallet deltas as
+ * if the fills reversed after it had moved on the chain, but they failed too: one by one, a reversal may take
+ * back into escrow a refund that never reached the wallet (a later one gives it back). Such an item can never
+ * land, and everything behind it waits for ever. Their sum is exact, so the run's deltas go as one net item per
+ * account (`reversals:<seq of the settlement input>:<account>`), escrows first: each wallet then only goes to
+ * what the engine says it holds after the run, and the escrow pool only up before it goes down to what it must
+ * hold.
+ */
+export class SettlementItemStream {
+  /** The reversals still to come after a `settlement` input, and the deltas of those seen so far. */
+  private run: { seq: number; remaining: number; deltas: Map<string, bigint> } | null = null;
+
+  constructor(private readonly walletOf: WalletOf) {}
+
+  /**
+   * The seq of the `settlement` input whose reversals are not all seen yet (null: none): its items come once
+   * they are, so a cursor of what is derived stays below it.
+   */
+  openSince(): number | null {
+    return this.run?.seq ?? null;
+  }
+
+  /** The items that the entry completes, in order (those of a run it ends come first). */
+  push(entry: AppliedEntry): SettlementItem[] {
+    const { input } = entry;
+    const isReversal = input.kind === 'engine' && input.command.type === 'reverseFill';
+    const items = this.run && !isReversal ? this.close() : [];
+    if (input.kind === 'settlement') {
+      let remaining = 0;
+      for (const tx of input.txs)
+        for (const item of tx.notLanded)
+          if (item.kind === 'fill' && item.status === 'failed' && item.fill) remaining++;
+      if (remaining > 0) this.run = { seq: entry.seq, remaining, deltas: new Map() };
+      return items;
+    }
+    if (this.run && isReversal) {
+      for (const e of entry.events) {
+        if (e.type !== 'fillReversed') continue;
+        for (const { account, walletDelta } of e.parties)
+          this.run.deltas.set(account, (this.run.deltas.get(account) ?? 0n) + walletDelta);
+      }
+      this.run.remaining -= 1;
+      return this.run.remaining === 0 ? this.close() : items;
+    }
+    items.push(...settlementItems(entry, this.walletOf));
+    return items;
+  }
+
+  /**
+   * Ends the open run with the reversals seen (at a start: the journal ended before the rest, which will never
+   * come); its net items.
+   */
+  close(): SettlementItem[] {
+    const run = this.run;
+    this.run = null;
+    if (!run) return [];
+    const item = (account: string, delta: bigint): SettlementItem => ({
+      id: `reversals:${run.seq}:${account}`,
+      kind: 'adjustment',
+      moves: [adjustmentMove(this.walletOf(account), delta)],
+    });
+    const deltas = [...run.deltas].filter(([, delta]) => delta !== 0n);
+    return [
+      ...deltas.filter(([, delta]) => delta < 0n).map(([account, delta]) => item(account, delta)),
+      ...deltas.filter(([, delta]) => delta > 0n).map(([account, delta]) => item(account, delta)),
+    ];
+  }
+}
+
+/** A wallet delta as a move: into the wallet from escrow (positive) or out of it into escrow. */
+function adjustmentMove(wallet: Address, delta: bigint): SettlementItem['moves'][number] {
+  return delta > 0n
+    ? { kind: 'release', to: wallet, amount: delta }
+    : { kind: 'escrow', from: wallet, amount: -delta };
+}
+
+/**
  * What the chain must do for one journal entry, in the engine's order, as settlement items:
  * - each fill: both stakes escrowed, then each party's capital-efficiency refunds of that match released
  *   (the engine paid the next lots of a walk from them: in this order a wallet never needs more than the
@@ -30,15 +109,10 @@ export function settlementItems(entry: AppliedEntry, walletOf: WalletOf): Settle
       if (e.type !== 'fillReversed') continue;
       for (const { account, walletDelta } of e.parties) {
         if (walletDelta === 0n) continue;
-        const wallet = walletOf(account);
         items.push({
           id: `adjust:${seq}:${account}`,
           kind: 'adjustment',
-          moves: [
-            walletDelta > 0n
-              ? { kind: 'release', to: wallet, amount: walletDelta }
-              : { kind: 'escrow', from: wallet, amount: -walletDelta },
-          ],
+          moves: [adjustmentMove(walletOf(account), walletDelta)],
         });
       }
     }
