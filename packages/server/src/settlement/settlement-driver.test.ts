@@ -119,6 +119,33 @@ describe('settlement driver: receipts', () => {
   });
 });
 
+describe('settlement driver: receipts the sequencer refuses', () => {
+  it('journals them with the next committed batch, those of every block since', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(10));
+    await rig.block();
+    // The receipts of the block with the driver's next transaction are refused (a full queue: 503), and again
+    // when a block of someone else's (a proxy deployment) makes the driver read them back.
+    rig.refuseSubmissions = 2;
+    rig.credit('B', usd(20));
+    await rig.block();
+    await rig.chain.deployProxy(rig.walletOf('D'));
+    await rig.block();
+    expect(rig.errors).toHaveLength(2);
+    expect(rig.driver.backlog().inFlight).toBe(1);
+    // Nothing more is mined while the driver waits for that receipt; the next committed batch hands it on.
+    rig.credit('C', usd(30));
+    expect(await rig.settle()).toBe(true);
+    const settles = rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
+    const journaled = rig.journal.flatMap((e) => (e.input.kind === 'settlement' ? e.input.txs : []));
+    expect(journaled.map((tx) => [tx.firstSeq, tx.lastSeq])).toEqual(
+      settles.map((r) => [(r.tx as SettleTx).firstSeq, (r.tx as SettleTx).lastSeq]),
+    );
+    rig.errors.length = 0;
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+});
+
 describe('settlement driver: debts', () => {
   it('a reversal that takes back a refund already spent leaves a debt, repaid from the next credit', async () => {
     const rig = await DriverRig.start();

@@ -64,6 +64,8 @@ export class SettlementDriver {
   private inFlight: SettlementBatch[] = [];
   /** The last block whose receipts were handed on (or had none). */
   private seenBlock = 0;
+  /** Receipts the sequencer refused: read back with the next committed batch. */
+  private unjournaled = false;
   /** Every item of the entries through this seq has landed or been reversed. */
   private settledSeq: number;
   private waiters: { seq: number; resolve: () => void }[] = [];
@@ -100,6 +102,11 @@ export class SettlementDriver {
       for (const item of this.items.push(entry)) this.queue.push(item);
     }
     this.queued = batch.lastSeq;
+    if (this.unjournaled && this.started && !this.stopped) {
+      this.unjournaled = false;
+      const head = this.o.chain.headNumber();
+      if (head > this.seenBlock) this.catchUp(head);
+    }
     this.reconcileIfQuiet();
     this.kick();
   }
@@ -311,7 +318,7 @@ export class SettlementDriver {
       return;
     }
     this.seenBlock = block.number;
-    this.handOn(block.number, receipts);
+    this.handOn(block.number - 1, block.number, receipts);
   }
 
   private catchUp(through: number): void {
@@ -321,11 +328,14 @@ export class SettlementDriver {
       ...this.o.chain.receiptsBetween(after, through, 'settle'),
       ...this.o.chain.receiptsBetween(after, through, 'escrow'),
     ].sort((x, y) => x.blockNumber - y.blockNumber || x.transactionIndex - y.transactionIndex);
-    this.handOn(through, receipts);
+    this.handOn(after, through, receipts);
   }
 
-  /** Journals the receipts of the blocks through `block` (settlement and legacy escrows); then the next transaction. */
-  private handOn(block: number, receipts: readonly ChainReceipt[]): void {
+  /**
+   * Journals the receipts of the blocks (after, block] (settlement and legacy escrows); then the next
+   * transaction.
+   */
+  private handOn(after: number, block: number, receipts: readonly ChainReceipt[]): void {
     const settled = receipts.filter((r): r is SettleReceipt => r.tx.kind === 'settle');
     const escrows = legacyEscrowsOf(receipts);
     if (settled.length === 0 && escrows.length === 0) return;
@@ -339,14 +349,16 @@ export class SettlementDriver {
           inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
       }
     }
-    const before = block - 1;
     this.receiving = this.receiving.then(async () => {
       try {
         const entries = await this.o.submit(inputs);
         this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
       } catch (error) {
-        // Not journaled: the next block reads them back from the chain.
-        this.seenBlock = Math.min(this.seenBlock, before);
+        // Not journaled (the sequencer's queue is full): every block after `after` is read back from the chain
+        // with the next committed batch, or at the next block, whichever comes first. (No block may come: the
+        // driver submits nothing until this receipt is journaled.)
+        this.seenBlock = Math.min(this.seenBlock, after);
+        this.unjournaled = true;
         this.o.onError(error);
         return;
       }

@@ -41,6 +41,8 @@ export class DriverRig {
   readonly db = openDatabase(':memory:');
   readonly errors: unknown[] = [];
   readonly walletOf = walletOf;
+  /** The next submissions of receipts the sequencer refuses (a full queue: 503). */
+  refuseSubmissions = 0;
   driver: SettlementDriver;
   private projector!: Projector;
   /** The batches committed so far, projected and handed on to the driver, in order. */
@@ -71,7 +73,13 @@ export class DriverRig {
       feed: new SqliteSettlementFeed(this.db),
       walletOf,
       since: 1,
-      submit: async (inputs) => this.commit(inputs),
+      submit: async (inputs) => {
+        if (this.refuseSubmissions > 0) {
+          this.refuseSubmissions -= 1;
+          throw new Error('Too many commands in flight; retry');
+        }
+        return this.commit(inputs);
+      },
       onError: (error) => this.errors.push(error),
     });
   }
