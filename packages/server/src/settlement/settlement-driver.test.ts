@@ -24,6 +24,100 @@ async function expectExact(rig: DriverRig, accounts: readonly string[]): Promise
   expect(rig.errors).toEqual([]);
 }
 
+/** Every settlement transaction mined is journaled once, in chain order. */
+function expectReceiptsJournaledOnce(rig: DriverRig): void {
+  const mined = rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
+  const journaled = rig.journal.flatMap((e) => (e.input.kind === 'settlement' ? e.input.txs : []));
+  expect(journaled.map((tx) => [tx.firstSeq, tx.lastSeq])).toEqual(
+    mined.map((r) => [(r.tx as SettleTx).firstSeq, (r.tx as SettleTx).lastSeq]),
+  );
+}
+
+describe('settlement driver: in journal order', () => {
+  it('a hedge paid by its own refunds needs no more in the wallet than the engine allowed', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(110));
+    rig.credit('B', usd(1_000));
+    rig.credit('C', usd(1_000));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(100) });
+    rig.place({ id: 'a1', account: 'A', tick: 400, size: usd(100), tif: 'IOC' });
+    rig.place({ id: 'c', account: 'C', tick: 400, size: usd(100) });
+    const hedge = fillsOf(
+      rig.place({ id: 'a2', account: 'A', one: false, tick: 400, size: usd(100), tif: 'IOC' }),
+    );
+    expect(hedge).toHaveLength(4);
+    expect(await rig.settle()).toBe(true);
+    expect(rig.journal.some((e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill')).toBe(
+      false,
+    );
+    await expectExact(rig, ['A', 'B', 'C']);
+    // C's bet wins: its payout comes out of a pool that A's refunds never dipped into.
+    rig.run({ type: 'closeMarket', marketHash: 'M' });
+    expect(await rig.settle()).toBe(true);
+    rig.run({ type: 'resolveMarket', marketHash: 'M', outcome: 1 });
+    expect(await rig.settle()).toBe(true);
+    expect(rig.h.engine.balance('C').available).toBe(usd(1_100));
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+
+  it('a deposit and the bet it funds, in consecutive seqs: a failed deposit holds the bet back until it lands', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('B', usd(100));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(100) });
+    expect(await rig.settle()).toBe(true);
+    await rig.chain.failNextSettlementItems('deposit', 2);
+    rig.credit('A', usd(100));
+    rig.place({ id: 'a', account: 'A', tick: 400, size: usd(100), tif: 'IOC' });
+    expect(await rig.settle()).toBe(true);
+    expect(submissionsOf(rig, `deposit:${rig.h.seq - 4}`)).toBe(3);
+    expect(rig.journal.some((e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill')).toBe(
+      false,
+    );
+    await expectExact(rig, ['A', 'B']);
+  });
+});
+
+describe('settlement driver: crashes', () => {
+  it('a crash between a block and its receipts, the chain started again too: they are journaled once', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(50) });
+    rig.place({ id: 'a', account: 'A', tick: 400, size: usd(50), tif: 'IOC' });
+    await rig.chain.failNextSettlementItems('escrow', 1);
+    await rig.crashAfterBlock({ chain: true });
+    expect(await rig.settle()).toBe(true);
+    expectReceiptsJournaledOnce(rig);
+    const reversals = rig.journal.filter(
+      (e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill',
+    );
+    expect(reversals).toHaveLength(1);
+    await expectExact(rig, ['A', 'B']);
+  });
+
+  it('a start with a backlog: a transaction under way, entries never submitted, items to submit again', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    expect(await rig.settle()).toBe(true);
+    // D's deposit fails: it is to submit again, and its retry is under way at the crash; A's bet, C's deposit
+    // and C's bet are committed, never submitted.
+    await rig.chain.failNextSettlementItems('deposit', 1);
+    rig.credit('D', usd(10));
+    await rig.block();
+    expect(rig.driver.backlog()).toMatchObject({ outstandingItems: 1, inFlight: 1 });
+    rig.place({ id: 'a', account: 'A', one: false, tick: 400, size: usd(50) });
+    rig.credit('C', usd(50));
+    rig.place({ id: 'c', account: 'C', tick: 400, size: usd(50), tif: 'IOC' });
+    await rig.turns();
+    expect(rig.driver.backlog().queuedItems).toBe(2);
+    await rig.restartDriver({ chain: true });
+    expect(await rig.settle()).toBe(true);
+    expectReceiptsJournaledOnce(rig);
+    await expectExact(rig, ['A', 'B', 'C', 'D']);
+  });
+});
+
 describe('settlement driver: items to submit again', () => {
   it('a fill skipped behind a failed deposit that fails when retried is reversed once and never submitted again', async () => {
     const rig = await DriverRig.start();

@@ -35,12 +35,14 @@ const metaOf = (orderId: string): OrderMeta => ({
  */
 export class DriverRig {
   readonly h = new Harness();
-  readonly chain: EmbeddedChain;
-  readonly timer: ReturnType<typeof createTestChain>['timer'];
+  private readonly chainStore = new MemoryChainStore();
+  chain: EmbeddedChain;
+  timer: ReturnType<typeof createTestChain>['timer'];
   readonly journal: AppliedEntry[] = [];
   readonly db = openDatabase(':memory:');
   readonly errors: unknown[] = [];
   readonly walletOf = walletOf;
+  private readonly crashed = new Set<SettlementDriver>();
   /** The next submissions of receipts the sequencer refuses (a full queue: 503). */
   refuseSubmissions = 0;
   driver: SettlementDriver;
@@ -50,7 +52,7 @@ export class DriverRig {
   private stop: (() => void) | null = null;
 
   private constructor() {
-    const { chain, timer } = createTestChain(new MemoryChainStore());
+    const { chain, timer } = createTestChain(this.chainStore);
     this.chain = chain;
     this.timer = timer;
     this.driver = this.newDriver();
@@ -68,28 +70,41 @@ export class DriverRig {
   }
 
   private newDriver(): SettlementDriver {
-    return new SettlementDriver({
+    const driver = new SettlementDriver({
       chain: this.chain,
       feed: new SqliteSettlementFeed(this.db),
       walletOf,
       since: 1,
       submit: async (inputs) => {
+        // A crashed driver's process is gone: it journals nothing more.
+        if (this.crashed.has(driver)) throw new Error('the process is gone');
         if (this.refuseSubmissions > 0) {
           this.refuseSubmissions -= 1;
           throw new Error('Too many commands in flight; retry');
         }
         return this.commit(inputs);
       },
-      onError: (error) => this.errors.push(error),
+      onError: (error) => {
+        if (!this.crashed.has(driver)) this.errors.push(error);
+      },
     });
+    return driver;
   }
 
   /**
-   * Stops the driver (a crash: nothing is awaited; what the chain was sent stays there) and starts a new
-   * one as an exchange start does: the entries after its cursor handed on again, then `start()`.
+   * A crash of the exchange (nothing is awaited: receipts mined and not journaled yet stay so; what the chain
+   * was sent stays there) and its start: a new driver, the entries after its cursor handed on again, then
+   * `start()`. With `chain`, the embedded chain starts again from its store too.
    */
-  async restartDriver(): Promise<void> {
+  async restartDriver(options: { chain?: boolean } = {}): Promise<void> {
     this.stop?.();
+    this.crashed.add(this.driver);
+    if (options.chain) {
+      this.timer.stop();
+      const { chain, timer } = createTestChain(this.chainStore);
+      this.chain = chain;
+      this.timer = timer;
+    }
     await this.delivered;
     this.driver = this.newDriver();
     const after = this.driver.outboxSeq();
@@ -97,6 +112,13 @@ export class DriverRig {
     if (replay.length > 0) this.driver.submitForBatch(committedBatch(replay));
     this.stop = await this.driver.start();
     await this.turns();
+  }
+
+  /** Mines a block and crashes before its receipts are journaled (they are mined, not journaled); starts. */
+  async crashAfterBlock(options: { chain?: boolean } = {}): Promise<void> {
+    await this.turns();
+    void this.timer.tick();
+    await this.restartDriver(options);
   }
 
   /** Journals inputs as one committed batch: projected, then handed on to the driver. */
