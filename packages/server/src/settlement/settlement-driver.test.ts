@@ -77,6 +77,30 @@ describe('settlement driver: in journal order', () => {
   });
 });
 
+describe('settlement driver: throughput', () => {
+  it('every batch committed while a transaction is under way goes in the next one: two blocks for twenty', async () => {
+    const rig = await DriverRig.start();
+    const before = rig.chain.headNumber();
+    rig.credit('A', usd(1_000));
+    await rig.turns();
+    expect(rig.driver.backlog().inFlight).toBe(1);
+    // Twenty batches more (each its own commit): ten deposits and five bets each filled by the next.
+    for (let i = 0; i < 5; i++) {
+      rig.credit('B', usd(10));
+      rig.credit('C', usd(10));
+      rig.place({ id: `b${i}`, account: 'B', tick: 400, size: usd(10) });
+      rig.place({ id: `c${i}`, account: 'C', one: false, tick: 400, size: usd(10), tif: 'IOC' });
+    }
+    await rig.turns();
+    expect(rig.driver.backlog()).toMatchObject({ inFlight: 1, queuedItems: 15 });
+    expect(await rig.settle()).toBe(true);
+    const settles = rig.chain.receiptsBetween(before, rig.chain.headNumber(), 'settle');
+    expect(settles.map((r) => (r.tx as SettleTx).items.length)).toEqual([1, 15]);
+    expect(rig.chain.headNumber() - before).toBe(2);
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+});
+
 describe('settlement driver: crashes', () => {
   it('a crash between a block and its receipts, the chain started again too: they are journaled once', async () => {
     const rig = await DriverRig.start();
