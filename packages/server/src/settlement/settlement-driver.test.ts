@@ -219,6 +219,51 @@ describe('settlement driver: reversals', () => {
   });
 });
 
+describe('settlement driver: an adjustment after a fill that fails with it', () => {
+  it('goes with that fill’s reversal instead of being retried ahead of it for ever', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(110));
+    rig.credit('E', usd(10_000_000));
+    rig.credit('F', usd(1_000_000));
+    for (const market of ['M', 'M2', 'M3'])
+      for (const one of [true, false])
+        rig.place({ id: `e-${market}-${one}`, account: 'E', market, one, tick: 400, size: usd(300_000) });
+    rig.place({ id: 'f', account: 'F', market: 'M3', tick: 400, size: usd(100_000), tif: 'IOC' });
+    expect(await rig.settle()).toBe(true);
+    // A backs 100 on M (its escrow fails), hedges it in lots paid by their refunds, then backs 105 on M2.
+    await rig.chain.failNextSettlementItems('escrow', 1);
+    rig.place({ id: 'a1', account: 'A', market: 'M', tick: 400, size: usd(100), tif: 'IOC' });
+    rig.place({ id: 'a2', account: 'A', market: 'M', one: false, tick: 400, size: usd(100), tif: 'IOC' });
+    rig.place({ id: 'a3', account: 'A', market: 'M2', tick: 400, size: usd(105), tif: 'IOC' });
+    await rig.turns();
+    // While that transaction is under way, A lays 5 on M2: its refund (10) puts 5 more in A's wallet.
+    const [lay] = fillsOf(
+      rig.place({ id: 'a4', account: 'A', market: 'M2', one: false, tick: 400, size: usd(5), tif: 'IOC' }),
+    );
+    await rig.block();
+    // a1's reversal takes back the hedge's refunds: 110 from A's wallet, A owing the rest. It goes in the next
+    // transaction after the lay, whose escrow fails: the wallet holds 105.
+    expect(rig.h.engine.owed('A')).toBe(usd(90));
+    const reversed = rig.journal.findLast((e) => e.input.kind === 'settlement')!.seq;
+    await rig.chain.failNextSettlementItems('escrow', 1);
+    await rig.block();
+    const last = rig.journal.findLast((e) => e.input.kind === 'settlement')!;
+    const notLanded = last.input.kind === 'settlement' ? last.input.txs[0]!.notLanded : [];
+    expect(notLanded.map((i) => [i.id.split(':')[0], i.id.split(':')[1], i.error])).toEqual([
+      ['fill', lay!.matchId, 'INJECTED_FAULT'],
+      ['reversals', String(reversed), 'INSUFFICIENT_BALANCE'],
+    ]);
+    // Netted with the lay's reversal (5 back into the wallet): 105 from A's wallet, once.
+    expect(await rig.settle()).toBe(true);
+    expect(rig.db.prepare('SELECT id FROM settlement_outstanding').pluck().all()).toEqual([]);
+    expect(rig.h.engine.owed('A')).toBe(usd(95));
+    await expectExact(rig, ['A', 'E', 'F']);
+    await rig.restartDriver();
+    expect(await rig.settle()).toBe(true);
+    await expectExact(rig, ['A', 'E', 'F']);
+  });
+});
+
 describe('settlement driver: receipts', () => {
   it('goes on when the block of its transaction is never announced and nothing else is mined', async () => {
     const rig = await DriverRig.start();

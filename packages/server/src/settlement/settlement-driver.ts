@@ -6,7 +6,12 @@ import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inpu
 import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
 import type { SettlementFeed } from './settlement-feed.js';
-import { fillToReverse, SettlementItemStream, type WalletOf } from './settlement-items.js';
+import {
+  absorbsAdjustments,
+  fillToReverse,
+  SettlementItemStream,
+  type WalletOf,
+} from './settlement-items.js';
 
 /** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */
 export type SettlementChain = Pick<Chain, 'onBlock' | 'waitForReceipt' | 'escrowAddress'> &
@@ -368,16 +373,19 @@ export class SettlementDriver {
 
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
   private applied(txs: readonly SettledTx[]): void {
+    // After a failed fill, the adjustments that did not land go with its reversal's net items instead.
+    const absorbed = absorbsAdjustments(txs);
+    const final = (item: NotLandedItem) => isFailedFill(item) || (absorbed && item.kind === 'adjustment');
     for (const tx of txs) {
       // Receipts come in submission order: this one is the oldest under way.
       this.inFlight.shift();
       // Done with: what landed, and failed fills (the engine reverses them: a fill retried after a skip that
       // fails now must never be submitted again, or it would land after its reversal).
       const done = new Set(tx.landed.map((l) => l.id));
-      for (const item of tx.notLanded) if (isFailedFill(item)) done.add(item.id);
+      for (const item of tx.notLanded) if (final(item)) done.add(item.id);
       this.outstanding = this.outstanding.filter((item) => !done.has(item.id));
       for (const item of tx.notLanded) {
-        if (isFailedFill(item)) continue;
+        if (final(item)) continue;
         if (!this.outstanding.some((o) => o.id === item.id)) this.outstanding.push(withoutResult(item));
       }
       this.settledSeq = Math.max(this.settledSeq, tx.lastSeq);

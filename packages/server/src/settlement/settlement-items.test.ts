@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Address } from '../chain/chain-types.js';
 import { type FillToReverse, fillsOf } from '../engine/index.js';
 import { Harness } from '../engine/test-support/harness.js';
-import type { AppliedEntry, SequencerInput } from '../sequencer/inputs.js';
+import type { AppliedEntry, NotLandedItem, SequencerInput } from '../sequencer/inputs.js';
 import { fillToReverse, SettlementItemStream, settledFill, settlementItems } from './settlement-items.js';
 
 const usd = (x: number) => BigInt(x) * 1_000_000n;
@@ -109,9 +109,13 @@ describe('settlement items of a journal entry', () => {
 });
 
 /** The `settlement` input of a receipt in which these fills failed (journaled at the harness's next seq). */
-function receiptOf(h: Harness, failed: readonly FillToReverse[]): AppliedEntry {
+function receiptOf(
+  h: Harness,
+  failed: readonly FillToReverse[],
+  others: readonly NotLandedItem[] = [],
+): AppliedEntry {
   h.seq += 1;
-  const notLanded = failed.map((fill) => ({
+  const fills = failed.map((fill) => ({
     id: `fill:${fill.matchId}`,
     kind: 'fill' as const,
     moves: [],
@@ -119,6 +123,7 @@ function receiptOf(h: Harness, failed: readonly FillToReverse[]): AppliedEntry {
     status: 'failed' as const,
     error: 'INJECTED_FAULT',
   }));
+  const notLanded = [...fills, ...others];
   return {
     seq: h.seq,
     ts: h.ts,
@@ -159,6 +164,32 @@ describe('settlement items of the reversals of one receipt', () => {
     expect(h.engine.balance('A')).toEqual({ available: usd(1_000), escrowed: 0n });
   });
 
+  it('takes in the adjustments of the receipt that did not land: they may need what the failed fill would have paid', () => {
+    const { h, f2 } = hedge();
+    const stream = new SettlementItemStream(walletOf);
+    // A journal read back has the amounts of a receipt's items as decimal strings.
+    const repay = {
+      id: 'repay:9:A',
+      kind: 'adjustment' as const,
+      moves: [{ kind: 'escrow' as const, from: walletOf('A'), amount: '50' as unknown as bigint }],
+      status: 'failed' as const,
+      error: 'INSUFFICIENT_BALANCE',
+    };
+    const receipt = receiptOf(h, [f2], [repay]);
+    stream.push(receipt);
+    // f2's own reversal moves nothing (A is where it was before the hedge): the repayment alone is left.
+    expect(stream.push(entry(h, { type: 'reverseFill', fill: f2 }))).toEqual([
+      {
+        id: `reversals:${receipt.seq}:${walletOf('A')}`,
+        kind: 'adjustment',
+        moves: [{ kind: 'escrow', from: walletOf('A'), amount: 50n }],
+      },
+    ]);
+    // Without a failed fill, the receipt starts no run: its adjustments are submitted again as they are.
+    expect(stream.push(receiptOf(h, [], [repay]))).toEqual([]);
+    expect(stream.openSince()).toBeNull();
+  });
+
   it('a run ended early (a start, or any other entry) nets what it has; other entries keep their own ids', () => {
     const { h, f1, f2 } = hedge();
     const stream = new SettlementItemStream(walletOf);
@@ -167,7 +198,7 @@ describe('settlement items of the reversals of one receipt', () => {
     const credit = entry(h, { type: 'credit', account: 'B', amount: usd(5) });
     const receipt = h.seq - 2;
     expect(stream.push(credit).map((i) => [i.id, i.moves[0]!.kind, i.moves[0]!.amount])).toEqual([
-      [`reversals:${receipt}:A`, 'escrow', usd(200)],
+      [`reversals:${receipt}:${walletOf('A')}`, 'escrow', usd(200)],
       [`deposit:${credit.seq}`, 'mint', usd(5)],
     ]);
     // f2's reversal in a receipt of its own gives the 200 back.
@@ -175,7 +206,7 @@ describe('settlement items of the reversals of one receipt', () => {
     stream.push(late);
     const items = stream.push(entry(h, { type: 'reverseFill', fill: f2 }));
     expect(items.map((i) => [i.id, i.moves[0]!.kind, i.moves[0]!.amount])).toEqual([
-      [`reversals:${late.seq}:A`, 'release', usd(200)],
+      [`reversals:${late.seq}:${walletOf('A')}`, 'release', usd(200)],
     ]);
     expect(stream.openSince()).toBeNull();
     stream.push(receiptOf(h, [f1]));

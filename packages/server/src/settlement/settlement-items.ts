@@ -1,25 +1,40 @@
 import type { Address } from '../chain/chain-types.js';
 import type { SettledFill, SettlementItem } from '../chain/settlement-types.js';
 import { type EngineEvent, type FillToReverse, fillsOf } from '../engine/index.js';
-import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { AppliedEntry, SettledTx } from '../sequencer/inputs.js';
 
 /** An account's proxy wallet (its address is derived: known before it is deployed). */
 export type WalletOf = (account: string) => Address;
 
 /**
+ * Whether a block's receipts have a fill that failed (the driver journals its reversal right after them). Then
+ * the adjustments among them that did not land are not submitted again as they were: `SettlementItemStream`
+ * nets them into the reversals' items (the driver and the projections drop them from the items to submit again).
+ */
+export function absorbsAdjustments(txs: readonly SettledTx[]): boolean {
+  return txs.some((tx) =>
+    tx.notLanded.some((item) => item.kind === 'fill' && item.status === 'failed' && item.fill),
+  );
+}
+
+/**
  * The settlement items of the journal's entries, fed in seq order, each once. Every entry's items are its own
- * (`settlementItems`) but for the reversals of one receipt: the `reverseFill` entries the driver journals right
- * after a `settlement` input, one per fill that failed in it. The engine gives each reversal's wallet deltas as
- * if the fills reversed after it had moved on the chain, but they failed too: one by one, a reversal may take
- * back into escrow a refund that never reached the wallet (a later one gives it back). Such an item can never
- * land, and everything behind it waits for ever. Their sum is exact, so the run's deltas go as one net item per
- * account (`reversals:<seq of the settlement input>:<account>`), escrows first: each wallet then only goes to
- * what the engine says it holds after the run, and the escrow pool only up before it goes down to what it must
- * hold.
+ * (`settlementItems`) but around the reversals of one receipt: the `reverseFill` entries the driver journals
+ * right after a `settlement` input, one per fill that failed in it. The engine gives each reversal's wallet
+ * deltas, and every item after a fill, as if the fills that failed had moved on the chain:
+ * - one by one, a reversal may take back into escrow a refund of a fill that failed with it, which never reached
+ *   the wallet (a later reversal gives it back);
+ * - an adjustment after a failed fill in the same transaction (a reversal's, a debt's repayment) may need what
+ *   the fill would have paid into the wallet; it fails, and what makes up for it, the fill's reversal, is
+ *   journaled after it.
+ * Such items could never land, each retried ahead of what it needs for ever. The sums are exact, so the run's
+ * deltas and the adjustments of the receipt that did not land go as one net item per wallet
+ * (`reversals:<seq of the settlement input>:<wallet>`), escrows first: each wallet then only goes to what the
+ * engine says it holds after the run, and the escrow pool only up before it goes down to what it must hold.
  */
 export class SettlementItemStream {
-  /** The reversals still to come after a `settlement` input, and the deltas of those seen so far. */
-  private run: { seq: number; remaining: number; deltas: Map<string, bigint> } | null = null;
+  /** The reversals still to come after a `settlement` input, and the net moves per wallet so far. */
+  private run: { seq: number; remaining: number; deltas: Map<Address, bigint> } | null = null;
 
   constructor(private readonly walletOf: WalletOf) {}
 
@@ -37,24 +52,43 @@ export class SettlementItemStream {
     const isReversal = input.kind === 'engine' && input.command.type === 'reverseFill';
     const items = this.run && !isReversal ? this.close() : [];
     if (input.kind === 'settlement') {
-      let remaining = 0;
-      for (const tx of input.txs)
-        for (const item of tx.notLanded)
-          if (item.kind === 'fill' && item.status === 'failed' && item.fill) remaining++;
-      if (remaining > 0) this.run = { seq: entry.seq, remaining, deltas: new Map() };
+      if (absorbsAdjustments(input.txs)) this.open(entry.seq, input.txs);
       return items;
     }
     if (this.run && isReversal) {
       for (const e of entry.events) {
         if (e.type !== 'fillReversed') continue;
-        for (const { account, walletDelta } of e.parties)
-          this.run.deltas.set(account, (this.run.deltas.get(account) ?? 0n) + walletDelta);
+        for (const { account, walletDelta } of e.parties) this.add(this.walletOf(account), walletDelta);
       }
       this.run.remaining -= 1;
       return this.run.remaining === 0 ? this.close() : items;
     }
     items.push(...settlementItems(entry, this.walletOf));
     return items;
+  }
+
+  /** A run after a receipt with failed fills: the adjustments that did not land are its from the start. */
+  private open(seq: number, txs: readonly SettledTx[]): void {
+    let remaining = 0;
+    this.run = { seq, remaining, deltas: new Map() };
+    for (const tx of txs) {
+      for (const item of tx.notLanded) {
+        if (item.kind === 'fill' && item.status === 'failed' && item.fill) remaining++;
+        if (item.kind !== 'adjustment') continue;
+        // Amounts are decimal strings in a journal read back.
+        for (const move of item.moves) {
+          const amount = BigInt(move.amount);
+          if (move.kind === 'escrow') this.add(move.from, -amount);
+          else if (move.kind === 'release') this.add(move.to, amount);
+        }
+      }
+    }
+    this.run.remaining = remaining;
+  }
+
+  private add(wallet: Address, delta: bigint): void {
+    const deltas = this.run!.deltas;
+    deltas.set(wallet, (deltas.get(wallet) ?? 0n) + delta);
   }
 
   /**
@@ -65,16 +99,13 @@ export class SettlementItemStream {
     const run = this.run;
     this.run = null;
     if (!run) return [];
-    const item = (account: string, delta: bigint): SettlementItem => ({
-      id: `reversals:${run.seq}:${account}`,
+    const item = ([wallet, delta]: [Address, bigint]): SettlementItem => ({
+      id: `reversals:${run.seq}:${wallet}`,
       kind: 'adjustment',
-      moves: [adjustmentMove(this.walletOf(account), delta)],
+      moves: [adjustmentMove(wallet, delta)],
     });
-    const deltas = [...run.deltas].filter(([, delta]) => delta !== 0n);
-    return [
-      ...deltas.filter(([, delta]) => delta < 0n).map(([account, delta]) => item(account, delta)),
-      ...deltas.filter(([, delta]) => delta > 0n).map(([account, delta]) => item(account, delta)),
-    ];
+    const deltas = [...run.deltas];
+    return [...deltas.filter(([, d]) => d < 0n).map(item), ...deltas.filter(([, d]) => d > 0n).map(item)];
   }
 }
 

@@ -1,6 +1,7 @@
 import type { FillReversedEvent, PayoutEvent } from '../engine/index.js';
 import type { FillRecord } from '../records/records.js';
 import type { EscrowReceipt, SettlementInput } from '../sequencer/inputs.js';
+import { absorbsAdjustments } from '../settlement/settlement-items.js';
 import type { BatchProjection } from './batch-projection.js';
 import type { CommittedState, OutstandingItem, PositionKey, ProjectionWrites } from './projection-store.js';
 
@@ -64,6 +65,8 @@ export class SettlementProjection {
 
   /** A block's settlement receipts (`ts`: the entry's time). */
   receipts(input: SettlementInput, ts: number): void {
+    // After a failed fill, the adjustments that did not land go with its reversal's net items instead.
+    const absorbed = absorbsAdjustments(input.txs);
     for (const tx of input.txs) {
       const unpaid = new Set<string>();
       // Retried fills settled (landed, or failed: reversed): their accounts' watermarks may follow them.
@@ -78,6 +81,10 @@ export class SettlementProjection {
         if (item.kind === 'payout') unpaid.add(item.id);
         // A failed fill is reversed (its own entry follows) and never submitted again, also when it failed as
         // the retry of a skipped one; anything else is submitted again.
+        if (absorbed && item.kind === 'adjustment') {
+          if (this.outstanding.delete(item.id)) this.outstandingOps.push({ remove: item.id });
+          continue;
+        }
         if (item.kind === 'fill' && item.status === 'failed') {
           if (this.outstanding.has(item.id)) {
             settledRetry(item.id);
