@@ -142,6 +142,62 @@ describe('settlement driver: crashes', () => {
   });
 });
 
+describe('settlement driver: a start with receipts mined and not journaled', () => {
+  it('journals them before it submits anything, and counts only its own transactions under way', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    expect(await rig.settle()).toBe(true);
+    // A's deposit fails in the transaction the crash leaves mined and not journaled; B's bet after it is
+    // skipped; C's deposit and bet come while it is under way, never submitted.
+    await rig.chain.failNextSettlementItems('deposit', 1);
+    rig.credit('A', usd(10));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(50) });
+    await rig.turns();
+    rig.credit('C', usd(50));
+    rig.place({ id: 'c', account: 'C', tick: 400, size: usd(50), tif: 'IOC' });
+    const last = rig.h.seq;
+    await rig.crashAfterBlock();
+    // The receipt is journaled first: the retries go alone, before the entries after them.
+    const pending = rig.chain.pendingSettlements();
+    expect(pending.map((tx) => [tx.retries.map((i) => i.id), tx.items.length])).toEqual([
+      [[`deposit:${last - 3}`], 0],
+    ]);
+    expect(rig.driver.backlog()).toMatchObject({ inFlight: 1, outstandingItems: 1, queuedItems: 2 });
+    expect(rig.driver.isSettled(last)).toBe(false);
+    expect(await rig.settle()).toBe(true);
+    expectReceiptsJournaledOnce(rig);
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+
+  it('a resolution waits for the fills of a window submitted before the crash and mined after', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('B', usd(50));
+    rig.credit('C', usd(50));
+    expect(await rig.settle()).toBe(true);
+    rig.credit('A', usd(1));
+    await rig.turns();
+    // C's bet on M comes while A's deposit is under way; the crash leaves the deposit's receipt unjournaled.
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(50) });
+    rig.place({ id: 'c', account: 'C', tick: 400, size: usd(50), tif: 'IOC' });
+    await rig.crashAfterBlock();
+    rig.run({ type: 'closeMarket', marketHash: 'M' });
+    const closed = rig.h.seq;
+    await rig.turns();
+    // The bet's window is under way: the market's fills are not settled until its receipt.
+    expect(rig.chain.pendingSettlements()).toHaveLength(1);
+    expect(rig.driver.isSettled(closed)).toBe(false);
+    await rig.chain.failNextSettlementItems('escrow', 1);
+    expect(await rig.settle()).toBe(true);
+    expect(rig.driver.isSettled(closed)).toBe(true);
+    rig.run({ type: 'resolveMarket', marketHash: 'M', outcome: 1 });
+    expect(await rig.settle()).toBe(true);
+    // The fill failed and was reversed before the resolution: C's bet never paid out.
+    expect(rig.h.engine.balance('C')).toEqual({ available: usd(50), escrowed: 0n });
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+});
+
 describe('settlement driver: items to submit again', () => {
   it('a fill skipped behind a failed deposit that fails when retried is reversed once and never submitted again', async () => {
     const rig = await DriverRig.start();

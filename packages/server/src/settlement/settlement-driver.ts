@@ -65,8 +65,13 @@ export class SettlementDriver {
   private queue: SettlementItem[] = [];
   /** Items to submit again before anything else, in order. */
   private outstanding: SettlementItem[] = [];
-  /** Settlement transactions submitted whose receipts are not yet journaled, oldest first. */
-  private inFlight: SettlementBatch[] = [];
+  /**
+   * The driver's settlement transactions submitted whose receipts are not yet journaled, oldest first (the
+   * hash once the chain gave it). Receipts of transactions mined while the exchange was down are not among them.
+   */
+  private inFlight: { batch: SettlementBatch; hash: Hash | null }[] = [];
+  /** Receipts being journaled: nothing is submitted until they are (they may say what to submit again). */
+  private handingOn = 0;
   /** The last block whose receipts were handed on (or had none). */
   private seenBlock = 0;
   /** Receipts the sequencer refused: read back with the next committed batch. */
@@ -107,11 +112,7 @@ export class SettlementDriver {
       for (const item of this.items.push(entry)) this.queue.push(item);
     }
     this.queued = batch.lastSeq;
-    if (this.unjournaled && this.started && !this.stopped) {
-      this.unjournaled = false;
-      const head = this.o.chain.headNumber();
-      if (head > this.seenBlock) this.catchUp(head);
-    }
+    if (this.unjournaled && this.started && !this.stopped) this.catchUp(this.o.chain.headNumber());
     this.reconcileIfQuiet();
     this.kick();
   }
@@ -151,8 +152,9 @@ export class SettlementDriver {
     // Exact only while every transaction under way is still unmined (a mined one's receipt is not journaled
     // yet: the engine does not know what failed), and every journaled receipt's entries are followed.
     if (this.reconcileWaiters.length === 0 || this.queued < this.journaledThrough) return;
+    if (this.handingOn > 0 || this.unjournaled) return;
     if (this.o.chain.pendingSettlements().length !== this.inFlight.length) return;
-    const underWay = this.inFlight.flatMap((batch) => [...batch.retries, ...batch.items]);
+    const underWay = this.inFlight.flatMap(({ batch }) => [...batch.retries, ...batch.items]);
     const report = reconcile({
       engine: this.money,
       walletOf: this.o.walletOf,
@@ -201,7 +203,7 @@ export class SettlementDriver {
   }
 
   private settledThrough(): number {
-    const idle = this.inFlight.length === 0 && this.queue.length === 0 && this.outstanding.length === 0;
+    const idle = !this.busy() && this.queue.length === 0 && this.outstanding.length === 0;
     return idle ? this.derived() : this.settledSeq;
   }
 
@@ -220,7 +222,7 @@ export class SettlementDriver {
     for (const [account, money] of await this.o.feed.balances()) this.money.set(account, money);
     this.seenBlock = await this.o.feed.projectedBlock();
     const pending = this.o.chain.pendingSettlements();
-    this.inFlight = [...pending];
+    this.inFlight = pending.map((tx) => ({ batch: tx, hash: tx.hash }));
     for (const tx of pending) this.watch(tx.hash);
     const unsubscribe = this.o.chain.onBlock((block, receipts) => {
       if (!this.stopped) this.onBlock(block, receipts);
@@ -240,7 +242,7 @@ export class SettlementDriver {
    */
   async idle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight.length > 0 || this.queue.length > 0 || this.outstanding.length > 0) {
+    while (this.busy() || this.queue.length > 0 || this.outstanding.length > 0) {
       if (Date.now() >= deadline || this.stopped) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -257,7 +259,7 @@ export class SettlementDriver {
   }
 
   private kick(): void {
-    if (!this.started || this.stopped || this.inFlight.length > 0 || this.kickScheduled) return;
+    if (!this.started || this.stopped || this.busy() || this.kickScheduled) return;
     this.kickScheduled = true;
     // Once per turn: the batches of a turn go in one transaction.
     setImmediate(() => {
@@ -267,7 +269,7 @@ export class SettlementDriver {
   }
 
   private sendNext(): void {
-    if (this.stopped || this.inFlight.length > 0) return;
+    if (this.stopped || this.busy()) return;
     if (this.outstanding.length > 0) {
       // Alone: nothing after them goes before they land.
       this.send({
@@ -287,14 +289,26 @@ export class SettlementDriver {
     this.send({ firstSeq: this.submitted + 1, lastSeq: this.derived(), retries: [], items });
   }
 
+  /**
+   * A transaction under way, or receipts not journaled yet: the next transaction waits (after a start, the
+   * receipts of a transaction mined while the exchange was down may say what to submit again first).
+   */
+  private busy(): boolean {
+    return this.inFlight.length > 0 || this.handingOn > 0 || this.unjournaled;
+  }
+
   private send(batch: SettlementBatch): void {
-    this.inFlight.push(batch);
+    const underWay = { batch, hash: null as Hash | null };
+    this.inFlight.push(underWay);
     this.submitted = Math.max(this.submitted, batch.lastSeq);
     this.o.chain.submitSettlement(batch).then(
-      ({ txHash }) => this.watch(txHash),
+      ({ txHash }) => {
+        underWay.hash = txHash;
+        this.watch(txHash);
+      },
       (error: unknown) => {
         // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
-        this.inFlight = this.inFlight.filter((b) => b !== batch);
+        this.inFlight = this.inFlight.filter((b) => b !== underWay);
         this.o.onError(error);
       },
     );
@@ -327,6 +341,7 @@ export class SettlementDriver {
   }
 
   private catchUp(through: number): void {
+    this.unjournaled = false;
     const after = this.seenBlock;
     this.seenBlock = through;
     const receipts = [
@@ -354,11 +369,14 @@ export class SettlementDriver {
           inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
       }
     }
+    const hashes = settled.map((r) => r.transactionHash);
+    this.handingOn += 1;
     this.receiving = this.receiving.then(async () => {
       try {
         const entries = await this.o.submit(inputs);
         this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
       } catch (error) {
+        this.handingOn -= 1;
         // Not journaled (the sequencer's queue is full): every block after `after` is read back from the chain
         // with the next committed batch, or at the next block, whichever comes first. (No block may come: the
         // driver submits nothing until this receipt is journaled.)
@@ -367,18 +385,19 @@ export class SettlementDriver {
         this.o.onError(error);
         return;
       }
-      this.applied(txs);
+      this.handingOn -= 1;
+      this.applied(txs, hashes);
     });
   }
 
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
-  private applied(txs: readonly SettledTx[]): void {
+  private applied(txs: readonly SettledTx[], hashes: readonly Hash[]): void {
     // After a failed fill, the adjustments that did not land go with its reversal's net items instead.
     const absorbed = absorbsAdjustments(txs);
     const final = (item: NotLandedItem) => isFailedFill(item) || (absorbed && item.kind === 'adjustment');
+    // Under way no more (a transaction mined while the exchange was down never was).
+    this.inFlight = this.inFlight.filter(({ hash }) => hash === null || !hashes.includes(hash));
     for (const tx of txs) {
-      // Receipts come in submission order: this one is the oldest under way.
-      this.inFlight.shift();
       // Done with: what landed, and failed fills (the engine reverses them: a fill retried after a skip that
       // fails now must never be submitted again, or it would land after its reversal).
       const done = new Set(tx.landed.map((l) => l.id));

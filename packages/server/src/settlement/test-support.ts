@@ -76,6 +76,8 @@ export class DriverRig {
       walletOf,
       since: 1,
       submit: async (inputs) => {
+        // A commit takes its time (the sequencer's batch, its sync): other work of the event loop goes first.
+        await new Promise((resolve) => setImmediate(resolve));
         // A crashed driver's process is gone: it journals nothing more.
         if (this.crashed.has(driver)) throw new Error('the process is gone');
         if (this.refuseSubmissions > 0) {
