@@ -320,6 +320,54 @@ describe('settlement driver: an adjustment after a fill that fails with it', () 
   });
 });
 
+describe('settlement driver: a payout after refunds that counted on a failed fill', () => {
+  it('goes with that fill’s reversal, and its trade is paid once that lands', async () => {
+    const rig = await DriverRig.start();
+    for (const [account, amount] of [
+      ['B', 94],
+      ['C', 10],
+      ['D', 100],
+      ['E', 1_000],
+      ['F', 40],
+    ] as const)
+      rig.credit(account, usd(amount));
+    // C's bet against D on M3, resolved below; F's against D on M: the escrow pool holds 100.
+    rig.place({ id: 'd3', account: 'D', market: 'M3', one: false, tick: 400, size: usd(10) });
+    rig.place({ id: 'c3', account: 'C', market: 'M3', tick: 400, size: usd(10), tif: 'IOC' });
+    rig.place({ id: 'd1', account: 'D', market: 'M', one: false, tick: 400, size: usd(40) });
+    rig.place({ id: 'f1', account: 'F', market: 'M', tick: 400, size: usd(40), tif: 'IOC' });
+    rig.run({ type: 'closeMarket', marketHash: 'M3' });
+    expect(await rig.settle()).toBe(true);
+    // B and E bet against each other on M2, then each hedges: the second fill's refunds (92 to each, for 92
+    // escrowed) count on the first fill's stakes, whose escrow fails. C's payout comes after them.
+    await rig.chain.failNextSettlementItems('escrow', 1);
+    rig.place({ id: 'e1', account: 'E', market: 'M2', tick: 400, size: usd(48) });
+    rig.place({ id: 'b1', account: 'B', market: 'M2', one: false, tick: 400, size: usd(48), tif: 'IOC' });
+    rig.place({ id: 'e2', account: 'E', market: 'M2', one: false, tick: 400, size: usd(46) });
+    rig.place({ id: 'b2', account: 'B', market: 'M2', tick: 400, size: usd(46), tif: 'IOC' });
+    rig.run({ type: 'resolveMarket', marketHash: 'M3', outcome: 1 });
+    await rig.block();
+    const receipt = rig.journal.findLast((e) => e.input.kind === 'settlement')!;
+    const notLanded = receipt.input.kind === 'settlement' ? receipt.input.txs[0]!.notLanded : [];
+    expect(notLanded.map((i) => [i.kind, i.status, i.error])).toEqual([
+      ['fill', 'failed', 'INJECTED_FAULT'],
+      ['payout', 'failed', 'INSUFFICIENT_ESCROW'],
+    ]);
+    const paid = () =>
+      rig.db.prepare("SELECT paid_at IS NOT NULL FROM settlement_payouts WHERE account = 'C'").pluck().get();
+    expect(paid()).toBe(0);
+    // Not submitted again alone (the pool lacks what the reversal takes back into it): in C's net item.
+    expect(await rig.settle()).toBe(true);
+    expect(paid()).toBe(1);
+    expect(rig.db.prepare('SELECT id FROM settlement_outstanding').pluck().all()).toEqual([]);
+    expect(rig.h.engine.balance('C').available).toBe(usd(20));
+    await expectExact(rig, ['B', 'C', 'D', 'E', 'F']);
+    await rig.restartDriver();
+    expect(await rig.settle()).toBe(true);
+    await expectExact(rig, ['B', 'C', 'D', 'E', 'F']);
+  });
+});
+
 describe('settlement driver: receipts', () => {
   it('goes on when the block of its transaction is never announced and nothing else is mined', async () => {
     const rig = await DriverRig.start();

@@ -7,9 +7,10 @@ import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
 import type { SettlementFeed } from './settlement-feed.js';
 import {
-  absorbsAdjustments,
   fillToReverse,
+  isAbsorbed,
   SettlementItemStream,
+  startsReversals,
   type WalletOf,
 } from './settlement-items.js';
 
@@ -392,9 +393,9 @@ export class SettlementDriver {
 
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
   private applied(txs: readonly SettledTx[], hashes: readonly Hash[]): void {
-    // After a failed fill, the adjustments that did not land go with its reversal's net items instead.
-    const absorbed = absorbsAdjustments(txs);
-    const final = (item: NotLandedItem) => isFailedFill(item) || (absorbed && item.kind === 'adjustment');
+    // After a failed fill, the payouts and adjustments that did not land go in its reversal's net items.
+    const reversing = startsReversals(txs);
+    const final = (item: NotLandedItem) => isFailedFill(item) || (reversing && isAbsorbed(item));
     // Under way no more (a transaction mined while the exchange was down never was).
     this.inFlight = this.inFlight.filter(({ hash }) => hash === null || !hashes.includes(hash));
     for (const tx of txs) {

@@ -185,6 +185,24 @@ describe('settlement items of the reversals of one receipt', () => {
         moves: [{ kind: 'escrow', from: walletOf('A'), amount: 50n }],
       },
     ]);
+    // A payout goes in too; its wallet's item pays it, so there is one even when it nets to nothing.
+    const payout = {
+      id: 'payout:M3:A',
+      kind: 'payout' as const,
+      moves: [{ kind: 'release' as const, to: walletOf('A'), amount: '200' as unknown as bigint }],
+      status: 'failed' as const,
+      error: 'INSUFFICIENT_ESCROW',
+    };
+    const takeBack = {
+      ...repay,
+      id: 'repay:10:A',
+      moves: [{ ...repay.moves[0]!, amount: '200' as unknown as bigint }],
+    };
+    const second = receiptOf(h, [f2], [payout, takeBack]);
+    stream.push(second);
+    expect(stream.push(entry(h, { type: 'reverseFill', fill: f2 }))).toEqual([
+      { id: `reversals:${second.seq}:${walletOf('A')}`, kind: 'adjustment', moves: [] },
+    ]);
     // Without a failed fill, the receipt starts no run: its adjustments are submitted again as they are.
     expect(stream.push(receiptOf(h, [], [repay]))).toEqual([]);
     expect(stream.openSince()).toBeNull();

@@ -16,7 +16,8 @@ export class SqliteSettlementFeed implements SettlementFeed {
   }
 
   async outstanding(): Promise<SettlementItem[]> {
-    return (this.items.all() as string[]).map(parseItem);
+    // A payout kept until the net item it went in lands (`via`) is not submitted again itself.
+    return (this.items.all() as string[]).filter((json) => !isKeptPayout(json)).map(parseItem);
   }
 
   async projectedBlock(): Promise<number> {
@@ -45,4 +46,8 @@ function parseItem(json: string): SettlementItem {
     error?: string | null;
   };
   return { ...item, moves: item.moves.map((move) => ({ ...move, amount: BigInt(move.amount) })) };
+}
+
+function isKeptPayout(json: string): boolean {
+  return json.includes('"via"') && (JSON.parse(json) as { via?: string }).via !== undefined;
 }
