@@ -11,7 +11,7 @@ const ALL = [...BETTORS, 'E', 'F'];
 
 const step = fc.record({
   op: fc.constantFrom(
-    ...(['bet', 'bet', 'bet', 'bet', 'hedge', 'hedge', 'spend', 'debt', 'credit'] as const),
+    ...(['bet', 'bet', 'bet', 'bet', 'hedge', 'hedge', 'cross', 'spend', 'debt', 'credit'] as const),
     ...(['fault', 'fault', 'block', 'block', 'block', 'resolve'] as const),
     ...(['restart', 'crash', 'chain', 'drop', 'refuse'] as const),
   ),
@@ -80,6 +80,18 @@ describe('settlement driver against a real chain (property)', () => {
                     bet(account, 'M2', !s.one, usd(s.size));
                   }
                   break;
+                case 'cross': {
+                  // Two bettors against each other on M, then each hedges against the other: both get refunds
+                  // out of the same fill.
+                  if (!open('M')) break;
+                  const other = BETTORS[(s.account + 1) % BETTORS.length]!;
+                  const size = usd(s.size);
+                  rig.place({ id: `o${n++}`, account, market: 'M', one: s.one, tick: 400, size });
+                  bet(other, 'M', !s.one, size);
+                  rig.place({ id: `o${n++}`, account: other, market: 'M', one: s.one, tick: 400, size });
+                  bet(account, 'M', !s.one, size);
+                  break;
+                }
                 case 'spend': {
                   const all = rig.h.engine.balance(account).available;
                   if (all > 0n) bet(account, 'M3', s.one, all);

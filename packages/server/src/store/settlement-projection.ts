@@ -80,12 +80,12 @@ export class SettlementProjection {
       };
       for (const item of tx.notLanded) {
         if (item.kind === 'payout') unpaid.add(item.id);
-        // A failed fill is reversed (its own entry follows) and never submitted again, also when it failed as
-        // the retry of a skipped one; anything else is submitted again.
         if (reversing && isAbsorbed(item)) {
           this.absorb(item, seq);
           continue;
         }
+        // A failed fill is reversed (its own entry follows) and never submitted again, also when it failed as
+        // the retry of a skipped one; anything else is submitted again.
         if (item.kind === 'fill' && item.status === 'failed') {
           if (this.outstanding.has(item.id)) {
             settledRetry(item.id);
