@@ -356,8 +356,11 @@ describe('settlement driver: a payout after refunds that counted on a failed fil
     const paid = () =>
       rig.db.prepare("SELECT paid_at IS NOT NULL FROM settlement_payouts WHERE account = 'C'").pluck().get();
     expect(paid()).toBe(0);
-    // Not submitted again alone (the pool lacks what the reversal takes back into it): in C's net item.
+    // Not submitted again alone (the pool lacks what the reversal takes back into it): in C's net item, also
+    // after a start.
+    await rig.restartDriver();
     expect(await rig.settle()).toBe(true);
+    expect(submissionsOf(rig, 'payout:M3:C')).toBe(1);
     expect(paid()).toBe(1);
     expect(rig.db.prepare('SELECT id FROM settlement_outstanding').pluck().all()).toEqual([]);
     expect(rig.h.engine.balance('C').available).toBe(usd(20));

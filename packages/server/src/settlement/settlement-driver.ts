@@ -5,7 +5,7 @@ import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
 import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
-import type { SettlementFeed } from './settlement-feed.js';
+import { type SettlementFeed, toSubmitAgain } from './settlement-feed.js';
 import {
   fillToReverse,
   isAbsorbed,
@@ -217,7 +217,7 @@ export class SettlementDriver {
     this.started = true;
     // The journal ends here (a start hands on every entry first): reversals it lacks will never come.
     for (const item of this.items.close()) this.queue.push(item);
-    this.outstanding = await this.o.feed.outstanding();
+    this.outstanding = toSubmitAgain(await this.o.feed.outstanding());
     // The projections are at `queued` now: a start catches both up with the journal before this.
     this.money.clear();
     for (const [account, money] of await this.o.feed.balances()) this.money.set(account, money);

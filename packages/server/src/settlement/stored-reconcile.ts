@@ -4,7 +4,7 @@ import type { SettlementItem } from '../chain/settlement-types.js';
 import type { Journal } from '../sequencer/journal.js';
 import { recoverEngine } from '../sequencer/recovery.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
-import type { SettlementFeed } from './settlement-feed.js';
+import { type SettlementFeed, toSubmitAgain } from './settlement-feed.js';
 import { SettlementItemStream } from './settlement-items.js';
 
 /**
@@ -55,7 +55,7 @@ export async function reconcileStored(o: {
     walletOf,
     pool: o.chain.escrowAddress,
     chain: o.chain.balances(),
-    pending: [...underWay, ...(await o.feed.outstanding()), ...unsubmitted],
+    pending: [...underWay, ...toSubmitAgain(await o.feed.outstanding()), ...unsubmitted],
   });
   const unjournaledReceipts = o.chain.receiptsBetween(
     await o.feed.projectedBlock(),

@@ -149,7 +149,7 @@ export class SettlementProjection {
   /**
    * A payout or adjustment that did not land beside a failed fill goes in the net item of its wallet in the
    * run of reversals after `seq` (`SettlementItemStream`): not to submit again. A payout is kept, unpaid, with
-   * that item's id (`via`, never submitted: `SqliteSettlementFeed`) until it lands; so are the payouts of an
+   * that item's id (`via`, never submitted itself: `toSubmitAgain`) until it lands; so are the payouts of an
    * earlier net item taken in the same way.
    */
   private absorb(item: NotLandedItem, seq: number): void {

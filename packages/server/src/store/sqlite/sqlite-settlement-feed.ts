@@ -16,8 +16,7 @@ export class SqliteSettlementFeed implements SettlementFeed {
   }
 
   async outstanding(): Promise<SettlementItem[]> {
-    // A payout kept until the net item it went in lands (`via`) is not submitted again itself.
-    return (this.items.all() as string[]).filter((json) => !isKeptPayout(json)).map(parseItem);
+    return (this.items.all() as string[]).map(parseItem);
   }
 
   async projectedBlock(): Promise<number> {
@@ -46,8 +45,4 @@ function parseItem(json: string): SettlementItem {
     error?: string | null;
   };
   return { ...item, moves: item.moves.map((move) => ({ ...move, amount: BigInt(move.amount) })) };
-}
-
-function isKeptPayout(json: string): boolean {
-  return json.includes('"via"') && (JSON.parse(json) as { via?: string }).via !== undefined;
 }
