@@ -1,21 +1,27 @@
 import type { Chain, ChainHistory, SubmittedTx } from '../chain/chain.js';
-import type { Address, ChainBlock, ChainReceipt } from '../chain/chain-types.js';
+import type { Address, ChainBlock, ChainReceipt, Hash } from '../chain/chain-types.js';
 import type { SettlementBatch, SettlementItem, SettlementItemResult } from '../chain/settlement-types.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
 import { legacyEscrowsOf } from './legacy-escrows.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
-import type { SettlementFeed } from './settlement-feed.js';
-import { fillToReverse, settlementItems, type WalletOf } from './settlement-items.js';
+import { type SettlementFeed, toSubmitAgain } from './settlement-feed.js';
+import {
+  fillToReverse,
+  isAbsorbed,
+  SettlementItemStream,
+  startsReversals,
+  type WalletOf,
+} from './settlement-items.js';
 
 /** The chain as the driver uses it: settlement transactions, their cursor, blocks and stored receipts. */
-export type SettlementChain = Pick<Chain, 'onBlock' | 'escrowAddress'> &
+export type SettlementChain = Pick<Chain, 'onBlock' | 'waitForReceipt' | 'escrowAddress'> &
   ChainHistory & {
     submitSettlement(batch: SettlementBatch): Promise<SubmittedTx>;
     /** The highest `lastSeq` of a settlement transaction submitted (pending or mined); 0 before any. */
     settlementSubmittedThrough(): number;
     /** Settlement transactions submitted and not yet mined, oldest first. */
-    pendingSettlements(): readonly SettlementBatch[];
+    pendingSettlements(): readonly (SettlementBatch & { hash: Hash })[];
     /** Every wallet's and the escrow pool's mined balance. */
     balances(): ReadonlyMap<Address, bigint>;
   };
@@ -54,15 +60,23 @@ export type SettlementDriverOptions = {
 export class SettlementDriver {
   /** The last seq whose items are submitted (or had none). */
   private submitted: number;
-  /** The last seq whose items are derived (in `queue`, or submitted). */
+  /** The last seq handed on (its items in `queue` or submitted, but those of a run of reversals not all seen). */
   private queued: number;
+  private readonly items: SettlementItemStream;
   private queue: SettlementItem[] = [];
   /** Items to submit again before anything else, in order. */
   private outstanding: SettlementItem[] = [];
-  /** Settlement transactions submitted whose receipts are not yet journaled, oldest first. */
-  private inFlight: SettlementBatch[] = [];
+  /**
+   * The driver's settlement transactions submitted whose receipts are not yet journaled, oldest first (the
+   * hash once the chain gave it). Receipts of transactions mined while the exchange was down are not among them.
+   */
+  private inFlight: { batch: SettlementBatch; hash: Hash | null }[] = [];
+  /** Receipts being journaled: nothing is submitted until they are (they may say what to submit again). */
+  private handingOn = 0;
   /** The last block whose receipts were handed on (or had none). */
   private seenBlock = 0;
+  /** Receipts the sequencer refused: read back with the next committed batch. */
+  private unjournaled = false;
   /** Every item of the entries through this seq has landed or been reversed. */
   private settledSeq: number;
   private waiters: { seq: number; resolve: () => void }[] = [];
@@ -81,6 +95,7 @@ export class SettlementDriver {
     this.submitted = Math.max(o.chain.settlementSubmittedThrough(), o.since - 1);
     this.queued = this.submitted;
     this.settledSeq = this.submitted;
+    this.items = new SettlementItemStream(o.walletOf);
   }
 
   /** The last seq whose items are submitted: a start hands on the entries after it (`submitForBatch`). */
@@ -95,11 +110,18 @@ export class SettlementDriver {
       if (entry.seq <= this.queued) continue;
       this.follow(entry.events);
       if (entry.seq < this.o.since) continue;
-      for (const item of settlementItems(entry, this.o.walletOf)) this.queue.push(item);
+      for (const item of this.items.push(entry)) this.queue.push(item);
     }
     this.queued = batch.lastSeq;
+    if (this.unjournaled && this.started && !this.stopped) this.catchUp(this.o.chain.headNumber());
     this.reconcileIfQuiet();
     this.kick();
+  }
+
+  /** The last seq whose items are all derived: before a run of reversals whose net items are still to come. */
+  private derived(): number {
+    const open = this.items.openSince();
+    return open === null ? this.queued : open - 1;
   }
 
   /** The engine's money as the events leave it. */
@@ -131,8 +153,9 @@ export class SettlementDriver {
     // Exact only while every transaction under way is still unmined (a mined one's receipt is not journaled
     // yet: the engine does not know what failed), and every journaled receipt's entries are followed.
     if (this.reconcileWaiters.length === 0 || this.queued < this.journaledThrough) return;
+    if (this.handingOn > 0 || this.unjournaled) return;
     if (this.o.chain.pendingSettlements().length !== this.inFlight.length) return;
-    const underWay = this.inFlight.flatMap((batch) => [...batch.retries, ...batch.items]);
+    const underWay = this.inFlight.flatMap(({ batch }) => [...batch.retries, ...batch.items]);
     const report = reconcile({
       engine: this.money,
       walletOf: this.o.walletOf,
@@ -152,7 +175,8 @@ export class SettlementDriver {
       seq <= this.submitted ||
       this.inFlight.length > 0 ||
       this.queue.length > 0 ||
-      this.outstanding.length > 0
+      this.outstanding.length > 0 ||
+      this.items.openSince() !== null
     )
       return;
     this.send({ firstSeq: this.submitted + 1, lastSeq: seq, retries: [], items: [] });
@@ -180,8 +204,8 @@ export class SettlementDriver {
   }
 
   private settledThrough(): number {
-    const idle = this.inFlight.length === 0 && this.queue.length === 0 && this.outstanding.length === 0;
-    return idle ? this.queued : this.settledSeq;
+    const idle = !this.busy() && this.queue.length === 0 && this.outstanding.length === 0;
+    return idle ? this.derived() : this.settledSeq;
   }
 
   /**
@@ -191,12 +215,16 @@ export class SettlementDriver {
    */
   async start(): Promise<() => void> {
     this.started = true;
-    this.outstanding = await this.o.feed.outstanding();
+    // The journal ends here (a start hands on every entry first): reversals it lacks will never come.
+    for (const item of this.items.close()) this.queue.push(item);
+    this.outstanding = toSubmitAgain(await this.o.feed.outstanding());
     // The projections are at `queued` now: a start catches both up with the journal before this.
     this.money.clear();
     for (const [account, money] of await this.o.feed.balances()) this.money.set(account, money);
     this.seenBlock = await this.o.feed.projectedBlock();
-    this.inFlight = [...this.o.chain.pendingSettlements()];
+    const pending = this.o.chain.pendingSettlements();
+    this.inFlight = pending.map((tx) => ({ batch: tx, hash: tx.hash }));
+    for (const tx of pending) this.watch(tx.hash);
     const unsubscribe = this.o.chain.onBlock((block, receipts) => {
       if (!this.stopped) this.onBlock(block, receipts);
     });
@@ -215,7 +243,7 @@ export class SettlementDriver {
    */
   async idle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.inFlight.length > 0 || this.queue.length > 0 || this.outstanding.length > 0) {
+    while (this.busy() || this.queue.length > 0 || this.outstanding.length > 0) {
       if (Date.now() >= deadline || this.stopped) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -232,7 +260,7 @@ export class SettlementDriver {
   }
 
   private kick(): void {
-    if (!this.started || this.stopped || this.inFlight.length > 0 || this.kickScheduled) return;
+    if (!this.started || this.stopped || this.busy() || this.kickScheduled) return;
     this.kickScheduled = true;
     // Once per turn: the batches of a turn go in one transaction.
     setImmediate(() => {
@@ -242,7 +270,7 @@ export class SettlementDriver {
   }
 
   private sendNext(): void {
-    if (this.stopped || this.inFlight.length > 0) return;
+    if (this.stopped || this.busy()) return;
     if (this.outstanding.length > 0) {
       // Alone: nothing after them goes before they land.
       this.send({
@@ -259,17 +287,47 @@ export class SettlementDriver {
     }
     const items = this.queue;
     this.queue = [];
-    this.send({ firstSeq: this.submitted + 1, lastSeq: this.queued, retries: [], items });
+    this.send({ firstSeq: this.submitted + 1, lastSeq: this.derived(), retries: [], items });
+  }
+
+  /**
+   * A transaction under way, or receipts not journaled yet: the next transaction waits (after a start, the
+   * receipts of a transaction mined while the exchange was down may say what to submit again first).
+   */
+  private busy(): boolean {
+    return this.inFlight.length > 0 || this.handingOn > 0 || this.unjournaled;
   }
 
   private send(batch: SettlementBatch): void {
-    this.inFlight.push(batch);
+    const underWay = { batch, hash: null as Hash | null };
+    this.inFlight.push(underWay);
     this.submitted = Math.max(this.submitted, batch.lastSeq);
-    this.o.chain.submitSettlement(batch).catch((error: unknown) => {
-      // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
-      this.inFlight = this.inFlight.filter((b) => b !== batch);
-      this.o.onError(error);
-    });
+    this.o.chain.submitSettlement(batch).then(
+      ({ txHash }) => {
+        underWay.hash = txHash;
+        this.watch(txHash);
+      },
+      (error: unknown) => {
+        // The chain refused the transaction itself (a malformed batch: a bug); nothing was submitted.
+        this.inFlight = this.inFlight.filter((b) => b !== underWay);
+        this.o.onError(error);
+      },
+    );
+  }
+
+  /**
+   * Asks for a submitted transaction's receipt, besides following the blocks: when its block's announcement
+   * never comes (`dropNextBlockAnnouncement`, a listener that missed it), nothing else may ever be mined to
+   * reveal the gap (the driver submits nothing more until this receipt is journaled), so its block is read
+   * back from the chain at once.
+   */
+  private watch(txHash: Hash): void {
+    this.o.chain.waitForReceipt(txHash).then(
+      (receipt) => {
+        if (!this.stopped && receipt.blockNumber > this.seenBlock) this.catchUp(receipt.blockNumber);
+      },
+      (error: unknown) => this.o.onError(error),
+    );
   }
 
   private onBlock(block: ChainBlock, receipts: readonly ChainReceipt[]): void {
@@ -280,21 +338,25 @@ export class SettlementDriver {
       return;
     }
     this.seenBlock = block.number;
-    this.handOn(block.number, receipts);
+    this.handOn(block.number - 1, block.number, receipts);
   }
 
   private catchUp(through: number): void {
+    this.unjournaled = false;
     const after = this.seenBlock;
     this.seenBlock = through;
     const receipts = [
       ...this.o.chain.receiptsBetween(after, through, 'settle'),
       ...this.o.chain.receiptsBetween(after, through, 'escrow'),
     ].sort((x, y) => x.blockNumber - y.blockNumber || x.transactionIndex - y.transactionIndex);
-    this.handOn(through, receipts);
+    this.handOn(after, through, receipts);
   }
 
-  /** Journals the receipts of the blocks through `block` (settlement and legacy escrows); then the next transaction. */
-  private handOn(block: number, receipts: readonly ChainReceipt[]): void {
+  /**
+   * Journals the receipts of the blocks (after, block] (settlement and legacy escrows); then the next
+   * transaction.
+   */
+  private handOn(after: number, block: number, receipts: readonly ChainReceipt[]): void {
     const settled = receipts.filter((r): r is SettleReceipt => r.tx.kind === 'settle');
     const escrows = legacyEscrowsOf(receipts);
     if (settled.length === 0 && escrows.length === 0) return;
@@ -304,34 +366,46 @@ export class SettlementDriver {
     if (txs.length > 0) inputs.push({ kind: 'settlement', block, txs });
     for (const tx of txs) {
       for (const item of tx.notLanded) {
-        if (item.kind === 'fill' && item.status === 'failed' && item.fill)
+        if (isFailedFill(item) && item.fill)
           inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
       }
     }
-    const before = block - 1;
+    const hashes = settled.map((r) => r.transactionHash);
+    this.handingOn += 1;
     this.receiving = this.receiving.then(async () => {
       try {
         const entries = await this.o.submit(inputs);
         this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
       } catch (error) {
-        // Not journaled: the next block reads them back from the chain.
-        this.seenBlock = Math.min(this.seenBlock, before);
+        this.handingOn -= 1;
+        // Not journaled (the sequencer's queue is full): every block after `after` is read back from the chain
+        // with the next committed batch, or at the next block, whichever comes first. (No block may come: the
+        // driver submits nothing until this receipt is journaled.)
+        this.seenBlock = Math.min(this.seenBlock, after);
+        this.unjournaled = true;
         this.o.onError(error);
         return;
       }
-      this.applied(txs);
+      this.handingOn -= 1;
+      this.applied(txs, hashes);
     });
   }
 
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */
-  private applied(txs: readonly SettledTx[]): void {
+  private applied(txs: readonly SettledTx[], hashes: readonly Hash[]): void {
+    // After a failed fill, the payouts and adjustments that did not land go in its reversal's net items.
+    const reversing = startsReversals(txs);
+    const final = (item: NotLandedItem) => isFailedFill(item) || (reversing && isAbsorbed(item));
+    // Under way no more (a transaction mined while the exchange was down never was).
+    this.inFlight = this.inFlight.filter(({ hash }) => hash === null || !hashes.includes(hash));
     for (const tx of txs) {
-      // Receipts come in submission order: this one is the oldest under way.
-      this.inFlight.shift();
-      const landed = new Set(tx.landed.map((l) => l.id));
-      this.outstanding = this.outstanding.filter((item) => !landed.has(item.id));
+      // Done with: what landed, and failed fills (the engine reverses them: a fill retried after a skip that
+      // fails now must never be submitted again, or it would land after its reversal).
+      const done = new Set(tx.landed.map((l) => l.id));
+      for (const item of tx.notLanded) if (final(item)) done.add(item.id);
+      this.outstanding = this.outstanding.filter((item) => !done.has(item.id));
       for (const item of tx.notLanded) {
-        if (item.kind === 'fill' && item.status === 'failed') continue;
+        if (final(item)) continue;
         if (!this.outstanding.some((o) => o.id === item.id)) this.outstanding.push(withoutResult(item));
       }
       this.settledSeq = Math.max(this.settledSeq, tx.lastSeq);
@@ -369,6 +443,11 @@ function settledTx(receipt: SettleReceipt): SettledTx {
     } else if (i < tx.retries.length) landed.push({ id: item.id, kind: item.kind });
   });
   return { firstSeq: tx.firstSeq, lastSeq: tx.lastSeq, notLanded, landed };
+}
+
+/** A fill that failed is final: the engine reverses it. */
+function isFailedFill(item: NotLandedItem): boolean {
+  return item.kind === 'fill' && item.status === 'failed';
 }
 
 function withoutResult(item: NotLandedItem): SettlementItem {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Address } from '../chain/chain-types.js';
-import { fillsOf } from '../engine/index.js';
+import { type FillToReverse, fillsOf } from '../engine/index.js';
 import { Harness } from '../engine/test-support/harness.js';
-import type { AppliedEntry, SequencerInput } from '../sequencer/inputs.js';
-import { fillToReverse, settledFill, settlementItems } from './settlement-items.js';
+import type { AppliedEntry, NotLandedItem, SequencerInput } from '../sequencer/inputs.js';
+import { fillToReverse, SettlementItemStream, settledFill, settlementItems } from './settlement-items.js';
 
 const usd = (x: number) => BigInt(x) * 1_000_000n;
 const walletOf = (account: string) => `0x${account.padStart(40, '0')}` as Address;
@@ -105,5 +105,130 @@ describe('settlement items of a journal entry', () => {
       [`deposit:${credit.seq}`, 'mint', usd(30)],
       [`repay:${credit.seq}:A`, 'escrow', usd(30)],
     ]);
+  });
+});
+
+/** The `settlement` input of a receipt in which these fills failed (journaled at the harness's next seq). */
+function receiptOf(
+  h: Harness,
+  failed: readonly FillToReverse[],
+  others: readonly NotLandedItem[] = [],
+): AppliedEntry {
+  h.seq += 1;
+  const fills = failed.map((fill) => ({
+    id: `fill:${fill.matchId}`,
+    kind: 'fill' as const,
+    moves: [],
+    fill: settledFill(fill, 0),
+    status: 'failed' as const,
+    error: 'INJECTED_FAULT',
+  }));
+  const notLanded = [...fills, ...others];
+  return {
+    seq: h.seq,
+    ts: h.ts,
+    input: { kind: 'settlement', block: 1, txs: [{ firstSeq: 1, lastSeq: 0, notLanded, landed: [] }] },
+    events: [],
+  };
+}
+
+describe('settlement items of the reversals of one receipt', () => {
+  /** A hedges its back of 100 against B (f1) by laying 100 against C (f2), paid by f2's refund. */
+  function hedge() {
+    const h = Harness.standard({ A: usd(1_000), B: usd(1_000), C: usd(1_000) });
+    h.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(100) });
+    const [f1] = fillsOf(h.place({ id: 'a1', account: 'A', tick: 400, size: usd(100), tif: 'IOC' }));
+    h.place({ id: 'c', account: 'C', tick: 400, size: usd(100) });
+    const [f2] = fillsOf(
+      h.place({ id: 'a2', account: 'A', one: false, tick: 400, size: usd(100), tif: 'IOC' }),
+    );
+    return { h, f1: f1!, f2: f2! };
+  }
+
+  it('go as one net item per account, escrows first, once the last of them is seen', () => {
+    const { h, f1, f2 } = hedge();
+    const stream = new SettlementItemStream(walletOf);
+    const receipt = receiptOf(h, [f1, f2]);
+    expect(stream.push(receipt)).toEqual([]);
+    expect(stream.openSince()).toBe(receipt.seq);
+    // Alone, f1's reversal takes f2's refund (200) back from A's wallet, which never got it: f2 failed too.
+    const first = entry(h, { type: 'reverseFill', fill: f1 });
+    expect(settlementItems(first, walletOf).map((i) => [i.id, i.moves[0]!.kind])).toEqual([
+      [`adjust:${first.seq}:A`, 'escrow'],
+    ]);
+    expect(stream.push(first)).toEqual([]);
+    const second = entry(h, { type: 'reverseFill', fill: f2 });
+    // Together they move nothing: neither fill moved anything on the chain.
+    expect(stream.push(second)).toEqual([]);
+    expect(stream.openSince()).toBeNull();
+    expect(h.engine.balance('A')).toEqual({ available: usd(1_000), escrowed: 0n });
+  });
+
+  it('takes in the adjustments of the receipt that did not land: they may need what the failed fill would have paid', () => {
+    const { h, f2 } = hedge();
+    const stream = new SettlementItemStream(walletOf);
+    // A journal read back has the amounts of a receipt's items as decimal strings.
+    const repay = {
+      id: 'repay:9:A',
+      kind: 'adjustment' as const,
+      moves: [{ kind: 'escrow' as const, from: walletOf('A'), amount: '50' as unknown as bigint }],
+      status: 'failed' as const,
+      error: 'INSUFFICIENT_BALANCE',
+    };
+    const receipt = receiptOf(h, [f2], [repay]);
+    stream.push(receipt);
+    // f2's own reversal moves nothing (A is where it was before the hedge): the repayment alone is left.
+    expect(stream.push(entry(h, { type: 'reverseFill', fill: f2 }))).toEqual([
+      {
+        id: `reversals:${receipt.seq}:${walletOf('A')}`,
+        kind: 'adjustment',
+        moves: [{ kind: 'escrow', from: walletOf('A'), amount: 50n }],
+      },
+    ]);
+    // A payout goes in too; its wallet's item pays it, so there is one even when it nets to nothing.
+    const payout = {
+      id: 'payout:M3:A',
+      kind: 'payout' as const,
+      moves: [{ kind: 'release' as const, to: walletOf('A'), amount: '200' as unknown as bigint }],
+      status: 'failed' as const,
+      error: 'INSUFFICIENT_ESCROW',
+    };
+    const takeBack = {
+      ...repay,
+      id: 'repay:10:A',
+      moves: [{ ...repay.moves[0]!, amount: '200' as unknown as bigint }],
+    };
+    const second = receiptOf(h, [f2], [payout, takeBack]);
+    stream.push(second);
+    expect(stream.push(entry(h, { type: 'reverseFill', fill: f2 }))).toEqual([
+      { id: `reversals:${second.seq}:${walletOf('A')}`, kind: 'adjustment', moves: [] },
+    ]);
+    // Without a failed fill, the receipt starts no run: its adjustments are submitted again as they are.
+    expect(stream.push(receiptOf(h, [], [repay]))).toEqual([]);
+    expect(stream.openSince()).toBeNull();
+  });
+
+  it('a run ended early (a start, or any other entry) nets what it has; other entries keep their own ids', () => {
+    const { h, f1, f2 } = hedge();
+    const stream = new SettlementItemStream(walletOf);
+    stream.push(receiptOf(h, [f1, f2]));
+    stream.push(entry(h, { type: 'reverseFill', fill: f1 }));
+    const credit = entry(h, { type: 'credit', account: 'B', amount: usd(5) });
+    const receipt = h.seq - 2;
+    expect(stream.push(credit).map((i) => [i.id, i.moves[0]!.kind, i.moves[0]!.amount])).toEqual([
+      [`reversals:${receipt}:${walletOf('A')}`, 'escrow', usd(200)],
+      [`deposit:${credit.seq}`, 'mint', usd(5)],
+    ]);
+    // f2's reversal in a receipt of its own gives the 200 back.
+    const late = receiptOf(h, [f2]);
+    stream.push(late);
+    const items = stream.push(entry(h, { type: 'reverseFill', fill: f2 }));
+    expect(items.map((i) => [i.id, i.moves[0]!.kind, i.moves[0]!.amount])).toEqual([
+      [`reversals:${late.seq}:${walletOf('A')}`, 'release', usd(200)],
+    ]);
+    expect(stream.openSince()).toBeNull();
+    stream.push(receiptOf(h, [f1]));
+    expect(stream.close()).toEqual([]);
+    expect(stream.openSince()).toBeNull();
   });
 });

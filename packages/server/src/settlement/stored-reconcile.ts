@@ -4,8 +4,8 @@ import type { SettlementItem } from '../chain/settlement-types.js';
 import type { Journal } from '../sequencer/journal.js';
 import { recoverEngine } from '../sequencer/recovery.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
-import type { SettlementFeed } from './settlement-feed.js';
-import { settlementItems } from './settlement-items.js';
+import { type SettlementFeed, toSubmitAgain } from './settlement-feed.js';
+import { SettlementItemStream } from './settlement-items.js';
 
 /**
  * Reconciliation of a stopped exchange's data dir (`oddsbook replay`): the engine rebuilt from the journal
@@ -33,13 +33,14 @@ export async function reconcileStored(o: {
   const cursor = Math.max(o.chain.settlementSubmittedThrough(), since - 1);
   const walletOf = (account: string) => o.chain.proxyAddressFor(account as Address);
   const unsubmitted: SettlementItem[] = [];
+  const items = new SettlementItemStream(walletOf);
   const { engine } = await recoverEngine(o.journal, o.ladderSize, {
     after: cursor,
     onEntries: (entries) => {
-      for (const entry of entries)
-        if (entry.seq >= since) unsubmitted.push(...settlementItems(entry, walletOf));
+      for (const entry of entries) if (entry.seq >= since) unsubmitted.push(...items.push(entry));
     },
   });
+  unsubmitted.push(...items.close());
   const money = new Map<string, EngineMoney>();
   for (const [account, available, escrowed, owed] of engine.snapshot().accounts) {
     money.set(account, {
@@ -54,7 +55,7 @@ export async function reconcileStored(o: {
     walletOf,
     pool: o.chain.escrowAddress,
     chain: o.chain.balances(),
-    pending: [...underWay, ...(await o.feed.outstanding()), ...unsubmitted],
+    pending: [...underWay, ...toSubmitAgain(await o.feed.outstanding()), ...unsubmitted],
   });
   const unjournaledReceipts = o.chain.receiptsBetween(
     await o.feed.projectedBlock(),

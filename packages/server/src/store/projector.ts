@@ -133,7 +133,7 @@ export class Projector implements ProjectionWriter {
       else if (input.kind === 'escrows') {
         for (const escrow of input.escrows) settlement.escrow(escrow, ts);
         settlement.escrowBlock(input.block);
-      } else if (input.kind === 'settlement') settlement.receipts(input, ts);
+      } else if (input.kind === 'settlement') settlement.receipts(input, seq, ts);
       else if (input.kind === 'engine') {
         const place = input.command.type === 'place' ? input.command : null;
         for (const event of events) {

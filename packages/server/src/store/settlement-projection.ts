@@ -1,6 +1,8 @@
+import type { Address } from '../chain/chain-types.js';
 import type { FillReversedEvent, PayoutEvent } from '../engine/index.js';
 import type { FillRecord } from '../records/records.js';
-import type { EscrowReceipt, SettlementInput } from '../sequencer/inputs.js';
+import type { EscrowReceipt, NotLandedItem, SettlementInput } from '../sequencer/inputs.js';
+import { isAbsorbed, reversalsItemId, startsReversals } from '../settlement/settlement-items.js';
 import type { BatchProjection } from './batch-projection.js';
 import type { CommittedState, OutstandingItem, PositionKey, ProjectionWrites } from './projection-store.js';
 
@@ -62,14 +64,36 @@ export class SettlementProjection {
     this.resolved.add(marketHash);
   }
 
-  /** A block's settlement receipts (`ts`: the entry's time). */
-  receipts(input: SettlementInput, ts: number): void {
+  /** A block's settlement receipts (`seq`, `ts`: the entry's). */
+  receipts(input: SettlementInput, seq: number, ts: number): void {
+    // After a failed fill, the payouts and adjustments that did not land go in its reversals' net items.
+    const reversing = startsReversals(input.txs);
     for (const tx of input.txs) {
       const unpaid = new Set<string>();
+      // Retried fills settled (landed, or failed: reversed): their accounts' watermarks may follow them.
+      const retriedFills = new Map<string, number>();
+      const settledRetry = (id: string) => {
+        const fill = outstandingFill(this.outstanding.get(id));
+        for (const account of fill ? [fill.makerAccount, fill.takerAccount] : []) {
+          retriedFills.set(account, Math.max(retriedFills.get(account) ?? 0, fill!.seq));
+        }
+      };
       for (const item of tx.notLanded) {
         if (item.kind === 'payout') unpaid.add(item.id);
-        // A failed fill is reversed (its own entry follows); anything else is submitted again.
-        if (item.kind === 'fill' && item.status === 'failed') continue;
+        if (reversing && isAbsorbed(item)) {
+          this.absorb(item, seq);
+          continue;
+        }
+        // A failed fill is reversed (its own entry follows) and never submitted again, also when it failed as
+        // the retry of a skipped one; anything else is submitted again.
+        if (item.kind === 'fill' && item.status === 'failed') {
+          if (this.outstanding.has(item.id)) {
+            settledRetry(item.id);
+            this.outstanding.delete(item.id);
+            this.outstandingOps.push({ remove: item.id });
+          }
+          continue;
+        }
         if (!this.outstanding.has(item.id)) {
           const json = JSON.stringify(item, bigints);
           this.outstanding.set(item.id, json);
@@ -77,19 +101,22 @@ export class SettlementProjection {
         }
       }
       // Retried items that landed: a payout is paid; a fill lets its accounts' watermarks follow it.
-      const retriedFills = new Map<string, number>();
       for (const { id, kind } of tx.landed) {
         if (kind === 'payout') {
           const [, marketHash, account] = id.split(':');
           this.pay(marketHash!, account!, ts);
-        } else if (kind === 'fill') {
-          const fill = outstandingFill(this.outstanding.get(id));
-          for (const account of fill ? [fill.makerAccount, fill.takerAccount] : []) {
-            retriedFills.set(account, Math.max(retriedFills.get(account) ?? 0, fill!.seq));
-          }
-        }
+        } else if (kind === 'fill') settledRetry(id);
         this.outstanding.delete(id);
         this.outstandingOps.push({ remove: id });
+        this.payVia((via) => via === id, ts);
+      }
+      // Net items of runs of reversals in the window that landed pay the payouts they took in.
+      if (tx.firstSeq <= tx.lastSeq) {
+        const failed = new Set(tx.notLanded.map((item) => item.id));
+        this.payVia((via) => {
+          const run = Number(via.split(':')[1]);
+          return run >= tx.firstSeq && run <= tx.lastSeq && !failed.has(via);
+        }, ts);
       }
       // Accounts with a fill still outstanding: their watermark stays below the first one.
       const held = new Map<string, number>();
@@ -117,6 +144,47 @@ export class SettlementProjection {
       for (const [account, first] of held) this.raise(account, first - 1, ts);
     }
     this.moveBlock(input.block);
+  }
+
+  /**
+   * A payout or adjustment that did not land beside a failed fill goes in the net item of its wallet in the
+   * run of reversals after `seq` (`SettlementItemStream`): not to submit again. A payout is kept, unpaid, with
+   * that item's id (`via`, never submitted itself: `toSubmitAgain`) until it lands; so are the payouts of an
+   * earlier net item taken in the same way.
+   */
+  private absorb(item: NotLandedItem, seq: number): void {
+    if (this.outstanding.delete(item.id)) this.outstandingOps.push({ remove: item.id });
+    if (item.kind === 'payout') {
+      const release = item.moves.find((m) => m.kind === 'release')!;
+      const { status: _status, error: _error, ...payout } = item;
+      this.keep(item.id, { ...payout, via: reversalsItemId(seq, release.to as Address) });
+    }
+    for (const [id, json] of [...this.outstanding]) {
+      const payout = viaPayout(json);
+      if (payout?.via !== item.id) continue;
+      this.outstanding.delete(id);
+      this.outstandingOps.push({ remove: id });
+      const release = payout.moves.find((m) => m.kind === 'release')!;
+      this.keep(id, { ...payout, via: reversalsItemId(seq, release.to) });
+    }
+  }
+
+  private keep(id: string, item: object): void {
+    const json = JSON.stringify(item, bigints);
+    this.outstanding.set(id, json);
+    this.outstandingOps.push({ add: { id, item: json } });
+  }
+
+  /** Pays the payouts kept for a net item that landed. */
+  private payVia(landed: (via: string) => boolean, at: number): void {
+    for (const [id, json] of [...this.outstanding]) {
+      const payout = viaPayout(json);
+      if (!payout || !landed(payout.via)) continue;
+      const [, marketHash, account] = id.split(':');
+      this.pay(marketHash!, account!, at);
+      this.outstanding.delete(id);
+      this.outstandingOps.push({ remove: id });
+    }
   }
 
   /** A reversed fill: the match's rows FAILED, and the trades of those that were MATCHED. */
@@ -189,6 +257,13 @@ export class SettlementProjection {
     const lock = this.locks.get(account);
     if (!lock || throughSeq > lock.throughSeq) this.locks.set(account, { account, throughSeq, at });
   }
+}
+
+/** A payout kept until the net item it went in lands (`via`), or undefined. */
+function viaPayout(json: string) {
+  if (!json.includes('"via"')) return undefined;
+  const item = JSON.parse(json) as { via?: string; moves: { kind: string; to: Address }[] };
+  return item.via === undefined ? undefined : (item as typeof item & { via: string });
 }
 
 function outstandingFill(json: string | undefined) {

@@ -112,7 +112,8 @@ export class SqliteProjectionStore implements ProjectionStore {
       balance: p(`INSERT INTO balances (account, available, escrowed, updated_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (account) DO UPDATE SET available = excluded.available, escrowed = excluded.escrowed,
           updated_at = excluded.updated_at`),
-      owed: p(`INSERT INTO balances (account, available, escrowed, owed, updated_at) VALUES (?1, '0', '0', ?2, ?3)
+      // Anonymous parameters: better-sqlite3 does not bind numbered ones (?1) from positional values.
+      owed: p(`INSERT INTO balances (account, available, escrowed, owed, updated_at) VALUES (?, '0', '0', ?, ?)
         ON CONFLICT (account) DO UPDATE SET owed = excluded.owed, updated_at = excluded.updated_at`),
       upsertPosition: p(`INSERT INTO positions (market_hash, account, stake_one, stake_two, pot_one, pot_two,
           refunded) VALUES (?, ?, ?, ?, ?, ?, ?)
