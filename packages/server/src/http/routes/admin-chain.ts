@@ -111,7 +111,8 @@ export async function adminChainRoutes(app: ExchangeApp, exchange: Exchange): Pr
           'of a class fail (`escrow`: fills, reversed by the engine; `release`: adjustments, `payout`, ' +
           '`deposit`: submitted again until they land). `blocks`: `pause` stalls block production, `resume` ' +
           'restarts it. `dropNextReceipt`: the next block’s receipts are not announced (the exchange reads them ' +
-          'back at the block after). Answers the faults armed. 409 on a chain without fault injection.',
+          'back as soon as its own transaction’s receipt is there). Answers the faults armed. 409 on a chain without ' +
+          'fault injection.',
         security,
         tags,
         body: Type.Object(
