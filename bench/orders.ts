@@ -45,12 +45,13 @@
  * - BENCH_NODE_FLAGS: the servers' Node flags;
  * - BENCH_EXCHANGE_LOG=<file>: the exchange's stdout and stderr are written there after the run.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange/exchange.js';
 import { FILLS, toShownFill } from '../packages/server/src/store/sqlite/sqlite-trading-queries.js';
+import { formatSummary, summarizeProfile } from './lib/cpu-profile.js';
 import {
   type Child,
   exchangeArgs,
@@ -181,8 +182,10 @@ async function measured<R extends LoadResult>(
   const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
   const bytesPerOrder = (server.writeBytes() - bytesBefore) / Math.max(1, result.orders);
   // With BENCH_PROFILE, the phase's wall-clock window, to cut the server's CPU profile by phase.
-  if (process.env.BENCH_PROFILE) console.log(`phase window ${t0} ${Date.now()}`);
+  const window = { fromEpochMs: t0, untilEpochMs: Date.now() };
+  if (process.env.BENCH_PROFILE) console.log(`phase window ${window.fromEpochMs} ${window.untilEpochMs}`);
   return {
+    window,
     result,
     serverCpu,
     bytesPerOrder,
@@ -212,6 +215,31 @@ async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: numbe
   db.close();
   t.sort();
   return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+}
+
+/**
+ * With BENCH_PROFILE: the exchange's CPU profiles (one per thread: main, verifier, projector), summarized over
+ * each given phase's window, the profile's end lined up with the exchange's exit.
+ */
+function printProfiles(
+  dir: string,
+  pid: number,
+  exitEpochMs: number,
+  phases: ({ window: { fromEpochMs: number; untilEpochMs: number } } | null)[],
+) {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`))
+    .sort();
+  const names = ['(a)', '(x)', '(b)'];
+  for (const file of files) {
+    phases.forEach((p, i) => {
+      if (!p) return;
+      log(`CPU profile ${file}, phase ${names[i]}:`);
+      log(
+        formatSummary(summarizeProfile(join(dir, file), { ...p.window, endEpochMs: exitEpochMs, top: 12 })),
+      );
+    });
+  }
 }
 
 // ------------------------------------------------------------------ main
@@ -391,6 +419,9 @@ async function main() {
     }
     if (process.env.BENCH_PROFILE) console.log(`exchange stop ${Date.now()}`);
     await stopChild(exchange);
+    if (process.env.BENCH_PROFILE) {
+      printProfiles(process.env.BENCH_PROFILE, exchange.child.pid!, Date.now(), [a, x, b]);
+    }
 
     // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
     let ceilingRate: number | null = null;

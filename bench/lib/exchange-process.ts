@@ -127,7 +127,13 @@ export const exchangeEnv = (dataDir: string, port: number, adminToken: string): 
 export async function setUpExchange(
   base: string,
   traders: BenchTrader[],
-  options: { adminToken: string; markets: number; funds: bigint },
+  options: {
+    adminToken: string;
+    markets: number;
+    funds: bigint;
+    /** The fixtures' game time, unix seconds (default: a day from now). */
+    gameTime?: number;
+  },
 ) {
   const admin = { 'x-admin-token': options.adminToken };
   const { leagueId } = await call(
@@ -147,7 +153,7 @@ export async function setUpExchange(
         leagueId,
         teamOneName: `Alpha ${m}`,
         teamTwoName: `Beta ${m}`,
-        gameTime: Math.floor(Date.now() / 1000) + 86_400,
+        gameTime: options.gameTime ?? Math.floor(Date.now() / 1000) + 86_400,
       },
       admin,
     );
