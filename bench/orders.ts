@@ -112,6 +112,8 @@ type Row = {
   paced?: OpenLoopStats;
   /** Exchange phases only: the sequencer's group commits during the phase (from its /metrics). */
   commits?: GroupCommits;
+  /** The server's threads' CPU, µs per order, most first. */
+  threads: { tid: number; main: boolean; microsPerOrder: number }[];
 };
 
 function dbCounter(dataDir: string) {
@@ -120,6 +122,13 @@ function dbCounter(dataDir: string) {
   const orders = db.prepare('SELECT count(*) FROM orders').pluck();
   const refunds = db.prepare('SELECT count(*) FROM ce_refunds').pluck();
   const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
+  // Fills whose escrow has not landed yet (records/shown.ts: LOCKED once the account's lock passes the seq).
+  const unlocked = db
+    .prepare(
+      `SELECT count(*) FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account
+        WHERE f.status = 'MATCHED' AND (l.through_seq IS NULL OR f.seq > l.through_seq)`,
+    )
+    .pluck();
   const makerFills = db.prepare('SELECT count(*) FROM fills WHERE is_maker = 1').pluck();
   // Fills as they show (records/shown.ts: LOCKED once the account's escrows through the fill's seq landed).
   const shownFills = db.prepare(`SELECT * FROM ${FILLS}`);
@@ -138,20 +147,21 @@ function dbCounter(dataDir: string) {
     orders: () => orders.get() as number,
     refunds: () => refunds.get() as number,
     mempool: () => mempool.get() as number,
+    unlocked: () => unlocked.get() as number,
     close: () => db.close(),
   };
 }
 
 /**
- * Waits until the embedded chain has mined every escrow of the previous phase (and the exchange has applied
- * the receipts), so that each phase starts from a steady state instead of a backlog. Returns the seconds.
+ * Waits until the embedded chain has mined every escrow of the previous phase and the exchange has applied
+ * the receipts (every fill LOCKED), so that each phase starts from a steady state instead of a backlog.
+ * Returns the seconds (at most a minute).
  */
 async function settle(counter: ReturnType<typeof dbCounter>): Promise<number> {
   const started = performance.now();
-  while (counter.mempool() > 0 && performance.now() - started < 60_000) {
+  while ((counter.mempool() > 0 || counter.unlocked() > 0) && performance.now() - started < 60_000) {
     await new Promise((r) => setTimeout(r, 100));
   }
-  await new Promise((r) => setTimeout(r, 700)); // the block after the last one applies its receipts
   return (performance.now() - started) / 1000;
 }
 
@@ -178,14 +188,26 @@ async function measured<R extends LoadResult>(
   const makerFillsBefore = counter?.makerFills() ?? 0;
   const cpuBefore = server.cpuSeconds();
   const bytesBefore = server.writeBytes();
+  const threadsBefore = server.threadCpuSeconds();
   const result = await run();
+  const threadsAfter = server.threadCpuSeconds();
   const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
   const bytesPerOrder = (server.writeBytes() - bytesBefore) / Math.max(1, result.orders);
   // With BENCH_PROFILE, the phase's wall-clock window, to cut the server's CPU profile by phase.
   const window = { fromEpochMs: t0, untilEpochMs: Date.now() };
+  // Per thread: which of the server's threads spent the CPU (µs per order; the main thread's id is the pid).
+  const threads = [...threadsAfter]
+    .map(([tid, seconds]) => ({
+      tid,
+      main: tid === server.child.pid,
+      microsPerOrder: ((seconds - (threadsBefore.get(tid) ?? 0)) * 1e6) / Math.max(1, result.orders),
+    }))
+    .filter((t) => t.microsPerOrder >= 1)
+    .sort((a, b) => b.microsPerOrder - a.microsPerOrder);
   if (process.env.BENCH_PROFILE) console.log(`phase window ${window.fromEpochMs} ${window.untilEpochMs}`);
   return {
     window,
+    threads,
     result,
     serverCpu,
     bytesPerOrder,
@@ -564,6 +586,15 @@ async function main() {
       log(
         `  ${r.phase.padEnd(42)} from send p50 ${ms(percentile(l, 0.5))} p99 ${ms(percentile(l, 0.99))} max ${ms(l[l.length - 1] ?? Number.NaN)} ms; send delay p99 ${ms(percentile(p.sendDelays, 0.99))} max ${ms(p.sendDelays[p.sendDelays.length - 1] ?? Number.NaN)} ms, ${p.late} late (> ${LATE_MS} ms), ${p.waitedForConnection} waited for a connection; ${p.connections} connections, ${p.maxInFlight} max in flight; generator CPU ${fmt(p.generatorCpuMicrosPerRequest)} µs/request; answered ${p.wallSeconds.toFixed(1)} s after the first send`,
       );
+    }
+    log('');
+    log(
+      "CPU µs per order by thread (/proc/<pid>/task; main = the event loop's; the others by id: verifier, projector, WAL checkpointers, libuv's pool, V8's GC helpers)",
+    );
+    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
+      if (r.result.requestsPerSecond < 500) continue; // paced phases at low rates: idle threads dominate
+      const t = r.threads.slice(0, 8).map((x) => `${x.main ? 'main' : x.tid} ${fmt(x.microsPerOrder)}`);
+      log(`  ${r.phase.padEnd(42)} ${t.join(', ')}`);
     }
     log('');
     log(

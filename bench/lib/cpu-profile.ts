@@ -4,6 +4,7 @@
  * Self time of a sample is the time to the next one (the last sample's is the profile's end).
  *
  * As a command: node --import tsx bench/lib/cpu-profile.ts <file.cpuprofile> [--from <ms>] [--until <ms>] [--top <n>]
+ * (or a wall-clock window: --end-epoch <ms> --from-epoch <ms> --until-epoch <ms>).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -145,11 +146,17 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     return at >= 0 ? Number(rest[at + 1]) : undefined;
   };
   const options: ProfileWindow = {};
-  const fromMs = flag('--from');
-  const untilMs = flag('--until');
-  const topN = flag('--top');
-  if (fromMs !== undefined) options.fromMs = fromMs;
-  if (untilMs !== undefined) options.untilMs = untilMs;
-  if (topN !== undefined) options.top = topN;
+  const flags = {
+    fromMs: '--from',
+    untilMs: '--until',
+    top: '--top',
+    endEpochMs: '--end-epoch',
+    fromEpochMs: '--from-epoch',
+    untilEpochMs: '--until-epoch',
+  } as const;
+  for (const [key, name] of Object.entries(flags) as [keyof typeof flags, string][]) {
+    const value = flag(name);
+    if (value !== undefined) options[key] = value;
+  }
   console.log(formatSummary(summarizeProfile(file, options)));
 }
