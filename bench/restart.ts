@@ -206,7 +206,7 @@ async function timedStart(
   dataDir: string,
   marketHash: string | null,
   flags: readonly string[] = [],
-  /** Wait for the projector to catch up before stopping, and let a stop that is not clean be reported. */
+  /** Wait for the projector to catch up before stopping. */
   settle = false,
 ): Promise<Start> {
   const port = randomPort();
@@ -253,10 +253,14 @@ async function timedStart(
   if (settle) await projected(base);
   const stop = await cleanStop(child);
   process.off('exit', killOnExit);
-  if (stop.code !== 0 && !settle)
-    throw new Error(`the exchange did not stop cleanly (${stop.code}):\n${output.slice(-3000)}`);
+  // A stop that is not clean (the shutdown's 10 s cap) is reported, not fatal: the next start replays
+  // what came after the last checkpoint, and its time shows it.
   return { healthMs, bookMs, spawnedAt, answeredAt, rssBytes, stop, exitedAt: Date.now() };
 }
+
+/** How a start's stop went: SIGTERM to exit, and whether it was clean (exit 0). */
+const stopText = (start: Start) =>
+  `stop ${s2(start.stop.ms)} s${start.stop.code === 0 ? '' : ` NOT CLEAN (exit ${start.stop.code})`}`;
 
 async function main() {
   const started = performance.now();
@@ -308,14 +312,14 @@ async function main() {
     );
     const empty = await timedStart(emptyDir, null);
     log(
-      `  empty data dir (reference):    health ${s2(empty.healthMs)} s; RSS ${fmt(empty.rssBytes / 2 ** 20)} MB; stop ${s2(empty.stop.ms)} s`,
+      `  empty data dir (reference):    health ${s2(empty.healthMs)} s; RSS ${fmt(empty.rssBytes / 2 ** 20)} MB; ${stopText(empty)}`,
     );
     const starts: Start[] = [];
     for (let run = 1; run <= RUNS; run++) {
       const start = await timedStart(dataDir, market);
       starts.push(start);
       log(
-        `  ${fmt(RESTING)} resting, run ${run}:   health ${s2(start.healthMs)} s, book ${s2(start.bookMs)} s; RSS ${fmt(start.rssBytes / 2 ** 20)} MB; clean stop ${s2(start.stop.ms)} s; load avg ${loadavg()[0]!.toFixed(2)}`,
+        `  ${fmt(RESTING)} resting, run ${run}:   health ${s2(start.healthMs)} s, book ${s2(start.bookMs)} s; RSS ${fmt(start.rssBytes / 2 ** 20)} MB; ${stopText(start)}; load avg ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     const health = starts.map((s) => s.healthMs).sort((a, b) => a - b);
@@ -328,7 +332,7 @@ async function main() {
       .sort();
     log('');
     log(
-      `profiled start (node --cpu-prof): health ${s2(profiled.healthMs)} s; ${files.length} profile(s) in ${profileDir}, from the spawn to the first answer:`,
+      `profiled start (node --cpu-prof): health ${s2(profiled.healthMs)} s, ${stopText(profiled)}; ${files.length} profile(s) in ${profileDir}, from the spawn to the first answer:`,
     );
     // The main thread in full; the others (module loader hooks, verifier, projector, checkpointer) in a line.
     for (const file of files) {
