@@ -275,6 +275,7 @@ async function main() {
   const markerFile = join(benchDir, 'bench-restart.json');
   const emptyDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-empty-'));
   const profileDir = process.env.BENCH_PROFILE ?? mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-prof-'));
+  mkdirSync(profileDir, { recursive: true });
   try {
     let filled: Filled;
     if (existsSync(markerFile)) {
@@ -357,7 +358,7 @@ async function main() {
     }
     log('');
     log(
-      `restart: ${fmt(RESTING)} resting orders, start to first answer ${health.map((h) => s2(h)).join(', ')} s (median ${s2(health[Math.floor(health.length / 2)]!)}; empty data dir ${s2(empty.healthMs)} s); target <= 5 s; load avg now ${loadavg()[0]!.toFixed(2)}; run took ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      `restart: ${fmt(RESTING)} resting orders, start to first answer ${health.map((h) => s2(h)).join(', ')} s (median ${health.length > 0 ? s2(health[Math.floor(health.length / 2)]!) : '-'}; empty data dir ${s2(empty.healthMs)} s); target <= 5 s; load avg now ${loadavg()[0]!.toFixed(2)}; run took ${((performance.now() - started) / 1000).toFixed(0)} s`,
     );
   } finally {
     if (!kept) rmSync(benchDir, { recursive: true, force: true });
