@@ -74,6 +74,9 @@ try {
   const engine = new Engine({ ladderSize: LADDER });
   for (const marketHash of markets)
     engine.apply({ type: 'openMarket', marketHash, eventId: 'E1', seq: ++seq, ts: 1 });
+  // Funds first: the engine refuses an order its account cannot cover.
+  for (const account of accounts)
+    engine.apply({ type: 'credit', account, amount: 10n ** 18n, seq: ++seq, ts: 1 });
   for (let n = 1; n <= RESTING; n++) engine.apply({ ...restingOrder(n), seq: ++seq, ts: 2 });
   const perOrder = ((heapMb() - heapBefore) * 2 ** 20) / RESTING;
   console.log(
