@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { OrderDomain } from '@oddsbook/protocol';
 import { call } from './exchange-call.js';
@@ -16,7 +16,20 @@ export type Child = {
   writeBytes: () => number;
   /** Resident set size in bytes (/proc/<pid>/status VmRSS). */
   rssBytes: () => number;
+  /** CPU seconds of each thread by thread id (/proc/<pid>/task; the main thread's id is the pid). */
+  threadCpuSeconds: () => Map<number, number>;
 };
+
+function procThreadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      out.set(Number(tid), procCpuSeconds(pid, Number(tid)));
+  } catch {
+    // gone
+  }
+  return out;
+}
 
 /** Bytes the process caused to be written to storage (/proc/<pid>/io `write_bytes`). */
 function procWriteBytes(pid: number): number {
@@ -27,9 +40,10 @@ function procWriteBytes(pid: number): number {
   }
 }
 
-function procCpuSeconds(pid: number): number {
+function procCpuSeconds(pid: number, tid?: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+    const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, clock ticks
   } catch {
     return Number.NaN;
@@ -83,6 +97,7 @@ export async function startChild(
     cpuSeconds: () => procCpuSeconds(child.pid!),
     writeBytes: () => procWriteBytes(child.pid!),
     rssBytes: () => procRssBytes(child.pid!),
+    threadCpuSeconds: () => procThreadCpuSeconds(child.pid!),
   };
 }
 
@@ -127,7 +142,13 @@ export const exchangeEnv = (dataDir: string, port: number, adminToken: string): 
 export async function setUpExchange(
   base: string,
   traders: BenchTrader[],
-  options: { adminToken: string; markets: number; funds: bigint },
+  options: {
+    adminToken: string;
+    markets: number;
+    funds: bigint;
+    /** The fixtures' game time, unix seconds (default: a day from now). */
+    gameTime?: number;
+  },
 ) {
   const admin = { 'x-admin-token': options.adminToken };
   const { leagueId } = await call(
@@ -147,7 +168,7 @@ export async function setUpExchange(
         leagueId,
         teamOneName: `Alpha ${m}`,
         teamTwoName: `Beta ${m}`,
-        gameTime: Math.floor(Date.now() / 1000) + 86_400,
+        gameTime: options.gameTime ?? Math.floor(Date.now() / 1000) + 86_400,
       },
       admin,
     );

@@ -127,6 +127,62 @@ export function createOrderSigner(options: {
   return { sign, signTerms, requests };
 }
 
+/** A crossing flow's maker size: every maker rests this stake, a taker takes a whole number of them. */
+export const CROSSING_MAKER_SIZE = 1_000_000n;
+/** How many makers each taker of the crossing flow takes, in turn (mean 1.8 against 2 makers placed per taker). */
+const CROSSING_TAKES = [1, 2, 3, 1, 2] as const;
+
+/**
+ * The crossing flow of issue 35, 1-order requests: of every three, two are resting makers (GTC, outcome one,
+ * at even money, tick 400, stake CROSSING_MAKER_SIZE) and one is an IOC taker (outcome two, tick 404, which
+ * crosses them) whose stake takes exactly 1, 2 or 3 whole makers in turn (at even money a taker's stake
+ * matches a maker's one for one, so there are no remnants). Makers are the even traders, takers the odd ones
+ * (no self-trade), markets in turn; the makers slightly outnumber what the takers take, so the book neither
+ * empties nor grows fast. Use markets no other flow trades (another flow's resting orders would change who
+ * crosses whom).
+ */
+export function createCrossingFlow(
+  signer: ReturnType<typeof createOrderSigner>,
+  traders: readonly BenchTrader[],
+  marketHashes: readonly string[],
+) {
+  const makers = traders.filter((t) => t.isOne);
+  const takers = traders.filter((t) => !t.isOne);
+  let n = 0;
+  let taken = 0;
+  const next = (extra: Record<string, unknown>): BenchRequest => {
+    const i = n++;
+    // A maker and a taker on one market in turn: markets rotate every three requests.
+    const marketHash = marketHashes[Math.floor(i / 3) % marketHashes.length]!;
+    const isTaker = i % 3 === 2;
+    const trader = isTaker ? takers[Math.floor(i / 3) % takers.length]! : makers[i % makers.length]!;
+    const { orderId: _, ...order } = signer.signTerms(
+      trader,
+      isTaker
+        ? {
+            marketHash,
+            isMakerBettingOutcomeOne: false,
+            tick: 404,
+            totalBetSize: CROSSING_MAKER_SIZE * BigInt(CROSSING_TAKES[taken++ % CROSSING_TAKES.length]!),
+            timeInForce: 'IOC',
+          }
+        : {
+            marketHash,
+            isMakerBettingOutcomeOne: true,
+            tick: 400,
+            totalBetSize: CROSSING_MAKER_SIZE,
+            timeInForce: 'GTC',
+          },
+    );
+    return { body: JSON.stringify({ orders: [order], ...extra }), apiKey: trader.apiKey };
+  };
+  return {
+    /** The next `count` requests of the flow. */
+    requests: (count: number, extra: Record<string, unknown> = {}) =>
+      Array.from({ length: count }, () => next(extra)),
+  };
+}
+
 /** Cross-checks natively signed orders against viem's `recoverTypedDataAddress`. */
 export async function crossCheckWithViem(
   domain: OrderDomain,

@@ -180,7 +180,9 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     }
   });
 
-  let lastCheckpointSeq = (await journal.latestCheckpoint())?.seq ?? 0;
+  // The checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are some
+  // 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
+  let lastCheckpointSeq = recovery.checkpointSeq;
   const checkpoint = async () => {
     const seq = sequencer.lastSeq;
     if (seq === lastCheckpointSeq) return;
