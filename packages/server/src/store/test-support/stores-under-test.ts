@@ -4,20 +4,32 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, it } from 'vitest';
 import type { Journal } from '../../sequencer/journal.js';
+import type { SettlementFeed } from '../../settlement/settlement-feed.js';
 import { openPostgres } from '../postgres/postgres-database.js';
 import { PostgresJournal } from '../postgres/postgres-journal.js';
+import { PostgresProjectionStore } from '../postgres/postgres-projection-store.js';
+import { PostgresSettlementFeed } from '../postgres/postgres-settlement-feed.js';
 import { createPostgresStore } from '../postgres/postgres-store.js';
+import { PostgresTradingQueries } from '../postgres/postgres-trading-queries.js';
+import type { ProjectionStore } from '../projection-store.js';
 import { openDatabase } from '../sqlite/open-database.js';
 import { JOURNAL_FILE, openJournalDatabase } from '../sqlite/open-journal.js';
 import { SqliteJournal } from '../sqlite/sqlite-journal.js';
+import { SqliteProjectionStore } from '../sqlite/sqlite-projection-store.js';
+import { SqliteSettlementFeed } from '../sqlite/sqlite-settlement-feed.js';
 import { createSqliteStore } from '../sqlite/sqlite-store.js';
+import { SqliteTradingQueries } from '../sqlite/sqlite-trading-queries.js';
 import type { Store } from '../store.js';
+import type { TradingReads } from '../trading-reads.js';
 import { createTestDatabase, postgresForTests } from './postgres-test-database.js';
 
 /** Every storage port of one store, opened on one set of data, with what the conformance tests do to it. */
 export type PortsUnderTest = {
   readonly store: Store;
   readonly journal: Journal;
+  readonly projections: ProjectionStore;
+  readonly reads: TradingReads;
+  readonly feed: SettlementFeed;
   /** Rows of a table, counted in the database itself. */
   count(table: string): Promise<number>;
   /** From now on, writing a browser session fails (with the message 'full'). */
@@ -80,6 +92,9 @@ function openSqlitePorts(dir: string): PortsUnderTest {
   return {
     store,
     journal,
+    projections: new SqliteProjectionStore(db),
+    reads: new SqliteTradingQueries(db),
+    feed: new SqliteSettlementFeed(db),
     async count(table) {
       const on = journalTables.has(table) ? journalDb : db;
       return on.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
@@ -114,12 +129,17 @@ async function openPostgresPorts(url: string): Promise<PortsUnderTest> {
   const database = await openPostgres({ url, poolSize: 4 });
   const store = createPostgresStore(database);
   const journal = await PostgresJournal.open(database.pool);
+  const projections = await PostgresProjectionStore.open(database);
   const close = async () => {
+    await projections.close();
     await store.close();
   };
   return {
     store,
     journal,
+    projections,
+    reads: new PostgresTradingQueries(database.pool),
+    feed: new PostgresSettlementFeed(database.pool),
     async count(table) {
       const { rows } = await database.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
       return rows[0]!.n;
