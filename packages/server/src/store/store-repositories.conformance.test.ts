@@ -270,6 +270,15 @@ describe.each(stores)('accounts, API keys and the catalog on $name', (store) => 
     expect(await catalog.getLiveScore(eventId)).toEqual({ ...score, teamTwoScore: 2, updatedAt: 7 });
     expect(await catalog.getLiveScores([eventId, 'L9'])).toHaveLength(1);
     expect(await catalog.getLiveScore('L9')).toBeNull();
+    // Values no row holds (a NUL, an id beyond INTEGER) match nothing, on every store.
+    expect(await catalog.getMarket(`${hash(3)}\u0000`)).toBeNull();
+    expect(await catalog.resolveMarket(`${hash(3)}\u0000`, 1, 1)).toBeNull();
+    expect(await catalog.updateFixtureStatus(`${eventId}\u0000`, 3, 1)).toBeNull();
+    expect(await catalog.searchFixtures({ text: 'a\u0000', statuses: [2], limit: 5 })).toEqual([]);
+    expect(await catalog.getLeague(2 ** 40)).toBeNull();
+    expect(await catalog.listTeams({ leagueId: 1.5 })).toEqual([]);
+    expect(await catalog.listMarkets({ fixtureStatuses: [2], leagueId: 2 ** 40, limit: 5 })).toEqual([]);
+    expect(await catalog.hasMainLine(eventId, 2 ** 40)).toBe(false);
   });
 });
 

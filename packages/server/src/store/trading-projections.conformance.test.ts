@@ -70,6 +70,12 @@ describe.each(stores)('the trading projections on $name', (store) => {
     expect(locked.map((t) => t.marketHash)).toEqual([M2, M2]);
     expect(locked.every((t) => t.marketHasRefunds)).toBe(true);
     expect(await reads.settlements()).toEqual([{ marketHash: M, outcome: 1 }]);
+    // A value no row can hold (PostgreSQL text has no NUL) matches nothing, on every store.
+    expect(await reads.fills(A, { orderId: 'o\u0000' }, fillListing(true), all)).toEqual([]);
+    expect(await reads.getOrderByClientId(A, 'tag-1\u0000')).toBeNull();
+    expect(await reads.trades(A, { marketHash: `${M}\u0000` }, tradeListing(true), all)).toEqual([]);
+    const noRefunds = { sortAsc: true, offset: 0, limit: 5, eventsOffset: 0, eventsLimit: 5 };
+    expect(await reads.refunds(A, { fillId: '\u0000' }, noRefunds)).toEqual({ markets: [], count: 0 });
   });
 
   it('keep refunds, positions, and what the settlement driver reads back', async () => {

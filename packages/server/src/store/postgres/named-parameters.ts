@@ -26,3 +26,13 @@ export function named(text: string, params: Record<string, unknown>): { text: st
     }),
   };
 }
+
+/**
+ * Whether a value holds a NUL character: PostgreSQL text cannot, so such a value equals no stored one
+ * (a read answers nothing for it, where the query would fail).
+ */
+export function holdsNul(values: readonly unknown[]): boolean {
+  return values.some((value) =>
+    typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && holdsNul(value),
+  );
+}

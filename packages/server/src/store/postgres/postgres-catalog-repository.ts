@@ -9,6 +9,7 @@ import type {
   TeamRecord,
 } from '../repositories.js';
 import { foldForSearch } from '../search-folding.js';
+import { holdsNul } from './named-parameters.js';
 import { inTransaction } from './transaction.js';
 
 type LeagueRow = {
@@ -151,10 +152,17 @@ const toLiveScore = (row: LiveScoreRow): LiveScoreRecord => ({
   updatedAt: row.updated_at,
 });
 
+/**
+ * Ids, statuses and types are INTEGER columns: a number that no INTEGER holds (a request's 1e30 or 1.5)
+ * matches nothing, as SQLite's comparison of mixed numbers answers, instead of failing the query.
+ */
+const isInteger = (n: number) => Number.isInteger(n) && n >= -2_147_483_648 && n <= 2_147_483_647;
+const integers = (list: readonly number[]) => list.filter(isInteger);
+
 /** The sports catalog on PostgreSQL. Lists of ids are passed as one array parameter (`= ANY($n)`). */
 export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
   const rows = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> =>
-    (await pool.query<R>(text, values)).rows;
+    holdsNul(values) ? [] : (await pool.query<R>(text, values)).rows;
   const selectFixture = `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS} WHERE f.event_id = $1`;
   const getMarket = async (marketHash: string) => {
     const [row] = await rows<MarketRow>(`${MARKET_SELECT} WHERE m.market_hash = $1`, [
@@ -172,6 +180,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       ).map((r) => ({ sportId: r.sport_id, label: r.label }));
     },
     async getSport(sportId) {
+      if (!isInteger(sportId)) return null;
       const [row] = await rows<{ sport_id: number; label: string }>(
         'SELECT sport_id, label FROM sports WHERE sport_id = $1',
         [sportId],
@@ -188,6 +197,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return row ? toLeague(row) : null;
     },
     async getLeague(leagueId) {
+      if (!isInteger(leagueId)) return null;
       const [row] = await rows<LeagueRow>('SELECT * FROM leagues WHERE league_id = $1', [leagueId]);
       return row ? toLeague(row) : null;
     },
@@ -201,7 +211,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
            FROM markets m JOIN fixtures f ON f.event_id = m.event_id
            WHERE m.status = 'ACTIVE' AND f.status = ANY($1::int[])
            GROUP BY f.league_id, m.type ORDER BY f.league_id, m.type`,
-          [fixtureStatuses],
+          [integers(fixtureStatuses)],
         )
       ).map((r) => ({ leagueId: r.league_id, type: r.type, events: r.events }));
     },
@@ -209,7 +219,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return (
         await rows<{ league_id: number }>(
           'SELECT DISTINCT league_id FROM fixtures WHERE status = ANY($1::int[]) ORDER BY league_id',
-          [fixtureStatuses],
+          [integers(fixtureStatuses)],
         )
       ).map((r) => r.league_id);
     },
@@ -227,6 +237,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return toTeam(row!);
     },
     async listTeams(filter) {
+      if (filter.leagueId !== undefined && !isInteger(filter.leagueId)) return [];
       const list =
         filter.leagueId === undefined
           ? await rows<TeamRow>('SELECT team_id, league_id, name, created_at FROM teams ORDER BY team_id')
@@ -253,8 +264,10 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return row ? toFixture(row) : null;
     },
     async listFixtures(filter) {
+      if (filter.leagueId !== undefined && !isInteger(filter.leagueId)) return [];
+      if (filter.sportId !== undefined && !isInteger(filter.sportId)) return [];
       const where = ['f.status = ANY($1::int[])'];
-      const values: unknown[] = [filter.statuses];
+      const values: unknown[] = [integers(filter.statuses)];
       if (filter.leagueId !== undefined) {
         values.push(filter.leagueId);
         where.push(`f.league_id = $${values.length}`);
@@ -284,6 +297,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return (await rows<{ n: number }>('SELECT COUNT(*) AS n FROM fixtures'))[0]!.n;
     },
     async updateFixtureStatus(eventId, status, now) {
+      if (holdsNul([eventId])) return null;
       await pool.query('UPDATE fixtures SET status = $1, updated_at = $2 WHERE event_id = $3', [
         status,
         now,
@@ -298,12 +312,13 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
           `SELECT ${FIXTURE_COLUMNS} FROM fixtures f ${FIXTURE_JOINS}
            WHERE f.status = ANY($1::int[]) AND (strpos(t1.search_name, $2) > 0 OR strpos(t2.search_name, $2) > 0)
            ORDER BY f.game_time, f.event_id LIMIT $3`,
-          [statuses, foldForSearch(text), limit],
+          [integers(statuses), foldForSearch(text), limit],
         )
       ).map(toFixture);
     },
 
     async resolveMarket(marketHash, outcome, now) {
+      if (holdsNul([marketHash])) return null;
       const { rowCount } = await pool.query(
         "UPDATE markets SET status = 'INACTIVE', outcome = $1, reported_date = $2, updated_at = $3 WHERE market_hash = $4",
         [outcome, Math.floor(now / 1000), now, marketHash],
@@ -378,6 +393,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       ).map(toMarket);
     },
     async closeQuarterLineMarket(marketHash, reportedDate, now) {
+      if (holdsNul([marketHash])) return null;
       const hash = marketHash.toLowerCase();
       const { rowCount } = await pool.query(
         `UPDATE markets SET status = 'INACTIVE', reported_date = $1, updated_at = $2
@@ -387,25 +403,27 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return rowCount === 0 ? null : getMarket(hash);
     },
     async listMarkets(query: MarketQuery) {
-      const values: unknown[] = [query.fixtureStatuses];
+      if (query.leagueId !== undefined && !isInteger(query.leagueId)) return [];
+      const values: unknown[] = [integers(query.fixtureStatuses)];
       const param = (value: unknown) => `$${values.push(value)}`;
       const where = ['f.status = ANY($1::int[])', "m.status = 'ACTIVE'"];
       if (query.onlyMainLine) where.push('m.main_line');
       if (query.eventId !== undefined) where.push(`m.event_id = ${param(query.eventId)}`);
       if (query.leagueId !== undefined) where.push(`f.league_id = ${param(query.leagueId)}`);
-      if (query.sportIds !== undefined) where.push(`l.sport_id = ANY(${param(query.sportIds)}::int[])`);
-      if (query.types !== undefined) where.push(`m.type = ANY(${param(query.types)}::int[])`);
+      if (query.sportIds !== undefined)
+        where.push(`l.sport_id = ANY(${param(integers(query.sportIds))}::int[])`);
+      if (query.types !== undefined) where.push(`m.type = ANY(${param(integers(query.types))}::int[])`);
       if (query.liveFixtureStatuses !== undefined)
-        where.push(`m.live_enabled AND f.status = ANY(${param(query.liveFixtureStatuses)}::int[])`);
+        where.push(`m.live_enabled AND f.status = ANY(${param(integers(query.liveFixtureStatuses))}::int[])`);
       let orderBy = MARKET_ORDER;
       const order = query.order ?? { by: 'gameTime' as const };
       if (order.by === 'gameTime' && order.after) {
         const a = order.after;
         where.push(
-          `(f.game_time, f.event_id, m.type, m.market_hash) > (${param(a.gameTime)}::bigint, ${param(a.eventId)}::text, ${param(a.type)}::int, ${param(a.marketHash)}::text)`,
+          `(f.game_time, f.event_id, m.type, m.market_hash) > (${param(a.gameTime)}::bigint, ${param(a.eventId)}::text, ${param(a.type)}::bigint, ${param(a.marketHash)}::text)`,
         );
       } else if (order.by === 'liveFirst') {
-        orderBy = `(f.status = ANY(${param(order.liveStatuses)}::int[])) DESC, ${MARKET_ORDER}`;
+        orderBy = `(f.status = ANY(${param(integers(order.liveStatuses))}::int[])) DESC, ${MARKET_ORDER}`;
       }
       return (
         await rows<MarketRow>(
@@ -433,11 +451,12 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       return types;
     },
     async hasMainLine(eventId, type) {
+      if (!isInteger(type)) return false;
       const [row] = await rows<{ has: boolean }>(
         'SELECT EXISTS (SELECT 1 FROM markets WHERE event_id = $1 AND type = $2 AND main_line) AS has',
         [eventId, type],
       );
-      return row!.has;
+      return row?.has === true;
     },
 
     async upsertLiveScore(s: LiveScoreRecord) {

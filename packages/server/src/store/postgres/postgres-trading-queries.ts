@@ -19,7 +19,7 @@ import type {
   TradeFilter,
   TradingReads,
 } from '../trading-reads.js';
-import { named } from './named-parameters.js';
+import { holdsNul, named } from './named-parameters.js';
 import { FILLS, TRADES, toOrder, toPosition, toRefund, toShownFill, toShownTrade } from './trading-rows.js';
 
 type Row = Record<string, unknown>;
@@ -78,6 +78,7 @@ export class PostgresTradingQueries implements TradingReads {
 
   private async all(text: string, params: Record<string, unknown> = {}): Promise<Row[]> {
     const query = named(text, params);
+    if (holdsNul(query.values)) return [];
     return (await this.pool.query(query.text, query.values)).rows;
   }
 
@@ -294,7 +295,7 @@ export class PostgresTradingQueries implements TradingReads {
       `SELECT count(DISTINCT market_hash) AS n FROM (${matching}) AS matching`,
       params,
     );
-    const count = counted!.n as number;
+    const count = (counted?.n as number | undefined) ?? 0;
     const markets = (
       await this.all(
         `SELECT market_hash, min(seq) AS first_seq FROM (${matching}) AS matching GROUP BY market_hash
