@@ -61,3 +61,32 @@ describe('the server folders', () => {
     }
   });
 });
+
+/**
+ * Inside `store/`, each store's implementation keeps to itself: `store/sqlite` (with the shared `sqlite/`
+ * helpers and better-sqlite3) and `store/postgres` (with pg) import the ports and records, never each other.
+ */
+const STORES: Record<string, { foreign: RegExp }> = {
+  [join('store', 'sqlite')]: { foreign: /^pg$|store\/postgres\// },
+  [join('store', 'postgres')]: { foreign: /^better-sqlite3$|store\/sqlite\/|(^|\/)sqlite\// },
+};
+const ANY_IMPORT = /(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(?\s*['"]([^'"]+)['"]/gm;
+
+describe('the store implementations', () => {
+  for (const [dir, { foreign }] of Object.entries(STORES)) {
+    it.each(sourceFiles(join(SRC, dir)).map((f) => [relative(SRC, f), f]))(
+      '%s imports no other store',
+      (_name, file) => {
+        for (const m of readFileSync(file, 'utf8').matchAll(ANY_IMPORT)) {
+          const spec = m[1] ?? m[2]!;
+          const target = spec.startsWith('.')
+            ? relative(SRC, resolve(dirname(file), spec))
+                .split(sep)
+                .join('/')
+            : spec;
+          expect(target, `${spec} in ${dir}`).not.toMatch(foreign);
+        }
+      },
+    );
+  }
+});

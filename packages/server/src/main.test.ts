@@ -124,4 +124,24 @@ describe('oddsbook CLI', () => {
       /^oddsbook: --host 192\.0\.2\.1 is not an address of this machine/,
     );
   }, 60_000);
+
+  it('refuses a database it cannot reach or use, naming the setting and never its password', async () => {
+    const dataDir = join(root, 'database');
+    await expectRefused(
+      ['serve', ...quiet, '--data-dir', dataDir, '--database-url', 'mysql://127.0.0.1/x'],
+      /^oddsbook: --database-url must be a postgres:\/\/ URL/,
+    );
+    // Nothing listens on port 1.
+    const unreachable = 'postgres://oddsbook:secret@127.0.0.1:1/oddsbook';
+    for (const command of [['serve', ...quiet], ['replay'], ['keys', 'list', `0x${'a'.repeat(40)}`]]) {
+      const { code, err } = await cli(...command, '--data-dir', dataDir, '--database-url', unreachable);
+      expect(code, err).toBe(2);
+      expect(err).toMatch(
+        /^oddsbook: --database-url postgres:\/\/oddsbook:\*\*\*@127\.0\.0\.1:1\/oddsbook: .*ECONNREFUSED/,
+      );
+      expect(err).not.toContain('secret');
+    }
+    vi.stubEnv('DATABASE_URL', unreachable);
+    await expectRefused(['serve', ...quiet, '--data-dir', dataDir], /^oddsbook: DATABASE_URL postgres:/);
+  }, 60_000);
 });

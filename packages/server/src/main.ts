@@ -7,6 +7,7 @@ import { SqliteChainStore } from './chain/sqlite-chain-store.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
+import { openCommandStore, openReplayStorage, type ReplayStorage } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';
 import { compareWithJournal } from './sequencer/recovery.js';
 import { differenceUnits, reconcileReportToWire } from './settlement/reconcile.js';
@@ -15,11 +16,6 @@ import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { openDatabase } from './store/sqlite/open-database.js';
-import { openJournalDatabase } from './store/sqlite/open-journal.js';
-import { SqliteJournal } from './store/sqlite/sqlite-journal.js';
-import { SqliteProjectionStore } from './store/sqlite/sqlite-projection-store.js';
-import { SqliteSettlementFeed } from './store/sqlite/sqlite-settlement-feed.js';
-import { createSqliteStore } from './store/sqlite/sqlite-store.js';
 
 const COMMANDS = `Commands:
   serve                         run the exchange (HTTP and WebSocket on one port)
@@ -244,10 +240,15 @@ async function replay(argv: readonly string[]): Promise<number> {
   const config = loadConfig(argv);
   checkDataDir(config);
   const db = openDatabase(config.dataDir);
-  const journalDb = openJournalDatabase(config.dataDir, db);
+  let storage: ReplayStorage;
   try {
-    const journal = new SqliteJournal(journalDb);
-    const projections = new SqliteProjectionStore(db);
+    storage = await openReplayStorage(config, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  try {
+    const { journal, projections, feed } = storage;
     const started = Date.now();
     const projectedSeq = await projections.cursor();
     const {
@@ -277,7 +278,7 @@ async function replay(argv: readonly string[]): Promise<number> {
     const { report, unjournaledReceipts } = await reconcileStored({
       journal,
       chain,
-      feed: new SqliteSettlementFeed(db),
+      feed,
       ladderSize: ladderSize(),
     });
     console.log(
@@ -293,7 +294,7 @@ async function replay(argv: readonly string[]): Promise<number> {
     }
     return 0;
   } finally {
-    journalDb.close();
+    await storage.close();
     db.close();
   }
 }
@@ -345,7 +346,13 @@ async function keys(argv: readonly string[]): Promise<number> {
       return 1;
     }
   }
-  const store = createSqliteStore(openDatabase(config.dataDir));
+  let store: Awaited<ReturnType<typeof openCommandStore>>;
+  try {
+    store = await openCommandStore(config);
+  } catch (error) {
+    releaseDataDir();
+    throw error;
+  }
   const apiKeys = await ApiKeys.load(store);
   try {
     const now = Date.now();

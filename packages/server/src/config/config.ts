@@ -26,6 +26,11 @@ export type Config = {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * postgres://… puts the exchange's storage on PostgreSQL (catalog, accounts, keys, sessions, the journal,
+   * the projections and the settlement feed); '' keeps everything in SQLite in the data dir.
+   */
+  databaseUrl: string;
   network: NetworkName;
   chainId: number;
   verifyingContract: `0x${string}`;
@@ -80,6 +85,12 @@ const OPTIONS = {
   port: { env: 'PORT', flag: 'port', help: 'HTTP and WebSocket port', fallback: '8080' },
   host: { env: 'HOST', flag: 'host', help: 'interface to listen on', fallback: '127.0.0.1' },
   dataDir: { env: 'DATA_DIR', flag: 'data-dir', help: 'directory for all durable state', fallback: './data' },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    help: 'postgres://user@host:port/database: the store on PostgreSQL instead of SQLite in the data dir',
+    fallback: '',
+  },
   network: {
     env: 'NETWORK',
     flag: 'network',
@@ -230,6 +241,29 @@ function integer(name: string, raw: string, min: number, max: number): number {
   return value;
 }
 
+/** '' (SQLite), or a postgres:// or postgresql:// URL. */
+function databaseUrl(name: string, raw: string): string {
+  if (raw === '') return '';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:'))
+    throw new ConfigError(`${name} must be a postgres:// URL (postgres://user@host:port/database)`);
+  return raw;
+}
+
+/** The URL without its password, to name it in messages. */
+export function shownDatabaseUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return raw;
+  }
+}
+
 function address(name: string, raw: string): `0x${string}` {
   if (!isAddress(raw, { strict: false }))
     throw new ConfigError(`${name} must be a 20-byte hex address, got "${raw}"`);
@@ -342,6 +376,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     port: integer(label('port'), raw('port'), 0, 65535),
     host,
     dataDir: resolve(raw('dataDir')),
+    databaseUrl: databaseUrl(label('databaseUrl'), raw('databaseUrl')),
     network: networkName,
     chainId: network.chainId,
     verifyingContract: raw('verifyingContract')

@@ -17,14 +17,11 @@ import { SettlementDriver } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
 import { type ExchangeDatabase, openDatabase } from '../store/sqlite/open-database.js';
-import { openJournal } from '../store/sqlite/open-journal.js';
 import { serverSecret } from '../store/sqlite/server-secrets.js';
-import { SqliteSettlementFeed } from '../store/sqlite/sqlite-settlement-feed.js';
-import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { openSqliteTradingStorage } from '../store/sqlite/sqlite-trading-storage.js';
 import type { Store } from '../store/store.js';
 import { openTrading, type Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
+import { openExchangeStorage } from './exchange-storage.js';
 
 /** The EIP-712 domain name of orders. */
 export const EIP712_DOMAIN_NAME = 'oddsbook';
@@ -41,9 +38,14 @@ export type Exchange = {
   /** The data dir's operator token file, when ADMIN_TOKEN was not set (and the data dir is one). */
   readonly storedAdminToken: Omit<StoredAdminToken, 'token'> | undefined;
   readonly clock: Clock;
-  /** The SQLite adapters and the embedded chain run on it; nothing else reads it but tests. */
+  /**
+   * The data dir's SQLite database: the embedded chain and the secrets run on it, and the store's other ports
+   * too unless `DATABASE_URL` puts them on PostgreSQL; nothing else reads it but tests.
+   */
   readonly db: ExchangeDatabase;
   readonly store: Store;
+  /** Where the store's ports are: `sqlite` (the data dir) or `postgres` (`DATABASE_URL`). */
+  readonly storeKind: 'sqlite' | 'postgres';
   readonly apiKeys: ApiKeys;
   /** Sign-in with a wallet and the browser sessions it opens (kept in the store across restarts). */
   readonly webSessions: WebSessions;
@@ -109,7 +111,14 @@ async function openLockedExchange(
   const config = stored ? { ...givenConfig, adminToken: stored.token } : givenConfig;
   const clock = options.clock ?? systemClock;
   const db = openDatabase(config.dataDir);
-  const store = createSqliteStore(db);
+  let storage: Awaited<ReturnType<typeof openExchangeStorage>>;
+  try {
+    storage = await openExchangeStorage(config, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const store = storage.store;
   const apiKeys = await ApiKeys.load(store);
   const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
   const webSessions = await WebSessions.open({
@@ -156,13 +165,13 @@ async function openLockedExchange(
     maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
-  const journal = openJournal(config.dataDir, db);
+  const journal = { journal: storage.journal, close: () => storage.closeJournal() };
   const settlementSince = journal.journal.features.chainSettlement;
   let trading: Trading;
   // Follows every committed batch (trading/pipeline.ts); the chain's receipts are sequencer inputs.
   const settlement = new SettlementDriver({
     chain,
-    feed: new SqliteSettlementFeed(db),
+    feed: storage.feed,
     walletOf: (account) => wallets.proxyAddress(account as `0x${string}`),
     since: settlementSince,
     submit: (inputs) => Promise.all(trading.sequencer.submitAll(inputs)),
@@ -170,7 +179,7 @@ async function openLockedExchange(
   });
   try {
     trading = await openTrading({
-      storage: await openSqliteTradingStorage(db, { settlementSince }),
+      storage: await storage.openTrading({ settlementSince }),
       journal: journal.journal,
       chain: settlement,
       catalog,
@@ -196,6 +205,7 @@ async function openLockedExchange(
     await stopChain();
     await verifier.close();
     await store.close();
+    await storage.closeRest();
     throw error;
   }
   // Receipts of blocks mined while the exchange was down are journaled before serving.
@@ -230,6 +240,7 @@ async function openLockedExchange(
     clock,
     db,
     store,
+    storeKind: storage.kind,
     apiKeys,
     webSessions,
     catalog,
@@ -258,6 +269,7 @@ async function openLockedExchange(
       await verifier.close();
       await webSessions.idle();
       await store.close();
+      await storage.closeRest();
       releaseDataDir();
     },
   };

@@ -46,7 +46,10 @@ export type Trading = {
   readonly queries: TradingReads;
   readonly orders: OrderService;
   readonly recovery: RecoveryReport;
-  /** Resolves once every input queued so far is committed, projected and published. */
+  /**
+   * Resolves once every input queued so far, and the market closings a fixture's change began, is committed,
+   * projected and published.
+   */
   idle(): Promise<void>;
   /**
    * Read-your-writes: null when the projections have everything answered to the account, else a promise that
@@ -159,14 +162,22 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
       );
     }
   };
+  // Closings under way, read from the catalog before they are submitted: `idle` waits for them too.
+  const closing = new Set<Promise<void>>();
   const unsubscribe = o.catalog.onChange((event) => {
     if (event.type === 'fixture') {
       const status = event.fixture.status;
       const final = FINAL_FIXTURE_STATUSES.includes(status);
       if (final || SUSPENDED_FIXTURE_STATUSES.includes(status)) {
-        closeEventMarkets(event.fixture.eventId, final).catch((error) =>
-          o.log.error({ err: error, eventId: event.fixture.eventId }, 'closing markets of a fixture failed'),
-        );
+        const closed: Promise<void> = closeEventMarkets(event.fixture.eventId, final)
+          .catch((error) =>
+            o.log.error(
+              { err: error, eventId: event.fixture.eventId },
+              'closing markets of a fixture failed',
+            ),
+          )
+          .finally(() => closing.delete(closed));
+        closing.add(closed);
       }
     } else if (
       event.type === 'market' &&
@@ -218,7 +229,10 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     sequencer,
     pipeline,
     queries,
-    idle: () => pipeline.idle(),
+    async idle() {
+      while (closing.size > 0) await Promise.all(closing);
+      await pipeline.idle();
+    },
     caughtUpFor: (account) => pipeline.caughtUpTo(accountSeqs.of(account)),
     orders,
     recovery,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { withTestStore } from './test-store.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,14 +21,14 @@ export type CliResult = {
  * Runs `oddsbook <args>` to its end (killed after `timeoutMs`: then `signal` says so); with `cwd` another
  * workspace package's `src/cli.ts` (the client's `oddsbook-client`).
  */
-export function runCli(
+export async function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
   options: { preload?: string; timeoutMs?: number; cwd?: string } = {},
 ): Promise<CliResult> {
   const child = spawn(process.execPath, nodeArgs(args, options.preload), {
     cwd: options.cwd ?? serverDir,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(await withTestStore(env)) },
     timeout: options.timeoutMs ?? 90_000,
   });
   let stdout = '';
@@ -60,7 +61,7 @@ export async function startServe(
 ): Promise<ServingProcess> {
   const child = spawn(process.execPath, nodeArgs(['serve'], options.preload), {
     cwd: serverDir,
-    env: { ...process.env, PORT: '0', DEMO: '0', ...env },
+    env: { ...process.env, PORT: '0', DEMO: '0', ...(await withTestStore(env)) },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

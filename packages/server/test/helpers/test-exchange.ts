@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Exchange, openExchange } from '../../src/exchange/exchange.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { databaseUrlOf } from './test-store.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -42,13 +43,25 @@ export function testPrivateKey(): `0x${string}` {
   return `0x${(0x1000 + counter + process.pid * 1000).toString(16).padStart(64, '0')}`;
 }
 
-/** A real exchange on a real SQLite file in a temp dir, driven through HTTP with `app.inject`. */
+/**
+ * A real exchange on a real SQLite file in a temp dir (or on PostgreSQL: test-store.ts), driven through HTTP
+ * with `app.inject`.
+ */
 export async function startTestExchange(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock; settleWaitMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    clock?: Clock;
+    settleWaitMs?: number;
+    /** The PostgreSQL database to run on (by default the data dir's, when the tests run on PostgreSQL). */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbook-test-'));
+  const databaseUrl = options.databaseUrl ?? (await databaseUrlOf(dataDir));
   const config = loadConfig([], {
     DATA_DIR: dataDir,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ADMIN_TOKEN,
     DEMO: '0',
     LOG_LEVEL: 'silent',
@@ -94,7 +107,7 @@ export async function startTestExchange(
     },
     async reopen() {
       await self.close();
-      return startTestExchange({ ...options, dataDir });
+      return startTestExchange({ ...options, dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
     },
   };
   return self;

@@ -83,7 +83,10 @@ describe('exchange metrics on /metrics', () => {
 
     expect(sample(after, 'oddsbook_chain_block_number')).toBe(await t.exchange.chain.blockNumber());
     expect(sample(after, 'oddsbook_chain_block_number')).toBeGreaterThan(0);
-    expect(sample(after, 'oddsbook_sqlite_wal_bytes')).toBeGreaterThan(0);
+    // What to watch of the store: the WAL of SQLite, the pool of PostgreSQL.
+    if (t.exchange.storeKind === 'sqlite')
+      expect(sample(after, 'oddsbook_sqlite_wal_bytes')).toBeGreaterThan(0);
+    else expect(sample(after, 'oddsbook_postgres_pool_connections')).toBeGreaterThan(0);
     expect(sample(after, 'oddsbook_realtime_connections')).toBe(1);
     expect(sample(after, 'oddsbook_realtime_subscriptions')).toBe(1);
     expect(sample(after, 'oddsbook_realtime_publications_total')).toBeGreaterThan(0);

@@ -58,10 +58,8 @@ describe('foundation: errors, admin keys, metadata, operations', () => {
     const { data } = response.json();
     expect(data.apiKey).toMatch(/^[0-9a-f]{64}$/);
     expect(data.address).toBe(address);
-    const stored = t.exchange.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(data.keyId) as Record<
-      string,
-      unknown
-    >;
+    const stored = (await t.exchange.store.apiKeys.listForAccount(address)).find((k) => k.id === data.keyId);
+    expect(stored).toMatchObject({ id: data.keyId, label: 'bot' });
     expect(JSON.stringify(stored)).not.toContain(data.apiKey);
     expect(t.exchange.apiKeys.authenticate(data.apiKey)?.address).toBe(address);
 

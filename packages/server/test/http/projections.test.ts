@@ -1,13 +1,6 @@
-import { join } from 'node:path';
-import { ladderSize } from '@oddsbook/protocol';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareWithJournal } from '../../src/sequencer/recovery.js';
-import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
-import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
-import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
-import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
+import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createMarket, createTrader, place, USDC } from '../helpers/trading.js';
 
 /** The tables a projector writes (the journal, the catalog and the chain's own tables are not among them). */
@@ -69,40 +62,27 @@ describe('projections follow the journal', () => {
 
     // A projection database lost (or never written): emptied, its cursor at 0.
     await t.close();
-    const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
-    for (const table of PROJECTION_TABLES) db.exec(`DELETE FROM ${table}`);
-    db.exec('UPDATE projector_cursor SET seq = 0');
-    db.close();
+    const sql = await storeSql(t);
+    for (const table of PROJECTION_TABLES) await sql.query(`DELETE FROM ${table}`);
+    await sql.query('UPDATE projector_cursor SET seq = 0');
+    await sql.close();
 
     t = await startTestExchange({ dataDir: t.dataDir });
     expect(await reads()).toEqual(before);
     expect(await t.exchange.catalog.getMarket(settled.marketHash)).toMatchObject({ outcome: 1 });
     await t.exchange.trading.idle();
-    const check = openDatabase(t.dataDir);
-    const journalDb = openJournalDatabase(t.dataDir, check);
-    try {
-      const projections = new SqliteProjectionStore(check);
-      const { projectionsHash, journalHash } = await compareWithJournal(
-        new SqliteJournal(journalDb),
-        projections,
-        await projections.cursor(),
-        ladderSize(),
-      );
-      expect(projectionsHash).toBe(journalHash);
-    } finally {
-      journalDb.close();
-      check.close();
-    }
+    const { projectionsHash, journalHash } = await replayStore(t);
+    expect(projectionsHash).toBe(journalHash);
   });
 
   it('are refused at a start when they are ahead of the journal (restored from a later backup)', async () => {
     await t.close();
-    const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
-    const cursor = db.prepare('SELECT seq FROM projector_cursor').pluck().get() as number;
-    db.prepare('UPDATE projector_cursor SET seq = ?').run(cursor + 100);
+    const sql = await storeSql(t);
+    const [{ seq: cursor }] = (await sql.query('SELECT seq FROM projector_cursor')) as [{ seq: number }];
+    await sql.query('UPDATE projector_cursor SET seq = $1', [cursor + 100]);
     await expect(startTestExchange({ dataDir: t.dataDir })).rejects.toThrow(/past the journal's end/);
-    db.prepare('UPDATE projector_cursor SET seq = ?').run(cursor);
-    db.close();
+    await sql.query('UPDATE projector_cursor SET seq = $1', [cursor]);
+    await sql.close();
     t = await startTestExchange({ dataDir: t.dataDir });
   });
 

@@ -1,19 +1,12 @@
-import { join } from 'node:path';
-import { ladderSize } from '@oddsbook/protocol';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legTradeIdOf, tradeIdOf } from '../../src/records/records.js';
-import { compareWithJournal } from '../../src/sequencer/recovery.js';
-import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
-import { openJournalDatabase } from '../../src/store/sqlite/open-journal.js';
-import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
-import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
 import {
   removeDataDir,
   startTestExchange,
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
+import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /** The tables a projector writes (as in projections.test.ts, with the capital-efficiency refunds). */
@@ -117,25 +110,11 @@ describe('quarter-line bets through the read routes', () => {
   /** The projections agree with the engine rebuilt from the journal (what `oddsbook replay` checks). */
   const replayAgrees = async () => {
     await t.exchange.trading.idle();
-    const db = openDatabase(t.dataDir);
-    const journalDb = openJournalDatabase(t.dataDir, db);
-    try {
-      const projections = new SqliteProjectionStore(db);
-      const { projectionsHash, journalHash } = await compareWithJournal(
-        new SqliteJournal(journalDb),
-        projections,
-        await projections.cursor(),
-        ladderSize(),
-      );
-      expect(projectionsHash).toBe(journalHash);
-      // The quarter-line market's mirror row names its legs; it holds no position of its own.
-      const snapshot = await projections.engineSnapshot(ladderSize(), await projections.cursor());
-      const market = snapshot.markets.find((m) => m.marketHash === quarter);
-      expect(market).toMatchObject({ legs: [whole, half], positions: [] });
-    } finally {
-      journalDb.close();
-      db.close();
-    }
+    const { projectionsHash, journalHash, snapshot } = await replayStore(t);
+    expect(projectionsHash).toBe(journalHash);
+    // The quarter-line market's mirror row names its legs; it holds no position of its own.
+    const market = snapshot.markets.find((m) => m.marketHash === quarter);
+    expect(market).toMatchObject({ legs: [whole, half], positions: [] });
   };
 
   it('shows the leg trades and fills on /trades-v3 and /fills-v3, the positions on the legs', async () => {
@@ -306,10 +285,10 @@ describe('quarter-line bets through the read routes', () => {
     await t.settled();
     const before = await reads();
     await t.close();
-    const db = new BetterSqlite3(join(t.dataDir, DATABASE_FILE));
-    for (const table of PROJECTION_TABLES) db.exec(`DELETE FROM ${table}`);
-    db.exec('UPDATE projector_cursor SET seq = 0');
-    db.close();
+    const sql = await storeSql(t);
+    for (const table of PROJECTION_TABLES) await sql.query(`DELETE FROM ${table}`);
+    await sql.query('UPDATE projector_cursor SET seq = 0');
+    await sql.close();
     t = await startTestExchange({ dataDir: t.dataDir });
     await t.exchange.trading.idle();
     expect(await reads()).toEqual(before);

@@ -3,6 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
+import { refuseWebSessions } from '../helpers/test-store.js';
 
 // startTestExchange keeps the default port, so the default sign-in domains are the loopback names of 8080.
 const DOMAIN = '127.0.0.1:8080';
@@ -97,9 +98,7 @@ describe('browser sessions and sign-in nonces across a restart on the same data 
   it('answers 503 in the error shape when the store cannot record a sign-in', async () => {
     const account = freeWallet();
     const payload = await signedMessage(account, await nonce());
-    t.exchange.db.exec(
-      `CREATE TEMP TRIGGER refuse BEFORE INSERT ON web_sessions BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
-    );
+    const allow = await refuseWebSessions(t.exchange);
     try {
       const response = await verify(payload);
       expect(response.statusCode).toBe(503);
@@ -108,7 +107,7 @@ describe('browser sessions and sign-in nonces across a restart on the same data 
         statusCode: 503,
       });
     } finally {
-      t.exchange.db.exec('DROP TRIGGER refuse');
+      await allow();
     }
     await signIn(account);
   });

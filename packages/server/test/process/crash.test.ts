@@ -10,6 +10,7 @@ import { NETWORKS } from '../../src/config/config.js';
 import { EIP712_DOMAIN_NAME } from '../../src/exchange/exchange.js';
 import { freePort } from '../helpers/cli-process.js';
 import { removeDataDir, testPrivateKey } from '../helpers/test-exchange.js';
+import { withTestStore } from '../helpers/test-store.js';
 import { viemOrderTypedData } from '../helpers/trading.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,7 +27,7 @@ async function startServer(dataDir: string, port: number): Promise<Server> {
     cwd: serverDir,
     env: {
       ...process.env,
-      DATA_DIR: dataDir,
+      ...(await withTestStore({ DATA_DIR: dataDir })),
       PORT: String(port),
       ADMIN_TOKEN: ADMIN,
       DEMO: '0',
@@ -228,7 +229,7 @@ describe('crash safety', () => {
     // The journal alone rebuilds the same state as the projections.
     const replay = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'replay'], {
       cwd: serverDir,
-      env: { ...process.env, DATA_DIR: dataDir },
+      env: { ...process.env, ...(await withTestStore({ DATA_DIR: dataDir })) },
       encoding: 'utf8',
     });
     expect(replay.stdout).toMatch(/identical/);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, runCli } from '../helpers/cli-process.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
+import { withTestStore } from '../helpers/test-store.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 const cli = ['--import', 'tsx', 'src/cli.ts'];
@@ -17,7 +18,7 @@ const run = (args: string[], env: Record<string, string>) => runCli(args, env);
 async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [...cli, 'serve'], {
     cwd: serverDir,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(await withTestStore(env)) },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => {

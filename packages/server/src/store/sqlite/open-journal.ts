@@ -6,7 +6,7 @@ import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export const JOURNAL_FILE = 'journal.sqlite';
 
-const JOURNAL_SCHEMA = `
+export const JOURNAL_SCHEMA = `
   -- Every input the sequencer ordered, in order: the audit trail and the replay source.
   CREATE TABLE IF NOT EXISTS journal (
     seq     INTEGER PRIMARY KEY,

@@ -11,6 +11,7 @@ import type {
   MarketView,
   TeamRecord,
 } from '../repositories.js';
+import { foldForSearch } from '../search-folding.js';
 
 type LeagueRow = {
   league_id: number;
@@ -66,13 +67,6 @@ type LiveScoreRow = {
   created_at: number;
   updated_at: number;
 };
-
-/**
- * Folding for search, done in JS so that non-ASCII names fold too (SQLite's lower() is ASCII only):
- * case and accents are ignored, so "atletico" finds "Atlético Madrid".
- */
-export const foldForSearch = (text: string): string =>
-  text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 
 const FIXTURE_COLUMNS = `
   f.event_id, f.league_id, f.team_one_id, f.team_two_id, f.game_time, f.status, f.created_at, f.updated_at,

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { SettlementItem } from '../../chain/settlement-types.js';
 import type { EngineMoney } from '../../settlement/reconcile.js';
 import type { SettlementFeed } from '../../settlement/settlement-feed.js';
+import { parseStoredItem } from '../stored-settlement-item.js';
 
 /** The settlement driver's start-up reads, from what the projector recorded of the journaled receipts. */
 export class SqliteSettlementFeed implements SettlementFeed {
@@ -16,7 +17,7 @@ export class SqliteSettlementFeed implements SettlementFeed {
   }
 
   async outstanding(): Promise<SettlementItem[]> {
-    return (this.items.all() as string[]).map(parseItem);
+    return (this.items.all() as string[]).map(parseStoredItem);
   }
 
   async projectedBlock(): Promise<number> {
@@ -32,17 +33,4 @@ export class SqliteSettlementFeed implements SettlementFeed {
       ]),
     );
   }
-}
-
-/** An item as stored (amounts as decimal strings), without its receipt's status. */
-function parseItem(json: string): SettlementItem {
-  const {
-    status: _status,
-    error: _error,
-    ...item
-  } = JSON.parse(json) as SettlementItem & {
-    status?: string;
-    error?: string | null;
-  };
-  return { ...item, moves: item.moves.map((move) => ({ ...move, amount: BigInt(move.amount) })) };
 }

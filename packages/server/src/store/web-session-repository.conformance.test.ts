@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConsumedNonce, StoredWebSession, WebSessionRepository } from '../repositories.js';
-import { openDatabase } from './open-database.js';
-import { sqliteWebSessionRepository } from './sqlite-web-session-repository.js';
+import type { ConsumedNonce, StoredWebSession, WebSessionRepository } from './repositories.js';
+import { type PortsUnderTest, storesUnderTest } from './test-support/stores-under-test.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -23,31 +18,23 @@ const nonce = (n: number, stamp = (T0 + n) * 1000): ConsumedNonce => ({
   expiresAt: Math.floor(stamp / 1000) + 300_000,
 });
 
-describe('the SQLite web session repository', () => {
-  let dataDir: string;
-  let db: Database;
-  let repo: WebSessionRepository & { close(): void };
-  const reopen = () => {
-    repo.close();
-    db.close();
-    db = openDatabase(dataDir);
-    repo = sqliteWebSessionRepository(db);
+describe.each(await storesUnderTest())('the web session repository on $name', (store) => {
+  let ports: PortsUnderTest;
+  let repo: WebSessionRepository;
+  const reopen = async () => {
+    ports = await ports.reopen();
+    repo = ports.store.webSessions;
   };
-  beforeEach(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-web-sessions-'));
-    db = openDatabase(dataDir);
-    repo = sqliteWebSessionRepository(db);
+  beforeEach(async () => {
+    ports = await store.open();
+    repo = ports.store.webSessions;
   });
-  afterEach(() => {
-    repo.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => ports.close());
 
   it('keeps what a sign-in records across a reopen: the session, its nonce, and not the sessions it ended', async () => {
     await repo.signedIn({ nonce: nonce(1), session: session(1), ended: [] });
     await repo.signedIn({ nonce: nonce(2), session: session(2), ended: ['hash-1'] });
-    reopen();
+    await reopen();
     expect(await repo.sessions(T0, 10)).toEqual([session(2)]);
     expect(await repo.consumedNonces(T0, 10)).toEqual({ nonces: [nonce(1), nonce(2)], watermark: null });
   });
@@ -55,9 +42,7 @@ describe('the SQLite web session repository', () => {
   it('records a sign-in whole or not at all', async () => {
     await repo.signedIn({ nonce: nonce(1), session: session(1), ended: [] });
     // The same session again fails on its row; its nonce and the session it ended stay as they were.
-    db.exec(
-      `CREATE TEMP TRIGGER refuse BEFORE INSERT ON web_sessions BEGIN SELECT RAISE(ABORT, 'full'); END`,
-    );
+    await ports.refuseWebSessions();
     await expect(repo.signedIn({ nonce: nonce(2), session: session(2), ended: ['hash-1'] })).rejects.toThrow(
       'full',
     );
@@ -109,9 +94,8 @@ describe('the SQLite web session repository', () => {
     await repo.signedIn({ nonce: nonce(1), session: session(1, T0, T0 + HOUR), ended: [] });
     await repo.signedIn({ nonce: nonce(2, (T0 + HOUR) * 1000), session: session(2), ended: [] });
     await repo.deleteExpired(T0 + HOUR);
-    const rows = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
-    expect(rows('web_sessions')).toBe(1);
-    expect(rows('consumed_siwe_nonces')).toBe(1);
+    expect(await ports.count('web_sessions')).toBe(1);
+    expect(await ports.count('consumed_siwe_nonces')).toBe(1);
     expect(await repo.sessions(0, 10)).toEqual([session(2)]);
     expect((await repo.consumedNonces(0, 10)).nonces).toEqual([nonce(2, (T0 + HOUR) * 1000)]);
   });

@@ -1,0 +1,115 @@
+import type pg from 'pg';
+import type { AppliedEntry } from '../../sequencer/inputs.js';
+import {
+  type EngineCheckpoint,
+  JOURNAL_FEATURES,
+  type Journal,
+  type JournalFeatures,
+  type JournalRow,
+} from '../../sequencer/journal.js';
+import { encodeInput } from '../../sequencer/journal-codec.js';
+import { inTransaction } from './transaction.js';
+
+/** Rows of a page of `after`. */
+const JOURNAL_PAGE_ROWS = 2_000;
+
+/**
+ * The journal on PostgreSQL: a batch is one INSERT of all its rows (one statement: one transaction), durable
+ * once it commits (synchronous_commit, PostgreSQL's fsync). The seq is the primary key, so a second writer
+ * appending seqs the first has written fails instead of forking the journal.
+ */
+export class PostgresJournal implements Journal {
+  private tail: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly features: JournalFeatures,
+  ) {}
+
+  /** Opens the journal, recording its rules' first seqs when this version first opens it. */
+  static async open(pool: pg.Pool): Promise<PostgresJournal> {
+    await pool.query(
+      `INSERT INTO journal_features (name, since_seq)
+        SELECT name, (SELECT coalesce(max(seq), 0) + 1 FROM journal) FROM unnest($1::text[]) AS f(name)
+        ON CONFLICT (name) DO NOTHING`,
+      [JOURNAL_FEATURES],
+    );
+    const { rows } = await pool.query<{ name: string; since_seq: number }>(
+      'SELECT name, since_seq FROM journal_features',
+    );
+    const recorded = new Map(rows.map((row) => [row.name, row.since_seq]));
+    const features = Object.fromEntries(
+      JOURNAL_FEATURES.map((name) => [name, recorded.get(name)!]),
+    ) as JournalFeatures;
+    return new PostgresJournal(pool, features);
+  }
+
+  /**
+   * Writes the batch after the batches before it have committed (a batch never lands before an earlier
+   * one); once one has failed, every later one fails too, so that the journal never has a hole.
+   */
+  append(entries: readonly AppliedEntry[], onWritten?: () => void): Promise<void> {
+    const appended = this.tail.then(() => this.insert(entries));
+    this.tail = appended;
+    return appended.then(() => onWritten?.());
+  }
+
+  private async insert(entries: readonly AppliedEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO journal (seq, ts, kind, payload)
+        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])`,
+      [
+        entries.map((e) => e.seq),
+        entries.map((e) => e.ts),
+        entries.map((e) => (e.input.kind === 'engine' ? e.input.command.type : e.input.kind)),
+        entries.map((e) => encodeInput(e.input)),
+      ],
+    );
+  }
+
+  async last(): Promise<{ seq: number; ts: number }> {
+    const { rows } = await this.pool.query<{ seq: number; ts: number }>(
+      'SELECT seq, ts FROM journal ORDER BY seq DESC LIMIT 1',
+    );
+    return rows[0] ?? { seq: 0, ts: 0 };
+  }
+
+  async *after(seq: number): AsyncIterable<readonly JournalRow[]> {
+    for (let from = seq; ; ) {
+      const { rows } = await this.pool.query<JournalRow>(
+        'SELECT seq, ts, payload FROM journal WHERE seq > $1 ORDER BY seq LIMIT $2',
+        [from, JOURNAL_PAGE_ROWS],
+      );
+      if (rows.length > 0) yield rows;
+      if (rows.length < JOURNAL_PAGE_ROWS) return;
+      from = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  async latestCheckpoint(): Promise<EngineCheckpoint | null> {
+    const { rows } = await this.pool.query<{ seq: number; digest: string; snapshot: Buffer }>(
+      'SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1',
+    );
+    const row = rows[0];
+    return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
+  }
+
+  /** Keeps the two newest checkpoints. */
+  async saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO engine_checkpoints (seq, digest, snapshot, created_at) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (seq) DO UPDATE SET digest = excluded.digest, snapshot = excluded.snapshot,
+            created_at = excluded.created_at`,
+        [seq, digest, Buffer.from(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength), now],
+      );
+      await client.query(
+        'DELETE FROM engine_checkpoints WHERE seq NOT IN (SELECT seq FROM engine_checkpoints ORDER BY seq DESC LIMIT 2)',
+      );
+    });
+  }
+
+  /** The pool is the database's, closed by its owner. */
+  async close(): Promise<void> {}
+}
