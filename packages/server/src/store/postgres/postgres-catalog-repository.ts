@@ -415,6 +415,7 @@ export function postgresCatalogRepository(pool: pg.Pool): CatalogRepository {
       if (query.types !== undefined) where.push(`m.type = ANY(${param(integers(query.types))}::int[])`);
       if (query.liveFixtureStatuses !== undefined)
         where.push(`m.live_enabled AND f.status = ANY(${param(integers(query.liveFixtureStatuses))}::int[])`);
+      if (query.ownBettingDelay) where.push('m.betting_delay_ms IS NOT NULL');
       let orderBy = MARKET_ORDER;
       const order = query.order ?? { by: 'gameTime' as const };
       if (order.by === 'gameTime' && order.after) {

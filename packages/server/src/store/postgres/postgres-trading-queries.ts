@@ -9,6 +9,7 @@ import type {
   FillFilter,
   Listing,
   MarketRefundsPage,
+  MarketTradeFilter,
   OrderFilter,
   OrderListing,
   OrderSort,
@@ -16,6 +17,7 @@ import type {
   PositionFilter,
   RefundFilter,
   RefundPage,
+  SignedOrderRecord,
   TradeFilter,
   TradingReads,
 } from '../trading-reads.js';
@@ -336,6 +338,51 @@ export class PostgresTradingQueries implements TradingReads {
   }
 
   /** Taker bets, newest first: the public tape. */
+  async signedOrders(orderIds: readonly string[]): Promise<SignedOrderRecord[]> {
+    if (orderIds.length === 0) return [];
+    const rows = await this.all('SELECT * FROM orders WHERE id = ANY(@ids::text[])', { ids: [...orderIds] });
+    return rows.map((r) => ({
+      ...toOrder(r),
+      salt: r.salt as string,
+      signature: r.signature as string,
+      baseToken: r.base_token as string,
+    }));
+  }
+
+  async marketTrades(
+    filter: MarketTradeFilter,
+    listing: Listing<TradeRecord>,
+    page: Page,
+  ): Promise<TradeRecord[]> {
+    const where: string[] = ['TRUE'];
+    const params: Record<string, unknown> = {};
+    if (filter.account !== undefined) {
+      where.push('account = @account');
+      params.account = filter.account;
+    }
+    if (filter.marketHashes?.length) {
+      where.push('market_hash = ANY(@marketHashes::text[])');
+      params.marketHashes = [...filter.marketHashes];
+    }
+    if (filter.orderIds?.length) {
+      where.push('order_id = ANY(@orderIds::text[])');
+      params.orderIds = [...filter.orderIds];
+    }
+    if (filter.eventId !== undefined) {
+      where.push('event_id = @eventId');
+      params.eventId = filter.eventId;
+    }
+    if (filter.startDate !== undefined) {
+      where.push('created_at >= @startDate');
+      params.startDate = filter.startDate;
+    }
+    if (filter.endDate !== undefined) {
+      where.push('created_at <= @endDate');
+      params.endDate = filter.endDate;
+    }
+    return (await this.list(TRADES, where, params, TRADE_COLUMNS, listing.asc, page)).map(toShownTrade);
+  }
+
   async publicTrades(
     filter: { marketHash?: string },
     listing: Listing<TradeRecord>,
