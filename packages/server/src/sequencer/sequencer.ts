@@ -3,6 +3,7 @@ import { AppError, unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { Admission } from './admission.js';
 import { applyEntry } from './apply-entry.js';
+import { checkpointBytes } from './checkpoint.js';
 import { type CommittedBatch, committedBatch } from './committed-batch.js';
 import { decide } from './decide.js';
 import type { AppliedEntry, SequencerInput } from './inputs.js';
@@ -112,6 +113,11 @@ export class Sequencer {
 
   get lastSeq(): number {
     return this.seq;
+  }
+
+  /** The checkpoint of the state at `lastSeq` (engine and admission); taken between batches. */
+  checkpoint(): Uint8Array {
+    return checkpointBytes(this.engine, this.admission);
   }
 
   // ---------------------------------------------------------------- typed queries (issue 35)

@@ -5,7 +5,6 @@ import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { OrderService, type ProxyWallets } from '../orders/order-service.js';
 import { OutcomeWatch } from '../orders/outcome-watch.js';
-import { checkpointBytes } from '../sequencer/checkpoint.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { DueWork } from '../sequencer/due-work.js';
 import type { Journal } from '../sequencer/journal.js';
@@ -200,7 +199,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
     // this checkpoint has no batch before it to project or submit again.
     o.chain.submittedThrough(seq);
-    const snapshot = checkpointBytes(sequencer.engine, sequencer.admission);
+    const snapshot = sequencer.checkpoint();
     lastCheckpointSeq = seq;
     await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
   };
