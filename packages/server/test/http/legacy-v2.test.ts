@@ -422,7 +422,9 @@ describe('the dates, driven by the clock: before, at and after each', () => {
   it('cancels the resting v2 orders at the cut-over (V2_CUTOVER), leaves v3 alone, then refuses every v2 order route', async () => {
     const v2 = await signV2Order(t, maker, { marketHash, tick: 400, size: 40n * USDC });
     expect((await postV2Orders(t, [v2.order])).json().data.inserted).toBe(1);
-    const v3 = await place(t, v3Maker, { marketHash, tick: 300, size: 30n * USDC });
+    // Its expiry well past every date the clock is moved to (the default, an hour of real time, is the cut-over).
+    const expiry = start + 7 * 24 * 3_600;
+    const v3 = await place(t, v3Maker, { marketHash, tick: 300, size: 30n * USDC, expiry });
     expect(v3.outcome.state).toBe('RESTED');
 
     // A second before the cut-over: still open.
