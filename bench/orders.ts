@@ -50,7 +50,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange/exchange.js';
-import { FILLS, toShownFill } from '../packages/server/src/store/sqlite/sqlite-trading-queries.js';
+import { FILLS } from '../packages/server/src/store/sqlite/sqlite-trading-queries.js';
+import { toShownFill } from '../packages/server/src/store/trading-rows.js';
 import { formatSummary, summarizeProfile } from './lib/cpu-profile.js';
 import {
   type Child,

@@ -5,21 +5,17 @@ import { DATABASE_FILE } from '../../src/store/sqlite/open-database.js';
 import { JOURNAL_FILE } from '../../src/store/sqlite/open-journal.js';
 import {
   createTestDatabase,
-  postgresForTests,
-  type TestDatabase,
+  requirePostgres,
 } from '../../src/store/test-support/postgres-test-database.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
 import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createMarket, createTrader, place, USDC } from '../helpers/trading.js';
 
-const postgres = await postgresForTests();
-let database: TestDatabase;
-if (postgres.run) {
-  database = await createTestDatabase();
-  afterAll(() => database.drop());
-}
+await requirePostgres();
+const database = await createTestDatabase();
+afterAll(() => database.drop());
 
-describe.skipIf(!postgres.run)('an exchange on PostgreSQL (DATABASE_URL)', () => {
+describe('an exchange on PostgreSQL (DATABASE_URL)', () => {
   let t: TestExchange;
   afterAll(async () => {
     await t?.close();

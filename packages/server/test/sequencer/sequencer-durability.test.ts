@@ -19,7 +19,8 @@ import { Projector } from '../../src/store/projector.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SqliteJournal } from '../../src/store/sqlite/sqlite-journal.js';
 import { SqliteProjectionStore } from '../../src/store/sqlite/sqlite-projection-store.js';
-import { TRADES, toShownTrade } from '../../src/store/sqlite/sqlite-trading-queries.js';
+import { TRADES } from '../../src/store/sqlite/sqlite-trading-queries.js';
+import { toShownTrade } from '../../src/store/trading-rows.js';
 import { TradingPipeline } from '../../src/trading/pipeline.js';
 import { removeDataDir } from '../helpers/test-exchange.js';
 

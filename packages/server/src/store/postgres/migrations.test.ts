@@ -5,17 +5,13 @@ import { migrate as migrateSqlite } from '../sqlite/migrations.js';
 import { JOURNAL_SCHEMA } from '../sqlite/open-journal.js';
 import {
   createTestDatabase,
-  postgresForTests,
-  type TestDatabase,
+  requirePostgres,
 } from '../test-support/postgres-test-database.js';
 import { DatabaseNotEmpty, migrate, POSTGRES_MIGRATIONS } from './migrations.js';
 
-const postgres = await postgresForTests();
-let database: TestDatabase;
-if (postgres.run) {
-  database = await createTestDatabase();
-  afterAll(() => database.drop());
-}
+await requirePostgres();
+const database = await createTestDatabase();
+afterAll(() => database.drop());
 
 async function withPool<T>(url: string, use: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -46,7 +42,7 @@ function sqliteTables(): Record<string, string[]> {
   return out;
 }
 
-describe.skipIf(!postgres.run)('the PostgreSQL migrations', () => {
+describe('the PostgreSQL migrations', () => {
   it('make the tables and columns of the SQLite schema, less its rowid cursors, plus an order for the outstanding items', async () => {
     const url = await database.schema();
     const tables = await withPool(url, async (pool) => {

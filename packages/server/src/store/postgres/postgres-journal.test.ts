@@ -2,18 +2,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
 import {
   createTestDatabase,
-  postgresForTests,
-  type TestDatabase,
+  requirePostgres,
 } from '../test-support/postgres-test-database.js';
 import { openPostgres } from './postgres-database.js';
 import { PostgresJournal } from './postgres-journal.js';
 
-const postgres = await postgresForTests();
-let database: TestDatabase;
-if (postgres.run) {
-  database = await createTestDatabase();
-  afterAll(() => database.drop());
-}
+await requirePostgres();
+const database = await createTestDatabase();
+afterAll(() => database.drop());
 
 const credit = (seq: number): AppliedEntry => ({
   seq,
@@ -22,7 +18,7 @@ const credit = (seq: number): AppliedEntry => ({
   events: [],
 });
 
-describe.skipIf(!postgres.run)('the PostgreSQL journal', () => {
+describe('the PostgreSQL journal', () => {
   it('writes nothing after a batch that failed, so that it never has a hole', async () => {
     const db = await openPostgres({ url: await database.schema(), poolSize: 2 });
     try {

@@ -13,8 +13,8 @@ import {
   positionKey,
 } from '../projection-store.js';
 import type { PositionRow } from '../state-mirror.js';
+import { toFill, toOrder, toTrade } from '../trading-rows.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { toFill, toOrder, toTrade } from './trading-rows.js';
 
 type Row = Record<string, unknown>;
 type Statement = { text: string; values: unknown[] };

@@ -21,8 +21,9 @@ import type {
   TradeFilter,
   TradingReads,
 } from '../trading-reads.js';
+import { toOrder, toPosition, toRefund, toShownFill, toShownTrade } from '../trading-rows.js';
 import { holdsNul, named } from './named-parameters.js';
-import { FILLS, TRADES, toOrder, toPosition, toRefund, toShownFill, toShownTrade } from './trading-rows.js';
+import { FILLS, TRADES } from './trading-rows.js';
 
 type Row = Record<string, unknown>;
 

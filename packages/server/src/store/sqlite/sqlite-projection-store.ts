@@ -13,7 +13,7 @@ import {
   positionKey,
 } from '../projection-store.js';
 import type { PositionRow } from '../state-mirror.js';
-import { toFill, toOrder, toTrade } from './sqlite-trading-queries.js';
+import { toFill, toOrder, toTrade } from '../trading-rows.js';
 
 type Row = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, } from 'vitest';
 import type { Journal } from '../../sequencer/journal.js';
 import type { SettlementFeed } from '../../settlement/settlement-feed.js';
 import { openPostgres } from '../postgres/postgres-database.js';
@@ -21,7 +21,7 @@ import { createSqliteStore } from '../sqlite/sqlite-store.js';
 import { SqliteTradingQueries } from '../sqlite/sqlite-trading-queries.js';
 import type { Store } from '../store.js';
 import type { TradingReads } from '../trading-reads.js';
-import { createTestDatabase, postgresForTests } from './postgres-test-database.js';
+import { createTestDatabase, requirePostgres } from './postgres-test-database.js';
 
 /** Every storage port of one store, opened on one set of data, with what the conformance tests do to it. */
 export type PortsUnderTest = {
@@ -47,8 +47,8 @@ export type StoreUnderTest = { readonly name: 'SQLite' | 'PostgreSQL'; open(): P
 
 /**
  * The stores a conformance suite runs its one body against: SQLite, always; PostgreSQL in a database made
- * for the test file (dropped after it), a fresh schema for each `open`. When PostgreSQL is unreachable its
- * suite is skipped with the reason shown, except under CI, where that fails the file.
+ * for the test file (dropped after it), a fresh schema for each `open`. PostgreSQL unreachable fails the file
+ * with the reason (`.ci/run` starts it).
  */
 export async function storesUnderTest(): Promise<StoreUnderTest[]> {
   const dirs: string[] = [];
@@ -65,16 +65,10 @@ export async function storesUnderTest(): Promise<StoreUnderTest[]> {
   afterAll(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
-  const postgres = await postgresForTests();
-  if (postgres.run) {
-    const database = await createTestDatabase();
-    afterAll(() => database.drop());
-    stores.push({ name: 'PostgreSQL', open: async () => openPostgresPorts(await database.schema()) });
-  } else {
-    describe.skip(`PostgreSQL: ${postgres.reason}`, () => {
-      it('skipped', () => {});
-    });
-  }
+  await requirePostgres();
+  const database = await createTestDatabase();
+  afterAll(() => database.drop());
+  stores.push({ name: 'PostgreSQL', open: async () => openPostgresPorts(await database.schema()) });
   return stores;
 }
 
