@@ -3,10 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate as migrateSqlite } from '../sqlite/migrations.js';
 import { JOURNAL_SCHEMA } from '../sqlite/open-journal.js';
-import {
-  createTestDatabase,
-  requirePostgres,
-} from '../test-support/postgres-test-database.js';
+import { createTestDatabase, requirePostgres } from '../test-support/postgres-test-database.js';
 import { DatabaseNotEmpty, migrate, POSTGRES_MIGRATIONS } from './migrations.js';
 
 await requirePostgres();

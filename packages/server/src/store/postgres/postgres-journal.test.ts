@@ -1,9 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppliedEntry } from '../../sequencer/inputs.js';
-import {
-  createTestDatabase,
-  requirePostgres,
-} from '../test-support/postgres-test-database.js';
+import { createTestDatabase, requirePostgres } from '../test-support/postgres-test-database.js';
 import { openPostgres } from './postgres-database.js';
 import { PostgresJournal } from './postgres-journal.js';
 

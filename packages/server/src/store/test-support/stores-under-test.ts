@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, } from 'vitest';
+import { afterAll } from 'vitest';
 import type { Journal } from '../../sequencer/journal.js';
 import type { SettlementFeed } from '../../settlement/settlement-feed.js';
 import { openPostgres } from '../postgres/postgres-database.js';
