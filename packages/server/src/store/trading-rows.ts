@@ -11,7 +11,7 @@ import { type SettlementState, shownFill, shownTrade } from '../records/shown.js
  * Rows of the trading tables as records, for every store: amounts are decimal strings, times and seqs
  * numbers; a boolean is SQLite's 1 or PostgreSQL's true.
  */
-const isTrue = (v: unknown): boolean => v === true || v === 1;
+export const isTrue = (v: unknown): boolean => v === true || v === 1;
 
 /** Column mapping of an `orders` row. */
 export const toOrder = (r: Record<string, unknown>): OrderRecord => ({
