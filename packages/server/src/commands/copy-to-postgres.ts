@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import type pg from 'pg';
 import { type Config, ConfigError, loadConfig, shownDatabaseUrl } from '../config/config.js';
 import { connect as connectPostgres } from '../exchange/exchange-storage.js';
 import { type ReplayCheck, replayCheckPassed, runReplayCheck } from '../exchange/replay-check.js';
@@ -100,26 +101,8 @@ async function copyAndVerify(
     if (!verifyOnly) await copy(plan, client, config, target);
     printLeftBehind(plan);
 
-    console.log(`comparing the tables of ${target} with the data dir's:`);
-    const tables = await compareTables(plan, client);
-    const differing = tables.filter((t) => !t.identical);
-    for (const t of differing)
-      console.error(
-        `  MISMATCH in ${t.table}: SQLite ${t.sqlite.rows} rows (digest ${t.sqlite.digest.slice(0, 16)}), PostgreSQL ${t.postgres.rows} rows (digest ${t.postgres.digest.slice(0, 16)})`,
-      );
-    const rows = tables.reduce((sum, t) => sum + t.sqlite.rows, 0);
-    console.log(
-      `  ${tables.length - differing.length} of ${tables.length} tables identical (${rows} rows in the data dir)`,
-    );
-
-    console.log(`${target} (PostgreSQL):`);
-    const copied = await runReplayCheck(config, db);
-    const copiedPassed = printReplayCheck(copied, '  ');
-    const sameReplay = compareReplays(source, copied);
-    if (differing.length > 0 || !copiedPassed || !sameReplay) {
-      console.error(
-        `NOT VERIFIED: the copy differs from the data dir${differing.length > 0 ? ` (${differing.map((t) => t.table).join(', ')})` : ''}. The data dir is as it was: keep running on it.`,
-      );
+    if (!(await verify(plan, client, config, db, source))) {
+      console.error('The data dir is as it was: keep running on it.');
       return 1;
     }
     const chain = plan.keptInDataDir.length > 0 ? ', the secrets and the embedded chain' : ' and the secrets';
@@ -140,12 +123,42 @@ async function copyAndVerify(
   }
 }
 
-async function copy(
+/**
+ * The copy against the data dir: every table's rows and contents, the replay of the copy, and its journal's end
+ * and state hash against the data dir's (`source`). Prints what differs; whether nothing does.
+ */
+async function verify(
   plan: TablePlan,
-  client: Awaited<ReturnType<PostgresDatabase['connect']>>,
+  client: pg.ClientBase,
   config: Config,
-  target: string,
-): Promise<void> {
+  db: Database,
+  source: ReplayCheck,
+): Promise<boolean> {
+  const target = shownDatabaseUrl(config.databaseUrl);
+  console.log(`comparing the tables of ${target} with the data dir's:`);
+  const tables = await compareTables(plan, client);
+  const differing = tables.filter((t) => !t.identical);
+  for (const t of differing)
+    console.error(
+      `  MISMATCH in ${t.table}: SQLite ${t.sqlite.rows} rows (digest ${t.sqlite.digest.slice(0, 16)}), PostgreSQL ${t.postgres.rows} rows (digest ${t.postgres.digest.slice(0, 16)})`,
+    );
+  const rows = tables.reduce((sum, t) => sum + t.sqlite.rows, 0);
+  console.log(
+    `  ${tables.length - differing.length} of ${tables.length} tables identical (${rows} rows in the data dir)`,
+  );
+
+  console.log(`${target} (PostgreSQL):`);
+  const copied = await runReplayCheck(config, db);
+  const copiedPassed = printReplayCheck(copied, '  ');
+  const sameReplay = compareReplays(source, copied);
+  if (differing.length === 0 && copiedPassed && sameReplay) return true;
+  console.error(
+    `NOT VERIFIED: the copy differs from the data dir${differing.length > 0 ? ` (${differing.map((t) => t.table).join(', ')})` : ''}.`,
+  );
+  return false;
+}
+
+async function copy(plan: TablePlan, client: pg.ClientBase, config: Config, target: string): Promise<void> {
   console.log(`copying ${plan.copied.length} tables into ${target} (one transaction):`);
   const width = Math.max(...plan.copied.map((t) => t.name.length));
   const started = Date.now();
