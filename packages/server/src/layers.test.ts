@@ -24,6 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['legacy'],
   ['exchange'],
   ['http'],
+  ['commands'],
   ['(root)'],
 ];
 

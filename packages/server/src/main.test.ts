@@ -54,6 +54,8 @@ describe('oddsbook CLI', () => {
       ],
       [['keys', 'list', '-h', ...at], /^Usage: oddsbook keys/],
       [['keys', 'revoke', '--help', ...at], /^Usage: oddsbook keys/],
+      [['copy-to-postgres', '--help', ...at], /^Usage: oddsbook copy-to-postgres --database-url/],
+      [['help', 'copy-to-postgres'], /^Usage: oddsbook copy-to-postgres/],
     ] as const) {
       const { code, out, err } = await cli(...argv);
       expect(code, `${argv.join(' ')}: ${err}`).toBe(0);
@@ -133,7 +135,12 @@ describe('oddsbook CLI', () => {
     );
     // Nothing listens on port 1.
     const unreachable = 'postgres://oddsbook:secret@127.0.0.1:1/oddsbook';
-    for (const command of [['serve', ...quiet], ['replay'], ['keys', 'list', `0x${'a'.repeat(40)}`]]) {
+    for (const command of [
+      ['serve', ...quiet],
+      ['replay'],
+      ['keys', 'list', `0x${'a'.repeat(40)}`],
+      ['copy-to-postgres'],
+    ]) {
       const { code, err } = await cli(...command, '--data-dir', dataDir, '--database-url', unreachable);
       expect(code, err).toBe(2);
       expect(err).toMatch(
@@ -144,4 +151,18 @@ describe('oddsbook CLI', () => {
     vi.stubEnv('DATABASE_URL', unreachable);
     await expectRefused(['serve', ...quiet, '--data-dir', dataDir], /^oddsbook: DATABASE_URL postgres:/);
   }, 60_000);
+
+  it('copies to PostgreSQL only from a data dir that has an exchange, into the database it is given', async () => {
+    const empty = join(root, 'nothing-to-copy');
+    mkdirSync(empty);
+    await expectRefused(
+      ['copy-to-postgres', '--data-dir', empty],
+      /^oddsbook: copy-to-postgres needs DATABASE_URL \(--database-url/,
+    );
+    await expectRefused(
+      ['copy-to-postgres', '--data-dir', empty, '--database-url', 'postgres://127.0.0.1:1/x'],
+      /^oddsbook: --data-dir .*nothing-to-copy holds no oddsbook\.sqlite: nothing to copy$/,
+    );
+    expect(existsSync(join(empty, 'oddsbook.sqlite'))).toBe(false);
+  });
 });

@@ -1,21 +1,17 @@
 import { createRequire } from 'node:module';
-import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { EmbeddedChain } from './chain/embedded-chain.js';
-import { SqliteChainStore } from './chain/sqlite-chain-store.js';
+import { checkDataDir } from './commands/check-data-dir.js';
+import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
+import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
-import { openCommandStore, openReplayStorage, type ReplayStorage } from './exchange/exchange-storage.js';
+import { openCommandStore } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';
-import { compareWithJournal } from './sequencer/recovery.js';
-import { differenceUnits, reconcileReportToWire } from './settlement/reconcile.js';
-import { reconcileStored } from './settlement/stored-reconcile.js';
+import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
-import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
-import { openDatabase } from './store/sqlite/open-database.js';
 
 const COMMANDS = `Commands:
   serve                         run the exchange (HTTP and WebSocket on one port)
@@ -26,6 +22,9 @@ const COMMANDS = `Commands:
   replay                        rebuild the engine from the journal alone and compare its state hash
                                 with the projections', then reconcile it with the chain's stored state
                                 (run it while the server is stopped)
+  copy-to-postgres --database-url <postgres://…>
+                                copy the data dir (the exchange stopped) into an empty PostgreSQL
+                                database and verify the copy by replay (docs/operations.md)
   reconcile                     start the exchange without serving, compare every account's money with
                                 the chain to the base unit, print the differences and stop
   help [<command>]              this text, or a command's
@@ -56,6 +55,7 @@ Issues (printed once), lists or revokes the API keys of an account in the data d
 Rebuilds the engine from the journal alone and compares its state hash with the projections' (run it
 while the exchange is stopped); then compares the money of every account with the chain's stored state
 (wallets, escrow pool, transactions not mined yet). Exit code 0 when identical and reconciled, 1 otherwise.`,
+  'copy-to-postgres': COPY_TO_POSTGRES_USAGE,
   reconcile: `Usage: oddsbook reconcile [options]
 
 Starts the exchange on the data dir without serving (it journals the chain's receipts a start finds, as
@@ -87,7 +87,9 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       case 'keys':
         return await keys(rest);
       case 'replay':
-        return await replay(rest);
+        return await replayCommand(rest);
+      case 'copy-to-postgres':
+        return await copyToPostgresCommand(rest);
       case 'reconcile':
         return await reconcileCommand(rest);
       case 'version':
@@ -121,17 +123,6 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
 function print(text: string): number {
   console.log(text);
   return 0;
-}
-
-/** Makes sure the configured data dir can be used, else a configuration error naming the setting. */
-function checkDataDir(config: Config): void {
-  try {
-    ensureDataDir(config.dataDir);
-  } catch (error) {
-    if (error instanceof DataDirUnusable)
-      throw new ConfigError(`${config.settingNames.dataDir} ${error.message}`);
-    throw error;
-  }
 }
 
 /** Refuses to start on a pure-JS secp256k1 or keccak unless the operator allowed it. */
@@ -234,69 +225,6 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     'oddsbook is up',
   );
   return undefined;
-}
-
-async function replay(argv: readonly string[]): Promise<number> {
-  const config = loadConfig(argv);
-  checkDataDir(config);
-  const db = openDatabase(config.dataDir);
-  let storage: ReplayStorage;
-  try {
-    storage = await openReplayStorage(config, db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  try {
-    const { journal, projections, feed } = storage;
-    const started = Date.now();
-    const projectedSeq = await projections.cursor();
-    const {
-      journalHash,
-      projectionsHash,
-      replayedCommands: commands,
-    } = await compareWithJournal(journal, projections, projectedSeq, ladderSize());
-    const lastSeq = (await journal.last()).seq;
-    console.log(
-      `journal: ${lastSeq} entries, ${commands} engine commands replayed in ${Date.now() - started} ms`,
-    );
-    if (projectedSeq < lastSeq)
-      console.log(`projections: through seq ${projectedSeq} (the next start projects the rest)`);
-    console.log(`state hash from the journal:     ${journalHash}`);
-    console.log(`state hash from the projections: ${projectionsHash}`);
-    if (journalHash !== projectionsHash) {
-      console.error('MISMATCH: the projections do not match the journal.');
-      return 1;
-    }
-    console.log('identical');
-    const chain = new EmbeddedChain({
-      chainId: config.chainId,
-      baseToken: config.baseToken,
-      escrowAddress: config.verifyingContract,
-      store: new SqliteChainStore(db),
-    });
-    const { report, unjournaledReceipts } = await reconcileStored({
-      journal,
-      chain,
-      feed,
-      ladderSize: ladderSize(),
-    });
-    console.log(
-      `reconciliation: ${report.accounts} accounts, ${report.differences.length} differences (${differenceUnits(report)} base units)`,
-    );
-    if (unjournaledReceipts > 0)
-      console.log(
-        `(${unjournaledReceipts} settlement receipts are not journaled yet: the next start journals them)`,
-      );
-    if (report.differences.length > 0) {
-      console.error(JSON.stringify(reconcileReportToWire(report).differences, null, 2));
-      return 1;
-    }
-    return 0;
-  } finally {
-    await storage.close();
-    db.close();
-  }
 }
 
 /** `oddsbook reconcile`: a start without serving, its reconciliation printed. */

@@ -70,7 +70,7 @@ export async function openCommandStore(config: Config): Promise<Store> {
 }
 
 /** The database at `DATABASE_URL`, its schema up to date; one that cannot be reached or used is named. */
-async function connect(config: Config): Promise<PostgresDatabase> {
+export async function connect(config: Config): Promise<PostgresDatabase> {
   try {
     return await openPostgres({ url: config.databaseUrl });
   } catch (error) {
