@@ -3,11 +3,10 @@ import { ladderSize } from '@oddsbook/protocol';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { EmbeddedChain } from './chain/embedded-chain.js';
-import { SqliteChainStore } from './chain/sqlite-chain-store.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
-import { openCommandStore, openReplayStorage, type ReplayStorage } from './exchange/exchange-storage.js';
+import { openCommandStore, openReplayStorage } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';
 import { compareWithJournal } from './sequencer/recovery.js';
 import { differenceUnits, reconcileReportToWire } from './settlement/reconcile.js';
@@ -15,7 +14,6 @@ import { reconcileStored } from './settlement/stored-reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirUnusable, ensureDataDir } from './store/sqlite/data-dir.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
-import { openDatabase } from './store/sqlite/open-database.js';
 
 const COMMANDS = `Commands:
   serve                         run the exchange (HTTP and WebSocket on one port)
@@ -239,14 +237,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
 async function replay(argv: readonly string[]): Promise<number> {
   const config = loadConfig(argv);
   checkDataDir(config);
-  const db = openDatabase(config.dataDir);
-  let storage: ReplayStorage;
-  try {
-    storage = await openReplayStorage(config, db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const storage = await openReplayStorage(config);
   try {
     const { journal, projections, feed } = storage;
     const started = Date.now();
@@ -269,11 +260,12 @@ async function replay(argv: readonly string[]): Promise<number> {
       return 1;
     }
     console.log('identical');
-    const chain = new EmbeddedChain({
+    // Its stored state, not started: nothing is mined.
+    const chain = await EmbeddedChain.open({
       chainId: config.chainId,
       baseToken: config.baseToken,
       escrowAddress: config.verifyingContract,
-      store: new SqliteChainStore(db),
+      store: storage.chainStore,
     });
     const { report, unjournaledReceipts } = await reconcileStored({
       journal,
@@ -295,7 +287,6 @@ async function replay(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     await storage.close();
-    db.close();
   }
 }
 

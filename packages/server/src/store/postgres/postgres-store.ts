@@ -1,5 +1,11 @@
 import type pg from 'pg';
-import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
+import type {
+  Account,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  ServerSecretRepository,
+} from '../repositories.js';
 import type { Store } from '../store.js';
 import { postgresCatalogRepository } from './postgres-catalog-repository.js';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -63,6 +69,23 @@ function apiKeyRepository(pool: pg.Pool): ApiKeyRepository {
   };
 }
 
+function serverSecretRepository(pool: pg.Pool): ServerSecretRepository {
+  return {
+    async keep(name, fresh, now) {
+      await pool.query(
+        'INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+        [name, fresh, now],
+      );
+      // A statement of its own: it sees the row whichever start inserted it.
+      const { rows } = await pool.query<{ value: string }>(
+        'SELECT value FROM server_secrets WHERE name = $1',
+        [name],
+      );
+      return rows[0]!.value;
+    },
+  };
+}
+
 /** Everything the Store holds, on PostgreSQL; its pool's connections are what to watch. */
 export function createPostgresStore(database: PostgresDatabase): Store {
   const { pool } = database;
@@ -71,6 +94,7 @@ export function createPostgresStore(database: PostgresDatabase): Store {
     apiKeys: apiKeyRepository(pool),
     catalog: postgresCatalogRepository(pool),
     webSessions: postgresWebSessionRepository(pool),
+    secrets: serverSecretRepository(pool),
     async ping() {
       await pool.query('SELECT 1');
     },
