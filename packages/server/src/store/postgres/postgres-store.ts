@@ -7,6 +7,7 @@ import type {
   ServerSecretRepository,
 } from '../repositories.js';
 import type { Store } from '../store.js';
+import { holdsNul } from './named-parameters.js';
 import { postgresCatalogRepository } from './postgres-catalog-repository.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { postgresWebSessionRepository } from './postgres-web-session-repository.js';
@@ -63,6 +64,8 @@ function apiKeyRepository(pool: pg.Pool): ApiKeyRepository {
     listForAccount: (address) =>
       rows('SELECT * FROM api_keys WHERE address = $1 ORDER BY created_at, id', [address]),
     async revoke(id, now) {
+      // PostgreSQL text cannot hold NUL: no key has such an id.
+      if (holdsNul([id])) return null;
       await pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id]);
       return (await rows('SELECT * FROM api_keys WHERE id = $1', [id]))[0] ?? null;
     },
