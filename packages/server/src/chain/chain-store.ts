@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type {
   Address,
   ChainBlock,
@@ -25,6 +26,8 @@ export type ChainSnapshot = {
   head: ChainBlock | null;
   /** One past the highest stored transaction sequence number (0 when there is none). */
   nextSeq: number;
+  /** The mempool: submitted, not yet mined, oldest first. */
+  pending: ChainTx[];
   balances: Map<Address, bigint>;
   safes: SafeState[];
   deployments: ProxyDeployment[];
@@ -32,47 +35,45 @@ export type ChainSnapshot = {
 };
 
 /**
- * Durable state of the embedded chain. Each write is atomic: a transaction enters the mempool
- * together with its side effects (e.g. a deployment turning `pending`), and a block lands together
- * with its receipts and every state change, and leaves the mempool in the same write.
+ * How a block's write ended (`ChainStore.appendBlock`):
+ * - nothing: committed and durable on return;
+ * - `{ synced }`: committed on return, durable once `synced` resolves (a commit whose sync runs off the
+ *   event loop);
+ * - a promise: committed and durable once it resolves; nothing is written when it rejects.
+ */
+export type BlockWrite = undefined | { readonly synced: Promise<void> } | Promise<void>;
+
+/**
+ * Durable state of the embedded chain. Each write is atomic: a transaction enters the mempool together with
+ * its side effects (e.g. a deployment turning `pending`), and a block lands together with its receipts and
+ * every state change, and leaves the mempool in the same write. The chain makes one write at a time and
+ * keeps what it needs at once in memory (the snapshot `load` gives at its start, then its own writes);
+ * everything else is read from the store when asked for.
  *
- * The store, not memory, is the truth about the mempool: a submission made inside a caller's
- * transaction on the same database (the sequencer escrows stakes inside its batch transaction) commits
- * or rolls back with it, and a rolled-back submission is never mined.
+ * A store on the exchange's own disk answers at once; one over the network (PostgreSQL) answers with
+ * promises: the chain awaits only those.
  */
 export interface ChainStore {
-  load(): ChainSnapshot;
-  /** Submitted, not yet mined, oldest first. */
-  pendingTransactions(limit?: number): ChainTx[];
+  load(): MaybePromise<ChainSnapshot>;
   /** Adds transactions to the mempool (in this order) with their side effects, in one write. */
-  addPending(txs: readonly ChainTx[], changes: StateChanges): void;
-  /**
-   * Lands a block with its receipts and every state change, in one write. Returns a promise when the write
-   * is committed and reaches the disk off the event loop: the block is durable once it resolves, and nobody
-   * may be told of it before. Returns nothing when the block is durable on return.
-   */
-  appendBlock(
-    block: ChainBlock,
-    receipts: readonly ChainReceipt[],
-    changes: StateChanges,
-  ): Promise<void> | undefined;
+  addPending(txs: readonly ChainTx[], changes: StateChanges): MaybePromise<void>;
+  /** Lands a block with its receipts and every state change, in one write (see `BlockWrite`). */
+  appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): BlockWrite;
   /**
    * Runs `write` (synchronous) once a write would not wait on the event loop for another connection (the
    * WAL checkpointer's restart): at once, or later (a promise of its result). Without it: at once.
    */
   whenWritable?<T>(write: () => T): T | Promise<T>;
   /** Releases what the store holds open besides the database, which stays with its owner. */
-  close?(): void;
-  putMeta(changes: ReadonlyMap<string, string>): void;
-  /** One meta value as the store has it now (inside a caller's transaction: as that transaction sees it). */
-  getMeta(key: string): string | null;
+  close?(): MaybePromise<void>;
+  putMeta(changes: ReadonlyMap<string, string>): MaybePromise<void>;
   /** Which of `ids` landed in a block already (the durable index of landed settlement items). */
-  landedItems(ids: readonly string[]): Set<string>;
-  getBlock(number: number): ChainBlock | null;
-  getTransaction(hash: Hash): ChainTx | null;
-  getReceipt(hash: Hash): ChainReceipt | null;
+  landedItems(ids: readonly string[]): MaybePromise<Set<string>>;
+  getBlock(number: number): MaybePromise<ChainBlock | null>;
+  getTransaction(hash: Hash): MaybePromise<ChainTx | null>;
+  getReceipt(hash: Hash): MaybePromise<ChainReceipt | null>;
   /** The receipts of the transactions of `kind` in the blocks (after, through], in chain order. */
-  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[];
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): MaybePromise<ChainReceipt[]>;
 }
 
 /** Keeps everything in memory (tests, ephemeral runs). Same semantics as the SQLite store. */
@@ -94,6 +95,7 @@ export class MemoryChainStore implements ChainStore {
     return structuredClone({
       head: this.head,
       nextSeq,
+      pending: [...this.mempool.values()],
       balances: this.balances,
       safes: [...this.safes.values()],
       deployments: [...this.deployments.values()],
@@ -101,11 +103,13 @@ export class MemoryChainStore implements ChainStore {
     });
   }
 
-  pendingTransactions(limit = Number.POSITIVE_INFINITY): ChainTx[] {
-    return structuredClone([...this.mempool.values()].slice(0, limit));
-  }
-
   addPending(txs: readonly ChainTx[], changes: StateChanges): void {
+    const seqs = new Set([...this.txs.values()].map((tx) => tx.seq));
+    for (const tx of txs) {
+      if (this.txs.has(tx.hash) || seqs.has(tx.seq))
+        throw new Error(`transaction ${tx.hash} is stored already`);
+      seqs.add(tx.seq);
+    }
     for (const tx of txs) {
       this.txs.set(tx.hash, structuredClone(tx));
       this.mempool.set(tx.hash, structuredClone(tx));
@@ -114,6 +118,11 @@ export class MemoryChainStore implements ChainStore {
   }
 
   appendBlock(block: ChainBlock, receipts: readonly ChainReceipt[], changes: StateChanges): undefined {
+    if (this.blocks.has(block.number)) throw new Error(`block ${block.number} is stored already`);
+    for (const r of receipts) {
+      if (!this.txs.has(r.transactionHash) || this.receipts.has(r.transactionHash))
+        throw new Error(`transaction ${r.transactionHash} is not pending`);
+    }
     this.blocks.set(block.number, structuredClone(block));
     this.head = structuredClone(block);
     for (const r of receipts) {
@@ -125,10 +134,6 @@ export class MemoryChainStore implements ChainStore {
 
   putMeta(changes: ReadonlyMap<string, string>): void {
     this.apply({ meta: changes });
-  }
-
-  getMeta(key: string): string | null {
-    return this.meta.get(key) ?? null;
   }
 
   landedItems(ids: readonly string[]): Set<string> {

@@ -85,26 +85,29 @@ export interface Chain {
   /**
    * Submits a settlement transaction (kind `settle`): the batch's retries, then its items, applied one by one
    * when it is mined (all of an item's moves or none; see `SettlementItemStatus`). The same store write
-   * records `batch.lastSeq` as the settlement cursor (`ChainSettlements.settlementSubmittedThrough`), so inside
-   * a caller's database transaction both commit or roll back with it. A malformed batch is refused (400):
+   * records `batch.lastSeq` as the settlement cursor (`ChainSettlements.settlementSubmittedThrough`): both are
+   * kept, or neither. A malformed batch is refused (400):
    * addresses, positive amounts, known kinds, ids unique within the batch, a window after the cursor.
    */
   submitSettlement(batch: SettlementBatch): Promise<SubmittedTx>;
 }
 
 /**
- * The chain's blocks as its own store has them, read at once (synchronously): only a chain whose store is
- * local has it (the embedded chain). The chain link reads from it the escrow receipts of the blocks it has
- * not passed on yet (those that landed while the exchange was down, or that the sequencer did not take).
+ * The chain's blocks as its own store has them: only a chain whose store is the exchange's (the embedded
+ * chain) has it. The chain link reads from it the escrow receipts of the blocks it has not passed on yet
+ * (those that landed while the exchange was down, or that the sequencer did not take).
  */
 export interface ChainHistory {
-  /** The number of the last block written (0 before the first). */
+  /** The number of the last block written (0 before the first); known at once. */
   headNumber(): number;
   /** The receipts of the transactions of `kind` in the blocks (after, through], in chain order. */
-  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[];
+  receiptsBetween(after: number, through: number, kind: ChainTxKind): Promise<ChainReceipt[]>;
 }
 
-/** Settlement as a chain whose store is local reads it at once (the embedded chain): for the settlement driver and reconciliation. */
+/**
+ * Settlement as a chain whose store is the exchange's has it at once (the embedded chain keeps it in memory,
+ * after each write): for the settlement driver and reconciliation.
+ */
 export interface ChainSettlements {
   /** The highest `lastSeq` of the settlement transactions submitted, pending or mined; 0 before any. */
   settlementSubmittedThrough(): number;

@@ -117,7 +117,7 @@ describe('settlement transactions: properties', () => {
           } else if (s.kind === 'tick') {
             const before = chain.headNumber();
             timer.tick();
-            for (const r of chain.receiptsBetween(before, chain.headNumber(), 'settle')) {
+            for (const r of await chain.receiptsBetween(before, chain.headNumber(), 'settle')) {
               const all = r.tx.kind === 'settle' ? [...r.tx.retries, ...r.tx.items] : [];
               r.items!.forEach((result, i) => {
                 if (result.status === 'failed' || result.status === 'skipped') failed.push(all[i]!);
@@ -148,7 +148,7 @@ describe('settlement transactions: properties', () => {
           payout: 0,
           deposit: 0,
         };
-        for (const receipt of chain.receiptsBetween(0, chain.headNumber(), 'settle')) {
+        for (const receipt of await chain.receiptsBetween(0, chain.headNumber(), 'settle')) {
           expect(receipt.status).toBe('success');
           if (receipt.tx.kind !== 'settle') throw new Error('not a settlement');
           const all = [...receipt.tx.retries, ...receipt.tx.items];

@@ -435,7 +435,7 @@ describe('settlement faults', () => {
     expect(blocks.map((b) => b.number)).toEqual([3]);
     expect(heard.map((r) => r.transactionHash)).toEqual([next.txHash]);
     // The gap (block 2) is read back from the chain's history.
-    const missed = chain.receiptsBetween(1, blocks[0]!.number - 1, 'settle');
+    const missed = await chain.receiptsBetween(1, blocks[0]!.number - 1, 'settle');
     expect(missed).toEqual([await chain.getReceipt(dropped.txHash)]);
     expect(missed[0]!.items).toEqual([{ id: 'fill:1', kind: 'fill', status: 'success', error: null }]);
   });

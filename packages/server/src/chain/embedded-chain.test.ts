@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { supportsFaults } from './chain.js';
-import { MemoryChainStore } from './chain-store.js';
+import { type ChainStore, MemoryChainStore } from './chain-store.js';
 import type { ChainReceipt } from './chain-types.js';
 import { EmbeddedChain } from './embedded-chain.js';
-import { A, B, BASE_TOKEN, C, createTestChain, ESCROW, SAFE_A } from './test-support.js';
+import { A, B, BASE_TOKEN, C, createTestChain, ESCROW, openTestChain, SAFE_A } from './test-support.js';
 import { canonicalJson, keccakHex } from './tx-codec.js';
 
 describe('embedded chain: blocks and transactions', () => {
@@ -269,4 +269,131 @@ describe('embedded chain: proxy deployment', () => {
     expect(await chain.getReceipt(retry.txHash!)).toMatchObject({ status: 'success' });
     expect(await chain.getProxy(B)).toMatchObject({ state: 'deployed', pending: false, deployed: true });
   });
+});
+
+/**
+ * `inner` answering later (each answer a turn of the event loop later, as a remote store does), or refusing
+ * writes while `refuse` is set (at once, or later); counts the writes under way at once.
+ */
+function remoteStore(inner: MemoryChainStore, options: { refuseLater?: boolean } = {}) {
+  const state = { refuse: false, writing: 0, mostWriting: 0 };
+  const later = <T>(answer: () => T) =>
+    new Promise<T>((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          resolve(answer());
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+  const write = <T>(answer: () => T): Promise<T> => {
+    if (state.refuse && !options.refuseLater) throw new Error('disk full');
+    state.writing += 1;
+    state.mostWriting = Math.max(state.mostWriting, state.writing);
+    return later(() => {
+      state.writing -= 1;
+      if (state.refuse) throw new Error('disk full');
+      return answer();
+    });
+  };
+  const store: ChainStore = {
+    load: () => later(() => inner.load()),
+    addPending: (txs, changes) => write(() => inner.addPending(txs, changes)),
+    appendBlock: (block, receipts, changes) => write(() => inner.appendBlock(block, receipts, changes)),
+    putMeta: (changes) => write(() => inner.putMeta(changes)),
+    landedItems: (ids) => later(() => inner.landedItems(ids)),
+    getBlock: (number) => later(() => inner.getBlock(number)),
+    getTransaction: (hash) => later(() => inner.getTransaction(hash)),
+    getReceipt: (hash) => later(() => inner.getReceipt(hash)),
+    receiptsBetween: (after, through, kind) => later(() => inner.receiptsBetween(after, through, kind)),
+  };
+  return { store, state };
+}
+
+describe('embedded chain: on a store that answers later', () => {
+  it('writes one at a time, in the order asked, each checked against the writes before it', async () => {
+    const inner = new MemoryChainStore();
+    const remote = remoteStore(inner);
+    const { chain, timer } = await openTestChain(remote.store);
+    const announced: number[] = [];
+    chain.onBlock((block) => {
+      // Told only once the store has the block.
+      expect(inner.getBlock(block.number)).toEqual(block);
+      announced.push(block.number);
+    });
+    const wa = chain.proxyAddressFor(A);
+    const deployed = chain.deployProxy(A);
+    const again = chain.deployProxy(A);
+    const minted = chain.mint(wa, 5n);
+    const settled = chain.submitSettlement({ firstSeq: 1, lastSeq: 3, retries: [], items: [] });
+    // Its window starts after the cursor the write before it moved.
+    const next = chain.submitSettlement({ firstSeq: 4, lastSeq: 6, retries: [], items: [] });
+    const early = chain.submitSettlement({ firstSeq: 5, lastSeq: 7, retries: [], items: [] });
+    const mined = timer.tick();
+    expect(mined).toBeInstanceOf(Promise);
+    await expect(early).rejects.toMatchObject({ statusCode: 409 });
+    const [first, second, ...rest] = await Promise.all([deployed, again, minted, settled, next]);
+    await mined;
+    expect(second).toEqual({ safe: SAFE_A, txHash: first.txHash, submitted: false });
+    const hashes = [first.txHash!, ...rest.map((r) => r.txHash)];
+    for (const [seq, hash] of hashes.entries()) expect((await chain.getTransaction(hash))?.seq).toBe(seq);
+    expect(remote.state.mostWriting).toBe(1);
+    expect(announced).toEqual([1]);
+    expect((await chain.getBlock(1))?.transactions).toEqual(hashes);
+    expect(await chain.balanceOf(wa)).toBe(5n);
+    expect(chain.settlementSubmittedThrough()).toBe(6);
+    expect(chain.pendingTransactions()).toEqual([]);
+    await chain.stop();
+  });
+
+  it('a receipt asked for while its block is being written comes with the block', async () => {
+    const { chain, timer } = await openTestChain(remoteStore(new MemoryChainStore()).store);
+    const { txHash } = await chain.mint(A, 1n);
+    const mined = timer.tick();
+    const receipt = chain.waitForReceipt(txHash, { timeoutMs: 2_000 });
+    await mined;
+    expect(await receipt).toMatchObject({ transactionHash: txHash, blockNumber: 1, status: 'success' });
+    // And one asked for after it landed is read back.
+    expect(await chain.waitForReceipt(txHash, { timeoutMs: 2_000 })).toEqual(await receipt);
+    await chain.stop();
+  });
+
+  for (const refuseLater of [false, true]) {
+    it(`a write the store refuses (${refuseLater ? 'later' : 'at once'}) changes nothing`, async () => {
+      const inner = new MemoryChainStore();
+      const remote = remoteStore(inner, { refuseLater });
+      const errors: unknown[] = [];
+      const { chain, timer } = await openTestChain(remote.store, 4162, (error) => errors.push(error));
+      const wa = chain.proxyAddressFor(A);
+      await chain.mint(wa, 7n);
+      remote.state.refuse = true;
+      await expect(chain.mint(wa, 5n)).rejects.toThrow('disk full');
+      await expect(chain.deployProxy(A)).rejects.toThrow('disk full');
+      await expect(
+        chain.submitSettlement({ firstSeq: 1, lastSeq: 4, retries: [], items: [] }),
+      ).rejects.toThrow('disk full');
+      await expect(chain.pauseBlocks()).rejects.toThrow('disk full');
+      expect(chain.pendingTransactions()).toHaveLength(1);
+      expect(await chain.getProxy(A)).toMatchObject({ state: 'none' });
+      expect(chain.settlementSubmittedThrough()).toBe(0);
+      expect(chain.faults().blocksPaused).toBe(false);
+      // A block the store refuses: nothing applied, its transactions stay pending, the failure reported.
+      await timer.tick();
+      expect(errors).toEqual([expect.objectContaining({ message: 'disk full' })]);
+      expect(await chain.blockNumber()).toBe(0);
+      expect(await chain.balanceOf(wa)).toBe(0n);
+      expect(chain.pendingTransactions()).toHaveLength(1);
+
+      remote.state.refuse = false;
+      // The counter did not move: the refused submissions never existed.
+      const next = await chain.mint(wa, 1n);
+      expect((await chain.getTransaction(next.txHash))?.seq).toBe(1);
+      await timer.tick();
+      expect(await chain.blockNumber()).toBe(1);
+      expect(await chain.balanceOf(wa)).toBe(8n);
+      expect((await inner.load()).balances).toEqual(new Map([[wa, 8n]]));
+      await chain.stop();
+    });
+  }
 });

@@ -7,6 +7,7 @@ import {
   safeTxHash,
 } from '@oddsbook/protocol';
 import { AppError, badRequest } from '../errors/app-error.js';
+import { andThen, type MaybePromise, SerialQueue } from '../lib/maybe-promise.js';
 import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
 import type {
   Chain,
@@ -19,7 +20,7 @@ import type {
   TokenTxRequest,
 } from './chain.js';
 import { address, positive } from './chain-input.js';
-import type { ChainStore, LandedItem, StateChanges } from './chain-store.js';
+import type { ChainSnapshot, ChainStore, LandedItem, StateChanges } from './chain-store.js';
 import type {
   Address,
   ChainBlock,
@@ -71,6 +72,7 @@ const metaFailItems = (faultClass: SettlementFaultClass) => `fault.failSettlemen
 type MinedBlock = {
   block: ChainBlock;
   receipts: ChainReceipt[];
+  /** Resolves once the block is durable; none when it is already. */
   durable: Promise<void> | undefined;
   /** False when an injected fault drops the block's announcement to listeners. */
   announce: boolean;
@@ -152,6 +154,12 @@ class Overlay {
  * checked like Safe's `execTransaction`), settlement transactions (items applied one by one, all of an item
  * or none: settlement-mining.ts) and injected faults. Every change is persisted through the ChainStore before it
  * becomes visible, and the mempool too, so pending transactions complete after a restart.
+ *
+ * What a block or a submission needs is in memory (balances, Safes, deployments, the mempool, the settlement
+ * cursor, the fault switches: the store's snapshot at the start, then every write the chain made); blocks,
+ * transactions and receipts are read from the store. Writes go one at a time, in the order they were asked
+ * for (a submission's checks run in its turn, against what the writes before it left), and memory follows
+ * a write once the store has it: a write the store refuses changes nothing.
  */
 export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, ChainFaults {
   readonly chainId: number;
@@ -171,6 +179,12 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   private readonly onListenerError: (error: unknown) => void;
   private head: ChainBlock | null;
   private nextSeq: number;
+  /** Submitted, not yet mined, in submission order (the sequence numbers' order). */
+  private readonly mempool = new Map<Hash, ChainTx>();
+  /** The highest `lastSeq` of the settlement transactions submitted (`settlementSubmittedThrough`). */
+  private settlementCursor: number;
+  /** The store's writes, one at a time. */
+  private readonly writes = new SerialQueue();
   private failNextDeploymentFlag: boolean;
   private failSettlementItems: Record<SettlementFaultClass, number>;
   private blocksPaused: boolean;
@@ -184,7 +198,13 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   private readonly blockListeners = new Set<(block: ChainBlock, receipts: readonly ChainReceipt[]) => void>();
   private readonly waiters = new Map<Hash, Set<(receipt: ChainReceipt) => void>>();
 
-  constructor(options: EmbeddedChainOptions) {
+  /** Opens the chain on its store's state, on any store (one that loads asynchronously too). */
+  static async open(options: EmbeddedChainOptions): Promise<EmbeddedChain> {
+    return new EmbeddedChain(options, await options.store.load());
+  }
+
+  /** On a store that loads at once (memory, SQLite), or on the snapshot given; `open` for any store. */
+  constructor(options: EmbeddedChainOptions, loaded?: ChainSnapshot) {
     this.chainId = options.chainId;
     this.baseToken = address(options.baseToken, 'baseToken');
     this.escrowAddress = address(options.escrowAddress, 'escrowAddress');
@@ -199,8 +219,14 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
       options.onListenerError ??
       ((error) => process.emitWarning(`chain listener failed: ${(error as Error)?.stack ?? String(error)}`));
 
-    const snapshot = this.store.load();
+    const snapshot = loaded ?? this.store.load();
+    if (snapshot instanceof Promise) {
+      snapshot.catch(() => {});
+      throw new Error('the chain store loads asynchronously: open the chain with EmbeddedChain.open');
+    }
     this.head = snapshot.head;
+    for (const tx of snapshot.pending) this.mempool.set(tx.hash, tx);
+    this.settlementCursor = Number(snapshot.meta.get(META_SETTLEMENT_CURSOR) ?? 0);
     this.state.balances = snapshot.balances;
     for (const s of snapshot.safes) this.state.safes.set(s.address, s);
     for (const d of snapshot.deployments) this.state.deployments.set(d.safe, d);
@@ -223,42 +249,51 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     this.timer.start(this.blockTimeMs, () => this.mineBlock());
   }
 
-  /** Stops producing blocks; resolves once a block being written is durable and announced. */
+  /** Stops producing blocks; resolves once a block being written is durable and announced, and every write is done. */
   async stop(): Promise<void> {
     this.running = false;
     this.timer.stop();
     await this.landing;
-    this.store.close?.();
+    await this.writes.idle();
+    await this.store.close?.();
   }
 
   /**
    * Mines one block with the pending transactions (none: no block; empty blocks are not produced) and
-   * announces it to listeners and waiters once it is durable: at once, or when the store's write reaches
-   * the disk off the event loop (the promise). Its state is applied at once, as the database has it; only
-   * what tells anyone of the block waits. While the store cannot write without waiting (the WAL
-   * checkpointer restarting), the block is not computed yet: it is computed and written in one turn once
-   * the store can write, and announced outside that write.
+   * announces it to listeners and waiters once it is durable: at once, when the store's commit reaches the
+   * disk off the event loop, or when a remote store's commit is acknowledged (the promise). Its state is
+   * applied once the store has committed the block; only what tells anyone of the block waits for it to be
+   * durable. While the store cannot write without waiting (the WAL checkpointer restarting), the block is not
+   * computed yet: it is computed and written in one turn once the store can write, and announced outside
+   * that write. On a store that answers at once, all of it happens before this returns.
    * The timer calls it; tests and tools may call it directly. A block the store refused changes nothing:
    * its transactions stay pending for the next tick. While blocks are paused (`pauseBlocks`) nothing is mined.
+   * One block at a time: a call while a block is being written or announced does nothing.
    */
   mineBlock(): Promise<void> | undefined {
     if (this.mining) return undefined;
     this.mining = true;
-    const mined = this.store.whenWritable
-      ? this.store.whenWritable(() => this.mineReported())
-      : this.mineReported();
-    const landed = mined instanceof Promise ? mined.then((m) => this.land(m)) : this.land(mined);
-    if (landed) this.landing = landed;
+    const mine = () => this.writes.run(() => this.mineReported());
+    const mined = (
+      this.store.whenWritable ? this.store.whenWritable(mine) : mine()
+    ) as MaybePromise<MinedBlock | null>;
+    const landed = andThen(mined, (m) => this.land(m));
+    if (!(landed instanceof Promise)) return undefined;
+    this.landing = landed;
     return landed;
   }
 
   /** `mineNext`, a failure reported instead of thrown (its transactions stay pending). */
-  private mineReported(): MinedBlock | null {
-    try {
-      return this.mineNext();
-    } catch (error) {
+  private mineReported(): MaybePromise<MinedBlock | null> {
+    const reported = (error: unknown) => {
       this.onListenerError(error);
       return null;
+    };
+    try {
+      const mined = this.mineNext();
+      return mined instanceof Promise ? mined.catch(reported) : mined;
+    } catch (error) {
+      return reported(error);
     }
   }
 
@@ -290,10 +325,22 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   }
 
   /** Writes the next block and applies its state; null when nothing is pending or blocks are paused. */
-  private mineNext(): MinedBlock | null {
-    if (this.blocksPaused) return null;
-    const txs = this.store.pendingTransactions(this.maxTxPerBlock);
-    if (txs.length === 0) return null;
+  private mineNext(): MaybePromise<MinedBlock | null> {
+    if (this.blocksPaused || this.mempool.size === 0) return null;
+    const txs: ChainTx[] = [];
+    for (const tx of this.mempool.values()) {
+      if (txs.push(tx) === this.maxTxPerBlock) break;
+    }
+    // The block's settlement items that landed in earlier blocks: one look-up for the whole block.
+    const ids = txs.flatMap((tx) =>
+      tx.kind === 'settle' ? [...tx.retries, ...tx.items].map((item) => item.id) : [],
+    );
+    const landed = ids.length === 0 ? new Set<string>() : this.store.landedItems(ids);
+    return andThen(landed, (landedBefore) => this.writeBlock(txs, landedBefore));
+  }
+
+  /** Computes the block of `txs` and writes it; applies its state once the store has it. */
+  private writeBlock(txs: readonly ChainTx[], landedBefore: ReadonlySet<string>): MaybePromise<MinedBlock> {
     const number = (this.head?.number ?? 0) + 1;
     const header = {
       number,
@@ -306,7 +353,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     const settling = {
       ledger: overlay,
       escrow: this.escrowAddress,
-      landedBefore: (ids: readonly string[]) => this.store.landedItems(ids),
+      landedBefore: (ids: readonly string[]) => new Set(ids.filter((id) => landedBefore.has(id))),
       landedInBlock: new Set<string>(),
       landed: [] as LandedItem[],
       faults: { ...this.failSettlementItems },
@@ -333,23 +380,28 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     }
     const announce = !this.dropNextAnnouncement;
     if (!announce) meta.set(META_DROP_NEXT_ANNOUNCEMENT, '0');
-    const durable = this.store.appendBlock(block, receipts, {
+    const written = this.store.appendBlock(block, receipts, {
       ...overlay.changes(),
       meta,
       landedItems: settling.landed,
     });
-    for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
-    for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
-    for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
-    this.failSettlementItems = settling.faults;
-    if (!announce) this.dropNextAnnouncement = false;
-    this.head = block;
-    return { block, receipts, durable, announce };
+    const applied = (durable: Promise<void> | undefined): MinedBlock => {
+      for (const [k, v] of overlay.balances) this.state.balances.set(k, v);
+      for (const [k, v] of overlay.safes) this.state.safes.set(k, v);
+      for (const [k, v] of overlay.deployments) this.state.deployments.set(k, v);
+      for (const tx of txs) this.mempool.delete(tx.hash);
+      this.failSettlementItems = settling.faults;
+      if (!announce) this.dropNextAnnouncement = false;
+      this.head = block;
+      return { block, receipts, durable, announce };
+    };
+    if (written instanceof Promise) return written.then(() => applied(undefined));
+    return applied(written?.synced);
   }
 
   /** Transactions submitted and not yet mined, oldest first. */
   pendingTransactions(): readonly ChainTx[] {
-    return this.store.pendingTransactions();
+    return [...this.mempool.values()];
   }
 
   async blockNumber(): Promise<number> {
@@ -360,7 +412,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     return this.head?.number ?? 0;
   }
 
-  receiptsBetween(after: number, through: number, kind: ChainTxKind): ChainReceipt[] {
+  async receiptsBetween(after: number, through: number, kind: ChainTxKind): Promise<ChainReceipt[]> {
     return this.store.receiptsBetween(after, through, kind);
   }
 
@@ -377,25 +429,48 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   }
 
   waitForReceipt(hash: Hash, options: { timeoutMs?: number } = {}): Promise<ChainReceipt> {
-    const done = this.store.getReceipt(hash);
-    if (done) return Promise.resolve(done);
-    return new Promise((resolve, reject) => {
-      const set = this.waiters.get(hash) ?? new Set<(receipt: ChainReceipt) => void>();
-      this.waiters.set(hash, set);
-      let timeout: NodeJS.Timeout | undefined;
-      const waiter = (receipt: ChainReceipt) => {
+    const stored = this.store.getReceipt(hash);
+    if (stored && !(stored instanceof Promise)) return Promise.resolve(stored);
+    // Waiting from before a remote read: a block that lands while it is under way is heard of, one before it read.
+    const waiting = this.waitFor(hash, options);
+    if (stored instanceof Promise) {
+      stored.then((receipt) => {
+        if (receipt) waiting.settle(receipt);
+      }, waiting.fail);
+    }
+    return waiting.promise;
+  }
+
+  /** A waiter for the receipt of `hash`, told once a block carrying it is durable (or failed after `timeoutMs`). */
+  private waitFor(hash: Hash, options: { timeoutMs?: number }) {
+    const set = this.waiters.get(hash) ?? new Set<(receipt: ChainReceipt) => void>();
+    this.waiters.set(hash, set);
+    let timeout: NodeJS.Timeout | undefined;
+    let settle!: (receipt: ChainReceipt) => void;
+    let fail!: (error: unknown) => void;
+    const promise = new Promise<ChainReceipt>((resolve, reject) => {
+      const leave = () => {
         if (timeout) clearTimeout(timeout);
+        set.delete(settle);
+        if (set.size === 0 && this.waiters.get(hash) === set) this.waiters.delete(hash);
+      };
+      settle = (receipt) => {
+        leave();
         resolve(receipt);
       };
-      set.add(waiter);
-      if (options.timeoutMs !== undefined) {
-        timeout = setTimeout(() => {
-          set.delete(waiter);
-          if (set.size === 0) this.waiters.delete(hash);
-          reject(new Error(`no receipt for ${hash} within ${options.timeoutMs} ms`));
-        }, options.timeoutMs);
-      }
+      fail = (error) => {
+        leave();
+        reject(error);
+      };
     });
+    set.add(settle);
+    if (options.timeoutMs !== undefined) {
+      timeout = setTimeout(
+        () => fail(new Error(`no receipt for ${hash} within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
+    }
+    return { promise, settle, fail };
   }
 
   onReceipt(listener: (receipt: ChainReceipt) => void): () => void {
@@ -438,34 +513,39 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   async deployProxy(owner: Address): Promise<DeploySafeResult> {
     const eoa = address(owner, 'owner');
     const safe = this.proxyAddressFor(eoa);
-    const existing = this.state.deployments.get(safe);
-    if (existing && existing.state !== 'failed') return { safe, txHash: existing.txHash, submitted: false };
-    const injectedFailure = this.failNextDeploymentFlag;
-    const payload: ChainTxPayload = {
-      kind: 'deploySafe',
-      safe,
-      owner: eoa,
-      saltNonce: this.saltNonce,
-      injectedFailure,
-    };
-    const tx = this.submit(payload, (hash) => ({
-      deployments: [{ safe, owner: eoa, saltNonce: this.saltNonce, state: 'pending', txHash: hash }],
-      meta: injectedFailure ? new Map([[META_FAIL_NEXT_DEPLOYMENT, '0']]) : undefined,
-    }));
-    this.failNextDeploymentFlag = false;
-    this.state.deployments.set(safe, {
-      safe,
-      owner: eoa,
-      saltNonce: this.saltNonce,
-      state: 'pending',
-      txHash: tx.hash,
+    return this.writes.run(() => {
+      const existing = this.state.deployments.get(safe);
+      if (existing && existing.state !== 'failed') return { safe, txHash: existing.txHash, submitted: false };
+      const injectedFailure = this.failNextDeploymentFlag;
+      const payload: ChainTxPayload = {
+        kind: 'deploySafe',
+        safe,
+        owner: eoa,
+        saltNonce: this.saltNonce,
+        injectedFailure,
+      };
+      const submitted = this.submitNow([payload], (hash) => ({
+        deployments: [{ safe, owner: eoa, saltNonce: this.saltNonce, state: 'pending', txHash: hash }],
+        meta: injectedFailure ? new Map([[META_FAIL_NEXT_DEPLOYMENT, '0']]) : undefined,
+      }));
+      return andThen(submitted, ([tx]) => {
+        this.failNextDeploymentFlag = false;
+        this.state.deployments.set(safe, {
+          safe,
+          owner: eoa,
+          saltNonce: this.saltNonce,
+          state: 'pending',
+          txHash: tx!.hash,
+        });
+        return { safe, txHash: tx!.hash, submitted: true };
+      });
     });
-    return { safe, txHash: tx.hash, submitted: true };
   }
 
   async failNextDeployment(): Promise<void> {
-    this.store.putMeta(new Map([[META_FAIL_NEXT_DEPLOYMENT, '1']]));
-    this.failNextDeploymentFlag = true;
+    await this.putMeta(META_FAIL_NEXT_DEPLOYMENT, '1', () => {
+      this.failNextDeploymentFlag = true;
+    });
   }
 
   // ---- fault injection (besides failNextDeployment) --------------------------------------------
@@ -477,23 +557,27 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     if (!Number.isSafeInteger(count) || count < 0) {
       throw badRequest('INVALID_FAULT', 'count must be a non-negative integer');
     }
-    this.store.putMeta(new Map([[metaFailItems(faultClass), String(count)]]));
-    this.failSettlementItems[faultClass] = count;
+    await this.putMeta(metaFailItems(faultClass), String(count), () => {
+      this.failSettlementItems[faultClass] = count;
+    });
   }
 
   async pauseBlocks(): Promise<void> {
-    this.store.putMeta(new Map([[META_BLOCKS_PAUSED, '1']]));
-    this.blocksPaused = true;
+    await this.putMeta(META_BLOCKS_PAUSED, '1', () => {
+      this.blocksPaused = true;
+    });
   }
 
   async resumeBlocks(): Promise<void> {
-    this.store.putMeta(new Map([[META_BLOCKS_PAUSED, '0']]));
-    this.blocksPaused = false;
+    await this.putMeta(META_BLOCKS_PAUSED, '0', () => {
+      this.blocksPaused = false;
+    });
   }
 
   async dropNextBlockAnnouncement(): Promise<void> {
-    this.store.putMeta(new Map([[META_DROP_NEXT_ANNOUNCEMENT, '1']]));
-    this.dropNextAnnouncement = true;
+    await this.putMeta(META_DROP_NEXT_ANNOUNCEMENT, '1', () => {
+      this.dropNextAnnouncement = true;
+    });
   }
 
   faults(): ChainFaultState {
@@ -529,14 +613,13 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
         message: 'signatures must be hex bytes',
       });
     }
-    const tx = this.submit({
+    return this.submit({
       kind: 'execSafeTx',
       safe,
       safeTxHash: hash,
       transaction: { ...options.transaction },
       signatures: options.signatures,
     });
-    return { txHash: tx.hash };
   }
 
   // ---- base token ------------------------------------------------------------------------------
@@ -553,50 +636,53 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   }
 
   async mint(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    return { txHash: this.submit(tokenPayload({ kind: 'mint', to, amount, memo })).hash };
+    return this.submit(tokenPayload({ kind: 'mint', to, amount, memo }));
   }
 
   async transfer(from: Address, to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    return { txHash: this.submit(tokenPayload({ kind: 'transfer', from, to, amount, memo })).hash };
+    return this.submit(tokenPayload({ kind: 'transfer', from, to, amount, memo }));
   }
 
   async escrow(from: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    return { txHash: this.submit(tokenPayload({ kind: 'escrow', from, amount, memo })).hash };
+    return this.submit(tokenPayload({ kind: 'escrow', from, amount, memo }));
   }
 
   async release(to: Address, amount: bigint, memo?: string): Promise<SubmittedTx> {
-    return { txHash: this.submit(tokenPayload({ kind: 'release', to, amount, memo })).hash };
+    return this.submit(tokenPayload({ kind: 'release', to, amount, memo }));
   }
 
   async submitMany(requests: readonly TokenTxRequest[]): Promise<SubmittedTx[]> {
     // Every request is checked before anything is written: all or none.
     const payloads = requests.map(tokenPayload);
     if (payloads.length === 0) return [];
-    return this.submitAll(payloads).map((tx) => ({ txHash: tx.hash }));
+    const txs = await this.writes.run(() => this.submitNow(payloads));
+    return txs.map((tx) => ({ txHash: tx.hash }));
   }
 
   // ---- settlement ------------------------------------------------------------------------------
 
   async submitSettlement(batch: SettlementBatch): Promise<SubmittedTx> {
-    const cursor = this.settlementSubmittedThrough();
-    const payload = settlementPayload(batch, { escrow: this.escrowAddress, cursor });
-    const through = Math.max(cursor, batch.lastSeq);
-    const tx = this.submit(payload, () =>
-      through > cursor ? { meta: new Map([[META_SETTLEMENT_CURSOR, String(through)]]) } : {},
-    );
-    return { txHash: tx.hash };
+    return this.writes.run(() => {
+      const cursor = this.settlementCursor;
+      const payload = settlementPayload(batch, { escrow: this.escrowAddress, cursor });
+      const through = Math.max(cursor, batch.lastSeq);
+      const submitted = this.submitNow([payload], () =>
+        through > cursor ? { meta: new Map([[META_SETTLEMENT_CURSOR, String(through)]]) } : {},
+      );
+      return andThen(submitted, ([tx]) => {
+        this.settlementCursor = through;
+        return { txHash: tx!.hash };
+      });
+    });
   }
 
-  /**
-   * Read from the store, not kept in memory: a submission inside a caller's transaction that rolls back
-   * takes its cursor with it.
-   */
+  /** Kept in memory after each write: the store has it with the settlement transaction that moved it. */
   settlementSubmittedThrough(): number {
-    return Number(this.store.getMeta(META_SETTLEMENT_CURSOR) ?? 0);
+    return this.settlementCursor;
   }
 
   pendingSettlements(): SettleTx[] {
-    return this.store.pendingTransactions().filter((tx): tx is SettleTx => tx.kind === 'settle');
+    return [...this.mempool.values()].filter((tx): tx is SettleTx => tx.kind === 'settle');
   }
 
   balances(): Map<Address, bigint> {
@@ -605,31 +691,37 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
 
   // ---- internals -------------------------------------------------------------------------------
 
-  /**
-   * Persists the transaction (and its side effects) into the mempool. Synchronous on purpose: called
-   * inside a caller's database transaction, the write joins it (as a savepoint).
-   */
-  private submit(payload: ChainTxPayload, sideEffects?: (hash: Hash) => StateChanges): ChainTx {
-    return this.submitAll([payload], sideEffects)[0]!;
+  /** Submits one transaction in its turn of the writes. */
+  private async submit(payload: ChainTxPayload): Promise<SubmittedTx> {
+    const [tx] = await this.writes.run(() => this.submitNow([payload]));
+    return { txHash: tx!.hash };
   }
 
   /**
    * Persists transactions, in this order, into the mempool with one store write: their rows and the side
-   * effects (given the first transaction's hash). The counter is the rows' own `seq`.
+   * effects (given the first transaction's hash); then they are pending. The counter is the rows' own `seq`.
+   * Called in a turn of `writes`.
    */
-  private submitAll(
+  private submitNow(
     payloads: readonly ChainTxPayload[],
     sideEffects?: (firstHash: Hash) => StateChanges,
-  ): ChainTx[] {
+  ): MaybePromise<ChainTx[]> {
     const submittedAt = this.clock.now();
-    let seq = this.nextSeq;
-    const txs = payloads.map((payload): ChainTx => {
-      const txSeq = seq++;
-      return { ...payload, hash: transactionHash(this.chainId, txSeq, payload), seq: txSeq, submittedAt };
+    const first = this.nextSeq;
+    const txs = payloads.map((payload, i): ChainTx => {
+      const seq = first + i;
+      return { ...payload, hash: transactionHash(this.chainId, seq, payload), seq, submittedAt };
     });
-    this.store.addPending(txs, sideEffects?.(txs[0]!.hash) ?? {});
-    this.nextSeq = seq;
-    return txs;
+    return andThen(this.store.addPending(txs, sideEffects?.(txs[0]!.hash) ?? {}), () => {
+      this.nextSeq = first + txs.length;
+      for (const tx of txs) this.mempool.set(tx.hash, tx);
+      return txs;
+    });
+  }
+
+  /** Writes one meta value in its turn of the writes; `then` once the store has it. */
+  private putMeta(key: string, value: string, then: () => void): MaybePromise<void> {
+    return this.writes.run(() => andThen(this.store.putMeta(new Map([[key, value]])), then));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { SafeTransactionData } from '@oddsbook/protocol';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { Address, Hash } from './chain-types.js';
 
 /**
@@ -33,22 +34,23 @@ export type MultisigConfirmation = {
   createdAt: number;
 };
 
+/** The add-signer bookkeeping (`MultisigCoordinator`). A local store answers at once, a remote one with promises. */
 export interface MultisigStore {
-  get(safeTxHash: Hash): MultisigRecord | null;
-  /** Records in `pending` or `submitted`, optionally of one Safe. */
-  listOpen(safe?: Address): MultisigRecord[];
+  get(safeTxHash: Hash): MaybePromise<MultisigRecord | null>;
+  /** Records in `pending` or `submitted`, optionally of one Safe, oldest first. */
+  listOpen(safe?: Address): MaybePromise<MultisigRecord[]>;
   /** Upserts `record` and marks every other `pending` record of the same Safe and nonce `replaced`, atomically. */
-  putReplacingAtNonce(record: MultisigRecord): void;
+  putReplacingAtNonce(record: MultisigRecord): MaybePromise<void>;
   update(
     safeTxHash: Hash,
     patch: Partial<
       Omit<MultisigRecord, 'safeTxHash' | 'safe' | 'nonce' | 'requiredThreshold' | 'transaction'>
     >,
-  ): void;
+  ): MaybePromise<void>;
   /** False when this owner already confirmed this transaction (nothing written). */
-  addConfirmation(confirmation: MultisigConfirmation): boolean;
+  addConfirmation(confirmation: MultisigConfirmation): MaybePromise<boolean>;
   /** In the order they were recorded. */
-  confirmations(safeTxHash: Hash): MultisigConfirmation[];
+  confirmations(safeTxHash: Hash): MaybePromise<MultisigConfirmation[]>;
 }
 
 export class MemoryMultisigStore implements MultisigStore {
@@ -62,6 +64,7 @@ export class MemoryMultisigStore implements MultisigStore {
   listOpen(safe?: Address): MultisigRecord[] {
     return [...this.records.values()]
       .filter((r) => (r.status === 'pending' || r.status === 'submitted') && (!safe || r.safe === safe))
+      .sort((x, y) => x.createdAt - y.createdAt || (x.safeTxHash < y.safeTxHash ? -1 : 1))
       .map((r) => structuredClone(r));
   }
 

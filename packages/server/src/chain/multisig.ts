@@ -13,6 +13,7 @@ import {
 } from '@oddsbook/protocol';
 import { getAddress, isAddress, isHex } from 'viem';
 import { AppError } from '../errors/app-error.js';
+import { SerialQueue } from '../lib/maybe-promise.js';
 import { ACCEPT_HIGH_S, recoverSigner } from '../signing/recover-signer.js';
 import type { Chain } from './chain.js';
 import type { Address, ChainReceipt, Hash, SafeState } from './chain-types.js';
@@ -123,26 +124,46 @@ function hashableTransaction(tx: SafeTransactionDataInput): SafeTransactionData 
  * Add-signer bookkeeping: prepare a Safe transaction, collect owner confirmations, submit it to the
  * chain at threshold and follow it until it lands. State lives in a MultisigStore so it survives
  * restarts; call `start()` once (before the chain starts producing blocks, ideally) to follow receipts
- * and to finish what a restart interrupted.
+ * and to finish what a restart interrupted. Its steps (a prepare, a confirmation, a receipt) run one at a
+ * time, each against what the one before left in the store.
  */
 export class MultisigCoordinator {
   private readonly chain: Chain;
   private readonly store: MultisigStore;
   private readonly clock: { now(): number };
+  private readonly onError: (error: unknown) => void;
   private unsubscribe: (() => void) | null = null;
+  private readonly steps = new SerialQueue();
 
-  constructor(options: { chain: Chain; store: MultisigStore; clock?: { now(): number } }) {
+  constructor(options: {
+    chain: Chain;
+    store: MultisigStore;
+    clock?: { now(): number };
+    /** A receipt could not be recorded (the store failed); default: a process warning. */
+    onError?: (error: unknown) => void;
+  }) {
     this.chain = options.chain;
     this.store = options.store;
     this.clock = options.clock ?? { now: () => Date.now() };
+    this.onError =
+      options.onError ??
+      ((error) =>
+        process.emitWarning(`multisig receipt not recorded: ${(error as Error)?.stack ?? String(error)}`));
   }
 
   async start(): Promise<void> {
-    if (!this.unsubscribe) this.unsubscribe = this.chain.onReceipt((r) => this.onReceipt(r));
-    for (const record of this.store.listOpen()) {
-      if (record.status === 'submitted') await this.reconcile(record);
-      else await this.maybeSubmit(record);
+    if (!this.unsubscribe) {
+      this.unsubscribe = this.chain.onReceipt((receipt) => {
+        if (receipt.tx.kind !== 'execSafeTx') return;
+        Promise.resolve(this.steps.run(() => this.onReceipt(receipt))).catch(this.onError);
+      });
     }
+    await this.steps.run(async () => {
+      for (const record of await this.store.listOpen()) {
+        if (record.status === 'submitted') await this.reconcile(record);
+        else await this.maybeSubmit(record);
+      }
+    });
   }
 
   stop(): void {
@@ -150,7 +171,16 @@ export class MultisigCoordinator {
     this.unsubscribe = null;
   }
 
+  /** Resolves once every step given so far is done (a receipt recorded). */
+  idle(): Promise<void> {
+    return this.steps.idle();
+  }
+
   async prepare(input: PrepareInput): Promise<PreparedSafeTx> {
+    return this.steps.run(() => this.prepareNow(input));
+  }
+
+  private async prepareNow(input: PrepareInput): Promise<PreparedSafeTx> {
     const safeAddress = parseAddress(input.safeAddress, 'safeAddress');
     const newSigner = parseAddress(input.newSignerAddress, 'newSignerAddress');
     const safe = await this.chain.getSafe(safeAddress);
@@ -170,9 +200,9 @@ export class MultisigCoordinator {
         `threshold must be between 1 and ${safe.owners.length + 1}`,
       );
     }
-    for (const open of this.store.listOpen(safe.address)) {
+    for (const open of await this.store.listOpen(safe.address)) {
       if (open.status === 'submitted') await this.reconcile(open);
-      const current = this.store.get(open.safeTxHash)!;
+      const current = (await this.store.get(open.safeTxHash))!;
       if (current.status === 'submitted' && current.nonce === safe.nonce) {
         throw new MultisigError(
           'NONCE_IN_FLIGHT',
@@ -188,12 +218,12 @@ export class MultisigCoordinator {
     });
     const domain = safeDomain(this.chain.chainId, safe.address);
     const hash = safeTxHash(domain, transaction);
-    const existing = this.store.get(hash);
+    const existing = await this.store.get(hash);
     const now = this.clock.now();
     if (existing?.status !== 'pending') {
       // New, or the same transaction prepared again after being replaced or reverting: its
       // confirmations are signatures of the same hash, so they still count.
-      this.store.putReplacingAtNonce({
+      await this.store.putReplacingAtNonce({
         safeTxHash: hash,
         safe: safe.address,
         nonce: safe.nonce,
@@ -207,7 +237,7 @@ export class MultisigCoordinator {
         updatedAt: now,
       });
     } else {
-      this.store.putReplacingAtNonce({ ...existing, updatedAt: now });
+      await this.store.putReplacingAtNonce({ ...existing, updatedAt: now });
     }
     return {
       safeTxHash: hash,
@@ -221,6 +251,10 @@ export class MultisigCoordinator {
    * signature) changes nothing and returns the current progress, so it doubles as a status read.
    */
   async confirm(input: ConfirmInput): Promise<SafeTxProgress> {
+    return this.steps.run(() => this.confirmNow(input));
+  }
+
+  private async confirmNow(input: ConfirmInput): Promise<SafeTxProgress> {
     const safeAddress = parseAddress(input.safeAddress, 'safeAddress');
     if (typeof input.safeTxHash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(input.safeTxHash)) {
       throw new MultisigError('INVALID_REQUEST', 'safeTxHash is not a 32-byte hex string');
@@ -239,7 +273,7 @@ export class MultisigCoordinator {
     }
     if (hash !== claimed) throw new MultisigError('SAFE_TX_HASH_MISMATCH');
 
-    let record = this.store.get(hash);
+    let record = await this.store.get(hash);
     if (!record) throw new MultisigError('SAFE_TX_NOT_FOUND', 'no prepare produced this safeTxHash');
     record = await this.reconcile(record);
 
@@ -255,7 +289,7 @@ export class MultisigCoordinator {
     ) {
       throw new MultisigError('SIGNER_MISMATCH', 'the signature was not made by signerAddress');
     }
-    const confirmations = this.store.confirmations(hash);
+    const confirmations = await this.store.confirmations(hash);
     if (confirmations.some((c) => c.owner === signer)) {
       // A repeat; also the moment to retry a submission an earlier call could not make.
       return this.progressOf(await this.maybeSubmit(record));
@@ -267,19 +301,26 @@ export class MultisigCoordinator {
     const safe = await this.chain.getSafe(record.safe);
     if (!safe) throw new MultisigError('SAFE_NOT_DEPLOYED');
     if (safe.nonce !== record.nonce) {
-      this.store.update(hash, { status: 'replaced', updatedAt: this.clock.now() });
+      await this.store.update(hash, { status: 'replaced', updatedAt: this.clock.now() });
       throw new MultisigError('SAFE_TX_REPLACED', 'another transaction used this nonce');
     }
     if (!safe.owners.includes(signer)) throw new MultisigError('SIGNER_NOT_OWNER');
 
-    this.store.addConfirmation({ safeTxHash: hash, owner: signer, signature, createdAt: this.clock.now() });
+    await this.store.addConfirmation({
+      safeTxHash: hash,
+      owner: signer,
+      signature,
+      createdAt: this.clock.now(),
+    });
     record = await this.maybeSubmit(record, safe);
     return this.progressOf(record);
   }
 
   async progress(safeTxHash: Hash): Promise<SafeTxProgress | null> {
-    const record = this.store.get(safeTxHash.toLowerCase() as Hash);
-    return record ? this.progressOf(await this.reconcile(record)) : null;
+    return this.steps.run(async () => {
+      const record = await this.store.get(safeTxHash.toLowerCase() as Hash);
+      return record ? this.progressOf(await this.reconcile(record)) : null;
+    });
   }
 
   /** Submits the Safe transaction once enough current owners have confirmed. */
@@ -288,7 +329,7 @@ export class MultisigCoordinator {
     const safe = known ?? (await this.chain.getSafe(record.safe));
     if (!safe || safe.nonce !== record.nonce) return record;
     const owners = new Set(safe.owners);
-    const valid = this.store.confirmations(record.safeTxHash).filter((c) => owners.has(c.owner));
+    const valid = (await this.store.confirmations(record.safeTxHash)).filter((c) => owners.has(c.owner));
     if (valid.length < safe.threshold) return record;
     const { txHash } = await this.chain.execSafeTransaction({
       safe: record.safe,
@@ -296,7 +337,7 @@ export class MultisigCoordinator {
       signatures: packSafeSignatures(valid),
     });
     const patch = { status: 'submitted' as const, submissionTxHash: txHash, updatedAt: this.clock.now() };
-    this.store.update(record.safeTxHash, patch);
+    await this.store.update(record.safeTxHash, patch);
     return { ...record, ...patch };
   }
 
@@ -304,35 +345,39 @@ export class MultisigCoordinator {
   private async reconcile(record: MultisigRecord): Promise<MultisigRecord> {
     if (record.status !== 'submitted' || !record.submissionTxHash) return record;
     const receipt = await this.chain.getReceipt(record.submissionTxHash);
-    if (receipt) this.onReceipt(receipt);
-    return this.store.get(record.safeTxHash) ?? record;
+    if (receipt) await this.onReceipt(receipt);
+    return (await this.store.get(record.safeTxHash)) ?? record;
   }
 
-  private onReceipt(receipt: ChainReceipt): void {
+  private async onReceipt(receipt: ChainReceipt): Promise<void> {
     const tx = receipt.tx;
     if (tx.kind !== 'execSafeTx') return;
-    const record = this.store.get(tx.safeTxHash.toLowerCase() as Hash);
+    const record = await this.store.get(tx.safeTxHash.toLowerCase() as Hash);
     if (!record || record.status === 'executed') return;
     const now = this.clock.now();
     if (receipt.status === 'success') {
-      this.store.update(record.safeTxHash, {
+      await this.store.update(record.safeTxHash, {
         status: 'executed',
         executionTxHash: receipt.transactionHash,
         failure: null,
         updatedAt: now,
       });
-      for (const other of this.store.listOpen(record.safe)) {
+      for (const other of await this.store.listOpen(record.safe)) {
         if (other.nonce === record.nonce && other.safeTxHash !== record.safeTxHash) {
-          this.store.update(other.safeTxHash, { status: 'replaced', updatedAt: now });
+          await this.store.update(other.safeTxHash, { status: 'replaced', updatedAt: now });
         }
       }
     } else if (record.submissionTxHash === receipt.transactionHash) {
-      this.store.update(record.safeTxHash, { status: 'failed', failure: receipt.error, updatedAt: now });
+      await this.store.update(record.safeTxHash, {
+        status: 'failed',
+        failure: receipt.error,
+        updatedAt: now,
+      });
     }
   }
 
-  private progressOf(record: MultisigRecord): SafeTxProgress {
-    const confirmedBy = this.store.confirmations(record.safeTxHash).map((c) => c.owner);
+  private async progressOf(record: MultisigRecord): Promise<SafeTxProgress> {
+    const confirmedBy = (await this.store.confirmations(record.safeTxHash)).map((c) => c.owner);
     const isExecuted = record.status === 'executed';
     return {
       safeTxHash: record.safeTxHash,

@@ -1,14 +1,15 @@
-import type { Database } from 'better-sqlite3';
 import type { BlockTimer } from './block-timer.js';
+import type { ChainStore } from './chain-store.js';
 import type { Address } from './chain-types.js';
 import { EmbeddedChain } from './embedded-chain.js';
 import { MultisigCoordinator } from './multisig.js';
-import { SqliteChainStore } from './sqlite-chain-store.js';
-import { SqliteMultisigStore } from './sqlite-multisig-store.js';
+import type { MultisigStore } from './multisig-store.js';
 
 export type OpenEmbeddedChainOptions = {
-  /** The server's database; the chain's tables are created in it when missing. */
-  db: Database;
+  /** The chain's store (the exchange's SQLite database or PostgreSQL); closed by `stop()`. */
+  store: ChainStore;
+  /** The multisig bookkeeping, in the same database. */
+  multisigStore: MultisigStore;
   chainId: number;
   baseToken: Address;
   escrowAddress: Address;
@@ -19,16 +20,18 @@ export type OpenEmbeddedChainOptions = {
 };
 
 /**
- * Wires the embedded chain and the multisig coordinator on one SQLite database and starts both:
- * the coordinator subscribes first, then blocks begin (pending transactions from before a restart
- * land in the first block). Stop with `stop()`; closing the database stays with its owner.
+ * Wires the embedded chain and the multisig coordinator on their stores and starts both: the coordinator
+ * subscribes first, then blocks begin (pending transactions from before a restart land in the first block).
+ * Stop with `stop()`; closing the database stays with its owner.
  */
 export async function openEmbeddedChain(options: OpenEmbeddedChainOptions) {
-  const chain = new EmbeddedChain({ ...options, store: new SqliteChainStore(options.db) });
+  const { multisigStore, ...chainOptions } = options;
+  const chain = await EmbeddedChain.open(chainOptions);
   const multisig = new MultisigCoordinator({
     chain,
-    store: new SqliteMultisigStore(options.db),
+    store: multisigStore,
     clock: options.clock,
+    ...(options.onListenerError ? { onError: options.onListenerError } : {}),
   });
   await multisig.start();
   chain.start();
@@ -37,6 +40,7 @@ export async function openEmbeddedChain(options: OpenEmbeddedChainOptions) {
     multisig,
     async stop() {
       multisig.stop();
+      await multisig.idle();
       await chain.stop();
     },
   };

@@ -2,20 +2,24 @@ import type { Database, Statement } from 'better-sqlite3';
 import { type WalSync, walSync } from '../sqlite/wal-sync.js';
 import { withWriteGate } from '../sqlite/write-gate.js';
 import { writeTransaction } from '../sqlite/write-transaction.js';
-import type { ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
-import type {
-  Address,
-  ChainBlock,
-  ChainReceipt,
-  ChainTx,
-  ChainTxKind,
-  Hash,
-  ProxyDeployment,
-  ReceiptStatus,
-  SafeState,
-} from './chain-types.js';
-import type { SettlementItemResult } from './settlement-types.js';
-import { decodePayload, encodePayload, toChainTx } from './tx-codec.js';
+import {
+  type BlockRow,
+  blockFromRow,
+  type DeploymentRow,
+  deploymentColumns,
+  deploymentFromRow,
+  type ReceiptRow,
+  receiptColumns,
+  receiptFromRow,
+  type SafeRow,
+  safeColumns,
+  safeFromRow,
+  type TxRow,
+  txColumns,
+  txFromRow,
+} from './chain-rows.js';
+import type { BlockWrite, ChainSnapshot, ChainStore, StateChanges } from './chain-store.js';
+import type { Address, ChainBlock, ChainReceipt, ChainTx, ChainTxKind, Hash } from './chain-types.js';
 
 export const CHAIN_SCHEMA_VERSION = 2;
 
@@ -136,47 +140,6 @@ export function migrateChainSchema(db: Database): void {
   })();
 }
 
-type BlockRow = { number: number; hash: string; parent_hash: string; timestamp: number; tx_hashes: string };
-type TxRow = { hash: string; seq: number; payload: string; submitted_at: number };
-type ReceiptRow = TxRow & {
-  block_number: number;
-  block_hash: string;
-  tx_index: number;
-  status: ReceiptStatus;
-  error: string | null;
-  items: string | null;
-};
-type SafeRow = { address: string; owners: string; threshold: number; nonce: number; deployed_block: number };
-type DeploymentRow = {
-  safe: string;
-  owner: string;
-  salt_nonce: string;
-  state: ProxyDeployment['state'];
-  tx_hash: string;
-};
-
-const blockFromRow = (r: BlockRow): ChainBlock => ({
-  number: r.number,
-  hash: r.hash as Hash,
-  parentHash: r.parent_hash as Hash,
-  timestamp: r.timestamp,
-  transactions: JSON.parse(r.tx_hashes) as Hash[],
-});
-
-const txFromRow = (r: TxRow): ChainTx =>
-  toChainTx(decodePayload(r.payload), { hash: r.hash as Hash, seq: r.seq, submittedAt: r.submitted_at });
-
-const receiptFromRow = (r: ReceiptRow): ChainReceipt => ({
-  transactionHash: r.hash as Hash,
-  blockNumber: r.block_number,
-  blockHash: r.block_hash as Hash,
-  transactionIndex: r.tx_index,
-  status: r.status,
-  error: r.error,
-  tx: txFromRow(r),
-  ...(r.items === null ? {} : { items: JSON.parse(r.items) as SettlementItemResult[] }),
-});
-
 /** ChainStore on better-sqlite3. The database is owned by the caller; `migrateChainSchema` must have run. */
 export class SqliteChainStore implements ChainStore {
   private readonly s: Record<string, Statement>;
@@ -199,7 +162,7 @@ export class SqliteChainStore implements ChainStore {
       safes: db.prepare('SELECT * FROM chain_safes'),
       deployments: db.prepare('SELECT * FROM chain_deployments'),
       mempool: db.prepare(
-        'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq LIMIT ?',
+        'SELECT hash, seq, payload, submitted_at FROM chain_transactions WHERE block_number IS NULL ORDER BY seq',
       ),
       meta: db.prepare('SELECT key, value FROM chain_meta'),
       maxSeq: db.prepare('SELECT max(seq) FROM chain_transactions').pluck(),
@@ -231,7 +194,6 @@ export class SqliteChainStore implements ChainStore {
       landed: db
         .prepare('SELECT id FROM chain_settled_items WHERE id IN (SELECT value FROM json_each(?))')
         .pluck(),
-      getMeta: db.prepare('SELECT value FROM chain_meta WHERE key = ?').pluck(),
       markMined: db.prepare('UPDATE chain_transactions SET block_number = ? WHERE hash = ?'),
       putBalance: db.prepare(
         'INSERT INTO chain_balances (address, amount) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET amount = excluded.amount',
@@ -253,28 +215,15 @@ export class SqliteChainStore implements ChainStore {
     this.applyChanges = (changes) => {
       for (const [address, amount] of changes.balances ?? [])
         this.s.putBalance!.run(address, amount.toString());
-      for (const safe of changes.safes ?? []) {
-        this.s.putSafe!.run(
-          safe.address,
-          JSON.stringify(safe.owners),
-          safe.threshold,
-          safe.nonce,
-          safe.deployedBlock,
-        );
-      }
-      for (const d of changes.deployments ?? []) {
-        this.s.putDeployment!.run(d.safe, d.owner, d.saltNonce.toString(), d.state, d.txHash);
-      }
+      for (const safe of changes.safes ?? []) this.s.putSafe!.run(...safeColumns(safe));
+      for (const d of changes.deployments ?? []) this.s.putDeployment!.run(...deploymentColumns(d));
       for (const [key, value] of changes.meta ?? []) this.s.putMeta!.run(key, value);
       for (const item of changes.landedItems ?? []) this.s.insertLanded!.run(item.id, item.txHash);
     };
     // One savepoint (or transaction) for all of them and their side effects.
     this.addPendingTx = writeTransaction(db, (txs: readonly ChainTx[], changes: StateChanges) => {
       const insertTx = this.s.insertTx!;
-      for (const tx of txs) {
-        const { hash, seq, submittedAt, ...payload } = tx;
-        insertTx.run(hash, seq, tx.kind, encodePayload(payload), submittedAt);
-      }
+      for (const tx of txs) insertTx.run(...txColumns(tx));
       this.applyChanges(changes);
     });
     this.appendBlockTx = writeTransaction(
@@ -289,15 +238,7 @@ export class SqliteChainStore implements ChainStore {
         );
         for (const r of receipts) {
           this.s.markMined!.run(block.number, r.transactionHash);
-          this.s.insertReceipt!.run(
-            r.transactionHash,
-            r.blockNumber,
-            r.blockHash,
-            r.transactionIndex,
-            r.status,
-            r.error,
-            r.items ? JSON.stringify(r.items) : null,
-          );
+          this.s.insertReceipt!.run(...receiptColumns(r));
         }
         this.applyChanges(changes);
       },
@@ -310,36 +251,17 @@ export class SqliteChainStore implements ChainStore {
     return {
       head: head ? blockFromRow(head) : null,
       nextSeq: maxSeq === null ? 0 : maxSeq + 1,
+      pending: (this.s.mempool!.all() as TxRow[]).map(txFromRow),
       balances: new Map(
         (this.s.balances!.all() as { address: Address; amount: string }[]).map((r) => [
           r.address,
           BigInt(r.amount),
         ]),
       ),
-      safes: (this.s.safes!.all() as SafeRow[]).map(
-        (r): SafeState => ({
-          address: r.address as Address,
-          owners: JSON.parse(r.owners) as Address[],
-          threshold: r.threshold,
-          nonce: r.nonce,
-          deployedBlock: r.deployed_block,
-        }),
-      ),
-      deployments: (this.s.deployments!.all() as DeploymentRow[]).map(
-        (r): ProxyDeployment => ({
-          safe: r.safe as Address,
-          owner: r.owner as Address,
-          saltNonce: BigInt(r.salt_nonce),
-          state: r.state,
-          txHash: r.tx_hash as Hash,
-        }),
-      ),
+      safes: (this.s.safes!.all() as SafeRow[]).map(safeFromRow),
+      deployments: (this.s.deployments!.all() as DeploymentRow[]).map(deploymentFromRow),
       meta: new Map((this.s.meta!.all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
     };
-  }
-
-  pendingTransactions(limit?: number): ChainTx[] {
-    return (this.s.mempool!.all(limit ?? -1) as TxRow[]).map(txFromRow);
   }
 
   addPending(txs: readonly ChainTx[], changes: StateChanges): void {
@@ -350,14 +272,14 @@ export class SqliteChainStore implements ChainStore {
     block: ChainBlock,
     receipts: readonly ChainReceipt[],
     changes: StateChanges,
-  ): Promise<void> | undefined {
+  ): Exclude<BlockWrite, Promise<void>> {
     if (!this.wal) {
       this.appendBlockTx(block, receipts, changes);
       return undefined;
     }
     // Its fsync off the event loop, like a sequencer batch's: twice a second, it took 3-30 ms there.
     this.wal.unsynced(() => this.appendBlockTx(block, receipts, changes));
-    return this.wal.sync();
+    return { synced: this.wal.sync() };
   }
 
   whenWritable<T>(write: () => T): T | Promise<T> {
@@ -370,10 +292,6 @@ export class SqliteChainStore implements ChainStore {
 
   putMeta(changes: ReadonlyMap<string, string>): void {
     writeTransaction(this.db, () => this.applyChanges({ meta: changes }))();
-  }
-
-  getMeta(key: string): string | null {
-    return (this.s.getMeta!.get(key) as string | undefined) ?? null;
   }
 
   landedItems(ids: readonly string[]): Set<string> {

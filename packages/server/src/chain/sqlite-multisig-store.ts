@@ -1,51 +1,16 @@
-import type { SafeTransactionData } from '@oddsbook/protocol';
 import type { Database, Statement } from 'better-sqlite3';
 import { writeTransaction } from '../sqlite/write-transaction.js';
+import {
+  type ConfirmationRow,
+  confirmationFromRow,
+  MULTISIG_PATCH_COLUMNS,
+  type MultisigRow,
+  multisigColumns,
+  multisigFromRow,
+} from './chain-rows.js';
 import type { Address, Hash } from './chain-types.js';
-import type {
-  MultisigConfirmation,
-  MultisigRecord,
-  MultisigStatus,
-  MultisigStore,
-} from './multisig-store.js';
+import type { MultisigConfirmation, MultisigRecord, MultisigStore } from './multisig-store.js';
 import { migrateChainSchema } from './sqlite-chain-store.js';
-
-type Row = {
-  safe_tx_hash: string;
-  safe: string;
-  nonce: number;
-  threshold: number;
-  tx: string;
-  status: MultisigStatus;
-  submission_tx_hash: string | null;
-  execution_tx_hash: string | null;
-  failure: string | null;
-  created_at: number;
-  updated_at: number;
-};
-
-const fromRow = (r: Row): MultisigRecord => ({
-  safeTxHash: r.safe_tx_hash as Hash,
-  safe: r.safe as Address,
-  nonce: r.nonce,
-  requiredThreshold: r.threshold,
-  transaction: JSON.parse(r.tx) as SafeTransactionData,
-  status: r.status,
-  submissionTxHash: r.submission_tx_hash as Hash | null,
-  executionTxHash: r.execution_tx_hash as Hash | null,
-  failure: r.failure,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-const COLUMNS = {
-  status: 'status',
-  submissionTxHash: 'submission_tx_hash',
-  executionTxHash: 'execution_tx_hash',
-  failure: 'failure',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-} as const;
 
 /** MultisigStore on the `chain_multisig_*` tables (created by `migrateChainSchema`). */
 export class SqliteMultisigStore implements MultisigStore {
@@ -57,10 +22,10 @@ export class SqliteMultisigStore implements MultisigStore {
     this.s = {
       get: db.prepare('SELECT * FROM chain_multisig_txs WHERE safe_tx_hash = ?'),
       open: db.prepare(
-        "SELECT * FROM chain_multisig_txs WHERE status IN ('pending', 'submitted') ORDER BY created_at",
+        "SELECT * FROM chain_multisig_txs WHERE status IN ('pending', 'submitted') ORDER BY created_at, safe_tx_hash",
       ),
       openOf: db.prepare(
-        "SELECT * FROM chain_multisig_txs WHERE safe = ? AND status IN ('pending', 'submitted') ORDER BY created_at",
+        "SELECT * FROM chain_multisig_txs WHERE safe = ? AND status IN ('pending', 'submitted') ORDER BY created_at, safe_tx_hash",
       ),
       replace: db.prepare(
         `UPDATE chain_multisig_txs SET status = 'replaced', updated_at = ?
@@ -82,30 +47,18 @@ export class SqliteMultisigStore implements MultisigStore {
     };
     this.putTx = writeTransaction(db, (r: MultisigRecord) => {
       this.s.replace!.run(r.updatedAt, r.safe, r.nonce, r.safeTxHash);
-      this.s.upsert!.run(
-        r.safeTxHash,
-        r.safe,
-        r.nonce,
-        r.requiredThreshold,
-        JSON.stringify(r.transaction),
-        r.status,
-        r.submissionTxHash,
-        r.executionTxHash,
-        r.failure,
-        r.createdAt,
-        r.updatedAt,
-      );
+      this.s.upsert!.run(...multisigColumns(r));
     });
   }
 
   get(safeTxHash: Hash): MultisigRecord | null {
-    const row = this.s.get!.get(safeTxHash) as Row | undefined;
-    return row ? fromRow(row) : null;
+    const row = this.s.get!.get(safeTxHash) as MultisigRow | undefined;
+    return row ? multisigFromRow(row) : null;
   }
 
   listOpen(safe?: Address): MultisigRecord[] {
-    const rows = (safe ? this.s.openOf!.all(safe) : this.s.open!.all()) as Row[];
-    return rows.map(fromRow);
+    const rows = (safe ? this.s.openOf!.all(safe) : this.s.open!.all()) as MultisigRow[];
+    return rows.map(multisigFromRow);
   }
 
   putReplacingAtNonce(record: MultisigRecord): void {
@@ -115,7 +68,7 @@ export class SqliteMultisigStore implements MultisigStore {
   update(safeTxHash: Hash, patch: Partial<MultisigRecord>): void {
     const sets: string[] = [];
     const values: unknown[] = [];
-    for (const [key, column] of Object.entries(COLUMNS)) {
+    for (const [key, column] of Object.entries(MULTISIG_PATCH_COLUMNS)) {
       if (key in patch) {
         sets.push(`${column} = ?`);
         values.push((patch as Record<string, unknown>)[key] ?? null);
@@ -132,18 +85,6 @@ export class SqliteMultisigStore implements MultisigStore {
   }
 
   confirmations(safeTxHash: Hash): MultisigConfirmation[] {
-    return (
-      this.s.confirmations!.all(safeTxHash) as {
-        safe_tx_hash: string;
-        owner: string;
-        signature: string;
-        created_at: number;
-      }[]
-    ).map((r) => ({
-      safeTxHash: r.safe_tx_hash as Hash,
-      owner: r.owner as Address,
-      signature: r.signature as Hash,
-      createdAt: r.created_at,
-    }));
+    return (this.s.confirmations!.all(safeTxHash) as ConfirmationRow[]).map(confirmationFromRow);
   }
 }

@@ -22,15 +22,12 @@ export const C: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 /** A's proxy on chain 4162 with the v1.4.1 SafeL2 singleton and salt nonce 0 (safe-vectors.json). */
 export const SAFE_A: Address = '0xd9f8dE3B1E996B792C5eBb78A747F974D618D172';
 
-export function createTestChain(
-  store: ChainStore,
-  chainId = 4162,
-  onListenerError?: (error: unknown) => void,
-) {
+/** A chain on `store` whose blocks the test mines (`timer.tick()`), its clock a second further at each read. */
+function testChainOptions(store: ChainStore, chainId: number, onListenerError?: (error: unknown) => void) {
   const timer = new ManualBlockTimer();
   let now = 1_800_000_000_000;
   const clock = { now: () => (now += 1000) };
-  const chain = new EmbeddedChain({
+  const options = {
     chainId,
     store,
     baseToken: BASE_TOKEN,
@@ -38,7 +35,30 @@ export function createTestChain(
     timer,
     clock,
     ...(onListenerError ? { onListenerError } : {}),
-  });
+  };
+  return { options, timer };
+}
+
+/** A started test chain on a store that loads at once (memory, SQLite). */
+export function createTestChain(
+  store: ChainStore,
+  chainId = 4162,
+  onListenerError?: (error: unknown) => void,
+) {
+  const { options, timer } = testChainOptions(store, chainId, onListenerError);
+  const chain = new EmbeddedChain(options);
+  chain.start();
+  return { chain, timer };
+}
+
+/** A started test chain on any store (PostgreSQL too). */
+export async function openTestChain(
+  store: ChainStore,
+  chainId = 4162,
+  onListenerError?: (error: unknown) => void,
+) {
+  const { options, timer } = testChainOptions(store, chainId, onListenerError);
+  const chain = await EmbeddedChain.open(options);
   chain.start();
   return { chain, timer };
 }

@@ -76,7 +76,7 @@ async function copyAndVerify(
     journalDb = openJournalDatabase(config.dataDir, db);
 
     console.log(`the data dir ${config.dataDir} (SQLite):`);
-    const source = await runReplayCheck({ ...config, databaseUrl: '' }, db);
+    const source = await runReplayCheck({ ...config, databaseUrl: '' });
     if (!printReplayCheck(source, '  ')) {
       console.error(
         `the data dir itself does not replay identically or reconcile (oddsbook replay shows the same): nothing was ${verifyOnly ? 'verified' : 'copied'}`,
@@ -105,9 +105,8 @@ async function copyAndVerify(
       console.error('The data dir is as it was: keep running on it.');
       return 1;
     }
-    const chain = plan.keptInDataDir.length > 0 ? ', the secrets and the embedded chain' : ' and the secrets';
     console.log(
-      `verified: start the exchange with DATABASE_URL=${target} and the same DATA_DIR (it keeps the lock${chain})`,
+      `verified: start the exchange with DATABASE_URL=${target} (the data dir is needed for its lock alone)`,
     );
     return 0;
   } catch (error) {
@@ -148,7 +147,7 @@ async function verify(
   );
 
   console.log(`${target} (PostgreSQL):`);
-  const copied = await runReplayCheck(config, db);
+  const copied = await runReplayCheck(config);
   const copiedPassed = printReplayCheck(copied, '  ');
   const sameReplay = compareReplays(source, copied);
   if (differing.length === 0 && copiedPassed && sameReplay) return true;
@@ -176,10 +175,6 @@ async function copy(plan: TablePlan, client: pg.ClientBase, config: Config, targ
 function printLeftBehind(plan: TablePlan): void {
   for (const { table, reason } of plan.notCopied) console.log(`not copied: ${table} (${reason})`);
   for (const { column, reason } of plan.columnsLeft) console.log(`not copied: ${column} (${reason})`);
-  if (plan.keptInDataDir.length > 0)
-    console.log(
-      `kept in the data dir, where an exchange on PostgreSQL reads them (the embedded chain's store):\n  ${plan.keptInDataDir.join(', ')}`,
-    );
 }
 
 /** The journal's end and the state replayed from it, the same on both sides. */

@@ -1,19 +1,13 @@
 import { type Config, loadConfig } from '../config/config.js';
 import { type ReplayCheck, replayCheckPassed, runReplayCheck } from '../exchange/replay-check.js';
 import { differenceUnits, reconcileReportToWire } from '../settlement/reconcile.js';
-import { openDatabase } from '../store/sqlite/open-database.js';
 import { checkDataDir } from './check-data-dir.js';
 
 /** `oddsbook replay`: the replay check of the store the configuration names, printed; 0 when it passes. */
 export async function replayCommand(argv: readonly string[]): Promise<number> {
   const config: Config = loadConfig(argv);
   checkDataDir(config);
-  const db = openDatabase(config.dataDir);
-  try {
-    return printReplayCheck(await runReplayCheck(config, db)) ? 0 : 1;
-  } finally {
-    db.close();
-  }
+  return printReplayCheck(await runReplayCheck(config)) ? 0 : 1;
 }
 
 /** Prints a replay check as `oddsbook replay` does (each line after `indent`); whether it passed. */

@@ -1,8 +1,14 @@
+import type { ChainStore } from '../chain/chain-store.js';
+import type { MultisigStore } from '../chain/multisig-store.js';
+import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
+import { SqliteMultisigStore } from '../chain/sqlite-multisig-store.js';
 import { type Config, ConfigError, shownDatabaseUrl } from '../config/config.js';
 import type { Journal } from '../sequencer/journal.js';
 import type { SettlementFeed } from '../settlement/settlement-feed.js';
+import { PostgresChainStore } from '../store/postgres/postgres-chain-store.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
+import { PostgresMultisigStore } from '../store/postgres/postgres-multisig-store.js';
 import { PostgresProjectionStore } from '../store/postgres/postgres-projection-store.js';
 import { PostgresSettlementFeed } from '../store/postgres/postgres-settlement-feed.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
@@ -21,46 +27,63 @@ import type { TradingStorage } from '../store/trading-storage.js';
 /** Where the exchange keeps its records: SQLite in the data dir, or PostgreSQL (`DATABASE_URL`). */
 export type ExchangeStorage = {
   readonly kind: 'sqlite' | 'postgres';
+  /** The data dir's database when the records are there; null on PostgreSQL (the data dir holds its lock alone). */
+  readonly db: ExchangeDatabase | null;
   readonly store: Store;
   readonly journal: Journal;
   readonly feed: SettlementFeed;
+  /** The embedded chain's store (closed by the chain's `stop`) and its multisig bookkeeping, beside the rest. */
+  readonly chainStore: ChainStore;
+  readonly multisigStore: MultisigStore;
   openTrading(options: { settlementSince: number }): Promise<TradingStorage>;
   closeJournal(): Promise<void>;
-  /** After the store is closed: the data dir's database when the store is elsewhere. */
-  closeRest(): Promise<void>;
 };
 
-/** What `oddsbook replay` reads: the journal, the projections and the settlement feed, wherever they are. */
+/** What `oddsbook replay` reads: the journal, the projections, the settlement feed and the chain's store, wherever they are. */
 export type ReplayStorage = {
   readonly journal: Journal;
   readonly projections: ProjectionStore;
   readonly feed: SettlementFeed;
+  readonly chainStore: ChainStore;
   close(): Promise<void>;
 };
 
-export async function openReplayStorage(config: Config, db: ExchangeDatabase): Promise<ReplayStorage> {
+export async function openReplayStorage(config: Config): Promise<ReplayStorage> {
   if (!config.databaseUrl) {
+    const db = openDatabase(config.dataDir);
     const journalDb = openJournalDatabase(config.dataDir, db);
+    const chainStore = new SqliteChainStore(db);
     return {
       journal: new SqliteJournal(journalDb),
       projections: new SqliteProjectionStore(db),
       feed: new SqliteSettlementFeed(db),
+      chainStore,
       close: async () => {
+        chainStore.close();
         journalDb.close();
+        db.close();
       },
     };
   }
   const database = await connect(config);
-  const projections = await PostgresProjectionStore.open(database);
-  return {
-    journal: await PostgresJournal.open(database.pool),
-    projections,
-    feed: new PostgresSettlementFeed(database.pool),
-    async close() {
-      await projections.close();
-      await database.close();
-    },
-  };
+  try {
+    const projections = await PostgresProjectionStore.open(database);
+    const chainStore = await PostgresChainStore.open(database);
+    return {
+      journal: await PostgresJournal.open(database.pool),
+      projections,
+      feed: new PostgresSettlementFeed(database.pool),
+      chainStore,
+      async close() {
+        await chainStore.close();
+        await projections.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 }
 
 /** The store alone (`oddsbook keys`): the data dir's database, or the one at `DATABASE_URL`. */
@@ -82,34 +105,48 @@ export async function connect(config: Config): Promise<PostgresDatabase> {
 }
 
 /**
- * Opens the exchange's storage ports. With `DATABASE_URL` every port but the embedded chain's (and the data
- * dir's secrets) is on PostgreSQL; a database that cannot be reached or used is a configuration error
+ * Opens the exchange's storage ports: every one in the data dir's SQLite database (and its journal file), or
+ * every one on PostgreSQL with `DATABASE_URL`, the embedded chain's and the server's secrets included; then
+ * nothing is opened in the data dir. A database that cannot be reached or used is a configuration error
  * naming the setting.
  */
-export async function openExchangeStorage(config: Config, db: ExchangeDatabase): Promise<ExchangeStorage> {
+export async function openExchangeStorage(config: Config): Promise<ExchangeStorage> {
   if (!config.databaseUrl) {
-    const journal = openJournal(config.dataDir, db);
-    return {
-      kind: 'sqlite',
-      store: createSqliteStore(db),
-      journal: journal.journal,
-      feed: new SqliteSettlementFeed(db),
-      openTrading: (options) => openSqliteTradingStorage(db, options),
-      closeJournal: () => journal.close(),
-      // The store closed the database.
-      closeRest: async () => {},
-    };
+    const db = openDatabase(config.dataDir);
+    try {
+      const journal = openJournal(config.dataDir, db);
+      return {
+        kind: 'sqlite',
+        db,
+        store: createSqliteStore(db),
+        journal: journal.journal,
+        feed: new SqliteSettlementFeed(db),
+        chainStore: new SqliteChainStore(db),
+        multisigStore: new SqliteMultisigStore(db),
+        openTrading: (options) => openSqliteTradingStorage(db, options),
+        closeJournal: () => journal.close(),
+      };
+    } catch (error) {
+      db.close();
+      throw error;
+    }
   }
   const database = await connect(config);
-  return {
-    kind: 'postgres',
-    store: createPostgresStore(database),
-    journal: await PostgresJournal.open(database.pool),
-    feed: new PostgresSettlementFeed(database.pool),
-    openTrading: (options) => openPostgresTradingStorage(database, options),
-    closeJournal: async () => {},
-    closeRest: async () => {
-      if (db.open) db.close();
-    },
-  };
+  try {
+    const journal = await PostgresJournal.open(database.pool);
+    return {
+      kind: 'postgres',
+      db: null,
+      store: createPostgresStore(database),
+      journal,
+      feed: new PostgresSettlementFeed(database.pool),
+      chainStore: await PostgresChainStore.open(database),
+      multisigStore: new PostgresMultisigStore(database.pool),
+      openTrading: (options) => openPostgresTradingStorage(database, options),
+      closeJournal: async () => {},
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 }

@@ -16,8 +16,7 @@ import { Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
-import { type ExchangeDatabase, openDatabase } from '../store/sqlite/open-database.js';
-import { serverSecret } from '../store/sqlite/server-secrets.js';
+import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
 import type { Store } from '../store/store.js';
 import { openTrading, type Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
@@ -39,10 +38,10 @@ export type Exchange = {
   readonly storedAdminToken: Omit<StoredAdminToken, 'token'> | undefined;
   readonly clock: Clock;
   /**
-   * The data dir's SQLite database: the embedded chain and the secrets run on it, and the store's other ports
-   * too unless `DATABASE_URL` puts them on PostgreSQL; nothing else reads it but tests.
+   * The data dir's SQLite database, which every storage port runs on unless `DATABASE_URL` puts them all on
+   * PostgreSQL (then null: the data dir holds only its lock); nothing else reads it but tests.
    */
-  readonly db: ExchangeDatabase;
+  readonly db: ExchangeDatabase | null;
   readonly store: Store;
   /** Where the store's ports are: `sqlite` (the data dir) or `postgres` (`DATABASE_URL`). */
   readonly storeKind: 'sqlite' | 'postgres';
@@ -51,7 +50,7 @@ export type Exchange = {
   readonly webSessions: WebSessions;
   /** Sports, leagues, fixtures, markets and live scores; market lookups for the order path. */
   readonly catalog: CatalogService;
-  /** HMAC key of realtime connection tokens, kept in the data dir. */
+  /** HMAC key of realtime connection tokens, kept in the store. */
   readonly realtimeSecret: string;
   /** The embedded chain: proxy wallets, base token, escrow, Safe multisig. */
   readonly chain: Chain;
@@ -86,6 +85,11 @@ export type OpenExchangeOptions = {
 
 const silentLog = { info() {}, error() {} };
 
+/** A secret of the exchange's own (32 random bytes, base64url), generated at the first start and kept in the store. */
+function serverSecret(store: Store, name: string, now: number): Promise<string> {
+  return store.secrets.keep(name, randomBytes(32).toString('base64url'), now);
+}
+
 /** Opens the exchange on its data dir, which no other process may hold meanwhile (DataDirInUse). */
 export async function openExchange(config: Config, options: OpenExchangeOptions = {}): Promise<Exchange> {
   const releaseDataDir = config.dataDir === ':memory:' ? () => {} : lockDataDir(config.dataDir);
@@ -110,24 +114,8 @@ async function openLockedExchange(
       : storedAdminToken(givenConfig.dataDir);
   const config = stored ? { ...givenConfig, adminToken: stored.token } : givenConfig;
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(config.dataDir);
-  let storage: Awaited<ReturnType<typeof openExchangeStorage>>;
-  try {
-    storage = await openExchangeStorage(config, db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const storage = await openExchangeStorage(config);
   const store = storage.store;
-  const apiKeys = await ApiKeys.load(store);
-  const realtimeSecret = serverSecret(db, 'realtime-token', clock.now());
-  const webSessions = await WebSessions.open({
-    origins: config.siweDomains,
-    chainId: config.chainId,
-    now: () => clock.now(),
-    store: store.webSessions,
-    nonceSecret: Buffer.from(serverSecret(db, 'siwe-nonce', clock.now()), 'base64url'),
-  });
   // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
   let inEngine = (_marketHash: string): boolean => false;
   const catalog = new CatalogService({
@@ -137,20 +125,37 @@ async function openLockedExchange(
     // A listener's failure never fails the catalog write that triggered it; it is reported here.
     onListenerError: (error) => console.error('catalog change listener failed', error),
   });
-  if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
-
-  const {
-    chain,
-    multisig,
-    stop: stopChain,
-  } = await openEmbeddedChain({
-    db,
-    chainId: config.chainId,
-    baseToken: config.baseToken,
-    escrowAddress: config.verifyingContract,
-    blockTimeMs: config.blockTimeMs,
-    clock,
-  });
+  let apiKeys: ApiKeys;
+  let realtimeSecret: string;
+  let webSessions: WebSessions;
+  let embedded: Awaited<ReturnType<typeof openEmbeddedChain>>;
+  try {
+    apiKeys = await ApiKeys.load(store);
+    realtimeSecret = await serverSecret(store, 'realtime-token', clock.now());
+    webSessions = await WebSessions.open({
+      origins: config.siweDomains,
+      chainId: config.chainId,
+      now: () => clock.now(),
+      store: store.webSessions,
+      nonceSecret: Buffer.from(await serverSecret(store, 'siwe-nonce', clock.now()), 'base64url'),
+    });
+    if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
+    embedded = await openEmbeddedChain({
+      store: storage.chainStore,
+      multisigStore: storage.multisigStore,
+      chainId: config.chainId,
+      baseToken: config.baseToken,
+      escrowAddress: config.verifyingContract,
+      blockTimeMs: config.blockTimeMs,
+      clock,
+    });
+  } catch (error) {
+    await storage.chainStore.close?.();
+    await storage.closeJournal();
+    await store.close();
+    throw error;
+  }
+  const { chain, multisig, stop: stopChain } = embedded;
   const wallets = new Wallets(chain);
   const orderDomain = {
     name: EIP712_DOMAIN_NAME,
@@ -205,7 +210,6 @@ async function openLockedExchange(
     await stopChain();
     await verifier.close();
     await store.close();
-    await storage.closeRest();
     throw error;
   }
   // Receipts of blocks mined while the exchange was down are journaled before serving.
@@ -238,7 +242,7 @@ async function openLockedExchange(
     config,
     storedAdminToken: stored && 'file' in stored ? { file: stored.file, created: stored.created } : undefined,
     clock,
-    db,
+    db: storage.db,
     store,
     storeKind: storage.kind,
     apiKeys,
@@ -269,7 +273,6 @@ async function openLockedExchange(
       await verifier.close();
       await webSessions.idle();
       await store.close();
-      await storage.closeRest();
       releaseDataDir();
     },
   };

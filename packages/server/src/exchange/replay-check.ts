@@ -1,11 +1,9 @@
 import { ladderSize } from '@oddsbook/protocol';
 import { EmbeddedChain } from '../chain/embedded-chain.js';
-import { SqliteChainStore } from '../chain/sqlite-chain-store.js';
 import type { Config } from '../config/config.js';
 import { compareWithJournal } from '../sequencer/recovery.js';
 import type { ReconcileReport } from '../settlement/reconcile.js';
 import { reconcileStored } from '../settlement/stored-reconcile.js';
-import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
 import { openReplayStorage } from './exchange-storage.js';
 
 /** What `oddsbook replay` finds in a stopped exchange's store. */
@@ -30,8 +28,8 @@ export function replayCheckPassed(check: ReplayCheck): boolean {
  * dir's, or PostgreSQL's with DATABASE_URL), compares their state hashes, then reconciles the engine with the
  * embedded chain's stored state. Run it while the exchange is stopped.
  */
-export async function runReplayCheck(config: Config, db: ExchangeDatabase): Promise<ReplayCheck> {
-  const storage = await openReplayStorage(config, db);
+export async function runReplayCheck(config: Config): Promise<ReplayCheck> {
+  const storage = await openReplayStorage(config);
   try {
     const { journal, projections, feed } = storage;
     const started = Date.now();
@@ -46,11 +44,12 @@ export async function runReplayCheck(config: Config, db: ExchangeDatabase): Prom
     const elapsedMs = Date.now() - started;
     const check = { lastSeq, projectedSeq, replayedCommands, elapsedMs, journalHash, projectionsHash };
     if (journalHash !== projectionsHash) return { ...check, reconciliation: null };
-    const chain = new EmbeddedChain({
+    // Its stored state, not started: nothing is mined.
+    const chain = await EmbeddedChain.open({
       chainId: config.chainId,
       baseToken: config.baseToken,
       escrowAddress: config.verifyingContract,
-      store: new SqliteChainStore(db),
+      store: storage.chainStore,
     });
     const reconciliation = await reconcileStored({ journal, chain, feed, ladderSize: ladderSize() });
     return { ...check, reconciliation };

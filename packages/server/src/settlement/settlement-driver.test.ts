@@ -7,11 +7,10 @@ import { DriverRig } from './test-support.js';
 const usd = (x: number) => BigInt(x) * 1_000_000n;
 
 /** The settlement transactions mined so far that carried the item, as retry or in their window. */
-function submissionsOf(rig: DriverRig, id: string): number {
-  return rig.chain
-    .receiptsBetween(0, rig.chain.headNumber(), 'settle')
-    .filter((r) => [...(r.tx as SettleTx).retries, ...(r.tx as SettleTx).items].some((i) => i.id === id))
-    .length;
+async function submissionsOf(rig: DriverRig, id: string): Promise<number> {
+  return (await rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle')).filter((r) =>
+    [...(r.tx as SettleTx).retries, ...(r.tx as SettleTx).items].some((i) => i.id === id),
+  ).length;
 }
 
 /** The chain holds what the engine says, wallet by wallet and in the pool, and reconciliation agrees. */
@@ -25,8 +24,8 @@ async function expectExact(rig: DriverRig, accounts: readonly string[]): Promise
 }
 
 /** Every settlement transaction mined is journaled once, in chain order. */
-function expectReceiptsJournaledOnce(rig: DriverRig): void {
-  const mined = rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
+async function expectReceiptsJournaledOnce(rig: DriverRig): Promise<void> {
+  const mined = await rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
   const journaled = rig.journal.flatMap((e) => (e.input.kind === 'settlement' ? e.input.txs : []));
   expect(journaled.map((tx) => [tx.firstSeq, tx.lastSeq])).toEqual(
     mined.map((r) => [(r.tx as SettleTx).firstSeq, (r.tx as SettleTx).lastSeq]),
@@ -69,7 +68,7 @@ describe('settlement driver: in journal order', () => {
     rig.credit('A', usd(100));
     rig.place({ id: 'a', account: 'A', tick: 400, size: usd(100), tif: 'IOC' });
     expect(await rig.settle()).toBe(true);
-    expect(submissionsOf(rig, `deposit:${rig.h.seq - 4}`)).toBe(3);
+    expect(await submissionsOf(rig, `deposit:${rig.h.seq - 4}`)).toBe(3);
     expect(rig.journal.some((e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill')).toBe(
       false,
     );
@@ -94,7 +93,7 @@ describe('settlement driver: throughput', () => {
     await rig.turns();
     expect(rig.driver.backlog()).toMatchObject({ inFlight: 1, queuedItems: 15 });
     expect(await rig.settle()).toBe(true);
-    const settles = rig.chain.receiptsBetween(before, rig.chain.headNumber(), 'settle');
+    const settles = await rig.chain.receiptsBetween(before, rig.chain.headNumber(), 'settle');
     expect(settles.map((r) => (r.tx as SettleTx).items.length)).toEqual([1, 15]);
     expect(rig.chain.headNumber() - before).toBe(2);
     await expectExact(rig, ['A', 'B', 'C']);
@@ -111,7 +110,7 @@ describe('settlement driver: crashes', () => {
     await rig.chain.failNextSettlementItems('escrow', 1);
     await rig.crashAfterBlock({ chain: true });
     expect(await rig.settle()).toBe(true);
-    expectReceiptsJournaledOnce(rig);
+    await expectReceiptsJournaledOnce(rig);
     const reversals = rig.journal.filter(
       (e) => e.input.kind === 'engine' && e.input.command.type === 'reverseFill',
     );
@@ -137,7 +136,7 @@ describe('settlement driver: crashes', () => {
     expect(rig.driver.backlog().queuedItems).toBe(2);
     await rig.restartDriver({ chain: true });
     expect(await rig.settle()).toBe(true);
-    expectReceiptsJournaledOnce(rig);
+    await expectReceiptsJournaledOnce(rig);
     await expectExact(rig, ['A', 'B', 'C', 'D']);
   });
 });
@@ -166,7 +165,7 @@ describe('settlement driver: a start with receipts mined and not journaled', () 
     expect(rig.driver.backlog()).toMatchObject({ inFlight: 1, outstandingItems: 1, queuedItems: 2 });
     expect(rig.driver.isSettled(last)).toBe(false);
     expect(await rig.settle()).toBe(true);
-    expectReceiptsJournaledOnce(rig);
+    await expectReceiptsJournaledOnce(rig);
     await expectExact(rig, ['A', 'B', 'C']);
   });
 
@@ -217,7 +216,7 @@ describe('settlement driver: items to submit again', () => {
     expect(reversals).toHaveLength(1);
     expect(reversals[0]!.events.some((e) => e.type === 'fillReversed')).toBe(true);
     // In the first transaction (skipped) and its retry (failed, final): never after its reversal.
-    expect(submissionsOf(rig, 'fill:7-0')).toBe(2);
+    expect(await submissionsOf(rig, 'fill:7-0')).toBe(2);
     expect(rig.chain.faults().failSettlementItems.escrow).toBe(2);
     expect(rig.h.engine.balance('B')).toEqual({ available: usd(49), escrowed: 0n });
     await expectExact(rig, ['B', 'C']);
@@ -233,7 +232,7 @@ describe('settlement driver: items to submit again', () => {
     ]);
     await rig.restartDriver();
     expect(await rig.settle()).toBe(true);
-    expect(submissionsOf(rig, 'fill:7-0')).toBe(2);
+    expect(await submissionsOf(rig, 'fill:7-0')).toBe(2);
     await expectExact(rig, ['B', 'C']);
   });
 });
@@ -360,7 +359,7 @@ describe('settlement driver: a payout after refunds that counted on a failed fil
     // after a start.
     await rig.restartDriver();
     expect(await rig.settle()).toBe(true);
-    expect(submissionsOf(rig, 'payout:M3:C')).toBe(1);
+    expect(await submissionsOf(rig, 'payout:M3:C')).toBe(1);
     expect(paid()).toBe(1);
     expect(rig.db.prepare('SELECT id FROM settlement_outstanding').pluck().all()).toEqual([]);
     expect(rig.h.engine.balance('C').available).toBe(usd(20));
@@ -406,7 +405,7 @@ describe('settlement driver: receipts the sequencer refuses', () => {
     // Nothing more is mined while the driver waits for that receipt; the next committed batch hands it on.
     rig.credit('C', usd(30));
     expect(await rig.settle()).toBe(true);
-    const settles = rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
+    const settles = await rig.chain.receiptsBetween(0, rig.chain.headNumber(), 'settle');
     const journaled = rig.journal.flatMap((e) => (e.input.kind === 'settlement' ? e.input.txs : []));
     expect(journaled.map((tx) => [tx.firstSeq, tx.lastSeq])).toEqual(
       settles.map((r) => [(r.tx as SettleTx).firstSeq, (r.tx as SettleTx).lastSeq]),

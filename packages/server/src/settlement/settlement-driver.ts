@@ -341,25 +341,63 @@ export class SettlementDriver {
     this.handOn(block.number - 1, block.number, receipts);
   }
 
+  /** Reads back the receipts of the blocks after the last one handed on, through `through`, and hands them on. */
   private catchUp(through: number): void {
     this.unjournaled = false;
     const after = this.seenBlock;
     this.seenBlock = through;
-    const receipts = [
-      ...this.o.chain.receiptsBetween(after, through, 'settle'),
-      ...this.o.chain.receiptsBetween(after, through, 'escrow'),
-    ].sort((x, y) => x.blockNumber - y.blockNumber || x.transactionIndex - y.transactionIndex);
-    this.handOn(after, through, receipts);
+    this.handOn(after, through, async () =>
+      [
+        ...(await this.o.chain.receiptsBetween(after, through, 'settle')),
+        ...(await this.o.chain.receiptsBetween(after, through, 'escrow')),
+      ].sort((x, y) => x.blockNumber - y.blockNumber || x.transactionIndex - y.transactionIndex),
+    );
   }
 
   /**
-   * Journals the receipts of the blocks (after, block] (settlement and legacy escrows); then the next
-   * transaction.
+   * Journals the receipts of the blocks (after, block] (settlement and legacy escrows), given or read back
+   * from the chain (in their turn: after the blocks before them are journaled); then the next transaction.
    */
-  private handOn(after: number, block: number, receipts: readonly ChainReceipt[]): void {
+  private handOn(
+    after: number,
+    block: number,
+    receipts: readonly ChainReceipt[] | (() => Promise<readonly ChainReceipt[]>),
+  ): void {
+    const given = typeof receipts === 'function' ? null : this.inputsOf(block, receipts);
+    if (given?.inputs.length === 0) return;
+    this.handingOn += 1;
+    this.receiving = this.receiving.then(async () => {
+      let handed: ReturnType<SettlementDriver['inputsOf']>;
+      try {
+        handed = given ?? this.inputsOf(block, await (receipts as () => Promise<readonly ChainReceipt[]>)());
+        if (handed.inputs.length === 0) {
+          this.handingOn -= 1;
+          this.releaseWaiters();
+          this.reconcileIfQuiet();
+          this.kick();
+          return;
+        }
+        const entries = await this.o.submit(handed.inputs);
+        this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
+      } catch (error) {
+        this.handingOn -= 1;
+        // Not read back or not journaled (the sequencer's queue is full): every block after `after` is read
+        // back from the chain with the next committed batch, or at the next block, whichever comes first. (No
+        // block may come: the driver submits nothing until this receipt is journaled.)
+        this.seenBlock = Math.min(this.seenBlock, after);
+        this.unjournaled = true;
+        this.o.onError(error);
+        return;
+      }
+      this.handingOn -= 1;
+      this.applied(handed.txs, handed.hashes);
+    });
+  }
+
+  /** The sequencer inputs that journal receipts of the blocks through `block`: none when nothing in them settles. */
+  private inputsOf(block: number, receipts: readonly ChainReceipt[]) {
     const settled = receipts.filter((r): r is SettleReceipt => r.tx.kind === 'settle');
     const escrows = legacyEscrowsOf(receipts);
-    if (settled.length === 0 && escrows.length === 0) return;
     const inputs: SequencerInput[] = [];
     if (escrows.length > 0) inputs.push({ kind: 'escrows', block, escrows });
     const txs = settled.map(settledTx);
@@ -370,25 +408,7 @@ export class SettlementDriver {
           inputs.push({ kind: 'engine', command: { type: 'reverseFill', fill: fillToReverse(item.fill) } });
       }
     }
-    const hashes = settled.map((r) => r.transactionHash);
-    this.handingOn += 1;
-    this.receiving = this.receiving.then(async () => {
-      try {
-        const entries = await this.o.submit(inputs);
-        this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
-      } catch (error) {
-        this.handingOn -= 1;
-        // Not journaled (the sequencer's queue is full): every block after `after` is read back from the chain
-        // with the next committed batch, or at the next block, whichever comes first. (No block may come: the
-        // driver submits nothing until this receipt is journaled.)
-        this.seenBlock = Math.min(this.seenBlock, after);
-        this.unjournaled = true;
-        this.o.onError(error);
-        return;
-      }
-      this.handingOn -= 1;
-      this.applied(txs, hashes);
-    });
+    return { inputs, txs, hashes: settled.map((r) => r.transactionHash) };
   }
 
   /** A receipt is journaled: what did not land is resubmitted next; the waiters of what did are released. */

@@ -57,10 +57,8 @@ export async function reconcileStored(o: {
     chain: o.chain.balances(),
     pending: [...underWay, ...toSubmitAgain(await o.feed.outstanding()), ...unsubmitted],
   });
-  const unjournaledReceipts = o.chain.receiptsBetween(
-    await o.feed.projectedBlock(),
-    o.chain.headNumber(),
-    'settle',
+  const unjournaledReceipts = (
+    await o.chain.receiptsBetween(await o.feed.projectedBlock(), o.chain.headNumber(), 'settle')
   ).length;
   return { report, unjournaledReceipts };
 }

@@ -33,6 +33,15 @@ export interface ApiKeyRepository {
 // ---- Browser sessions and sign-in nonces --------------------------------------------------------
 
 /** A browser session as stored: the hash of its token, never the token. */
+/**
+ * Secrets of the exchange's own (the realtime token key, the sign-in nonce key), generated once and kept, so
+ * that what was issued before a restart stays valid after it, and every node of a cluster signs alike.
+ */
+export interface ServerSecretRepository {
+  /** The secret kept under `name`; when there is none yet, `fresh` is kept and given (the first to ask wins). */
+  keep(name: string, fresh: string, now: number): Promise<string>;
+}
+
 export type StoredWebSession = {
   /** sha-256 of the session token, base64. */
   tokenHash: string;

@@ -83,7 +83,7 @@ async function everyListing(catalog: CatalogRepository) {
 
 const stores = await storesUnderTest();
 
-describe.each(stores)('accounts, API keys and the catalog on $name', (store) => {
+describe.each(stores)('accounts, API keys, server secrets and the catalog on $name', (store) => {
   let ports: PortsUnderTest;
   beforeEach(async () => {
     ports = await store.open();
@@ -96,6 +96,19 @@ describe.each(stores)('accounts, API keys and the catalog on $name', (store) => 
     expect(await ports.store.accounts.ensure(ALICE, 9)).toEqual({ address: ALICE, createdAt: 5 });
     ports = await ports.reopen();
     expect(await ports.store.accounts.get(ALICE)).toEqual({ address: ALICE, createdAt: 5 });
+  });
+
+  it('keeps each server secret as first given, across a reopen: every start (every node) signs alike', async () => {
+    expect(await ports.store.secrets.keep('realtime-token', 'first', T0)).toBe('first');
+    expect(await ports.store.secrets.keep('realtime-token', 'second', T0 + 1)).toBe('first');
+    const [one, two] = await Promise.all([
+      ports.store.secrets.keep('siwe-nonce', 'a', T0),
+      ports.store.secrets.keep('siwe-nonce', 'b', T0),
+    ]);
+    expect(two).toBe(one);
+    ports = await ports.reopen();
+    expect(await ports.store.secrets.keep('realtime-token', 'third', T0 + 2)).toBe('first');
+    expect(await ports.store.secrets.keep('siwe-nonce', 'c', T0 + 2)).toBe(one);
   });
 
   it('keeps API keys by account, revokes each once, and refuses a key hash twice', async () => {
@@ -120,6 +133,8 @@ describe.each(stores)('accounts, API keys and the catalog on $name', (store) => 
     expect(await keys.revoke('k1', 50)).toEqual({ ...key('k1', ALICE, 20), revokedAt: 50 });
     expect(await keys.revoke('k1', 60)).toEqual({ ...key('k1', ALICE, 20), revokedAt: 50 });
     expect(await keys.revoke('nope', 60)).toBeNull();
+    // An id no store can hold (PostgreSQL text has no NUL) is no key either.
+    expect(await keys.revoke('k\u00001', 60)).toBeNull();
     expect((await keys.listActive()).map((k) => k.id).sort()).toEqual(['k2', 'k3']);
     expect(await keys.listForAccount(BOB)).toEqual([key('k3', BOB, 10)]);
   });

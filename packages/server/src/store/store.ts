@@ -2,6 +2,7 @@ import type {
   AccountRepository,
   ApiKeyRepository,
   CatalogRepository,
+  ServerSecretRepository,
   WebSessionRepository,
 } from './repositories.js';
 
@@ -15,6 +16,7 @@ export interface Store {
   readonly catalog: CatalogRepository;
   /** Browser sessions and consumed sign-in nonces (the in-memory tables in auth/ write through to it). */
   readonly webSessions: WebSessionRepository;
+  readonly secrets: ServerSecretRepository;
   /** Rejects when the storage does not answer (the health check). */
   ping(): Promise<void>;
   readonly gauges: readonly StorageGauge[];

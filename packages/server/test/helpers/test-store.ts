@@ -6,7 +6,7 @@ import { afterAll } from 'vitest';
 import type { Config } from '../../src/config/config.js';
 import { openReplayStorage } from '../../src/exchange/exchange-storage.js';
 import { compareWithJournal } from '../../src/sequencer/recovery.js';
-import { DATABASE_FILE, openDatabase } from '../../src/store/sqlite/open-database.js';
+import { DATABASE_FILE } from '../../src/store/sqlite/open-database.js';
 import {
   createTestDatabase,
   type TestDatabase,
@@ -56,15 +56,16 @@ export async function withTestStore(env: Record<string, string>): Promise<Record
  */
 export async function refuseWebSessions(exchange: {
   storeKind: 'sqlite' | 'postgres';
-  db: { exec(sql: string): unknown };
+  db: { exec(sql: string): unknown } | null;
   config: { databaseUrl: string };
 }): Promise<() => Promise<void>> {
-  if (exchange.storeKind === 'sqlite') {
-    exchange.db.exec(
+  const db = exchange.db;
+  if (db) {
+    db.exec(
       `CREATE TEMP TRIGGER refuse BEFORE INSERT ON web_sessions BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
     );
     return async () => {
-      exchange.db.exec('DROP TRIGGER refuse');
+      db.exec('DROP TRIGGER refuse');
     };
   }
   const sql = async (text: string) => {
@@ -120,8 +121,7 @@ export async function storeSql(t: { dataDir: string; config: { databaseUrl: stri
  * does.
  */
 export async function replayStore(t: { dataDir: string; config: Config }) {
-  const db = openDatabase(t.dataDir);
-  const storage = await openReplayStorage(t.config, db);
+  const storage = await openReplayStorage(t.config);
   try {
     const cursor = await storage.projections.cursor();
     return {
@@ -131,6 +131,5 @@ export async function replayStore(t: { dataDir: string; config: Config }) {
     };
   } finally {
     await storage.close();
-    db.close();
   }
 }

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../../src/store/sqlite/data-dir-lock.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
@@ -173,10 +174,12 @@ describe('oddsbook copy-to-postgres', () => {
     expect(again.status, again.stderr).toBe(2);
     expect(again.stderr).toMatch(/^oddsbook: DATABASE_URL postgres:\/\/.*already holds an exchange's rows/);
 
-    // The exchange on the copy shows what it showed on SQLite, and goes on trading (new ids after the copied).
-    const t = await startTestExchange({ dataDir, databaseUrl: url, env });
+    // The exchange on the copy, in a new data dir (the copy holds everything, the chain and the secrets
+    // included), shows what it showed on SQLite, and goes on trading (new ids after the copied).
+    const t = await startTestExchange({ databaseUrl: url, env });
     try {
       expect(t.exchange.storeKind).toBe('postgres');
+      expect(readdirSync(t.dataDir)).toEqual(['oddsbook.lock']);
       expect(await readBack(t, users)).toEqual(before);
       const market = await createMarket(t);
       const made = await place(t, users[0]!, { marketHash: market.marketHash, tick: 400, size: 3n * USDC });
@@ -195,6 +198,7 @@ describe('oddsbook copy-to-postgres', () => {
       );
     } finally {
       await t.close();
+      removeDataDir(t.dataDir);
     }
   }, 120_000);
 });

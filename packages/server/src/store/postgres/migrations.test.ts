@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrateChainSchema } from '../../chain/sqlite-chain-store.js';
 import { migrate as migrateSqlite } from '../sqlite/migrations.js';
 import { JOURNAL_SCHEMA } from '../sqlite/open-journal.js';
 import { createTestDatabase, requirePostgres } from '../test-support/postgres-test-database.js';
@@ -23,6 +24,9 @@ async function withPool<T>(url: string, use: (pool: pg.Pool) => Promise<T>): Pro
 function sqliteTables(): Record<string, string[]> {
   const db = new BetterSqlite3(':memory:');
   migrateSqlite(db);
+  migrateChainSchema(db);
+  // PostgreSQL's migrations version the chain's tables with the rest.
+  db.exec('DROP TABLE chain_schema_version');
   db.exec(JOURNAL_SCHEMA);
   db.exec('CREATE TABLE journal_features (name TEXT PRIMARY KEY, since_seq INTEGER NOT NULL)');
   const tables = db
@@ -40,7 +44,7 @@ function sqliteTables(): Record<string, string[]> {
 }
 
 describe('the PostgreSQL migrations', () => {
-  it('make the tables and columns of the SQLite schema, less its rowid cursors, plus an order for the outstanding items', async () => {
+  it("make the tables and columns of the SQLite schema and the chain's, less their rowid cursors, plus an order for the outstanding items and the confirmations", async () => {
     const url = await database.schema();
     const tables = await withPool(url, async (pool) => {
       expect(await migrate(pool)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
@@ -57,6 +61,7 @@ describe('the PostgreSQL migrations', () => {
     const expected = sqliteTables();
     expected.escrow_cursor = ['block_number', 'id'];
     expected.settlement_outstanding = ['id', 'item', 'pos'];
+    expected.chain_multisig_confirmations = ['created_at', 'owner', 'pos', 'safe_tx_hash', 'signature'];
     expect(tables).toEqual(expected);
   });
 
@@ -65,17 +70,19 @@ describe('the PostgreSQL migrations', () => {
     await withPool(url, async (pool) => {
       // Two starts at once take turns.
       const [first, second] = await Promise.all([migrate(pool), migrate(pool)]);
-      expect([first, second].sort((a, b) => b.length - a.length)).toEqual([[1], []]);
+      const all = POSTGRES_MIGRATIONS.map((m) => m.version);
+      expect([first, second].sort((a, b) => b.length - a.length)).toEqual([all, []]);
       expect(await migrate(pool)).toEqual([]);
+      const next = all.at(-1)! + 1;
       const later = [
         ...POSTGRES_MIGRATIONS,
-        { version: 2, name: 'later', sql: 'CREATE TABLE later (x int)' },
+        { version: next, name: 'later', sql: 'CREATE TABLE later (x int)' },
       ];
-      expect(await migrate(pool, later)).toEqual([2]);
+      expect(await migrate(pool, later)).toEqual([next]);
       const { rows } = await pool.query('SELECT version, name FROM schema_migrations ORDER BY version');
       expect(rows).toEqual([
-        { version: 1, name: POSTGRES_MIGRATIONS[0]!.name },
-        { version: 2, name: 'later' },
+        ...POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })),
+        { version: next, name: 'later' },
       ]);
     });
   });
@@ -84,14 +91,15 @@ describe('the PostgreSQL migrations', () => {
     const url = await database.schema();
     await withPool(url, async (pool) => {
       await migrate(pool);
+      const last = POSTGRES_MIGRATIONS.at(-1)!.version;
       const broken = [
         ...POSTGRES_MIGRATIONS,
-        { version: 2, name: 'broken', sql: 'CREATE TABLE half (x int); SELECT no_such_function()' },
+        { version: last + 1, name: 'broken', sql: 'CREATE TABLE half (x int); SELECT no_such_function()' },
       ];
       await expect(migrate(pool, broken)).rejects.toThrow('no_such_function');
       const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'half'");
       expect(rows[0].n).toBe(0);
-      expect((await pool.query('SELECT max(version) AS v FROM schema_migrations')).rows[0].v).toBe(1);
+      expect((await pool.query('SELECT max(version) AS v FROM schema_migrations')).rows[0].v).toBe(last);
     });
   });
 

@@ -325,6 +325,91 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX consumed_siwe_nonces_by_expiry ON consumed_siwe_nonces(expires_at, stamp);
     `,
   },
+  {
+    version: 2,
+    name: "the embedded chain's tables (the SQLite chain schema, version 2)",
+    // The tables and columns of chain/sqlite-chain-store.ts (its own version table aside), plus an order
+    // for the confirmations (SQLite's rowid) and an index of the receipts by block. JSON lists and payloads
+    // are text as there; balances are exact whole numbers.
+    sql: `
+      CREATE TABLE chain_blocks (
+        number      BIGINT PRIMARY KEY,
+        hash        ${TEXT} NOT NULL UNIQUE,
+        parent_hash ${TEXT} NOT NULL,
+        timestamp   BIGINT NOT NULL,
+        tx_hashes   TEXT NOT NULL
+      );
+      CREATE TABLE chain_transactions (
+        hash         ${TEXT} PRIMARY KEY,
+        seq          BIGINT NOT NULL UNIQUE,
+        kind         ${TEXT} NOT NULL,
+        payload      TEXT NOT NULL,
+        submitted_at BIGINT NOT NULL,
+        block_number BIGINT
+      );
+      CREATE INDEX chain_transactions_mempool ON chain_transactions(seq) WHERE block_number IS NULL;
+      CREATE TABLE chain_receipts (
+        tx_hash      ${TEXT} PRIMARY KEY REFERENCES chain_transactions(hash),
+        block_number BIGINT NOT NULL REFERENCES chain_blocks(number),
+        block_hash   ${TEXT} NOT NULL,
+        tx_index     INTEGER NOT NULL,
+        status       ${TEXT} NOT NULL CHECK (status IN ('success', 'failed')),
+        error        TEXT,
+        items        TEXT
+      );
+      CREATE INDEX chain_receipts_by_block ON chain_receipts(block_number, tx_index);
+      CREATE TABLE chain_balances (
+        address ${TEXT} PRIMARY KEY,
+        amount  ${AMOUNT} NOT NULL
+      );
+      CREATE TABLE chain_safes (
+        address        ${TEXT} PRIMARY KEY,
+        owners         TEXT NOT NULL,
+        threshold      INTEGER NOT NULL,
+        nonce          BIGINT NOT NULL,
+        deployed_block BIGINT NOT NULL
+      );
+      CREATE TABLE chain_deployments (
+        safe       ${TEXT} PRIMARY KEY,
+        owner      ${TEXT} NOT NULL,
+        salt_nonce ${AMOUNT} NOT NULL,
+        state      ${TEXT} NOT NULL CHECK (state IN ('pending', 'deployed', 'failed')),
+        tx_hash    ${TEXT} NOT NULL
+      );
+      CREATE TABLE chain_meta (
+        key   ${TEXT} PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE chain_settled_items (
+        id      ${TEXT} PRIMARY KEY,
+        tx_hash ${TEXT} NOT NULL
+      );
+      CREATE TABLE chain_multisig_txs (
+        safe_tx_hash       ${TEXT} PRIMARY KEY,
+        safe               ${TEXT} NOT NULL,
+        nonce              BIGINT NOT NULL,
+        threshold          INTEGER NOT NULL,
+        tx                 TEXT NOT NULL,
+        status             ${TEXT} NOT NULL,
+        submission_tx_hash ${TEXT},
+        execution_tx_hash  ${TEXT},
+        failure            TEXT,
+        created_at         BIGINT NOT NULL,
+        updated_at         BIGINT NOT NULL
+      );
+      CREATE INDEX chain_multisig_txs_safe_nonce ON chain_multisig_txs(safe, nonce);
+      CREATE INDEX chain_multisig_txs_status ON chain_multisig_txs(status);
+      -- Confirmations in the order they were recorded (pos).
+      CREATE TABLE chain_multisig_confirmations (
+        safe_tx_hash ${TEXT} NOT NULL REFERENCES chain_multisig_txs(safe_tx_hash),
+        owner        ${TEXT} NOT NULL,
+        signature    TEXT NOT NULL,
+        created_at   BIGINT NOT NULL,
+        pos          BIGINT GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (safe_tx_hash, owner)
+      );
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,13 @@
 import type pg from 'pg';
-import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
+import type {
+  Account,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  ServerSecretRepository,
+} from '../repositories.js';
 import type { Store } from '../store.js';
+import { holdsNul } from './named-parameters.js';
 import { postgresCatalogRepository } from './postgres-catalog-repository.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { postgresWebSessionRepository } from './postgres-web-session-repository.js';
@@ -57,8 +64,27 @@ function apiKeyRepository(pool: pg.Pool): ApiKeyRepository {
     listForAccount: (address) =>
       rows('SELECT * FROM api_keys WHERE address = $1 ORDER BY created_at, id', [address]),
     async revoke(id, now) {
+      // PostgreSQL text cannot hold NUL: no key has such an id.
+      if (holdsNul([id])) return null;
       await pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id]);
       return (await rows('SELECT * FROM api_keys WHERE id = $1', [id]))[0] ?? null;
+    },
+  };
+}
+
+function serverSecretRepository(pool: pg.Pool): ServerSecretRepository {
+  return {
+    async keep(name, fresh, now) {
+      await pool.query(
+        'INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+        [name, fresh, now],
+      );
+      // A statement of its own: it sees the row whichever start inserted it.
+      const { rows } = await pool.query<{ value: string }>(
+        'SELECT value FROM server_secrets WHERE name = $1',
+        [name],
+      );
+      return rows[0]!.value;
     },
   };
 }
@@ -71,6 +97,7 @@ export function createPostgresStore(database: PostgresDatabase): Store {
     apiKeys: apiKeyRepository(pool),
     catalog: postgresCatalogRepository(pool),
     webSessions: postgresWebSessionRepository(pool),
+    secrets: serverSecretRepository(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

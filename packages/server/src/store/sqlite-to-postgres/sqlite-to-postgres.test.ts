@@ -189,25 +189,4 @@ describe('copying SQLite tables into PostgreSQL', () => {
       'table postgres_only of the PostgreSQL schema is in no SQLite database of the data dir',
     ]);
   });
-
-  it("keeps the chain's tables in the data dir only while PostgreSQL has none of them", async () => {
-    const db = sqlite(`${SQLITE_SCHEMA} CREATE TABLE chain_blocks (number INTEGER PRIMARY KEY);
-      CREATE TABLE chain_meta (key TEXT PRIMARY KEY, value TEXT);`);
-    const without = await postgres(POSTGRES_SCHEMA);
-    const plan = await planCopy([{ file: 'main.sqlite', db }], without);
-    expect(plan.keptInDataDir).toEqual(['chain_blocks', 'chain_meta']);
-    expect(plan.copied.map((t) => t.name)).not.toContain('chain_blocks');
-
-    const partly = await postgres(
-      `${POSTGRES_SCHEMA} CREATE TABLE chain_blocks (number BIGINT PRIMARY KEY);`,
-    );
-    await expect(planCopy([{ file: 'main.sqlite', db }], partly)).rejects.toThrow(
-      'table chain_meta (main.sqlite) is not in the PostgreSQL schema',
-    );
-    const whole = await postgres(`${POSTGRES_SCHEMA} CREATE TABLE chain_blocks (number BIGINT PRIMARY KEY);
-      CREATE TABLE chain_meta (key TEXT PRIMARY KEY, value TEXT);`);
-    const copied = await planCopy([{ file: 'main.sqlite', db }], whole);
-    expect(copied.keptInDataDir).toEqual([]);
-    expect(copied.copied.map((t) => t.name)).toContain('chain_meta');
-  });
 });

@@ -9,6 +9,8 @@ import { type ValueKind, valueKind } from './values.js';
  */
 export const NOT_COPIED: Readonly<Record<string, string>> = {
   schema_migrations: 'each store records its own migrations',
+  chain_schema_version:
+    "the embedded chain's own version of its SQLite tables (PostgreSQL's are in schema_migrations)",
 };
 
 /**
@@ -21,13 +23,6 @@ export const SQLITE_ONLY_COLUMNS: Readonly<Record<string, string>> = {
   'escrow_cursor.outbox_seq': 'the chain outbox cursor before settlement transactions; nothing reads it',
   'escrow_cursor.refund_seq': 'the refund release cursor before settlement transactions; nothing reads it',
 };
-
-/**
- * The embedded chain's tables: they stay in the data dir's database (which an exchange on PostgreSQL still
- * reads them from) as long as the PostgreSQL schema has no chain table at all; once it has one, every chain
- * table must be on both sides and is copied like any other.
- */
-const CHAIN_TABLE = /^chain_/;
 
 /** A SQLite database of the data dir, named by its file. */
 export type SqliteSource = { readonly file: string; readonly db: Database };
@@ -55,7 +50,6 @@ export type TablePlan = {
   /** In an order where every table comes after the tables its foreign keys name. */
   readonly copied: readonly CopiedTable[];
   readonly notCopied: readonly { table: string; reason: string }[];
-  readonly keptInDataDir: readonly string[];
   readonly columnsLeft: readonly { column: string; reason: string }[];
 };
 
@@ -121,9 +115,7 @@ export async function planCopy(sources: readonly SqliteSource[], client: pg.Clie
     postgres.set(row.table_name, columns);
   }
 
-  const postgresHasChain = [...postgres.keys()].some((name) => CHAIN_TABLE.test(name));
   const notCopied: { table: string; reason: string }[] = [];
-  const keptInDataDir: string[] = [];
   const columnsLeft: { column: string; reason: string }[] = [];
   const copied = new Map<string, CopiedTable>();
   for (const name of [...new Set([...sqlite.keys(), ...postgres.keys()])].sort()) {
@@ -134,10 +126,6 @@ export async function planCopy(sources: readonly SqliteSource[], client: pg.Clie
     }
     const from = sqlite.get(name);
     const to = postgres.get(name);
-    if (from && !to && CHAIN_TABLE.test(name) && !postgresHasChain) {
-      keptInDataDir.push(name);
-      continue;
-    }
     if (!from || !to) {
       problems.push(
         from
@@ -173,7 +161,7 @@ export async function planCopy(sources: readonly SqliteSource[], client: pg.Clie
     copied.set(name, { name, source: from.source, columns, hasRowid: from.hasRowid });
   }
   if (problems.length > 0) throw new SchemasDiffer(problems);
-  return { copied: await inForeignKeyOrder(copied, client), notCopied, keptInDataDir, columnsLeft };
+  return { copied: await inForeignKeyOrder(copied, client), notCopied, columnsLeft };
 }
 
 /** The tables with each after the tables its foreign keys refer to (PostgreSQL checks them at each insert). */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ describe('data dir lock', () => {
   it('refuses a second holder with a clear error, and is free again once released', () => {
     const dir = dataDir();
     const release = lockDataDir(dir);
+    // One file, no journal beside it: with DATABASE_URL it is all the data dir holds.
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
     expect(() => lockDataDir(dir)).toThrow(DataDirInUse);
     expect(() => lockDataDir(dir)).toThrow(/in use by another oddsbook process/);
     release();

@@ -23,6 +23,8 @@ export function lockDataDir(dataDir: string): () => void {
   ensureDataDir(dataDir);
   const lock = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
+    // Its rollback journal in memory: the lock leaves no `-journal` file beside it.
+    lock.pragma('journal_mode = MEMORY');
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();

@@ -1,6 +1,12 @@
 import { statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
-import type { Account, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../repositories.js';
+import type {
+  Account,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+  ServerSecretRepository,
+} from '../repositories.js';
 import type { Store } from '../store.js';
 import { sqliteCatalogRepository } from './sqlite-catalog-repository.js';
 import { sqliteWebSessionRepository } from './sqlite-web-session-repository.js';
@@ -72,6 +78,19 @@ function apiKeyRepository(db: Database): ApiKeyRepository {
   };
 }
 
+function serverSecretRepository(db: Database): ServerSecretRepository {
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO server_secrets (name, value, created_at) VALUES (?, ?, ?)',
+  );
+  const select = db.prepare('SELECT value FROM server_secrets WHERE name = ?').pluck();
+  return {
+    async keep(name, fresh, now) {
+      insert.run(name, fresh, now);
+      return select.get(name) as string;
+    },
+  };
+}
+
 /** Size of the database's WAL file in bytes (0 when there is none: just truncated, or not in WAL mode). */
 function walFileBytes(databaseFile: string): number {
   try {
@@ -91,6 +110,7 @@ export function createSqliteStore(db: Database): Store {
     apiKeys: apiKeyRepository(db),
     catalog: sqliteCatalogRepository(db),
     webSessions,
+    secrets: serverSecretRepository(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },
