@@ -445,3 +445,33 @@ describe('settlement driver: debts', () => {
     await expectExact(rig, ['A', 'B', 'C', 'D']);
   });
 });
+
+describe('settlement driver: checkpoints', () => {
+  it("a checkpoint's empty transaction moves the cursor and journals nothing, so the journal still ends at the checkpoint", async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(50) });
+    expect(await rig.settle()).toBe(true);
+    // Entries with no money moves after the last settlement transaction: a checkpoint at the journal's end.
+    rig.run({ type: 'openMarket', marketHash: 'M4', eventId: 'G' });
+    rig.run({ type: 'openMarket', marketHash: 'M5', eventId: 'G' });
+    await rig.turns();
+    const checkpointSeq = rig.h.seq;
+    const before = rig.chain.headNumber();
+    rig.driver.submittedThrough(checkpointSeq);
+    expect(await rig.settle()).toBe(true);
+    const [empty] = await rig.chain.receiptsBetween(before, rig.chain.headNumber(), 'settle');
+    expect(empty?.tx).toMatchObject({ lastSeq: checkpointSeq, retries: [], items: [] });
+    expect(rig.journal.at(-1)?.seq).toBe(checkpointSeq);
+    expect(rig.driver.outboxSeq()).toBe(checkpointSeq);
+    expect(rig.driver.isSettled(checkpointSeq)).toBe(true);
+
+    // A start from the checkpoint hands nothing on again, and the chain still agrees with the engine.
+    await rig.restartDriver({ chain: true });
+    expect(rig.driver.outboxSeq()).toBe(checkpointSeq);
+    expect(await rig.settle()).toBe(true);
+    expect(rig.journal.at(-1)?.seq).toBe(checkpointSeq);
+    await expectExact(rig, ['A', 'B']);
+  });
+});

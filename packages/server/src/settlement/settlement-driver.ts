@@ -364,21 +364,16 @@ export class SettlementDriver {
     receipts: readonly ChainReceipt[] | (() => Promise<readonly ChainReceipt[]>),
   ): void {
     const given = typeof receipts === 'function' ? null : this.inputsOf(block, receipts);
-    if (given?.inputs.length === 0) return;
+    if (given?.inputs.length === 0 && given.txs.length === 0) return;
     this.handingOn += 1;
     this.receiving = this.receiving.then(async () => {
       let handed: ReturnType<SettlementDriver['inputsOf']>;
       try {
         handed = given ?? this.inputsOf(block, await (receipts as () => Promise<readonly ChainReceipt[]>)());
-        if (handed.inputs.length === 0) {
-          this.handingOn -= 1;
-          this.releaseWaiters();
-          this.reconcileIfQuiet();
-          this.kick();
-          return;
+        if (handed.inputs.length > 0) {
+          const entries = await this.o.submit(handed.inputs);
+          this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
         }
-        const entries = await this.o.submit(handed.inputs);
-        this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
       } catch (error) {
         this.handingOn -= 1;
         // Not read back or not journaled (the sequencer's queue is full): every block after `after` is read
@@ -401,7 +396,10 @@ export class SettlementDriver {
     const inputs: SequencerInput[] = [];
     if (escrows.length > 0) inputs.push({ kind: 'escrows', block, escrows });
     const txs = settled.map(settledTx);
-    if (txs.length > 0) inputs.push({ kind: 'settlement', block, txs });
+    // An empty transaction (a checkpoint's, moving the cursor only) settles nothing: journaling its receipt
+    // would only make the journal end after the checkpoint, and the next stop take another one.
+    const moving = txs.filter((_, i) => !isEmpty(settled[i]!.tx));
+    if (moving.length > 0) inputs.push({ kind: 'settlement', block, txs: moving });
     for (const tx of txs) {
       for (const item of tx.notLanded) {
         if (isFailedFill(item) && item.fill)
@@ -463,6 +461,10 @@ function settledTx(receipt: SettleReceipt): SettledTx {
     } else if (i < tx.retries.length) landed.push({ id: item.id, kind: item.kind });
   });
   return { firstSeq: tx.firstSeq, lastSeq: tx.lastSeq, notLanded, landed };
+}
+
+function isEmpty(batch: SettlementBatch): boolean {
+  return batch.retries.length === 0 && batch.items.length === 0;
 }
 
 /** A fill that failed is final: the engine reverses it. */
