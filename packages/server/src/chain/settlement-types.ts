@@ -77,6 +77,14 @@ export type SettlementBatch = {
 };
 
 /**
+ * A transaction that only moves the settlement cursor (a checkpoint's, over entries without money moves): its
+ * receipt settles nothing, so it is never journaled.
+ */
+export function movesNothing(batch: SettlementBatch): boolean {
+  return batch.retries.length === 0 && batch.items.length === 0;
+}
+
+/**
  * `failed`: the item moved nothing. A failed `fill` is final (the engine reverses the fill); any other failed
  * item stops the transaction there: every item after it is `skipped` (nothing moves), so that none of them
  * runs ahead of money it may depend on. The driver submits the failed item again, then the skipped ones.

@@ -1,6 +1,11 @@
 import type { Chain, ChainHistory, SubmittedTx } from '../chain/chain.js';
 import type { Address, ChainBlock, ChainReceipt, Hash } from '../chain/chain-types.js';
-import type { SettlementBatch, SettlementItem, SettlementItemResult } from '../chain/settlement-types.js';
+import {
+  movesNothing,
+  type SettlementBatch,
+  type SettlementItem,
+  type SettlementItemResult,
+} from '../chain/settlement-types.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
 import { legacyEscrowsOf } from './legacy-escrows.js';
@@ -396,9 +401,9 @@ export class SettlementDriver {
     const inputs: SequencerInput[] = [];
     if (escrows.length > 0) inputs.push({ kind: 'escrows', block, escrows });
     const txs = settled.map(settledTx);
-    // An empty transaction (a checkpoint's, moving the cursor only) settles nothing: journaling its receipt
-    // would only make the journal end after the checkpoint, and the next stop take another one.
-    const moving = txs.filter((_, i) => !isEmpty(settled[i]!.tx));
+    // Journaling a checkpoint's empty transaction would only make the journal end after the checkpoint, and
+    // the next stop take another one.
+    const moving = txs.filter((_, i) => !movesNothing(settled[i]!.tx));
     if (moving.length > 0) inputs.push({ kind: 'settlement', block, txs: moving });
     for (const tx of txs) {
       for (const item of tx.notLanded) {
@@ -461,10 +466,6 @@ function settledTx(receipt: SettleReceipt): SettledTx {
     } else if (i < tx.retries.length) landed.push({ id: item.id, kind: item.kind });
   });
   return { firstSeq: tx.firstSeq, lastSeq: tx.lastSeq, notLanded, landed };
-}
-
-function isEmpty(batch: SettlementBatch): boolean {
-  return batch.retries.length === 0 && batch.items.length === 0;
 }
 
 /** A fill that failed is final: the engine reverses it. */

@@ -1,6 +1,6 @@
-import type { Address } from '../chain/chain-types.js';
+import type { Address, SettleTx } from '../chain/chain-types.js';
 import type { EmbeddedChain } from '../chain/embedded-chain.js';
-import type { SettlementItem } from '../chain/settlement-types.js';
+import { movesNothing, type SettlementItem } from '../chain/settlement-types.js';
 import type { Journal } from '../sequencer/journal.js';
 import { recoverEngine } from '../sequencer/recovery.js';
 import { type EngineMoney, type ReconcileReport, reconcile } from './reconcile.js';
@@ -59,6 +59,6 @@ export async function reconcileStored(o: {
   });
   const unjournaledReceipts = (
     await o.chain.receiptsBetween(await o.feed.projectedBlock(), o.chain.headNumber(), 'settle')
-  ).length;
+  ).filter((receipt) => !movesNothing(receipt.tx as SettleTx)).length;
   return { report, unjournaledReceipts };
 }
