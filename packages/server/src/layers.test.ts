@@ -22,6 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['orders'],
   ['trading', 'wallets'],
   ['legacy'],
+  ['cluster'],
   ['exchange'],
   ['http'],
   ['commands'],

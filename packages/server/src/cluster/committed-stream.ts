@@ -1,0 +1,143 @@
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
+import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import { encodeBatch } from './wire-codec.js';
+
+export const COMMITTED_STREAM = 'ODDSBOOK_COMMITTED';
+export const COMMITTED_SUBJECT = 'oddsbook.committed';
+/** Headers beside each batch, so a consumer finds where to start without decoding payloads. */
+export const FIRST_SEQ_HEADER = 'Oddsbook-First-Seq';
+export const LAST_SEQ_HEADER = 'Oddsbook-Last-Seq';
+
+/** The message id of a batch: a new leader republishing it within the duplicate window is ignored. */
+export const batchMsgId = (batch: CommittedBatch): string => `batch-${batch.lastSeq}`;
+
+export type CommittedStreamNames = { stream: string; subject: string };
+const DEFAULT_NAMES: CommittedStreamNames = { stream: COMMITTED_STREAM, subject: COMMITTED_SUBJECT };
+
+/**
+ * Creates the stream when it is missing: file storage, one subject (a stream on few subjects keeps its write
+ * rate), and a duplicate window longer than any failover, in which a republished batch is dropped.
+ */
+export async function ensureCommittedStream(
+  jsm: JetStreamManager,
+  names: CommittedStreamNames = DEFAULT_NAMES,
+  duplicateWindowMs = 120_000,
+): Promise<void> {
+  try {
+    await jsm.streams.info(names.stream);
+    return;
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
+  }
+  await jsm.streams.add({
+    name: names.stream,
+    subjects: [names.subject],
+    storage: 'file',
+    duplicate_window: duplicateWindowMs * 1_000_000,
+  });
+}
+
+export type CommittedPublisherOptions = {
+  js: JetStreamClient;
+  subject?: string;
+  /** Publishes awaiting their acknowledgement at most (default 256). */
+  window?: number;
+  /** Batches waiting for the window at most; beyond, the oldest are dropped (default 100,000). */
+  maxQueued?: number;
+  /** Attempts per batch before it is dropped (default 3). */
+  attempts?: number;
+  /** A batch was dropped: consumers will repair it from the journal. */
+  onDropped?: (batch: CommittedBatch, error: unknown) => void;
+};
+
+/**
+ * The leader's publisher of committed batches: `publish` queues and returns at once (the sequencer calls
+ * it after the submitters are answered; no acknowledgement ever waits for the stream), and at most
+ * `window` publishes are in flight. The stream is the fast path, the journal the record: a batch that
+ * cannot be published (NATS down, the queue full) is dropped and reported, and consumers repair the gap
+ * from the journal. A retried publish carries the same message id, so it is stored once.
+ */
+export class CommittedPublisher {
+  readonly #subject: string;
+  readonly #window: number;
+  readonly #maxQueued: number;
+  readonly #attempts: number;
+  #queue: CommittedBatch[] = [];
+  #inFlight = 0;
+  #published = 0;
+  #dropped = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly o: CommittedPublisherOptions) {
+    this.#subject = o.subject ?? COMMITTED_SUBJECT;
+    this.#window = o.window ?? 256;
+    this.#maxQueued = o.maxQueued ?? 100_000;
+    this.#attempts = o.attempts ?? 3;
+  }
+
+  /** Batches acknowledged by the stream (duplicates included) and dropped so far. */
+  get counts(): { published: number; dropped: number; pending: number } {
+    return {
+      published: this.#published,
+      dropped: this.#dropped,
+      pending: this.#queue.length + this.#inFlight,
+    };
+  }
+
+  publish(batch: CommittedBatch): void {
+    this.#queue.push(batch);
+    if (this.#queue.length > this.#maxQueued)
+      this.#drop(this.#queue.shift()!, new Error('the publish queue is full'));
+    this.#pump();
+  }
+
+  /** Resolves once every batch queued so far is published or dropped. */
+  async flushed(): Promise<void> {
+    if (this.#queue.length === 0 && this.#inFlight === 0) return;
+    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#window && this.#queue.length > 0) {
+      const batch = this.#queue.shift()!;
+      this.#inFlight += 1;
+      this.#send(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+        if (this.#queue.length === 0 && this.#inFlight === 0) {
+          for (const resolve of this.#idleWaiters.splice(0)) resolve();
+        }
+      });
+    }
+  }
+
+  async #send(batch: CommittedBatch): Promise<void> {
+    const data = encodeBatch(batch);
+    const h = headers();
+    h.set(FIRST_SEQ_HEADER, String(batch.firstSeq));
+    h.set(LAST_SEQ_HEADER, String(batch.lastSeq));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.o.js.publish(this.#subject, data, { msgID: batchMsgId(batch), headers: h });
+        this.#published += 1;
+        return;
+      } catch (error) {
+        if (attempt >= this.#attempts) {
+          this.#drop(batch, error);
+          return;
+        }
+      }
+    }
+  }
+
+  #drop(batch: CommittedBatch, error: unknown): void {
+    this.#dropped += 1;
+    this.o.onDropped?.(batch, error);
+  }
+}

@@ -1,0 +1,181 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AppError, unavailable } from '../errors/app-error.js';
+import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import type { SequencerInput } from '../sequencer/inputs.js';
+import type { Intent } from '../sequencer/intents.js';
+import { account, MemoryJournal, orderIntent, sequencerOn, usd } from './test-support.js';
+import {
+  appErrorOf,
+  decodeBatch,
+  decodeSubmitReply,
+  decodeSubmitRequest,
+  decodeWire,
+  encodeBatch,
+  encodeSubmitReply,
+  encodeSubmitRequest,
+  encodeWire,
+  WireFormatError,
+  wireError,
+} from './wire-codec.js';
+
+/** Any value the codec carries: plain objects, arrays, strings (any), safe numbers, bigints (any size). */
+const wireValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.bigInt(),
+    fc.bigInt({ min: -(2n ** 200n), max: 2n ** 200n }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (Object.is(x, -0) ? 0 : x)),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string(), tie('value'), { maxKeys: 4, noNullPrototype: true }),
+  ),
+})).value;
+
+/** Every kind of journaled input, with bigints and decimal strings under the same field names. */
+const EVERY_INPUT: SequencerInput[] = [
+  { kind: 'engine', command: { type: 'credit', account: account(1), amount: usd(5) } },
+  { kind: 'admit', ...orderIntent(account(2), { client: '12345n' }), activateAt: 1_700_000_005_000 },
+  { kind: 'withdraw', orderIds: ['0x1', '0x2'], reason: 'MARKET_SUSPENDED' },
+  { kind: 'heartbeat', account: account(3), timeoutSeconds: 10, expiresAt: null, ifExpiresAt: 99 },
+  {
+    kind: 'settlement',
+    block: 7,
+    txs: [
+      {
+        firstSeq: 1,
+        lastSeq: 3,
+        landed: [{ id: 'fill-1', kind: 'fill' }],
+        notLanded: [
+          {
+            id: 'payout-2',
+            kind: 'payout',
+            moves: [{ kind: 'release', to: account(4), amount: 123n }],
+            status: 'failed',
+            error: 'reverted',
+          },
+        ],
+      },
+    ],
+  },
+  { kind: 'escrows', block: null, escrows: [{ account: account(5), firstSeq: 1, lastSeq: 2, ok: true }] },
+  {
+    kind: 'engine',
+    command: {
+      type: 'reverseFill',
+      fill: {
+        matchId: 'm1',
+        seq: 4,
+        marketHash: 'M',
+        makerAccount: account(1),
+        takerAccount: account(2),
+        makerIsBettingOutcomeOne: true,
+        makerStake: 10n,
+        takerStake: 12n,
+        refunds: [{ account: account(1), marketHash: 'M', amount: 1n }],
+      },
+    },
+  },
+];
+
+describe('the wire codec', () => {
+  it('carries any value with bigints exactly', () => {
+    fc.assert(
+      fc.property(wireValue, (value) => {
+        expect(decodeWire(encodeWire(value))).toStrictEqual(value);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('carries every kind of input, bigints as bigints and decimal strings as strings', () => {
+    for (const input of EVERY_INPUT) {
+      const request = { id: 'r', intents: [{ kind: 'input', input } satisfies Intent] };
+      expect(decodeSubmitRequest(encodeSubmitRequest(request))).toStrictEqual(request);
+    }
+    const text = encodeWire(EVERY_INPUT);
+    expect(text).toContain('"amount":"5000000"'); // a decimal string on the wire, readable
+    expect(decodeWire<SequencerInput[]>(text)).toStrictEqual(EVERY_INPUT);
+  });
+
+  it('carries the batches and results a real sequencer makes (orders crossing, cancels)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            op: fc.constantFrom('back', 'lay', 'cancel', 'credit'),
+            who: fc.integer({ min: 1, max: 3 }),
+            size: fc.integer({ min: 1, max: 30 }),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        async (steps) => {
+          const sequencer = sequencerOn(new MemoryJournal());
+          const batches: CommittedBatch[] = [];
+          sequencer.onCommitted((batch) => batches.push(batch));
+          const funding = [1, 2, 3].map((n) => ({
+            kind: 'input' as const,
+            input: {
+              kind: 'engine' as const,
+              command: { type: 'credit' as const, account: account(n), amount: usd(1_000) },
+            },
+          }));
+          const intents: Intent[] = [
+            ...funding,
+            ...steps.map(({ op, who, size }): Intent => {
+              if (op === 'cancel')
+                return {
+                  kind: 'cancel',
+                  account: account(who),
+                  target: { all: true },
+                  reason: 'USER_REQUESTED',
+                };
+              if (op === 'credit') return funding[who - 1]!;
+              return orderIntent(account(who), { one: op === 'back', size: usd(size) });
+            }),
+          ];
+          const results = await Promise.all(sequencer.decideAll(intents));
+          await sequencer.idle();
+          const reply = {
+            ok: true as const,
+            results: results.map((result) => ({ ok: true as const, result })),
+          };
+          expect(decodeSubmitReply(encodeSubmitReply(reply))).toStrictEqual(reply);
+          for (const batch of batches) expect(decodeBatch(encodeBatch(batch))).toStrictEqual(batch);
+          expect(batches.flatMap((b) => b.entries).some((e) => e.events.length > 0)).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('carries errors as the API answers them', () => {
+    const reply = decodeSubmitReply(
+      encodeSubmitReply({ ok: false, error: wireError(unavailable('full; retry')) }),
+    );
+    if (reply.ok) throw new Error('expected the refusal');
+    const error = appErrorOf(reply.error);
+    expect(error).toBeInstanceOf(AppError);
+    expect([error.statusCode, error.code, error.message, error.body]).toEqual([
+      503,
+      'SERVICE_UNAVAILABLE',
+      'full; retry',
+      { message: 'full; retry', statusCode: 503 },
+    ]);
+    expect(wireError(new Error('boom'))).toMatchObject({ statusCode: 500, code: 'INTERNAL_ERROR' });
+  });
+
+  it('refuses what it cannot carry exactly, and a batch whose seqs do not follow', () => {
+    expect(() => encodeWire({ at: Number.POSITIVE_INFINITY })).toThrow(WireFormatError);
+    expect(() => encodeWire({ when: new Date(0) })).toThrow(WireFormatError);
+    const broken = {
+      firstSeq: 1,
+      lastSeq: 2,
+      ts: 1,
+      entries: [{ seq: 1, ts: 1, input: EVERY_INPUT[0], events: [] }],
+    };
+    expect(() => decodeBatch(encodeWire(broken))).toThrow(WireFormatError);
+  });
+});
