@@ -8,7 +8,9 @@ type FirstResult = { commandId: string; ts: number; result: IntentResult };
  * that placed or admitted it. An API node retries a submission whose answer it lost (a dropped reply, a
  * failover); the sequencer then refuses the order as ORDER_ALREADY_EXISTS, and the intake answers the retry
  * with this first result instead. It follows committed batches, not answers, so a standby fed with the
- * committed stream (or the journal) knows the orders its former leader answered.
+ * committed stream (or the journal) knows the orders its former leader answered. The result holds the entry
+ * that placed or admitted the order (what intake answers from: the last entry), not the market's opening
+ * that may have come before it in the same reply.
  */
 export class FirstResults {
   readonly #orders = new Map<string, FirstResult>();
