@@ -41,7 +41,7 @@ export function uniqueNames() {
 export const LADDER_SIZE = 800;
 export const usd = (x: number) => BigInt(x) * 1_000_000n;
 const ODDS_50 = 50n * 10n ** 18n;
-export const account = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+export const account = (n: number): `0x${string}` => `0x${n.toString(16).padStart(40, '0')}`;
 
 /** The journal in memory: rows are kept when written; each batch is durable once `hold` (if any) lets it. */
 export class MemoryJournal implements Journal {

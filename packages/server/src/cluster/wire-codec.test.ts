@@ -34,10 +34,12 @@ const wireValue = fc.letrec((tie) => ({
   ),
 })).value;
 
+const ADMITTED = orderIntent(account(2), { client: '12345n' });
+
 /** Every kind of journaled input, with bigints and decimal strings under the same field names. */
 const EVERY_INPUT: SequencerInput[] = [
   { kind: 'engine', command: { type: 'credit', account: account(1), amount: usd(5) } },
-  { kind: 'admit', ...orderIntent(account(2), { client: '12345n' }), activateAt: 1_700_000_005_000 },
+  { kind: 'admit', order: ADMITTED.order, meta: ADMITTED.meta, activateAt: 1_700_000_005_000 },
   { kind: 'withdraw', orderIds: ['0x1', '0x2'], reason: 'MARKET_SUSPENDED' },
   { kind: 'heartbeat', account: account(3), timeoutSeconds: 10, expiresAt: null, ifExpiresAt: 99 },
   {
@@ -49,6 +51,24 @@ const EVERY_INPUT: SequencerInput[] = [
         lastSeq: 3,
         landed: [{ id: 'fill-1', kind: 'fill' }],
         notLanded: [
+          {
+            id: 'fill-3',
+            kind: 'fill',
+            moves: [{ kind: 'escrow', from: account(1), amount: 10n }],
+            fill: {
+              matchId: 'm1',
+              seq: 4,
+              marketHash: 'M',
+              makerAccount: account(1),
+              takerAccount: account(2),
+              makerIsBettingOutcomeOne: true,
+              makerStake: '10',
+              takerStake: '12',
+              refunds: [],
+            },
+            status: 'failed',
+            error: 'reverted',
+          },
           {
             id: 'payout-2',
             kind: 'payout',
@@ -67,7 +87,6 @@ const EVERY_INPUT: SequencerInput[] = [
       type: 'reverseFill',
       fill: {
         matchId: 'm1',
-        seq: 4,
         marketHash: 'M',
         makerAccount: account(1),
         takerAccount: account(2),
