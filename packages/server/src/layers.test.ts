@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['catalog', 'auth'],
   ['orders'],
   ['trading', 'wallets'],
-  ['legacy'],
+  ['legacy', 'cluster'],
   ['exchange'],
   ['http'],
   ['commands'],
