@@ -72,6 +72,11 @@ export class JournalFollower {
     return follower;
   }
 
+  /** Why the state cannot be used (applying an entry threw), or null. */
+  get failure(): unknown {
+    return this.broken;
+  }
+
   /** Seq of the last journal entry the state includes. */
   get lastSeq(): number {
     return this.seq;

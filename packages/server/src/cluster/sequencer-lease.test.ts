@@ -68,4 +68,23 @@ describe('the sequencer lease', () => {
       await db.close();
     }
   });
+  it('gives the lock back without taking an epoch when the winner is unfit to lead', async () => {
+    const db = await openPostgres({ url: await database.schema(), poolSize: 2 });
+    const a = await db.connect();
+    const b = await db.connect();
+    try {
+      const unfit = new SequencerLease({ client: a, node: 'a', key: '5' });
+      const broken = new Error('the standby state is broken');
+      await expect(unfit.acquire(() => broken)).rejects.toBe(broken);
+      expect(unfit.isHeld).toBe(false);
+      // Free at once, and the epoch is the first leader's.
+      expect(await new SequencerLease({ client: b, node: 'b', key: '5', tryEveryMs: 10_000 }).acquire()).toBe(
+        1,
+      );
+    } finally {
+      await a.end();
+      await b.end();
+      await db.close();
+    }
+  });
 });

@@ -68,17 +68,25 @@ export class SequencerLease {
 
   /**
    * Tries the lock every `tryEveryMs` until it is won, then increments the leader epoch and resolves with
-   * it. Rejects if the session dies first or `release` is called meanwhile.
+   * it. Rejects if the session dies first or `release` is called meanwhile, or if `unfit` (asked once the
+   * lock is won, before the bump) gives a reason not to lead: then the lock is given back and no epoch taken.
    */
-  async acquire(): Promise<number> {
+  async acquire(unfit: () => unknown = () => null): Promise<number> {
     while (!this.held) {
       if (this.ended) throw this.ended;
       if (this.stopped) throw new Error('the lease was released');
       const { rows } = await this.client.query<{ won: boolean }>('SELECT pg_try_advisory_lock($1) AS won', [
         this.key,
       ]);
-      if (rows[0]!.won) this.held = true;
-      else await new Promise((resolve) => setTimeout(resolve, this.tryEveryMs));
+      if (!rows[0]!.won) await new Promise((resolve) => setTimeout(resolve, this.tryEveryMs));
+      else {
+        const reason = unfit();
+        if (reason) {
+          await this.client.query('SELECT pg_advisory_unlock($1)', [this.key]);
+          throw reason;
+        }
+        this.held = true;
+      }
     }
     const { rows } = await this.client.query<{ epoch: string }>(
       `UPDATE sequencer_leader SET epoch = epoch + 1, node = $1, since = $2 WHERE id = 1

@@ -32,11 +32,16 @@ function startProcess(url: string, node: string, leaseKey: string) {
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const seen = (event: string) =>
-    expect
-      .poll(() => events.find((e) => e.event === event), { timeout: 30_000, message: () => stderr })
-      .toBeTruthy()
-      .then(() => events.find((e) => e.event === event)!);
+  const seen = async (event: string): Promise<Event> => {
+    const deadline = performance.now() + 30_000;
+    for (;;) {
+      const found = events.find((e) => e.event === event);
+      if (found) return found;
+      if (performance.now() > deadline || child.exitCode !== null)
+        throw new Error(`no ${event} from node ${node}; its stderr: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   return { child, events, seen };
 }
 

@@ -124,7 +124,8 @@ export class SequencerNode {
   }
 
   private async takeOver(): Promise<void> {
-    const epoch = await this.lease.acquire();
+    // A standby whose state is broken must not take the lead (nor bump the epoch and fence the leader).
+    const epoch = await this.lease.acquire(() => this.follower.failure);
     const won = performance.now();
     if (this.state !== 'standby') return;
     this.state = 'taking-over';
