@@ -103,6 +103,8 @@ export type RecoveryReport = {
   /** Journal seq of the checkpoint the engine was restored from (0: none, the whole journal replayed). */
   checkpointSeq: number;
   replayedCommands: number;
+  /** Seq of the last journal entry the state includes (the checkpoint's when nothing came after it). */
+  lastSeq: number;
 };
 
 export type RecoveryOptions = {
@@ -141,16 +143,16 @@ export async function recoverEngine(
   const admission = restored?.admission ?? new Admission();
   const fromSeq = restored ? checkpoint!.seq : 0;
   const onEntries = options.onEntries;
+  let lastSeq = fromSeq;
   const replayedCommands = await replayJournal(
     engine,
     journal,
     fromSeq,
-    onEntries
-      ? (entries) => {
-          const caughtUp = entries.filter((entry) => entry.seq > after);
-          return caughtUp.length > 0 ? onEntries(caughtUp) : undefined;
-        }
-      : undefined,
+    (entries) => {
+      lastSeq = entries.at(-1)?.seq ?? lastSeq;
+      const caughtUp = onEntries ? entries.filter((entry) => entry.seq > after) : [];
+      return caughtUp.length > 0 ? onEntries!(caughtUp) : undefined;
+    },
     admission,
   );
   return {
@@ -159,5 +161,6 @@ export async function recoverEngine(
     orders: engine.restingOrderCount,
     checkpointSeq: fromSeq,
     replayedCommands,
+    lastSeq,
   };
 }

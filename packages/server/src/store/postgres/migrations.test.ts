@@ -62,6 +62,8 @@ describe('the PostgreSQL migrations', () => {
     expected.escrow_cursor = ['block_number', 'id'];
     expected.settlement_outstanding = ['id', 'item', 'pos'];
     expected.chain_multisig_confirmations = ['created_at', 'owner', 'pos', 'safe_tx_hash', 'signature'];
+    // The cluster's leading sequencer (ADR 0018): no SQLite counterpart.
+    expected.sequencer_leader = ['epoch', 'id', 'node', 'since'];
     expect(tables).toEqual(expected);
   });
 

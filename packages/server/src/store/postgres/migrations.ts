@@ -410,6 +410,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'the leading sequencer and its epoch (issue 37, ADR 0018)',
+    // One row: the epoch of the sequencer that leads, bumped by each new leader; a fenced journal append
+    // (postgres-journal.ts) inserts only under its own epoch. Epoch 0: no leader yet.
+    sql: `
+      CREATE TABLE sequencer_leader (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        epoch BIGINT NOT NULL,
+        node  TEXT NOT NULL,
+        since BIGINT NOT NULL
+      );
+      INSERT INTO sequencer_leader (id, epoch, node, since) VALUES (1, 0, '', 0);
+    `,
+  },
 ];
 
 /**

@@ -13,6 +13,27 @@ import { inTransaction } from './transaction.js';
 /** Rows of a page of `after`. */
 const JOURNAL_PAGE_ROWS = 2_000;
 
+/** The channel a fenced append notifies, with the batch's last seq: standbys tailing the journal LISTEN to it. */
+export const JOURNAL_CHANNEL = 'oddsbook_journal';
+
+/**
+ * A fenced append refused: the leader epoch in `sequencer_leader` is no longer this journal's (a successor
+ * has taken over), or this process gave up leading. Nothing of the batch was written; nothing after it will be.
+ */
+export class JournalFenced extends Error {
+  override name = 'JournalFenced';
+  constructor(
+    readonly epoch: number,
+    readonly leaderEpoch: number | null,
+  ) {
+    super(
+      leaderEpoch === null
+        ? `the journal of epoch ${epoch} was deposed: this sequencer no longer leads`
+        : `the journal is fenced: epoch ${epoch} is not the leader's (${leaderEpoch})`,
+    );
+  }
+}
+
 /**
  * The journal on PostgreSQL: a batch is one INSERT of all its rows (one statement: one transaction), durable
  * once it commits (synchronous_commit, PostgreSQL's fsync). The seq is the primary key, so a second writer
@@ -20,11 +41,31 @@ const JOURNAL_PAGE_ROWS = 2_000;
  */
 export class PostgresJournal implements Journal {
   private tail: Promise<void> = Promise.resolve();
+  /** Set once this journal's leader has stopped leading: every later append is refused without a query. */
+  private deposed = false;
 
+  /**
+   * `epoch`: the leader epoch this journal appends under (a cluster's sequencer, ADR 0018); null for the
+   * single process, whose appends are a plain INSERT (no lock, no extra round trip).
+   */
   private constructor(
     private readonly pool: pg.Pool,
     readonly features: JournalFeatures,
+    readonly epoch: number | null = null,
   ) {}
+
+  /** The same journal, fenced by the leader epoch `epoch` (see `insertFenced`). */
+  fencedBy(epoch: number): PostgresJournal {
+    return new PostgresJournal(this.pool, this.features, epoch);
+  }
+
+  /**
+   * Refuses every append from now on (`JournalFenced`): the leader lost its lease. One already sent to the
+   * database may still commit (its epoch is still the leader's: a successor's bump waits for it).
+   */
+  depose(): void {
+    this.deposed = true;
+  }
 
   /** Opens the journal, recording its rules' first seqs when this version first opens it. */
   static async open(pool: pg.Pool): Promise<PostgresJournal> {
@@ -55,6 +96,7 @@ export class PostgresJournal implements Journal {
   }
 
   private async insert(entries: readonly AppliedEntry[]): Promise<void> {
+    if (this.epoch !== null) return this.insertFenced(this.epoch, entries);
     if (entries.length === 0) return;
     await this.pool.query(
       `INSERT INTO journal (seq, ts, kind, payload)
@@ -66,6 +108,40 @@ export class PostgresJournal implements Journal {
         entries.map((e) => encodeInput(e.input)),
       ],
     );
+  }
+
+  /**
+   * One statement, so one transaction and one round trip: the leader row is locked FOR SHARE, the rows are
+   * inserted only if its epoch is ours, and the batch's last seq is notified (delivered at commit). A
+   * successor's epoch bump (an UPDATE of that row) waits for an append in flight to commit; an append after
+   * the bump sees the new epoch (READ COMMITTED re-reads a row updated under a lock) and inserts nothing.
+   */
+  private async insertFenced(epoch: number, entries: readonly AppliedEntry[]): Promise<void> {
+    if (this.deposed) throw new JournalFenced(epoch, null);
+    const { rows } = await this.pool.query<{ epoch: number | null }>(
+      `WITH leader AS (
+          SELECT epoch FROM sequencer_leader WHERE id = 1 FOR SHARE
+        ), written AS (
+          INSERT INTO journal (seq, ts, kind, payload)
+            SELECT e.* FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS e, leader
+            WHERE leader.epoch = $5
+            RETURNING seq
+        )
+        SELECT (SELECT epoch FROM leader) AS epoch,
+          (SELECT pg_notify('${JOURNAL_CHANNEL}', max(seq)::text) FROM written HAVING count(*) > 0) AS notified`,
+      [
+        entries.map((e) => e.seq),
+        entries.map((e) => e.ts),
+        entries.map((e) => (e.input.kind === 'engine' ? e.input.command.type : e.input.kind)),
+        entries.map((e) => encodeInput(e.input)),
+        epoch,
+      ],
+    );
+    const leaderEpoch = rows[0]?.epoch == null ? null : Number(rows[0].epoch);
+    if (leaderEpoch !== epoch) {
+      this.deposed = true;
+      throw new JournalFenced(epoch, leaderEpoch);
+    }
   }
 
   async last(): Promise<{ seq: number; ts: number }> {
@@ -95,9 +171,24 @@ export class PostgresJournal implements Journal {
     return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
   }
 
-  /** Keeps the two newest checkpoints. */
+  /**
+   * Keeps the two newest checkpoints. Fenced like an append: a deposed leader's engine may hold batches that
+   * were never journaled, and a checkpoint of it would hand them to every later start.
+   */
   async saveCheckpoint(seq: number, digest: string, snapshot: Uint8Array, now: number): Promise<void> {
+    const epoch = this.epoch;
+    if (epoch !== null && this.deposed) throw new JournalFenced(epoch, null);
     await inTransaction(this.pool, async (client) => {
+      if (epoch !== null) {
+        const { rows } = await client.query<{ epoch: number }>(
+          'SELECT epoch FROM sequencer_leader WHERE id = 1 FOR SHARE',
+        );
+        const leaderEpoch = rows[0] ? Number(rows[0].epoch) : null;
+        if (leaderEpoch !== epoch) {
+          this.deposed = true;
+          throw new JournalFenced(epoch, leaderEpoch);
+        }
+      }
       await client.query(
         `INSERT INTO engine_checkpoints (seq, digest, snapshot, created_at) VALUES ($1, $2, $3, $4)
           ON CONFLICT (seq) DO UPDATE SET digest = excluded.digest, snapshot = excluded.snapshot,

@@ -11,6 +11,7 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
   schema_migrations: 'each store records its own migrations',
   chain_schema_version:
     "the embedded chain's own version of its SQLite tables (PostgreSQL's are in schema_migrations)",
+  sequencer_leader: "the cluster's leading sequencer (ADR 0018): a single process has none",
 };
 
 /**
