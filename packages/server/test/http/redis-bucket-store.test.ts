@@ -27,8 +27,8 @@ function nodes(options: { overall?: { max: number; timeWindow: number } } = {}) 
     const root = new Store();
     const groups = new Map<string, ReturnType<typeof root.child>>();
     return (group: string) => {
-      let child = groups.get(group);
-      if (!child) groups.set(group, (child = root.child({ groupId: group })));
+      const child = groups.get(group) ?? root.child({ groupId: group });
+      groups.set(group, child);
       return child;
     };
   };
