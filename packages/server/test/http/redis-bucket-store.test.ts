@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisBucketStore } from '../../src/http/plugins/redis-bucket-store.js';
+import { ConfigError } from '../../src/config/config.js';
+import { connectRedis, redisBucketStore } from '../../src/http/plugins/redis-bucket-store.js';
 import type { RateLimitState } from '../../src/http/plugins/token-bucket-store.js';
 import { deleteRedisKeys, testRedis, testRedisPrefix } from '../helpers/test-redis.js';
 import { sleep } from '../realtime/helpers.js';
@@ -107,5 +108,11 @@ describe('token buckets in Redis', () => {
     expect(outages).toHaveLength(1);
     expect(outages[0]).toBeInstanceOf(Error);
     dead.disconnect();
+  });
+
+  it('names REDIS_URL when the Redis it gives cannot be reached at start (exit 2)', async () => {
+    const refused = connectRedis('redis://127.0.0.1:1', 'REDIS_URL');
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
+    await expect(refused).rejects.toThrow(/^REDIS_URL redis:\/\/127\.0\.0\.1:1/);
   });
 });
