@@ -14,6 +14,7 @@ import { registerLoadShedding } from './http/plugins/load-shedding.js';
 import { registerMetrics } from './http/plugins/metrics.js';
 import { ACCEPT_MISSING_HOST, refuseMissingHost } from './http/plugins/missing-host.js';
 import { registerRateLimits } from './http/plugins/rate-limits.js';
+import { connectRedis } from './http/plugins/redis-bucket-store.js';
 import { registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { registerValidation } from './http/plugins/validation.js';
 import { registerWebPages } from './http/plugins/web-pages.js';
@@ -44,6 +45,8 @@ export type AppOptions = {
   realtime?: ExchangeRealtimeOptions['hub'];
   /** The built web pages (packages/web/dist by default); served at `/` when present. */
   webDir?: string;
+  /** Prefix of the rate-limit keys in Redis (REDIS_URL); tests give each app set its own. */
+  rateLimitPrefix?: string;
 };
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest this server. */
@@ -53,6 +56,11 @@ function trustProxyOption(trust: false | number | string[]) {
 
 /** Builds the HTTP application on an opened exchange. It never listens: main.ts and tests decide that. */
 export async function buildApp(exchange: Exchange, options: AppOptions = {}): Promise<FastifyInstance> {
+  // A Redis that cannot be reached at start is a configuration error naming REDIS_URL (exit 2).
+  const redis =
+    exchange.config.rateLimits && exchange.config.redisUrl
+      ? await connectRedis(exchange.config.redisUrl, exchange.config.settingNames.redisUrl)
+      : null;
   const app = Fastify({
     logger: options.logger ?? { level: exchange.config.logLevel },
     genReqId: (request) => {
@@ -126,10 +134,14 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   app.addHook('preClose', async () => realtime.close());
   const { webSessions } = exchange;
   if (exchange.config.rateLimits) {
+    if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => {})));
     await registerRateLimits(app, {
       apiKeys: exchange.apiKeys,
       sessions: webSessions,
       adminToken: exchange.config.adminToken,
+      ...(redis
+        ? { shared: { redis, ...(options.rateLimitPrefix ? { prefix: options.rateLimitPrefix } : {}) } }
+        : {}),
     });
   }
   refuseMissingHost(app);

@@ -170,7 +170,13 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
     onFatal: () => void stop('FATAL').finally(() => process.exit(1)),
   });
-  app = await buildApp(exchange);
+  try {
+    app = await buildApp(exchange);
+  } catch (error) {
+    // REDIS_URL unreachable, say: nothing is left running.
+    await exchange.close();
+    throw error;
+  }
   let stopping = false;
   async function stop(signal: string): Promise<void> {
     if (stopping || !app) return;

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { unavailable } from '../errors/app-error.js';
 import type { ApiKeyRecord } from '../store/repositories.js';
+import { localRevocations, type RevocationBroadcast } from '../store/revocation-broadcast.js';
 import type { Store } from '../store/store.js';
 
 export const API_KEY_HEADER = 'x-svc-api-key';
@@ -11,8 +13,11 @@ const BUCKET_CHARS = 8;
 
 export type IssuedApiKey = { apiKey: string; record: ApiKeyRecord };
 
-/** Told of each key revoked, after the revocation is stored (e.g. to end the key's realtime sessions). */
-export type RevocationListener = (record: ApiKeyRecord) => void;
+/**
+ * Told of each key revoked, here or on another node sharing the store, after the revocation is stored
+ * (e.g. to end the key's realtime sessions).
+ */
+export type RevocationListener = (revoked: { id: string }) => void;
 
 /**
  * API keys: 32 random bytes shown once, stored only as sha-256. Active keys are held in memory so that
@@ -24,10 +29,14 @@ export class ApiKeys {
   private readonly active = new Map<string, ApiKeyRecord>();
   private readonly revocationListeners = new Set<RevocationListener>();
 
-  private constructor(private readonly store: Store) {}
+  private constructor(
+    private readonly store: Store,
+    private readonly broadcast: RevocationBroadcast,
+  ) {}
 
-  static async load(store: Store): Promise<ApiKeys> {
-    const keys = new ApiKeys(store);
+  /** `broadcast`: how the other nodes sharing the store hear of a revocation (none: one process). */
+  static async load(store: Store, broadcast: RevocationBroadcast = localRevocations): Promise<ApiKeys> {
+    const keys = new ApiKeys(store, broadcast);
     for (const record of await store.apiKeys.listActive()) keys.index(record);
     return keys;
   }
@@ -57,7 +66,25 @@ export class ApiKeys {
     if (!record) return record;
     this.unindex(record);
     for (const listener of this.revocationListeners) listener(record);
+    try {
+      await this.broadcast.publish({ kind: 'api-key', id: record.id });
+    } catch (error) {
+      throw unavailable('the key is revoked, but not every node has heard yet: revoke it again', error);
+    }
     return record;
+  }
+
+  /** A key another node revoked: it authenticates nothing here either, and the listeners are told. */
+  revokedElsewhere(id: string): void {
+    const record = this.active.get(id);
+    if (record) this.unindex(record);
+    for (const listener of this.revocationListeners) listener({ id });
+  }
+
+  /** Catches up on revocations this node may have missed (its broadcast reconnected): reloads the active keys. */
+  async resync(): Promise<void> {
+    const active = new Set((await this.store.apiKeys.listActive()).map((record) => record.id));
+    for (const id of [...this.active.keys()]) if (!active.has(id)) this.revokedElsewhere(id);
   }
 
   /** Calls `listener` for each key revoked from now on; returns the function that stops it. */

@@ -1,6 +1,7 @@
 import { unavailable } from '../errors/app-error.js';
 import { clientNetwork } from '../lib/client-network.js';
 import type { WebSessionRepository } from '../store/repositories.js';
+import { localRevocations, type RevocationBroadcast } from '../store/revocation-broadcast.js';
 import {
   MAX_SESSIONS_PER_ACCOUNT,
   MAX_SESSIONS_PER_CLIENT,
@@ -50,6 +51,10 @@ export type WebSessionsOptions = {
   nonceSecret?: Uint8Array;
   /** Bounds (tests make them small). */
   limits?: Partial<SessionLimits & { consumedNonces: number }>;
+  /** Whether other nodes share the store (PostgreSQL): a session unknown here is looked up there. */
+  shared?: boolean;
+  /** How the other nodes hear of the sessions this one ends (none: one process). */
+  broadcast?: RevocationBroadcast;
 };
 
 /** How often, at most, a sign-in also deletes the expired rows of the store. */
@@ -69,9 +74,12 @@ export class WebSessions {
   private readonly sessions: SessionTable;
   private readonly origins;
   private readonly store: WebSessionRepository;
+  private readonly broadcast: RevocationBroadcast;
   /** The store's writes, one after another in the order the tables changed. */
   private writes: Promise<unknown> = Promise.resolve();
   private lastPrune: number;
+  /** Counts sessions ended by other nodes, so a store lookup under way does not bring one back. */
+  private endsSeen = 0;
 
   /** Opens the sign-in on its store: what it holds that has not expired is taken back. */
   static async open(options: WebSessionsOptions): Promise<WebSessions> {
@@ -88,6 +96,7 @@ export class WebSessions {
   ) {
     this.origins = options.origins.map(parseSiweOrigin);
     this.store = options.store;
+    this.broadcast = options.broadcast ?? localRevocations;
     this.lastPrune = now;
     this.nonces = new SiweNonces({
       ...(options.nonceSecret ? { secret: options.nonceSecret } : {}),
@@ -170,13 +179,22 @@ export class WebSessions {
       // Expired rows are refused on their time anyway; a failed prune is retried a minute later.
       this.write(() => this.store.deleteExpired(now)).catch(() => {});
     }
+    let outcome: 'recorded' | 'nonce-used';
     try {
-      await recorded;
+      outcome = await recorded;
     } catch (error) {
       // The nonce stays consumed: refusing it again is always safe.
       this.sessions.end(tokenHash);
       throw unavailable('sign-in could not be recorded: try again', error);
     }
+    if (outcome === 'nonce-used') {
+      // Another node sharing the store consumed it first: the store decides, not this node's memory.
+      this.sessions.end(tokenHash);
+      return refuse('NONCE_UNKNOWN', 'the nonce is unknown, used or expired: sign in again');
+    }
+    // The sessions ended to make room end on every node (best effort: each also ends on its expiry).
+    if (ended.length > 0)
+      this.broadcast.publish({ kind: 'web-sessions', tokenHashes: ended }).catch(() => {});
     return { type: 'signed-in', token, session };
   }
 
@@ -188,7 +206,8 @@ export class WebSessions {
 
   /**
    * Ends a session (sign-out): in the store first, so that a store that fails it leaves the session
-   * working (a 503, and the user can try again) rather than ended here and back after a restart.
+   * working (a 503, and the user can try again) rather than ended here and back after a restart; then on
+   * every other node sharing the store.
    */
   async end(token: string): Promise<boolean> {
     const tokenHash = sessionTokenHash(token);
@@ -196,6 +215,13 @@ export class WebSessions {
       await this.write(() => this.store.deleteSession(tokenHash));
     } catch (error) {
       throw unavailable('sign-out could not be recorded: try again', error);
+    }
+    // Then every other node, before it ends here: one that fails leaves the session working here too,
+    // so that signing out again (the store's delete does nothing twice) can tell them.
+    try {
+      await this.broadcast.publish({ kind: 'web-sessions', tokenHashes: [tokenHash] });
+    } catch (error) {
+      throw unavailable('sign-out could not reach every node: try again', error);
     }
     return this.sessions.end(tokenHash);
   }
@@ -205,7 +231,30 @@ export class WebSessions {
     await this.writes;
   }
 
-  private write(task: () => Promise<void>): Promise<void> {
+  /**
+   * The live session of a token, as `authenticate`; when this node does not hold it and the store is
+   * shared by several nodes (PostgreSQL), the session another node opened is looked up in the store and
+   * held here from then on. A sign-out broadcast meanwhile wins: the lookup then holds nothing.
+   */
+  async find(token: string | undefined): Promise<WebSession | null> {
+    const local = this.authenticate(token);
+    if (local || !this.options.shared || !token || token.length > 256) return local;
+    const tokenHash = sessionTokenHash(token);
+    const endsBefore = this.endsSeen;
+    const stored = await this.store.session(tokenHash, this.options.now());
+    if (!stored || this.endsSeen !== endsBefore) return null;
+    const { address, client, createdAt, expiresAt } = stored;
+    this.sessions.restore(tokenHash, { address, client, createdAt, expiresAt }, this.options.now());
+    return this.authenticate(token);
+  }
+
+  /** Forgets sessions another node ended (signed out, or ended to make room), by token hash. */
+  forget(tokenHashes: readonly string[]): void {
+    this.endsSeen++;
+    for (const tokenHash of tokenHashes) this.sessions.end(tokenHash);
+  }
+
+  private write<T>(task: () => Promise<T>): Promise<T> {
     const done = this.writes.then(task);
     this.writes = done.catch(() => {});
     return done;

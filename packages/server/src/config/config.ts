@@ -31,6 +31,8 @@ export type Config = {
    * the projections and the settlement feed); '' keeps everything in SQLite in the data dir.
    */
   databaseUrl: string;
+  /** redis://… keeps the rate-limit buckets in Redis, shared by every API node; '' keeps them in memory. */
+  redisUrl: string;
   network: NetworkName;
   chainId: number;
   verifyingContract: `0x${string}`;
@@ -89,6 +91,12 @@ const OPTIONS = {
     env: 'DATABASE_URL',
     flag: 'database-url',
     help: 'postgres://user@host:port/database: the store on PostgreSQL instead of SQLite in the data dir',
+    fallback: '',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    flag: 'redis-url',
+    help: 'redis://host:port: the rate-limit buckets in Redis, shared by every API node, instead of in memory',
     fallback: '',
   },
   network: {
@@ -253,6 +261,18 @@ function databaseUrl(name: string, raw: string): string {
   return raw;
 }
 
+/** '' (buckets in memory), or a redis:// or rediss:// URL. */
+function redisUrl(name: string, raw: string): string {
+  if (raw === '') return '';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:'))
+    throw new ConfigError(`${name} must be a redis:// URL (redis://host:port)`);
+  return raw;
+}
+
 /** The URL without its password, to name it in messages. */
 export function shownDatabaseUrl(raw: string): string {
   try {
@@ -377,6 +397,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     host,
     dataDir: resolve(raw('dataDir')),
     databaseUrl: databaseUrl(label('databaseUrl'), raw('databaseUrl')),
+    redisUrl: redisUrl(label('redisUrl'), raw('redisUrl')),
     network: networkName,
     chainId: network.chainId,
     verifyingContract: raw('verifyingContract')

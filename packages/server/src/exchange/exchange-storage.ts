@@ -10,10 +10,12 @@ import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
 import { PostgresMultisigStore } from '../store/postgres/postgres-multisig-store.js';
 import { PostgresProjectionStore } from '../store/postgres/postgres-projection-store.js';
+import { openPostgresRevocations } from '../store/postgres/postgres-revocation-broadcast.js';
 import { PostgresSettlementFeed } from '../store/postgres/postgres-settlement-feed.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { openPostgresTradingStorage } from '../store/postgres/postgres-trading-storage.js';
 import type { ProjectionStore } from '../store/projection-store.js';
+import { localRevocations, type RevocationBroadcast } from '../store/revocation-broadcast.js';
 import { type ExchangeDatabase, openDatabase } from '../store/sqlite/open-database.js';
 import { openJournal, openJournalDatabase } from '../store/sqlite/open-journal.js';
 import { SqliteJournal } from '../store/sqlite/sqlite-journal.js';
@@ -37,6 +39,11 @@ export type ExchangeStorage = {
   readonly multisigStore: MultisigStore;
   openTrading(options: { settlementSince: number }): Promise<TradingStorage>;
   closeJournal(): Promise<void>;
+  /**
+   * How the nodes sharing the store hear of each other's revocations: nobody else on SQLite (one process),
+   * LISTEN/NOTIFY on PostgreSQL. `onReconnect` is told when a broken listening connection is back.
+   */
+  openRevocations(options: { onReconnect: () => void }): Promise<RevocationBroadcast>;
 };
 
 /** What `oddsbook replay` reads: the journal, the projections, the settlement feed and the chain's store, wherever they are. */
@@ -125,6 +132,7 @@ export async function openExchangeStorage(config: Config): Promise<ExchangeStora
         multisigStore: new SqliteMultisigStore(db),
         openTrading: (options) => openSqliteTradingStorage(db, options),
         closeJournal: () => journal.close(),
+        openRevocations: async () => localRevocations,
       };
     } catch (error) {
       db.close();
@@ -144,6 +152,7 @@ export async function openExchangeStorage(config: Config): Promise<ExchangeStora
       multisigStore: new PostgresMultisigStore(database.pool),
       openTrading: (options) => openPostgresTradingStorage(database, options),
       closeJournal: async () => {},
+      openRevocations: (options) => openPostgresRevocations(database, options),
     };
   } catch (error) {
     await database.close();

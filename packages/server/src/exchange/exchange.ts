@@ -15,6 +15,7 @@ import { type Clock, systemClock } from '../lib/clock.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
+import type { RevocationBroadcast } from '../store/revocation-broadcast.js';
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
 import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
 import type { Store } from '../store/store.js';
@@ -129,14 +130,23 @@ async function openLockedExchange(
   let realtimeSecret: string;
   let webSessions: WebSessions;
   let embedded: Awaited<ReturnType<typeof openEmbeddedChain>>;
+  let revocations: RevocationBroadcast | undefined;
+  let stopRevocations = () => {};
   try {
-    apiKeys = await ApiKeys.load(store);
+    // Other nodes' revocations (a key revoked, a session signed out there) act here as if they were ours.
+    revocations = await storage.openRevocations({
+      onReconnect: () =>
+        void apiKeys.resync().catch((error) => options.log?.error({ err: error }, 'api keys resync failed')),
+    });
+    apiKeys = await ApiKeys.load(store, revocations);
     realtimeSecret = await serverSecret(store, 'realtime-token', clock.now());
     webSessions = await WebSessions.open({
       origins: config.siweDomains,
       chainId: config.chainId,
       now: () => clock.now(),
       store: store.webSessions,
+      shared: storage.kind === 'postgres',
+      broadcast: revocations,
       nonceSecret: Buffer.from(await serverSecret(store, 'siwe-nonce', clock.now()), 'base64url'),
     });
     if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
@@ -149,7 +159,12 @@ async function openLockedExchange(
       blockTimeMs: config.blockTimeMs,
       clock,
     });
+    stopRevocations = revocations.subscribe((revocation) => {
+      if (revocation.kind === 'api-key') apiKeys.revokedElsewhere(revocation.id);
+      else webSessions.forget(revocation.tokenHashes);
+    });
   } catch (error) {
+    await revocations?.close();
     await storage.chainStore.close?.();
     await storage.closeJournal();
     await store.close();
@@ -206,6 +221,8 @@ async function openLockedExchange(
     });
   } catch (error) {
     // A start refused (a checkpoint or projections that cannot be trusted): nothing is left running.
+    stopRevocations();
+    await revocations.close();
     await journal.close();
     await stopChain();
     await verifier.close();
@@ -272,6 +289,8 @@ async function openLockedExchange(
       await stopChain();
       await verifier.close();
       await webSessions.idle();
+      stopRevocations();
+      await revocations.close();
       await store.close();
       releaseDataDir();
     },

@@ -62,12 +62,17 @@ export type ConsumedNonce = {
 };
 
 export interface WebSessionRepository {
-  /** Records a sign-in: its nonce consumed, its session opened and the sessions it ended deleted, all or none. */
+  /**
+   * Records a sign-in: its nonce consumed, its session opened and the sessions it ended deleted, all or
+   * none. A nonce consumed already (by another node on the same database) records nothing: 'nonce-used'.
+   */
   signedIn(signIn: {
     nonce: ConsumedNonce;
     session: StoredWebSession;
     ended: readonly string[];
-  }): Promise<void>;
+  }): Promise<'recorded' | 'nonce-used'>;
+  /** The live session of a token hash at `now` (one opened by another node, say), or null. */
+  session(tokenHash: string, now: number): Promise<StoredWebSession | null>;
   /** Deletes a session (sign-out); nothing when there is none. */
   deleteSession(tokenHash: string): Promise<void>;
   /** The sessions live at `now` that end last, at most `limit`, in the order they end. */

@@ -50,6 +50,21 @@ describe.each(await storesUnderTest())('the web session repository on $name', (s
     expect((await repo.consumedNonces(T0, 10)).nonces).toEqual([nonce(1)]);
   });
 
+  it('records a nonce once: a second sign-in with it (another node) records nothing', async () => {
+    expect(await repo.signedIn({ nonce: nonce(1), session: session(1), ended: [] })).toBe('recorded');
+    expect(await repo.signedIn({ nonce: nonce(1), session: session(2), ended: ['hash-1'] })).toBe(
+      'nonce-used',
+    );
+    expect(await repo.sessions(T0, 10)).toEqual([session(1)]);
+  });
+
+  it('finds a live session by its token hash', async () => {
+    await repo.signedIn({ nonce: nonce(1), session: session(1), ended: [] });
+    expect(await repo.session('hash-1', T0)).toEqual(session(1));
+    expect(await repo.session('hash-1', session(1).expiresAt)).toBeNull();
+    expect(await repo.session('no-such-hash', T0)).toBeNull();
+  });
+
   it('deletes a session at sign-out, and nothing when there is none', async () => {
     await repo.signedIn({ nonce: nonce(1), session: session(1), ended: [] });
     await repo.signedIn({ nonce: nonce(2), session: session(2), ended: [] });

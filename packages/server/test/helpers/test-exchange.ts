@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
-import { buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Exchange, openExchange } from '../../src/exchange/exchange.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -55,6 +55,8 @@ export async function startTestExchange(
     settleWaitMs?: number;
     /** The PostgreSQL database to run on (by default the data dir's, when the tests run on PostgreSQL). */
     databaseUrl?: string;
+    /** Options of the HTTP app beyond the silent logger. */
+    app?: Omit<AppOptions, 'logger'>;
   } = {},
 ): Promise<TestExchange> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'oddsbook-test-'));
@@ -73,7 +75,7 @@ export async function startTestExchange(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
   });
-  const app = await buildApp(exchange, { logger: false });
+  const app = await buildApp(exchange, { ...options.app, logger: false });
   await app.ready();
   const admin = { 'x-admin-token': ADMIN_TOKEN };
   const self: TestExchange = {

@@ -65,10 +65,17 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 export function requireWebSession(scope: FastifyInstance, sessions: WebSessions): void {
   scope.decorateRequest('webSession', null as unknown as WebSession);
   scope.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const session = sessions.authenticate(bearerToken(request));
-    if (!session) return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH, ErrorCode.BAD_AUTH));
-    request.webSession = session;
-    request.log = new LazyChildLogger(request.log, { account: session.address });
-    done();
+    const token = bearerToken(request);
+    const accept = (session: WebSession | null) => {
+      if (!session)
+        return void reply.status(401).send(errorBody(401, ErrorCode.BAD_AUTH, ErrorCode.BAD_AUTH));
+      request.webSession = session;
+      request.log = new LazyChildLogger(request.log, { account: session.address });
+      done();
+    };
+    const held = sessions.authenticate(token);
+    if (held) return accept(held);
+    // Not held here: opened on another node sharing the store, perhaps (a store that fails: 401).
+    sessions.find(token).then(accept, () => accept(null));
   });
 }

@@ -1,9 +1,11 @@
 import rateLimit from '@fastify/rate-limit';
 import { ErrorCode, errorBody } from '@oddsbook/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import { API_KEY_HEADER, type ApiKeys, secretsEqual } from '../../auth/api-keys.js';
 import { clientNetwork } from '../../lib/client-network.js';
 import { ADMIN_TOKEN_HEADER, bearerToken } from './auth.js';
+import { redisBucketStore } from './redis-bucket-store.js';
 import { tokenBucketStore } from './token-bucket-store.js';
 
 /**
@@ -64,6 +66,9 @@ export function rateLimitKey(
   return account ? `account:${account.toLowerCase()}` : `ip:${clientNetwork(request.ip)}`;
 }
 
+/** Where the buckets are: in this process (the default), or in Redis, shared by every API node (REDIS_URL). */
+export type SharedBuckets = { redis: Redis; prefix?: string };
+
 /**
  * Every request is counted before anything else looks at it (a root `onRequest` hook: before the API-key,
  * session and operator-token checks, before the body is read or validated), so bad keys, malformed bodies
@@ -71,24 +76,41 @@ export function rateLimitKey(
  */
 export async function registerRateLimits(
   app: FastifyInstance,
-  options: { apiKeys: ApiKeys; sessions: SessionLookup; adminToken: string },
+  options: { apiKeys: ApiKeys; sessions: SessionLookup; adminToken: string; shared?: SharedBuckets },
 ): Promise<void> {
+  const { shared } = options;
   await app.register(rateLimit, {
     global: false,
-    store: tokenBucketStore({ overall: RATE_LIMITS.allTraffic, maxKeys: RATE_LIMIT_MAX_KEYS }),
+    store: shared
+      ? redisBucketStore({
+          redis: shared.redis,
+          ...(shared.prefix ? { prefix: shared.prefix } : {}),
+          overall: RATE_LIMITS.allTraffic,
+          maxKeys: RATE_LIMIT_MAX_KEYS,
+          onOutage: (error) =>
+            error
+              ? app.log.error(
+                  { err: error },
+                  'rate limits: Redis failed; counting in this node alone until it answers',
+                )
+              : app.log.info('rate limits: Redis answers again; buckets shared by every node'),
+        })
+      : tokenBucketStore({ overall: RATE_LIMITS.allTraffic, maxKeys: RATE_LIMIT_MAX_KEYS }),
     keyGenerator: (request) => rateLimitKey(request, options),
     errorResponseBuilder: (_request, context) => ({
       ...errorBody(429, `${ErrorCode.RATE_LIMITED}: retry in ${context.after}`, ErrorCode.RATE_LIMITED),
       statusCode: 429,
     }),
   });
-  // One limiter (one store of buckets) per group, shared by every route of the group.
+  // One limiter (one store of buckets) per group, shared by every route of the group; `groupId` names
+  // the group's buckets in Redis (the plugin adds a groupId to keys only from a route's own config).
+  const limiter = (group: Group) => app.rateLimit({ ...RATE_LIMITS[group], groupId: group });
   const limiters: Record<Group, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>> = {
-    orderWrites: app.rateLimit(RATE_LIMITS.orderWrites),
-    orderReads: app.rateLimit(RATE_LIMITS.orderReads),
-    history: app.rateLimit(RATE_LIMITS.history),
-    base: app.rateLimit(RATE_LIMITS.base),
-    apiKeyCreation: app.rateLimit(RATE_LIMITS.apiKeyCreation),
+    orderWrites: limiter('orderWrites'),
+    orderReads: limiter('orderReads'),
+    history: limiter('history'),
+    base: limiter('base'),
+    apiKeyCreation: limiter('apiKeyCreation'),
   };
   app.addHook('onRequest', async (request, reply) => {
     let group = rateLimitGroup(request.method, request.routeOptions.url ?? '');

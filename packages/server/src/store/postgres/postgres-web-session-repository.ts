@@ -22,11 +22,13 @@ const toSession = (row: SessionRow): StoredWebSession => ({
 export function postgresWebSessionRepository(pool: pg.Pool): WebSessionRepository {
   return {
     async signedIn({ nonce, session, ended }) {
-      await inTransaction(pool, async (client) => {
-        await client.query(
+      return inTransaction(pool, async (client) => {
+        // The primary key decides between two nodes consuming one nonce: the second inserts nothing.
+        const consumed = await client.query(
           'INSERT INTO consumed_siwe_nonces (id, stamp, expires_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
           [nonce.id, nonce.stamp, nonce.expiresAt],
         );
+        if (consumed.rowCount === 0) return 'nonce-used' as const;
         if (ended.length > 0)
           await client.query('DELETE FROM web_sessions WHERE token_hash = ANY($1::text[])', [ended]);
         await client.query(
@@ -35,7 +37,15 @@ export function postgresWebSessionRepository(pool: pg.Pool): WebSessionRepositor
               created_at = excluded.created_at, expires_at = excluded.expires_at`,
           [session.tokenHash, session.address, session.client, session.createdAt, session.expiresAt],
         );
+        return 'recorded' as const;
       });
+    },
+    async session(tokenHash, now) {
+      const { rows } = await pool.query<SessionRow>(
+        'SELECT * FROM web_sessions WHERE token_hash = $1 AND expires_at > $2',
+        [tokenHash, now],
+      );
+      return rows[0] ? toSession(rows[0]) : null;
     },
     async deleteSession(tokenHash) {
       await pool.query('DELETE FROM web_sessions WHERE token_hash = $1', [tokenHash]);

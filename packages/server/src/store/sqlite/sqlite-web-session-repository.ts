@@ -39,12 +39,16 @@ export function sqliteWebSessionRepository(db: Database): WebSessionRepository &
       VALUES (@tokenHash, @address, @client, @createdAt, @expiresAt)`,
   );
   const remove = db.prepare('DELETE FROM web_sessions WHERE token_hash = ?');
+  const oneSession = db.prepare<[string, number], SessionRow>(
+    'SELECT * FROM web_sessions WHERE token_hash = ? AND expires_at > ?',
+  );
   const signedIn = writeTransaction(
     db,
     (nonce: ConsumedNonce, session: StoredWebSession, ended: readonly string[]) => {
-      consume.run(nonce);
+      if (consume.run(nonce).changes === 0) return 'nonce-used' as const;
       for (const tokenHash of ended) remove.run(tokenHash);
       save.run(session);
+      return 'recorded' as const;
     },
   );
   // Both walk their expiry index from the end; a nonce's expiry follows its stamp (a fixed lifetime).
@@ -68,7 +72,15 @@ export function sqliteWebSessionRepository(db: Database): WebSessionRepository &
   });
   return {
     async signedIn({ nonce, session, ended }) {
-      await durably(() => signedIn(nonce, session, ended));
+      let outcome: 'recorded' | 'nonce-used' = 'recorded';
+      await durably(() => {
+        outcome = signedIn(nonce, session, ended);
+      });
+      return outcome;
+    },
+    async session(tokenHash, now) {
+      const row = oneSession.get(tokenHash, now);
+      return row ? toSession(row) : null;
     },
     async deleteSession(tokenHash) {
       await durably(() => remove.run(tokenHash));
