@@ -135,6 +135,9 @@ describe('oddsbook CLI', () => {
     );
     // Nothing listens on port 1.
     const unreachable = 'postgres://oddsbook:secret@127.0.0.1:1/oddsbook';
+    // copy-to-postgres looks for the data dir's database first (its content: the database refuses before).
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'oddsbook.sqlite'), '');
     for (const command of [
       ['serve', ...quiet],
       ['replay'],

@@ -101,7 +101,7 @@ async function copyAndVerify(
     if (!verifyOnly) await copy(plan, client, config, target);
     printLeftBehind(plan);
 
-    if (!(await verify(plan, client, config, db, source))) {
+    if (!(await verify(plan, client, config, source))) {
       console.error('The data dir is as it was: keep running on it.');
       return 1;
     }
@@ -130,7 +130,6 @@ async function verify(
   plan: TablePlan,
   client: pg.ClientBase,
   config: Config,
-  db: Database,
   source: ReplayCheck,
 ): Promise<boolean> {
   const target = shownDatabaseUrl(config.databaseUrl);
