@@ -8,6 +8,7 @@ import { type Config, ConfigError, configHelp, loadConfig } from './config/confi
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
+import { startSequencerRole } from './exchange/sequencer-role.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
@@ -40,7 +41,10 @@ ${configHelp()}`;
 const COMMAND_USAGE: Record<string, string> = {
   serve: `Usage: oddsbook serve [options]
 
-Runs the exchange: HTTP and the realtime WebSocket on one port, all state in the data dir.
+Runs the exchange: HTTP and the realtime WebSocket on one port, all state in the data dir (ROLE all, the
+default). With ROLE sequencer (and DATABASE_URL, NATS_URL) it runs a cluster sequencer instead: a hot
+standby that leads when it holds the lease, with no HTTP port (docs/scaling.md). Other roles are not yet
+available.
 
 ${configHelp()}`,
   keys: `Usage: oddsbook keys create <address> [--label <text>] [--data-dir <dir>]
@@ -160,6 +164,7 @@ function listenRefusal(error: unknown, config: Config): ConfigError | undefined 
 async function serve(argv: readonly string[]): Promise<undefined> {
   const config = loadConfig(argv);
   checkCrypto(config);
+  if (config.roles !== 'all') return serveClusterRoles(config);
   checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const exchange = await openExchange(config, {
@@ -231,6 +236,61 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     'oddsbook is up',
   );
   return undefined;
+}
+
+/** The roles this slice runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
+function clusterRole(config: Config): 'sequencer' {
+  const { role, databaseUrl, natsUrl } = config.settingNames;
+  if (!config.databaseUrl)
+    throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
+  if (!config.natsUrl) throw new ConfigError(`${role} other than all needs ${natsUrl} (nats://…)`);
+  const roles = config.roles as ReadonlySet<string>;
+  if (roles.has('sequencer') && [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r)))
+    return 'sequencer';
+  throw new ConfigError(
+    `${role} ${[...roles].join(',')} is not yet available: a node runs all, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
+  );
+}
+
+/** `serve --role sequencer`: no HTTP port; its state goes to the log (JSON lines on stdout). */
+async function serveClusterRoles(config: Config): Promise<undefined> {
+  clusterRole(config);
+  checkDataDir(config);
+  const log = jsonLog();
+  const role = await startSequencerRole(config, {
+    log,
+    // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
+    onDeposed: () => void stop().finally(() => process.exit(1)),
+  });
+  let stopping: Promise<void> | null = null;
+  function stop(): Promise<void> {
+    stopping ??= role.stop().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
+    return stopping;
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      const force = setTimeout(() => process.exit(1), 10_000);
+      force.unref();
+      void stop().then(() => {
+        log.info({ signal }, 'stopped cleanly');
+        process.exit(0);
+      });
+    });
+  return undefined;
+}
+
+/** One JSON object a line, as the HTTP nodes log (pino's shape: level, time, msg). */
+function jsonLog() {
+  const line = (level: number, o: object, msg: string) => {
+    const fields = Object.fromEntries(
+      Object.entries(o).map(([k, v]) => [k, v instanceof Error ? { message: v.message, stack: v.stack } : v]),
+    );
+    console.log(JSON.stringify({ level, time: Date.now(), pid: process.pid, ...fields, msg }));
+  };
+  return {
+    info: (o: object, msg: string) => line(30, o, msg),
+    error: (o: object, msg: string) => line(50, o, msg),
+  };
 }
 
 /** `oddsbook reconcile`: a start without serving, its reconciliation printed. */

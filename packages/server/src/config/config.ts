@@ -33,6 +33,10 @@ export type Config = {
   databaseUrl: string;
   /** redis://… keeps the rate-limit buckets in Redis, shared by every API node; '' keeps them in memory. */
   redisUrl: string;
+  /** nats://… the cluster's transport (ADR 0018); '' for the single process. */
+  natsUrl: string;
+  /** The roles this process runs (ADR 0018): `all` (the single process), or a set of cluster roles. */
+  roles: Roles;
   network: NetworkName;
   chainId: number;
   verifyingContract: `0x${string}`;
@@ -78,6 +82,12 @@ export type Config = {
   legacyWsShutdownAt: number;
 };
 
+/** The roles of one binary (ADR 0018). */
+export const CLUSTER_ROLES = ['sequencer', 'api', 'projector', 'realtime', 'chain'] as const;
+export type ClusterRole = (typeof CLUSTER_ROLES)[number];
+/** `all`: today's single process; else the cluster roles this node runs. */
+export type Roles = 'all' | ReadonlySet<ClusterRole>;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -98,6 +108,18 @@ const OPTIONS = {
     flag: 'redis-url',
     help: 'redis://host:port: the rate-limit buckets in Redis, shared by every API node, instead of in memory',
     fallback: '',
+  },
+  natsUrl: {
+    env: 'NATS_URL',
+    flag: 'nats-url',
+    help: 'nats://host:port: the cluster transport (needed by every role but all)',
+    fallback: '',
+  },
+  role: {
+    env: 'ROLE',
+    flag: 'role',
+    help: `all (one process), or a comma list of ${CLUSTER_ROLES.join(', ')} (docs/scaling.md)`,
+    fallback: 'all',
   },
   network: {
     env: 'NETWORK',
@@ -273,6 +295,30 @@ function redisUrl(name: string, raw: string): string {
   return raw;
 }
 
+/** '' (no cluster), or a nats:// URL. */
+function natsUrl(name: string, raw: string): string {
+  if (raw === '') return '';
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || (url.protocol !== 'nats:' && url.protocol !== 'tls:'))
+    throw new ConfigError(`${name} must be a nats:// URL (nats://host:port)`);
+  return raw;
+}
+
+/** ROLE: `all`, or a comma list of cluster roles (not mixed with `all`). */
+function roles(name: string, raw: string): Roles {
+  const names = raw.split(',').map((r) => r.trim());
+  if (names.length === 1 && names[0] === 'all') return 'all';
+  for (const role of names)
+    if (!(CLUSTER_ROLES as readonly string[]).includes(role))
+      throw new ConfigError(
+        `${name} must be all or a comma list of ${CLUSTER_ROLES.join(', ')}, got "${role}"`,
+      );
+  return new Set(names as ClusterRole[]);
+}
+
 /** The URL without its password, to name it in messages. */
 export function shownDatabaseUrl(raw: string): string {
   try {
@@ -398,6 +444,8 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     dataDir: resolve(raw('dataDir')),
     databaseUrl: databaseUrl(label('databaseUrl'), raw('databaseUrl')),
     redisUrl: redisUrl(label('redisUrl'), raw('redisUrl')),
+    natsUrl: natsUrl(label('natsUrl'), raw('natsUrl')),
+    roles: roles(label('role'), raw('role')),
     network: networkName,
     chainId: network.chainId,
     verifyingContract: raw('verifyingContract')

@@ -12,6 +12,7 @@ import type { Config } from '../config/config.js';
 import { EXCHANGE_LIMITS } from '../config/limits.js';
 import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import type { Journal } from '../sequencer/journal.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
@@ -82,6 +83,11 @@ export type OpenExchangeOptions = {
   maxQueue?: number;
   /** How long a resolution waits for its market's fills to settle on the chain (default 15 s; tests). */
   settleWaitMs?: number;
+  /**
+   * The journal trading appends to instead of the store's: a leading cluster sequencer's, fenced by its
+   * epoch (ADR 0018). The store's own journal is still opened and closed with the storage.
+   */
+  journal?: Journal;
 };
 
 const silentLog = { info() {}, error() {} };
@@ -185,7 +191,7 @@ async function openLockedExchange(
     maxPending: config.maxPendingOrders,
   });
   const log = options.log ?? silentLog;
-  const journal = { journal: storage.journal, close: () => storage.closeJournal() };
+  const journal = { journal: options.journal ?? storage.journal, close: () => storage.closeJournal() };
   const settlementSince = journal.journal.features.chainSettlement;
   let trading: Trading;
   // Follows every committed batch (trading/pipeline.ts); the chain's receipts are sequencer inputs.

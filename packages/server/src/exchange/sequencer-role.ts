@@ -1,0 +1,136 @@
+import { hostname } from 'node:os';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ladderSize } from '@oddsbook/protocol';
+import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
+import { FirstResults } from '../cluster/first-results.js';
+import { SequencerIntake } from '../cluster/sequencer-intake.js';
+import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
+import type { Config } from '../config/config.js';
+import { systemClock } from '../lib/clock.js';
+import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
+import { type Exchange, openExchange } from './exchange.js';
+
+export type SequencerRoleLog = {
+  info(o: object, msg: string): void;
+  error(o: object, msg: string): void;
+};
+
+export type SequencerRoleOptions = {
+  log: SequencerRoleLog;
+  /** This node stopped leading (fenced, its lease lost, a commit failed): the process must stop. */
+  onDeposed: (reason: unknown) => void;
+};
+
+export type SequencerRole = {
+  readonly node: SequencerNode;
+  /** The exchange this node runs while it leads; null while standby. */
+  readonly exchange: Exchange | null;
+  stop(): Promise<void>;
+};
+
+/**
+ * `oddsbook serve --role sequencer` (ADR 0018): a cluster sequencer node. While standby it follows the
+ * PostgreSQL journal and tries the lease. Once it leads it opens the exchange as the single process does
+ * (engine and admission, due work, the pipeline with projector and settlement driver, the embedded chain),
+ * appending to the journal fenced by its epoch; serves the NATS intake (`oddsbook.sequencer.submit`) for
+ * the API nodes; and publishes every committed batch on the JetStream stream. So for now the leading
+ * sequencer also carries the projector and chain roles. Deposed, it stops for good (`onDeposed`): a
+ * supervisor starts it again, as a standby.
+ */
+export async function startSequencerRole(config: Config, o: SequencerRoleOptions): Promise<SequencerRole> {
+  const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
+  let database: PostgresDatabase;
+  try {
+    database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
+    await ensureCommittedStream(await jetstreamManager(nc));
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  let exchange: Exchange | null = null;
+  let intake: SequencerIntake | null = null;
+  let publisher: CommittedPublisher | null = null;
+  let stopped = false;
+
+  const lead = async (leader: LeadingSequencer): Promise<void> => {
+    // The node's own sequencer (its standby state) stays unused: the exchange recovers trading on the
+    // fenced journal from the newest checkpoint, catching up the projections and the chain outbox as a
+    // start does. Handing the hot state to trading directly is a later step (docs/scaling.md).
+    const opened = await openExchange(config, {
+      journal: leader.journal,
+      log: o.log,
+      onFatal: (error) => deposed(error),
+    });
+    if (stopped) {
+      await opened.close();
+      return;
+    }
+    exchange = opened;
+    const firstResults = new FirstResults();
+    const pub = new CommittedPublisher({
+      js: jetstream(nc),
+      onDropped: (batch, error) =>
+        o.log.error({ err: error, lastSeq: batch.lastSeq }, 'a committed batch was not published'),
+    });
+    publisher = pub;
+    opened.trading.sequencer.onCommitted((batch) => {
+      firstResults.follow(batch);
+      pub.publish(batch);
+    });
+    intake = new SequencerIntake({ nc, sequencer: opened.trading.sequencer, firstResults });
+    await intake.start();
+    o.log.info(
+      { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
+      'leading: serving the sequencer intake',
+    );
+  };
+
+  let gone = false;
+  const deposed = (reason: unknown) => {
+    if (gone || stopped) return;
+    gone = true;
+    o.log.error({ err: reason }, 'this sequencer no longer leads');
+    void intake?.stop();
+    o.onDeposed(reason);
+  };
+
+  const node = await SequencerNode.start({
+    database,
+    node: `${hostname()}:${process.pid}`,
+    ladderSize: ladderSize(),
+    clock: systemClock,
+    onLeading: (leader) =>
+      void lead(leader).catch((error: unknown) => {
+        o.log.error({ err: error }, 'taking the lead failed');
+        deposed(error);
+      }),
+    onDeposed: deposed,
+    onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
+  });
+  o.log.info(
+    { role: 'sequencer', state: 'standby', lastSeq: node.lastSeq },
+    'standby: following the journal',
+  );
+
+  return {
+    node,
+    get exchange() {
+      return exchange;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await intake?.stop();
+      await exchange?.close();
+      await publisher?.flushed();
+      await node.stop();
+      await closeQuietly(nc);
+      await database.close();
+    },
+  };
+}
+
+async function closeQuietly(nc: NatsConnection): Promise<void> {
+  if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+}

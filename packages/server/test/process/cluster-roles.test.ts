@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
+import { account, connectNats, orderIntent, TEST_NATS_URL, usd } from '../../src/cluster/test-support.js';
+import type { Intent } from '../../src/sequencer/intents.js';
+import { openPostgres } from '../../src/store/postgres/postgres-database.js';
+import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
+import { runCli } from '../helpers/cli-process.js';
+
+await requirePostgres();
+const database = await createTestDatabase();
+const dirs: string[] = [];
+let nc: NatsConnection;
+beforeAll(async () => {
+  nc = await connectNats();
+});
+afterAll(async () => {
+  await nc?.close();
+  await database.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const serverDir = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `oddsbook serve --role sequencer` in a child process, its JSON log lines collected. */
+function startSequencer(url: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'sequencer'], {
+    cwd: serverDir,
+    env: { ...process.env, DATABASE_URL: url, NATS_URL: TEST_NATS_URL, DATA_DIR: dataDir, DEMO: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: { msg?: string; state?: string; epoch?: number }[] = [];
+  let output = '';
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk;
+    buffered += chunk.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  const seen = async (state: 'standby' | 'leader') => {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const found = lines.find((l) => l.state === state);
+      if (found) return found;
+      if (performance.now() > deadline || child.exitCode !== null)
+        throw new Error(`no ${state} from the sequencer; its output:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { child, seen, output: () => output };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+/** An order as intake hands it on, expiring an hour from now (the leader runs on the real clock). */
+function order(who: number, one: boolean) {
+  const intent = orderIntent(account(who), { one });
+  return { ...intent, order: { ...intent.order, expiry: Math.floor(Date.now() / 1000) + 3600 } };
+}
+
+const fund = (n: number): Intent => ({
+  kind: 'input',
+  input: { kind: 'engine', command: { type: 'credit', account: account(n), amount: usd(1_000) } },
+});
+
+describe('oddsbook serve --role', () => {
+  it('refuses a cluster role without DATABASE_URL or NATS_URL, and roles not available yet, with exit 2', async () => {
+    const noDb = await runCli(['serve', '--role', 'sequencer'], { DATABASE_URL: '', NATS_URL: '' });
+    expect(noDb.status).toBe(2);
+    expect(noDb.stderr).toContain('needs DATABASE_URL');
+    const noNats = await runCli(['serve', '--role', 'sequencer'], {
+      DATABASE_URL: 'postgres://127.0.0.1/x',
+      NATS_URL: '',
+    });
+    expect(noNats.status).toBe(2);
+    expect(noNats.stderr).toContain('needs NATS_URL');
+    for (const role of ['api', 'projector', 'realtime,chain']) {
+      const result = await runCli(['serve', '--role', role], {
+        DATABASE_URL: 'postgres://127.0.0.1/x',
+        NATS_URL: TEST_NATS_URL,
+      });
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toContain('not yet available');
+    }
+    const wrong = await runCli(['serve', '--role', 'matcher'], {});
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('--role must be all or a comma list');
+  }, 60_000);
+
+  it('two sequencers: inputs sent over NATS fill in the leader; after a SIGKILL the standby acknowledges the next order; each acknowledged order is journaled once', async () => {
+    const url = await database.schema();
+    const db = await openPostgres({ url, poolSize: 2 });
+    const a = startSequencer(url);
+    let b: ReturnType<typeof startSequencer> | null = null;
+    try {
+      expect((await a.seen('leader')).epoch).toBe(1);
+      b = startSequencer(url);
+      await b.seen('standby');
+      // The API node's side: the same client `--role api` will use.
+      const remote = new RemoteSequencer({ nc, deadlineMs: 10_000 });
+      await Promise.all(remote.decideAll([fund(1), fund(2), fund(3)]));
+      const maker = order(1, true);
+      const taker = order(2, false);
+      const [made] = await Promise.all(remote.decideAll([maker]));
+      const [took] = await Promise.all(remote.decideAll([taker]));
+      expect(made!.order).toEqual({ status: 'placed' });
+      const matched = took!.entries.at(-1)!.events.find((e) => e.type === 'orderMatched');
+      expect(matched).toMatchObject({ makerOrderId: maker.order.orderId, takerOrderId: taker.order.orderId });
+
+      a.child.kill('SIGKILL');
+      await exited(a.child);
+      // Sent at once: the client retries until the standby leads (within its 10 s deadline).
+      const after = order(3, true);
+      const [placed] = await Promise.all(remote.decideAll([after]));
+      expect(placed!.order).toEqual({ status: 'placed' });
+      expect((await b.seen('leader')).epoch).toBe(2);
+
+      const { rows } = await db.pool.query<{ seq: number; payload: string }>(
+        'SELECT seq, payload FROM journal ORDER BY seq',
+      );
+      expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+      for (const order of [maker, taker, after]) {
+        const placings = rows.filter(
+          (r) => r.payload.includes(order.order.orderId) && r.payload.includes('"type":"place"'),
+        );
+        expect(placings, order.order.orderId).toHaveLength(1);
+      }
+    } finally {
+      a.child.kill('SIGKILL');
+      b?.child.kill('SIGKILL');
+      await exited(a.child);
+      if (b) await exited(b.child);
+      await db.close();
+    }
+  }, 120_000);
+});
