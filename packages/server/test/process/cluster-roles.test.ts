@@ -123,12 +123,16 @@ describe('oddsbook serve --role', () => {
       const matched = took!.entries.at(-1)!.events.find((e) => e.type === 'orderMatched');
       expect(matched).toMatchObject({ makerOrderId: maker.order.orderId, takerOrderId: taker.order.orderId });
 
+      const killed = performance.now();
       a.child.kill('SIGKILL');
       await exited(a.child);
       // Sent at once: the client retries until the standby leads (within its 10 s deadline).
       const after = order(3, true);
       const [placed] = await Promise.all(remote.decideAll([after]));
       expect(placed!.order).toEqual({ status: 'placed' });
+      console.log(
+        `SIGKILL of the leader to the order acknowledged by the standby: ${Math.round(performance.now() - killed)} ms`,
+      );
       expect((await b.seen('leader')).epoch).toBe(2);
 
       const { rows } = await db.pool.query<{ seq: number; payload: string }>(
@@ -141,6 +145,10 @@ describe('oddsbook serve --role', () => {
         );
         expect(placings, order.order.orderId).toHaveLength(1);
       }
+      // A clean stop of the new leader: it lets its queue commit, gives up the lease and exits 0.
+      const code = new Promise<number | null>((resolve) => b!.child.once('exit', (c) => resolve(c)));
+      b.child.kill('SIGTERM');
+      expect(await code, b.output()).toBe(0);
     } finally {
       a.child.kill('SIGKILL');
       b?.child.kill('SIGKILL');
