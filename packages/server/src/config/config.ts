@@ -35,6 +35,8 @@ export type Config = {
   redisUrl: string;
   /** nats://… the cluster's transport (ADR 0018); '' for the single process. */
   natsUrl: string;
+  /** Names this cluster's NATS subjects and stream, so that clusters may share a NATS server. */
+  cluster: string;
   /** The roles this process runs (ADR 0018): `all` (the single process), or a set of cluster roles. */
   roles: Roles;
   network: NetworkName;
@@ -114,6 +116,12 @@ const OPTIONS = {
     flag: 'nats-url',
     help: 'nats://host:port: the cluster transport (needed by every role but all)',
     fallback: '',
+  },
+  cluster: {
+    env: 'CLUSTER',
+    flag: 'cluster',
+    help: 'the cluster name: its NATS subjects <name>.* and stream <NAME>_COMMITTED',
+    fallback: 'oddsbook',
   },
   role: {
     env: 'ROLE',
@@ -307,6 +315,13 @@ function natsUrl(name: string, raw: string): string {
   return raw;
 }
 
+/** CLUSTER: lower-case letters, digits and hyphens (a NATS subject token and, upper-cased, a stream name). */
+function clusterName(name: string, raw: string): string {
+  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(raw))
+    throw new ConfigError(`${name} must be lower-case letters, digits and hyphens, got "${raw}"`);
+  return raw;
+}
+
 /** ROLE: `all`, or a comma list of cluster roles (not mixed with `all`). */
 function roles(name: string, raw: string): Roles {
   const names = raw.split(',').map((r) => r.trim());
@@ -445,6 +460,7 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     databaseUrl: databaseUrl(label('databaseUrl'), raw('databaseUrl')),
     redisUrl: redisUrl(label('redisUrl'), raw('redisUrl')),
     natsUrl: natsUrl(label('natsUrl'), raw('natsUrl')),
+    cluster: clusterName(label('cluster'), raw('cluster')),
     roles: roles(label('role'), raw('role')),
     network: networkName,
     chainId: network.chainId,

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ladderSize } from '@oddsbook/protocol';
+import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
@@ -39,11 +40,12 @@ export type SequencerRole = {
  * supervisor starts it again, as a standby.
  */
 export async function startSequencerRole(config: Config, o: SequencerRoleOptions): Promise<SequencerRole> {
+  const names = clusterNames(config.cluster);
   const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
   let database: PostgresDatabase;
   try {
     database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
-    await ensureCommittedStream(await jetstreamManager(nc));
+    await ensureCommittedStream(await jetstreamManager(nc), names);
   } catch (error) {
     await nc.close();
     throw error;
@@ -70,6 +72,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     const firstResults = new FirstResults();
     const pub = new CommittedPublisher({
       js: jetstream(nc),
+      subject: names.subject,
       onDropped: (batch, error) =>
         o.log.error({ err: error, lastSeq: batch.lastSeq }, 'a committed batch was not published'),
     });
@@ -78,7 +81,12 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(batch);
       pub.publish(batch);
     });
-    intake = new SequencerIntake({ nc, sequencer: opened.trading.sequencer, firstResults });
+    intake = new SequencerIntake({
+      nc,
+      sequencer: opened.trading.sequencer,
+      firstResults,
+      subject: names.submit,
+    });
     await intake.start();
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },

@@ -1,14 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { ladderSize } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNames } from '../../src/cluster/cluster-names.js';
+import { CommittedConsumer } from '../../src/cluster/committed-consumer.js';
 import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
-import { account, connectNats, orderIntent, TEST_NATS_URL, usd } from '../../src/cluster/test-support.js';
+import {
+  account,
+  connectNats,
+  natsClients,
+  orderIntent,
+  TEST_NATS_URL,
+  usd,
+} from '../../src/cluster/test-support.js';
 import type { Intent } from '../../src/sequencer/intents.js';
 import { openPostgres } from '../../src/store/postgres/postgres-database.js';
+import { PostgresJournal } from '../../src/store/postgres/postgres-journal.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
 import { runCli } from '../helpers/cli-process.js';
 
@@ -28,12 +40,19 @@ afterAll(async () => {
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `oddsbook serve --role sequencer` in a child process, its JSON log lines collected. */
-function startSequencer(url: string) {
+function startSequencer(url: string, cluster: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
   dirs.push(dataDir);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'sequencer'], {
     cwd: serverDir,
-    env: { ...process.env, DATABASE_URL: url, NATS_URL: TEST_NATS_URL, DATA_DIR: dataDir, DEMO: '0' },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NATS_URL: TEST_NATS_URL,
+      DATA_DIR: dataDir,
+      DEMO: '0',
+      CLUSTER: cluster,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: { msg?: string; state?: string; epoch?: number }[] = [];
@@ -103,17 +122,21 @@ describe('oddsbook serve --role', () => {
     expect(wrong.stderr).toContain('--role must be all or a comma list');
   }, 60_000);
 
-  it('two sequencers: inputs sent over NATS fill in the leader; after a SIGKILL the standby acknowledges the next order; each acknowledged order is journaled once', async () => {
+  it('two sequencers: inputs sent over NATS fill in the leader; after a SIGKILL the standby acknowledges the next order; each acknowledged order is journaled once, every batch on the stream', async () => {
     const url = await database.schema();
     const db = await openPostgres({ url, poolSize: 2 });
-    const a = startSequencer(url);
+    // A cluster of its own on the shared NATS server: its subjects and stream are named after it.
+    const cluster = `t${randomBytes(6).toString('hex')}`;
+    const names = clusterNames(cluster);
+    const { js, jsm } = await natsClients(nc);
+    const a = startSequencer(url, cluster);
     let b: ReturnType<typeof startSequencer> | null = null;
     try {
       expect((await a.seen('leader')).epoch).toBe(1);
-      b = startSequencer(url);
+      b = startSequencer(url, cluster);
       await b.seen('standby');
       // The API node's side: the same client `--role api` will use.
-      const remote = new RemoteSequencer({ nc, deadlineMs: 10_000 });
+      const remote = new RemoteSequencer({ nc, subject: names.submit, deadlineMs: 10_000 });
       await Promise.all(remote.decideAll([fund(1), fund(2), fund(3)]));
       const maker = order(1, true);
       const taker = order(2, false);
@@ -145,6 +168,28 @@ describe('oddsbook serve --role', () => {
         );
         expect(placings, order.order.orderId).toHaveLength(1);
       }
+      // Both leaders published their batches on the stream: a consumer from its start gets every seq once.
+      expect((await jsm.streams.info(names.stream)).state.messages).toBeGreaterThan(0);
+      const delivered: number[] = [];
+      const consumer = new CommittedConsumer({
+        js,
+        jsm,
+        stream: names.stream,
+        journal: await PostgresJournal.open(db.pool),
+        ladderSize: ladderSize(),
+        after: 0,
+        handler: (batch) => {
+          for (const entry of batch.entries) delivered.push(entry.seq);
+        },
+      });
+      await consumer.start();
+      try {
+        await expect.poll(() => delivered.length, { timeout: 30_000 }).toBe(rows.length);
+        expect(delivered).toEqual(rows.map((r) => r.seq));
+      } finally {
+        await consumer.stop();
+      }
+
       // A clean stop of the new leader: it lets its queue commit, gives up the lease and exits 0.
       const code = new Promise<number | null>((resolve) => b!.child.once('exit', (c) => resolve(c)));
       b.child.kill('SIGTERM');
@@ -154,6 +199,7 @@ describe('oddsbook serve --role', () => {
       b?.child.kill('SIGKILL');
       await exited(a.child);
       if (b) await exited(b.child);
+      await jsm.streams.delete(names.stream).catch(() => {});
       await db.close();
     }
   }, 120_000);

@@ -1,0 +1,16 @@
+/** A cluster's NATS names, derived from its name (`CLUSTER`; `oddsbook` gives the defaults of ADR 0018). */
+export type ClusterNames = {
+  /** Request/reply to the leading sequencer. */
+  submit: string;
+  /** The JetStream stream of committed batches, and its subject. */
+  stream: string;
+  subject: string;
+};
+
+export function clusterNames(cluster: string): ClusterNames {
+  return {
+    submit: `${cluster}.sequencer.submit`,
+    stream: `${cluster.toUpperCase().replaceAll('-', '_')}_COMMITTED`,
+    subject: `${cluster}.committed`,
+  };
+}
