@@ -126,7 +126,7 @@ const OPTIONS = {
   role: {
     env: 'ROLE',
     flag: 'role',
-    help: `all (one process), or a comma list of ${CLUSTER_ROLES.join(', ')} (docs/scaling.md)`,
+    help: `all (one process), or a comma list of ${CLUSTER_ROLES.join(', ')}; available: sequencer (docs/scaling.md)`,
     fallback: 'all',
   },
   network: {
