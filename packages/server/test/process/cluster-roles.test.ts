@@ -122,7 +122,7 @@ describe('oddsbook serve --role', () => {
     expect(wrong.stderr).toContain('--role must be all or a comma list');
   }, 60_000);
 
-  it('two sequencers: inputs sent over NATS fill in the leader; after a SIGKILL the standby acknowledges the next order; each acknowledged order is journaled once, every batch on the stream', async () => {
+  it('two sequencers: inputs sent over NATS fill in the leader; after a SIGKILL the standby acknowledges the next order; each acknowledged order is journaled once, every batch on the stream; the killed node restarted leads next', async () => {
     const url = await database.schema();
     const db = await openPostgres({ url, poolSize: 2 });
     // A cluster of its own on the shared NATS server: its subjects and stream are named after it.
@@ -131,6 +131,7 @@ describe('oddsbook serve --role', () => {
     const { js, jsm } = await natsClients(nc);
     const a = startSequencer(url, cluster);
     let b: ReturnType<typeof startSequencer> | null = null;
+    let again: ReturnType<typeof startSequencer> | null = null;
     try {
       expect((await a.seen('leader')).epoch).toBe(1);
       b = startSequencer(url, cluster);
@@ -190,15 +191,20 @@ describe('oddsbook serve --role', () => {
         await consumer.stop();
       }
 
-      // A clean stop of the new leader: it lets its queue commit, gives up the lease and exits 0.
+      // A sequencer started again after the kill (as a supervisor would) is a standby; a clean stop of the leader (its queue
+      // committed, the lease given up, exit 0) hands the lead to it, at the next epoch.
+      again = startSequencer(url, cluster);
+      await again.seen('standby');
       const code = new Promise<number | null>((resolve) => b!.child.once('exit', (c) => resolve(c)));
       b.child.kill('SIGTERM');
       expect(await code, b.output()).toBe(0);
+      expect((await again.seen('leader')).epoch).toBe(3);
+      const last = order(1, false);
+      const [lastPlaced] = await Promise.all(remote.decideAll([last]));
+      expect(lastPlaced!.order).toEqual({ status: 'placed' });
     } finally {
-      a.child.kill('SIGKILL');
-      b?.child.kill('SIGKILL');
-      await exited(a.child);
-      if (b) await exited(b.child);
+      for (const node of [a, b, again]) node?.child.kill('SIGKILL');
+      for (const node of [a, b, again]) if (node) await exited(node.child);
       await jsm.streams.delete(names.stream).catch(() => {});
       await db.close();
     }
