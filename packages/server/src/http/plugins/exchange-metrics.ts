@@ -75,6 +75,21 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     'How long the oldest committed batch not yet projected has waited',
     () => pipeline.lagSeconds,
   );
+  const projectedRows = new Counter({
+    name: 'oddsbook_projector_rows_total',
+    help: 'Order, fill, trade and refund rows the projector wrote (per entry: a row two entries changed counts twice)',
+    registers: [registry],
+  });
+  const projectionDelay = new Histogram({
+    name: 'oddsbook_projector_delay_seconds',
+    help: 'From a committed batch handed to the projector to its rows being written (the lag each batch saw)',
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  pipeline.observeProjections((rows, seconds) => {
+    projectedRows.inc(rows);
+    projectionDelay.observe(seconds);
+  });
 
   new Counter({
     name: 'oddsbook_signature_checks_total',
