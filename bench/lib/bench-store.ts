@@ -56,11 +56,16 @@ export type BenchDatabase = { name: string; url: string; drop(): Promise<void> }
 
 const toDrop = new Set<string>();
 
-/** Creates `oddsbook_bench_<random>` (or opens `name`, one a kept run made), dropped by `drop`. */
-export async function benchDatabase(name?: string): Promise<BenchDatabase> {
-  const database = name ?? `oddsbook_bench_${randomBytes(5).toString('hex')}`;
-  if (!name) await admin(`CREATE DATABASE ${database}`);
-  toDrop.add(database);
+/**
+ * Creates `oddsbook_bench_<random>`, or opens `existing` (one a kept run made); dropped by `drop`, or, unless
+ * `keep`, by `dropLeftDatabases` when the bench ends without having dropped it.
+ */
+export async function benchDatabase(
+  options: { existing?: string; keep?: boolean } = {},
+): Promise<BenchDatabase> {
+  const database = options.existing ?? `oddsbook_bench_${randomBytes(5).toString('hex')}`;
+  if (!options.existing) await admin(`CREATE DATABASE ${database}`);
+  if (!options.keep) toDrop.add(database);
   const url = new URL(BENCH_POSTGRES_URL);
   url.pathname = `/${database}`;
   return {
@@ -73,7 +78,7 @@ export async function benchDatabase(name?: string): Promise<BenchDatabase> {
   };
 }
 
-/** A database the bench made and did not drop (it failed first) is dropped by the caller at exit. */
+/** Drops the databases the bench made and did not drop (it failed first); called as it ends. */
 export async function dropLeftDatabases(): Promise<void> {
   for (const name of [...toDrop]) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
   toDrop.clear();

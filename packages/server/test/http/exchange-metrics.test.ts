@@ -80,6 +80,9 @@ describe('exchange metrics on /metrics', () => {
       sample(after, 'oddsbook_projector_rows_total') - sample(before, 'oddsbook_projector_rows_total'),
     ).toBeGreaterThanOrEqual(4);
     expect(sample(after, 'oddsbook_projector_delay_seconds_count')).toBe(batches);
+    // A fresh exchange: nothing replayed at its start.
+    expect(sample(after, 'oddsbook_start_replayed_inputs')).toBe(0);
+    expect(sample(after, 'oddsbook_start_replay_seconds')).toBeGreaterThanOrEqual(0);
 
     const checksAfter =
       sample(after, 'oddsbook_signature_checks_total', '{thread="worker"}') +
