@@ -21,8 +21,11 @@
  * 100/s, where nothing queues: the floor of one acknowledgement); (e) the ceiling's
  * peak with 1-order requests, (ex) with the crossing flow's requests, (e10) with 10-order requests, and (e0),
  * (e1) its latency paced at 100/s and 1,000/s (what HTTP, the
- * signature check and this generator alone take, against (d0) and (d)). They run in the order a, x, c, d0, d,
- * b, e, ex, e10, e0, e1; after the table, each exchange phase is set against its ceiling phase (CPU efficiency =
+ * signature check and this generator alone take, against (d0) and (d)). They run in the order a, e, x, ex,
+ * c, d0, e0, d, e1, b, e10: each ceiling phase right after the exchange phase it is the reference of, so that
+ * the two meet the same load from the rest of a shared machine (a reference measured minutes later, after
+ * both stores, once came out 1.6-2x faster than its exchange phases' neighbours); after the table, each
+ * exchange phase is set against its ceiling phase (CPU efficiency =
  * the ceiling's CPU µs per order / the exchange's; throughput = orders/s over the ceiling's). Between two, the
  * bench waits until the
  * embedded chain has mined the escrows of the last phase, so that a phase does not pay for the previous
@@ -31,7 +34,7 @@
  *
  * Stores (issue 36): `--store sqlite|postgres|both` (or BENCH_STORE; default both): the exchange's phases
  * run on each store in turn, each on a fresh exchange (PostgreSQL: a fresh database on the local server,
- * bench/lib/bench-store.ts, dropped after), then the verify-only server once, the reference of both. Per
+ * bench/lib/bench-store.ts, dropped after), each with its own references (above). Per
  * phase the projector's rows per second and lag are read from the exchange's /metrics, and on PostgreSQL
  * the CPU of its backends for the bench's database from /proc.
  *
@@ -223,12 +226,13 @@ async function measured<R extends LoadResult & { paced?: OpenLoopStats }>(
   };
 }
 
-const toRow = (store: StoreKind | null, phase: string, perRequest: number, m: Measured): Row => ({
-  store,
-  phase,
-  perRequest,
-  ...m,
-});
+const toRow = (
+  store: StoreKind,
+  phase: string,
+  perRequest: number,
+  m: Measured,
+  referenceOf?: string,
+): Row => ({ store, phase, perRequest, ...m, ...(referenceOf ? { referenceOf } : {}) });
 
 async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: number }> {
   // The disk's part of every acknowledgement: one SQLite WAL commit with synchronous=FULL, measured on
@@ -301,13 +305,9 @@ function printProfiles(
   }
 }
 
-/** The requests the verify-only server is fed: those of the last exchange run (it keeps no state). */
-type Requests = { single: BenchRequest[]; crossing: BenchRequest[]; multi: BenchRequest[] };
-
 type ExchangeRun = {
   store: StoreKind;
   rows: Row[];
-  requests: Requests;
   committedOrders: number;
   refunds: number;
   settled: number[];
@@ -323,6 +323,7 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
   let reader: StoreReader | null = null;
   let meter: PostgresCpuMeter | null = null;
   let followers: Followers | null = null;
+  let ceiling: Child | null = null;
   try {
     if (store === 'postgres') database = await benchDatabase();
     const exchangePort = randomPort();
@@ -424,9 +425,41 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
       );
     };
 
+    /**
+     * The verify-only server fed the same requests right after the exchange's phase (`key` the phase it is
+     * the reference of): the pair meets the same load from the rest of the machine. Started (and warmed up)
+     * at its first phase; it keeps no state, so the requests the exchange took are good again.
+     */
+    const reference = async (
+      key: string,
+      label: string,
+      perRequest: number,
+      run: (url: string) => Promise<LoadResult>,
+    ) => {
+      if (!ceiling) {
+        const port = randomPort();
+        ceiling = await startChild(
+          [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
+          { PORT: String(port), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
+          port,
+        );
+        await ceilingPeak(ceiling.base, Math.max(1, s(3)), 1, single);
+      }
+      const url = ceiling.base;
+      rows.push(toRow(store, label, perRequest, await measured(ceiling, () => run(url)), key));
+    };
+    const ceilingPeak = (url: string, seconds: number, perRequest: number, requests: BenchRequest[]) =>
+      runPeak({ url, requests, wrap: true, perRequest, connections: CONNECTIONS, seconds });
+    const ceilingPaced = (url: string, rate: number) =>
+      runPaced({ url, requests: single, wrap: true, perRequest: 1, rate, seconds: pacedSeconds });
+
     await peak(warmup, 1, Math.max(1, s(3)));
     settled.push(await settle(counter));
     const a = PHASES.has('a') ? await phase('(a) peak, 1-order requests', 1, () => peak(single, 1)) : null;
+    if (PHASES.has('e'))
+      await reference('a', '(e) ceiling: verify-only Fastify, 1-order', 1, (url) =>
+        ceilingPeak(url, peakSeconds, 1, single),
+      );
     let x: Measured | null = null;
     if (PHASES.has('x')) {
       // The crossing flow's own warm-up: its markets get a book before it is measured.
@@ -436,14 +469,29 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
         peak(crossing, 1, peakSeconds, moreCrossing),
       );
     }
+    // The crossing flow's requests: the same cost to verify, measured rather than assumed.
+    if (PHASES.has('ex'))
+      await reference('x', '(ex) ceiling: verify-only, crossing flow', 1, (url) =>
+        ceilingPeak(url, peakSeconds, 1, crossing),
+      );
     if (a && PHASES.has('c')) {
       const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
       await paced(`(c) 1-order at ${fmt(halfRate)}/s (half of a)`, halfRate);
     }
-    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
+    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues; the floor of
+    // (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
     if (PHASES.has('d0')) await paced('(d0) waitForOutcome at 100/s (floor)', 100, { waitForOutcome: true });
+    if (PHASES.has('e0'))
+      await reference('d0', '(e0) ceiling paced at 100/s', 1, (url) => ceilingPaced(url, 100));
     if (PHASES.has('d')) await paced('(d) waitForOutcome at 1,000/s', 1000, { waitForOutcome: true });
+    if (PHASES.has('e1'))
+      await reference('d', '(e1) ceiling paced at 1,000/s', 1, (url) => ceilingPaced(url, 1000));
     const b = PHASES.has('b') ? await phase('(b) peak, 10-order requests', 10, () => peak(multi, 10)) : null;
+    // What (b)'s 10-order requests can reach when only their signatures are checked.
+    if (PHASES.has('e10'))
+      await reference('b', '(e10) ceiling: verify-only, 10-order', 10, (url) =>
+        ceilingPeak(url, peakSeconds, 10, multi),
+      );
 
     const committedOrders = await counter.orders();
     const refunds = await counter.refunds();
@@ -458,7 +506,6 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
     return {
       store,
       rows,
-      requests: { single, crossing, multi },
       committedOrders,
       refunds,
       settled,
@@ -467,6 +514,7 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
     };
   } finally {
     followers?.close();
+    if (ceiling) await stopChild(ceiling);
     await reader?.close();
     await meter?.close();
     if (exchange) {
@@ -477,77 +525,6 @@ async function runExchange(store: StoreKind): Promise<ExchangeRun> {
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/**
- * The verify-only server, on the same machine right after, fed the same requests: each reference row by
- * the exchange phase it is the reference of.
- */
-async function runReference(requests: Requests): Promise<{ rows: Row[]; references: Map<string, Row> }> {
-  const rows: Row[] = [];
-  const references = new Map<string, Row>();
-  const ceilingPort = randomPort();
-  const ceiling = await startChild(
-    [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
-    { PORT: String(ceilingPort), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
-    ceilingPort,
-  );
-  const peakSeconds = Math.max(2, s(8));
-  const pacedSeconds = Math.max(3, s(6));
-  const reference = async (
-    key: string,
-    label: string,
-    perRequest: number,
-    run: () => Promise<LoadResult>,
-  ) => {
-    const row = toRow(null, label, perRequest, await measured(ceiling, run));
-    rows.push(row);
-    references.set(key, row);
-  };
-  try {
-    const ceilingPeak = (seconds: number, perRequest = 1, list = requests.single) =>
-      runPeak({
-        url: ceiling.base,
-        requests: list,
-        wrap: true,
-        perRequest,
-        connections: CONNECTIONS,
-        seconds,
-      });
-    await ceilingPeak(Math.max(1, s(3)));
-    if (PHASES.has('e'))
-      await reference('a', '(e) ceiling: verify-only Fastify, 1-order', 1, () => ceilingPeak(peakSeconds));
-    // The crossing flow's requests: the same cost to verify, measured rather than assumed.
-    if (PHASES.has('ex'))
-      await reference('x', '(ex) ceiling: verify-only, crossing flow', 1, () =>
-        ceilingPeak(peakSeconds, 1, requests.crossing),
-      );
-    // What (b)'s 10-order requests can reach when only their signatures are checked.
-    if (PHASES.has('e10'))
-      await reference('b', '(e10) ceiling: verify-only, 10-order', 10, () =>
-        ceilingPeak(peakSeconds, 10, requests.multi),
-      );
-    // The floor of (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
-    for (const [phase, rate] of [
-      ['e0', 100],
-      ['e1', 1000],
-    ] as const) {
-      if (!PHASES.has(phase)) continue;
-      await reference(phase === 'e0' ? 'd0' : 'd', `(${phase}) ceiling paced at ${fmt(rate)}/s`, 1, () =>
-        runPaced({
-          url: ceiling.base,
-          requests: requests.single,
-          wrap: true,
-          perRequest: 1,
-          rate,
-          seconds: pacedSeconds,
-        }),
-      );
-    }
-  } finally {
-    await stopChild(ceiling);
-  }
-  return { rows, references };
 }
 
 // ------------------------------------------------------------------ main
@@ -576,11 +553,7 @@ async function main() {
 
   const runs: ExchangeRun[] = [];
   for (const store of STORES) runs.push(await runExchange(store));
-  const { rows: referenceRows, references } = ['e', 'ex', 'e10', 'e0', 'e1'].some((p) => PHASES.has(p))
-    ? await runReference(runs[runs.length - 1]!.requests)
-    : { rows: [], references: new Map<string, Row>() };
-
-  printReport([...runs.flatMap((r) => r.rows), ...referenceRows], references);
+  printReport(runs.flatMap((r) => r.rows));
   let ok = true;
   for (const run of runs) {
     const failed = run.rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);

@@ -9,8 +9,10 @@ import { type LoadResult, percentile } from './http-load.js';
 import { LATE_MS, type OpenLoopStats } from './open-loop.js';
 
 export type Row = {
-  /** The exchange's store; null for the verify-only server. */
-  store: StoreKind | null;
+  /** The exchange's store (for the verify-only server: the store of the run it is the reference of). */
+  store: StoreKind;
+  /** The verify-only server's rows: the key of the exchange phase it is the reference of (`a` for `e`). */
+  referenceOf?: string;
   phase: string;
   result: LoadResult;
   perRequest: number;
@@ -38,7 +40,11 @@ const log = (line: string) => console.log(line);
 
 /** The phase's key: `a` of "(a) peak, ...". */
 export const phaseKey = (r: Row) => /^\((\w+)\)/.exec(r.phase)?.[1] ?? '';
-const label = (r: Row) => (r.store ? `[${r.store}] ${r.phase}` : r.phase);
+const label = (r: Row) => `[${r.store}] ${r.phase}`;
+/** Each exchange phase's reference by `store|key`. */
+type References = ReadonlyMap<string, Row>;
+const referenceOf = (references: References, r: Row) =>
+  r.referenceOf ? undefined : references.get(`${r.store}|${phaseKey(r)}`);
 /** The server process's CPU µs per order. */
 export const cpuPerOrder = (r: Row) => (r.serverCpu * 1e6) / r.result.ordersPerSecond;
 /** PostgreSQL's backends' CPU µs per order (0 on SQLite, whose work is in the server process). */
@@ -87,13 +93,13 @@ function table(rows: readonly Row[]) {
 }
 
 /** Each exchange phase against its reference (the verify-only server's phase fed the same requests). */
-function againstReference(rows: readonly Row[], references: ReadonlyMap<string, Row>) {
+function againstReference(rows: readonly Row[], references: References) {
   log(
-    'against the verify-only server in the same run (issue 35: CPU efficiency >= 0.67 and throughput >= 0.7 for a and x; d p50 <= 2 ms, p99 <= 10 ms; issue 36: throughput >= 0.5 on PostgreSQL)',
+    'against the verify-only server fed the same requests right after each phase (issue 35: CPU efficiency >= 0.67 and throughput >= 0.7 for a and x; d p50 <= 2 ms, p99 <= 10 ms; issue 36: throughput >= 0.5 on PostgreSQL)',
   );
   for (const r of rows) {
     const key = phaseKey(r);
-    const ref = references.get(key);
+    const ref = referenceOf(references, r);
     if (!ref) continue;
     if (key === 'd0' || key === 'd') {
       const l = r.result.latencies;
@@ -172,17 +178,17 @@ function postgres(rows: readonly Row[]) {
  * Issue 36's table: per store and flow, orders/s and throughput against the verify-only server, CPU per
  * order (the server process; on PostgreSQL also with its backends), projector rows/s and lag.
  */
-function perStore(rows: readonly Row[], references: ReadonlyMap<string, Row>) {
+function perStore(rows: readonly Row[], references: References) {
   log(
-    'issue 36, per store (throughput = orders/s over the verify-only server fed the same requests in this run; CPU = the exchange process, + PostgreSQL = with its backends for this database)',
+    'issue 36, per store (throughput = orders/s over the verify-only server fed the same requests right after the phase; CPU = the exchange process, + PostgreSQL = with its backends for this database)',
   );
   log(
     '| phase | store | orders/s | verify-only | throughput | CPU µs/order | + PostgreSQL | verify-only CPU | efficiency | projector rows/s | lag mean / max ms |',
   );
   log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const key of ['a', 'x', 'b']) {
-    const ref = references.get(key);
-    for (const r of rows.filter((x) => phaseKey(x) === key)) {
+    for (const r of rows.filter((x) => phaseKey(x) === key && !x.referenceOf)) {
+      const ref = referenceOf(references, r);
       const own = cpuPerOrder(r);
       const total = own + postgresCpuPerOrder(r);
       const p = r.projector;
@@ -193,10 +199,11 @@ function perStore(rows: readonly Row[], references: ReadonlyMap<string, Row>) {
   }
 }
 
-/** Prints everything; `rows` in the order measured (exchange phases per store, then the references). */
-export function printReport(rows: readonly Row[], references: ReadonlyMap<string, Row>) {
-  const sorted = [...rows].sort(
-    (x, y) => (x.store ?? '~').localeCompare(y.store ?? '~') || x.phase.localeCompare(y.phase),
+/** Prints everything: the exchange's phases and, beside each, its reference of the same store's run. */
+export function printReport(rows: readonly Row[]) {
+  const sorted = [...rows].sort((x, y) => x.store.localeCompare(y.store) || x.phase.localeCompare(y.phase));
+  const references: References = new Map(
+    rows.flatMap((r) => (r.referenceOf ? [[`${r.store}|${r.referenceOf}`, r] as const] : [])),
   );
   log('');
   table(sorted);
