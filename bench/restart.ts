@@ -23,7 +23,9 @@
  * store is filled and timed in turn. On PostgreSQL the data dir keeps only its lock, secrets and the embedded
  * chain, and everything else is in a database of the bench's own on the local server (bench/lib/bench-store.ts),
  * dropped after the run unless BENCH_DATA_DIR keeps it (its name is then in <dir>/bench-restart-postgres.json
- * beside <dir>/data-postgres). Each timed start also reports, from the exchange's /metrics, how long it
+ * beside <dir>/data-postgres). On PostgreSQL the fill (and a replaying start) waits for the idle exchange's
+ * periodic checkpoint before its stop: at 1 M on a loaded machine the stop's own checkpoint can take longer
+ * than the shutdown's 10 s cap, and without any checkpoint every start replays the whole journal. Each timed start also reports, from the exchange's /metrics, how long it
  * took to read and restore the checkpoint and to replay the journal after it.
  *
  * Knobs: BENCH_RESTING (default 1,000,000), BENCH_MARKETS (100), BENCH_TRADERS (40), BENCH_PER_REQUEST (10),
@@ -45,6 +47,7 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import {
   type BenchDatabase,
   benchDatabase,
@@ -101,6 +104,29 @@ async function projected(base: string, ms = 300_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('the projector did not catch up');
+}
+
+/**
+ * PostgreSQL: waits (at most 6 minutes) until the exchange has stored a checkpoint at or past the journal's
+ * end as it is now. At 1 M resting orders on a loaded machine the checkpoint a stop writes can take longer
+ * than the shutdown's 10 s cap, and an exchange under steady load takes none; an idle one takes one every 5
+ * minutes (trading.ts), which is what this waits for. Returns the seconds waited.
+ */
+async function storedCheckpoint(database: BenchDatabase): Promise<number> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const started = performance.now();
+  try {
+    const value = async (sql: string) => Number((await client.query(sql)).rows[0]?.n ?? 0);
+    const end = await value('SELECT coalesce(max(seq), 0) AS n FROM journal');
+    while ((await value('SELECT coalesce(max(seq), 0) AS n FROM engine_checkpoints')) < end) {
+      if (performance.now() - started > 360_000) throw new Error('no checkpoint stored in 6 minutes');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Stops a server with SIGTERM and waits for its exit (no SIGKILL: a clean stop is what is measured). */
@@ -188,6 +214,10 @@ async function fillDataDir(dataDir: string, database: BenchDatabase | null): Pro
     const fillSeconds = await fill(exchange.base, traders, marketHashes, signer);
     const catchingUp = performance.now();
     await projected(exchange.base);
+    if (database)
+      log(
+        `  an idle checkpoint was stored ${(await storedCheckpoint(database)).toFixed(0)} s after the fill`,
+      );
     log(
       `filled in ${fillSeconds.toFixed(0)} s (${fmt(RESTING / fillSeconds)} orders/s); the projector caught up ${s2(performance.now() - catchingUp)} s later`,
     );
@@ -285,7 +315,13 @@ async function timedStart(
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const rssBytes = 1024 * Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
   const recovery = await recoveryOf(base);
-  if (settle) await projected(base);
+  if (settle) {
+    await projected(base);
+    if (database)
+      log(
+        `  an idle checkpoint was stored ${(await storedCheckpoint(database)).toFixed(0)} s after the start`,
+      );
+  }
   const stop = await cleanStop(child);
   process.off('exit', killOnExit);
   // A stop that is not clean (the shutdown's 10 s cap) is reported, not fatal: the next start replays
@@ -359,7 +395,10 @@ async function runStore(store: StoreKind, kept: string | undefined): Promise<Sto
       );
       filled = { ...filled, cleanStop: settling.stop.code === 0 };
       writeFileSync(markerFile, `${JSON.stringify(filled, null, 2)}\n`);
-      if (!filled.cleanStop) throw new Error('no clean stop after the replaying start either');
+      // Still not clean (on a loaded machine PostgreSQL may take longer than the shutdown's cap to store a
+      // 1 M checkpoint): the timed starts replay the journal after the last checkpoint stored, and say so.
+      if (!filled.cleanStop)
+        log('  no clean stop after the replaying start either: each start below replays the journal tail');
     }
     const market = filled.marketHashes[0]!;
 
