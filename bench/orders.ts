@@ -21,13 +21,22 @@
  * 100/s, where nothing queues: the floor of one acknowledgement); (e) the ceiling's
  * peak with 1-order requests, (ex) with the crossing flow's requests, (e10) with 10-order requests, and (e0),
  * (e1) its latency paced at 100/s and 1,000/s (what HTTP, the
- * signature check and this generator alone take, against (d0) and (d)). They run in the order a, x, c, d0, d,
- * b, e, ex, e10, e0, e1; after the table, each exchange phase is set against its ceiling phase (CPU efficiency =
+ * signature check and this generator alone take, against (d0) and (d)). They run in the order a, e, x, ex,
+ * c, d0, e0, d, e1, b, e10: each ceiling phase right after the exchange phase it is the reference of, so that
+ * the two meet the same load from the rest of a shared machine (a reference measured minutes later, after
+ * both stores, once came out 1.6-2x faster than its exchange phases' neighbours); after the table, each
+ * exchange phase is set against its ceiling phase (CPU efficiency =
  * the ceiling's CPU µs per order / the exchange's; throughput = orders/s over the ceiling's). Between two, the
  * bench waits until the
  * embedded chain has mined the escrows of the last phase, so that a phase does not pay for the previous
  * one's backlog (the settle times are printed). Every phase checks that no request failed (non-2xx 0, no FAILED order) and
  * counts the fills the exchange committed (read from its database).
+ *
+ * Stores (issue 36): `--store sqlite|postgres|both` (or BENCH_STORE; default both): the exchange's phases
+ * run on each store in turn, each on a fresh exchange (PostgreSQL: a fresh database on the local server,
+ * bench/lib/bench-store.ts, dropped after), each with its own references (above). Per
+ * phase the projector's rows per second and lag are read from the exchange's /metrics, and on PostgreSQL
+ * the CPU of its backends for the bench's database from /proc.
  *
  * Server from sources through tsx by default (what `crash.test.ts` runs); BENCH_SERVER=dist runs the
  * built `packages/server/bin/oddsbook.js` instead (run `npm run build` first). Knobs:
@@ -49,10 +58,25 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { DEFAULT_VERIFY_WORKERS } from '../packages/server/src/exchange/exchange.js';
-import { FILLS } from '../packages/server/src/store/sqlite/sqlite-trading-queries.js';
+import { FILLS as POSTGRES_FILLS } from '../packages/server/src/store/postgres/trading-rows.js';
+import { FILLS as SQLITE_FILLS } from '../packages/server/src/store/sqlite/sqlite-trading-queries.js';
 import { toShownFill } from '../packages/server/src/store/trading-rows.js';
+import {
+  type BenchDatabase,
+  benchDatabase,
+  dropLeftDatabases,
+  type PostgresCpuMeter,
+  postgresCpu,
+  type StoreKind,
+  type StoreReader,
+  storeEnv,
+  storeReader,
+  storesToRun,
+} from './lib/bench-store.js';
 import { formatSummary, summarizeProfile } from './lib/cpu-profile.js';
+import { groupCommits, projectorFigures, sampleLag, scrape } from './lib/exchange-metrics.js';
 import {
   type Child,
   exchangeArgs,
@@ -64,7 +88,7 @@ import {
 } from './lib/exchange-process.js';
 import { type Followers, follow } from './lib/followers.js';
 import { type LoadResult, pacedRequestCount, percentile, runPaced, runPeak } from './lib/http-load.js';
-import { LATE_MS, type OpenLoopStats } from './lib/open-loop.js';
+import type { OpenLoopStats } from './lib/open-loop.js';
 import {
   type BenchRequest,
   createCrossingFlow,
@@ -72,6 +96,7 @@ import {
   crossCheckWithViem,
   newTrader,
 } from './lib/order-fixtures.js';
+import { printReport, type Row } from './lib/orders-report.js';
 
 const ADMIN = 'bench-orders-admin-token-0123456789';
 const TRADERS = Number(process.env.BENCH_TRADERS ?? 32);
@@ -89,6 +114,7 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolea
 const PHASES = new Set(
   (process.env.BENCH_PHASES ?? 'a,x,c,d0,d,b,e,ex,e10,e0,e1').split(',').map((p) => p.trim()),
 );
+const STORES = storesToRun('both');
 
 // Exit (running the 'exit' handlers that stop the servers) on Ctrl-C or `timeout`, too.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
@@ -96,97 +122,69 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const log = (line: string) => console.log(line);
+const s = (n: number) => Math.round(n * SCALE);
 
 // ------------------------------------------------------------------ phases
 
-type Row = {
-  phase: string;
-  result: LoadResult;
-  perRequest: number;
-  fills: number | null;
-  /** Makers filled during the phase (one per match), exchange phases only. */
-  makerFills: number | null;
-  serverCpu: number;
-  /** Bytes written to storage by the server per order (SQLite WAL and checkpoints). */
-  bytesPerOrder: number;
-  /** Open-loop (paced) phases only: what the generator saw besides the latency from the schedule. */
-  paced?: OpenLoopStats;
-  /** Exchange phases only: the sequencer's group commits during the phase (from its /metrics). */
-  commits?: GroupCommits;
-  /** The server's threads' CPU, µs per order, most first. */
-  threads: { tid: number; main: boolean; microsPerOrder: number }[];
-};
-
-function dbCounter(dataDir: string) {
-  const db = new Database(join(dataDir, 'oddsbook.sqlite'), { readonly: true, fileMustExist: true });
-  const fills = db.prepare('SELECT count(*) FROM fills').pluck();
-  const orders = db.prepare('SELECT count(*) FROM orders').pluck();
-  const refunds = db.prepare('SELECT count(*) FROM ce_refunds').pluck();
-  const mempool = db.prepare('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL').pluck();
-  // Fills whose escrow has not landed yet (records/shown.ts: LOCKED once the account's lock passes the seq).
-  const unlocked = db
-    .prepare(
-      `SELECT count(*) FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account
-        WHERE f.status = 'MATCHED' AND (l.through_seq IS NULL OR f.seq > l.through_seq)`,
-    )
-    .pluck();
-  const makerFills = db.prepare('SELECT count(*) FROM fills WHERE is_maker = 1').pluck();
-  // Fills as they show (records/shown.ts: LOCKED once the account's escrows through the fill's seq landed).
-  const shownFills = db.prepare(`SELECT * FROM ${FILLS}`);
+/** Counts in the exchange's store (projections) and its data dir (the embedded chain). */
+function storeCounter(store: StoreKind, reader: StoreReader) {
+  const FILLS = store === 'postgres' ? POSTGRES_FILLS : SQLITE_FILLS;
   return {
-    fills: () => fills.get() as number,
+    fills: () => reader.value('SELECT count(*) FROM fills'),
     /** Makers filled: one per match (a fill has a row for each side). */
-    makerFills: () => makerFills.get() as number,
-    fillStatuses: () => {
+    makerFills: () => reader.value('SELECT count(*) FROM fills WHERE is_maker'),
+    /** Fills as they show (records/shown.ts: LOCKED once the account's escrows through the fill's seq landed). */
+    async fillStatuses() {
       const counts = new Map<string, number>();
-      for (const row of shownFills.iterate() as Iterable<Record<string, unknown>>) {
+      for (const row of await reader.rows(`SELECT * FROM ${FILLS}`)) {
         const { status } = toShownFill(row);
         counts.set(status, (counts.get(status) ?? 0) + 1);
       }
       return [...counts].sort().map(([status, n]) => ({ status, n }));
     },
-    orders: () => orders.get() as number,
-    refunds: () => refunds.get() as number,
-    mempool: () => mempool.get() as number,
-    unlocked: () => unlocked.get() as number,
-    close: () => db.close(),
+    orders: () => reader.value('SELECT count(*) FROM orders'),
+    refunds: () => reader.value('SELECT count(*) FROM ce_refunds'),
+    mempool: () => reader.chain('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL'),
+    // Fills whose escrow has not landed yet (records/shown.ts: LOCKED once the account's lock passes the seq).
+    unlocked: () =>
+      reader.value(
+        `SELECT count(*) FROM fills f LEFT JOIN escrow_locks l ON l.account = f.account
+          WHERE f.status = 'MATCHED' AND (l.through_seq IS NULL OR f.seq > l.through_seq)`,
+      ),
   };
 }
+type Counter = ReturnType<typeof storeCounter>;
 
 /**
  * Waits until the embedded chain has mined every escrow of the previous phase and the exchange has applied
  * the receipts (every fill LOCKED), so that each phase starts from a steady state instead of a backlog.
  * Returns the seconds (at most a minute).
  */
-async function settle(counter: ReturnType<typeof dbCounter>): Promise<number> {
+async function settle(counter: Counter): Promise<number> {
   const started = performance.now();
-  while ((counter.mempool() > 0 || counter.unlocked() > 0) && performance.now() - started < 60_000) {
+  while ((counter.mempool() > 0 || (await counter.unlocked()) > 0) && performance.now() - started < 60_000) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return (performance.now() - started) / 1000;
 }
 
-type GroupCommits = { batches: number; inputs: number; seconds: number };
+type Measured = Awaited<ReturnType<typeof measured>>;
 
-/** The sequencer's running totals: batches, inputs in them, and seconds from queue to durable. */
-async function groupCommits(base: string): Promise<GroupCommits> {
-  const body = await (await fetch(`${base}/metrics`)).text();
-  const value = (name: string) => Number(body.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? Number.NaN);
-  return {
-    batches: value('oddsbook_sequencer_batch_inputs_count'),
-    inputs: value('oddsbook_sequencer_batch_inputs_sum'),
-    seconds: value('oddsbook_sequencer_commit_seconds_sum'),
-  };
-}
-
-async function measured<R extends LoadResult>(
+/**
+ * Runs one phase against `server`, with what it cost: the server's CPU and writes, per thread; for the
+ * exchange (`exchange` given) its fills, group commits and projector, and PostgreSQL's CPU.
+ */
+async function measured<R extends LoadResult & { paced?: OpenLoopStats }>(
   server: Child,
-  counter: ReturnType<typeof dbCounter> | null,
   run: () => Promise<R>,
+  exchange: { counter: Counter; postgres: PostgresCpuMeter | null } | null = null,
 ) {
   const t0 = Date.now();
-  const fillsBefore = counter?.fills() ?? 0;
-  const makerFillsBefore = counter?.makerFills() ?? 0;
+  const fillsBefore = exchange ? await exchange.counter.fills() : 0;
+  const makerFillsBefore = exchange ? await exchange.counter.makerFills() : 0;
+  const metricsBefore = exchange ? await scrape(server.base) : null;
+  const postgresBefore = exchange?.postgres ? await exchange.postgres.read() : null;
+  const lag = exchange ? sampleLag(server.base) : null;
   const cpuBefore = server.cpuSeconds();
   const bytesBefore = server.writeBytes();
   const threadsBefore = server.threadCpuSeconds();
@@ -194,6 +192,9 @@ async function measured<R extends LoadResult>(
   const threadsAfter = server.threadCpuSeconds();
   const serverCpu = (server.cpuSeconds() - cpuBefore) / result.seconds;
   const bytesPerOrder = (server.writeBytes() - bytesBefore) / Math.max(1, result.orders);
+  const postgresCpu = postgresBefore ? await exchange!.postgres!.since(postgresBefore) : undefined;
+  const maxLag = lag ? await lag.stop() : 0;
+  const metricsAfter = exchange ? await scrape(server.base) : null;
   // With BENCH_PROFILE, the phase's wall-clock window, to cut the server's CPU profile by phase.
   const window = { fromEpochMs: t0, untilEpochMs: Date.now() };
   // Per thread: which of the server's threads spent the CPU (µs per order; the main thread's id is the pid).
@@ -212,10 +213,26 @@ async function measured<R extends LoadResult>(
     result,
     serverCpu,
     bytesPerOrder,
-    fills: counter ? counter.fills() - fillsBefore : null,
-    makerFills: counter ? counter.makerFills() - makerFillsBefore : null,
+    fills: exchange ? (await exchange.counter.fills()) - fillsBefore : null,
+    makerFills: exchange ? (await exchange.counter.makerFills()) - makerFillsBefore : null,
+    ...(result.paced ? { paced: result.paced } : {}),
+    ...(metricsBefore && metricsAfter
+      ? {
+          commits: groupCommits(metricsBefore, metricsAfter),
+          projector: projectorFigures(metricsBefore, metricsAfter, maxLag),
+        }
+      : {}),
+    ...(postgresCpu ? { postgresCpu } : {}),
   };
 }
+
+const toRow = (
+  store: StoreKind,
+  phase: string,
+  perRequest: number,
+  m: Measured,
+  referenceOf?: string,
+): Row => ({ store, phase, perRequest, ...m, ...(referenceOf ? { referenceOf } : {}) });
 
 async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: number }> {
   // The disk's part of every acknowledgement: one SQLite WAL commit with synchronous=FULL, measured on
@@ -238,6 +255,29 @@ async function sqliteCommitFloor(dir: string): Promise<{ p50: number; p99: numbe
   db.close();
   t.sort();
   return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+}
+
+/** The same on PostgreSQL: one INSERT committed (synchronous_commit on: the WAL's fsync), one round trip. */
+async function postgresCommitFloor(): Promise<{ p50: number; p99: number }> {
+  const database = await benchDatabase();
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query('CREATE TABLE t (id bigserial PRIMARY KEY, v text)');
+    const v = 'x'.repeat(600);
+    for (let i = 0; i < 200; i++) await client.query('INSERT INTO t (v) VALUES ($1)', [v]);
+    const t = new Float64Array(400);
+    for (let i = 0; i < t.length; i++) {
+      const s = performance.now();
+      await client.query('INSERT INTO t (v) VALUES ($1)', [v]);
+      t[i] = performance.now() - s;
+    }
+    t.sort();
+    return { p50: percentile(t, 0.5), p99: percentile(t, 0.99) };
+  } finally {
+    await client.end();
+    await database.drop();
+  }
 }
 
 /**
@@ -265,51 +305,41 @@ function printProfiles(
   }
 }
 
-// ------------------------------------------------------------------ main
+type ExchangeRun = {
+  store: StoreKind;
+  rows: Row[];
+  committedOrders: number;
+  refunds: number;
+  settled: number[];
+  fillStatuses: { status: string; n: number }[];
+  output: string;
+};
 
-async function main() {
-  const started = performance.now();
-  const load0 = loadavg();
-  log(
-    `oddsbook bench:orders - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
+/** Every exchange phase on a fresh exchange on `store`. */
+async function runExchange(store: StoreKind): Promise<ExchangeRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-orders-'));
-  const floor = await sqliteCommitFloor(dataDir);
-  log(
-    `disk: SQLite WAL commit, synchronous=FULL, in ${tmpdir()}: p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms`,
-  );
-
-  const exchangePort = randomPort();
-  const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : [];
-  // As `npm start` runs it, plus BENCH_NODE_FLAGS (none by default; docs/operations.md on the young generation).
-  const exchange = await startChild(
-    exchangeArgs([...profile, ...NODE_FLAGS], USE_DIST),
-    exchangeEnv(dataDir, exchangePort, ADMIN),
-    exchangePort,
-  );
-  log(
-    `exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, ${DEFAULT_VERIFY_WORKERS} verifier worker(s), pid ${exchange.child.pid}`,
-  );
-  const rows: Row[] = [];
-  /** A measured phase's row; a paced one keeps the open-loop figures too. */
-  const record = (
-    phase: string,
-    perRequest: number,
-    m: Awaited<ReturnType<typeof measured<LoadResult & { paced?: OpenLoopStats }>>>,
-    commits?: GroupCommits,
-  ) =>
-    rows.push({
-      phase,
-      perRequest,
-      ...m,
-      ...(m.result.paced ? { paced: m.result.paced } : {}),
-      ...(commits ? { commits } : {}),
-    });
-  let counter: ReturnType<typeof dbCounter> | null = null;
+  let database: BenchDatabase | null = null;
+  let exchange: Child | null = null;
+  let reader: StoreReader | null = null;
+  let meter: PostgresCpuMeter | null = null;
   let followers: Followers | null = null;
+  let ceiling: Child | null = null;
   try {
+    if (store === 'postgres') database = await benchDatabase();
+    const exchangePort = randomPort();
+    const profile = process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+    // As `npm start` runs it, plus BENCH_NODE_FLAGS (none by default; docs/operations.md on the young generation).
+    exchange = await startChild(
+      exchangeArgs([...profile, ...NODE_FLAGS], USE_DIST),
+      { ...exchangeEnv(dataDir, exchangePort, ADMIN), ...storeEnv(database) },
+      exchangePort,
+    );
+    log('');
+    log(
+      `[${store}] exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, ${DEFAULT_VERIFY_WORKERS} verifier worker(s), pid ${exchange.child.pid}${database ? `, database ${database.name}` : ''}; load avg ${loadavg()[0]!.toFixed(2)}`,
+    );
     const traders = Array.from({ length: TRADERS }, (_, i) => newTrader(i));
     const setUp = await setUpExchange(exchange.base, traders, {
       adminToken: ADMIN,
@@ -325,7 +355,9 @@ async function main() {
         `followers: ${FOLLOW} of the traders follow their orders, active orders, trades, fills and the ${MARKETS} books over the realtime WebSocket`,
       );
     }
-    counter = dbCounter(dataDir);
+    reader = storeReader(dataDir, database);
+    const counter = storeCounter(store, reader);
+    meter = database ? postgresCpu(database) : null;
     const signer = createOrderSigner({
       domain,
       marketHashes,
@@ -338,7 +370,6 @@ async function main() {
       traders.slice(0, 4).map((t) => signer.sign(t)),
     );
 
-    const s = (n: number) => Math.round(n * SCALE);
     const signStart = performance.now();
     // Enough for the rates seen on this machine; a faster server gets more, signed on the fly.
     const warmup = signer.requests(traders, s(8_000), 1);
@@ -354,40 +385,28 @@ async function main() {
       `set-up: ${TRADERS} traders (API key, proxy, faucet), ${MARKETS} markets for the one-sided flow and ${MARKETS} for the crossing one; ${fmt(signed)} orders signed natively in ${signSeconds.toFixed(1)} s (${fmt(signed / signSeconds)}/s), ${checked} cross-checked with viem recoverTypedDataAddress`,
     );
 
+    const base = exchange.base;
     const peakSeconds = Math.max(2, s(8));
     const peak = (
       requests: BenchRequest[],
       perRequest: number,
       seconds = peakSeconds,
       more = () => signer.requests(traders, 1, perRequest)[0]!,
-    ) =>
-      runPeak({
-        url: exchange.base,
-        requests,
-        more,
-        perRequest,
-        connections: CONNECTIONS,
-        seconds,
-      });
+    ) => runPeak({ url: base, requests, more, perRequest, connections: CONNECTIONS, seconds });
     const moreCrossing = () => crossingFlow.requests(1)[0]!;
 
+    const rows: Row[] = [];
     const settled: number[] = [];
     /** Runs one measured phase, records its row and waits for the chain to settle its escrows. */
-    const db = counter;
+    const server = exchange;
     const phase = async (
       label: string,
       perRequest: number,
       run: () => Promise<LoadResult & { paced?: OpenLoopStats }>,
     ) => {
-      const before = await groupCommits(exchange.base);
-      const m = await measured(exchange, db, run);
-      const after = await groupCommits(exchange.base);
-      record(label, perRequest, m, {
-        batches: after.batches - before.batches,
-        inputs: after.inputs - before.inputs,
-        seconds: after.seconds - before.seconds,
-      });
-      settled.push(await settle(db));
+      const m = await measured(server, run, { counter, postgres: meter });
+      rows.push(toRow(store, label, perRequest, m));
+      settled.push(await settle(counter));
       return m;
     };
     const pacedSeconds = Math.max(3, s(6));
@@ -396,7 +415,7 @@ async function main() {
       const requests = signer.requests(traders, pacedRequestCount(rate, pacedSeconds), 1, extra);
       return phase(label, 1, () =>
         runPaced({
-          url: exchange.base,
+          url: base,
           requests,
           more: () => signer.requests(traders, 1, 1, extra)[0]!,
           perRequest: 1,
@@ -406,10 +425,42 @@ async function main() {
       );
     };
 
+    /**
+     * The verify-only server fed the same requests right after the exchange's phase (`key` the phase it is
+     * the reference of): the pair meets the same load from the rest of the machine. Started (and warmed up)
+     * at its first phase; it keeps no state, so the requests the exchange took are good again.
+     */
+    const reference = async (
+      key: string,
+      label: string,
+      perRequest: number,
+      run: (url: string) => Promise<LoadResult>,
+    ) => {
+      if (!ceiling) {
+        const port = randomPort();
+        ceiling = await startChild(
+          [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
+          { PORT: String(port), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
+          port,
+        );
+        await ceilingPeak(ceiling.base, Math.max(1, s(3)), 1, single);
+      }
+      const url = ceiling.base;
+      rows.push(toRow(store, label, perRequest, await measured(ceiling, () => run(url)), key));
+    };
+    const ceilingPeak = (url: string, seconds: number, perRequest: number, requests: BenchRequest[]) =>
+      runPeak({ url, requests, wrap: true, perRequest, connections: CONNECTIONS, seconds });
+    const ceilingPaced = (url: string, rate: number) =>
+      runPaced({ url, requests: single, wrap: true, perRequest: 1, rate, seconds: pacedSeconds });
+
     await peak(warmup, 1, Math.max(1, s(3)));
     settled.push(await settle(counter));
     const a = PHASES.has('a') ? await phase('(a) peak, 1-order requests', 1, () => peak(single, 1)) : null;
-    let x: Awaited<ReturnType<typeof phase>> | null = null;
+    if (PHASES.has('e'))
+      await reference('a', '(e) ceiling: verify-only Fastify, 1-order', 1, (url) =>
+        ceilingPeak(url, peakSeconds, 1, single),
+      );
+    let x: Measured | null = null;
     if (PHASES.has('x')) {
       // The crossing flow's own warm-up: its markets get a book before it is measured.
       await peak(crossingWarmup, 1, Math.max(1, s(2)), moreCrossing);
@@ -418,239 +469,117 @@ async function main() {
         peak(crossing, 1, peakSeconds, moreCrossing),
       );
     }
+    // The crossing flow's requests: the same cost to verify, measured rather than assumed.
+    if (PHASES.has('ex'))
+      await reference('x', '(ex) ceiling: verify-only, crossing flow', 1, (url) =>
+        ceilingPeak(url, peakSeconds, 1, crossing),
+      );
     if (a && PHASES.has('c')) {
       const halfRate = Math.max(100, Math.round(a.result.ordersPerSecond / 2));
       await paced(`(c) 1-order at ${fmt(halfRate)}/s (half of a)`, halfRate);
     }
-    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues.
+    // The floor first: waitForOutcome at a tenth of the target rate, where nothing queues; the floor of
+    // (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
     if (PHASES.has('d0')) await paced('(d0) waitForOutcome at 100/s (floor)', 100, { waitForOutcome: true });
-    const d = PHASES.has('d')
-      ? await paced('(d) waitForOutcome at 1,000/s', 1000, { waitForOutcome: true })
-      : null;
+    if (PHASES.has('e0'))
+      await reference('d0', '(e0) ceiling paced at 100/s', 1, (url) => ceilingPaced(url, 100));
+    if (PHASES.has('d')) await paced('(d) waitForOutcome at 1,000/s', 1000, { waitForOutcome: true });
+    if (PHASES.has('e1'))
+      await reference('d', '(e1) ceiling paced at 1,000/s', 1, (url) => ceilingPaced(url, 1000));
     const b = PHASES.has('b') ? await phase('(b) peak, 10-order requests', 10, () => peak(multi, 10)) : null;
+    // What (b)'s 10-order requests can reach when only their signatures are checked.
+    if (PHASES.has('e10'))
+      await reference('b', '(e10) ceiling: verify-only, 10-order', 10, (url) =>
+        ceilingPeak(url, peakSeconds, 10, multi),
+      );
 
-    const committedOrders = counter.orders();
-    const refunds = counter.refunds();
+    const committedOrders = await counter.orders();
+    const refunds = await counter.refunds();
     // Once the chain has mined every escrow, every fill is LOCKED: none left MATCHED, none FAILED.
-    const fillStatuses = counter.fillStatuses();
-    counter.close();
-    counter = null;
-    if (followers) {
-      log(`followers received ${fmt(followers.publications())} publications`);
-      followers.close();
-      followers = null;
-    }
+    const fillStatuses = await counter.fillStatuses();
+    if (followers) log(`followers received ${fmt(followers.publications())} publications`);
     if (process.env.BENCH_PROFILE) console.log(`exchange stop ${Date.now()}`);
     await stopChild(exchange);
     if (process.env.BENCH_PROFILE) {
       printProfiles(process.env.BENCH_PROFILE, exchange.child.pid!, Date.now(), [a, x, b]);
     }
-
-    // The ceiling, on the same machine right after: same requests (it keeps no state, so reuse is fine).
-    let ceilingRate: number | null = null;
-    /** The ceiling's rows by the exchange phase they are the reference of. */
-    const references = new Map<string, Row>();
-    if (['e', 'ex', 'e10', 'e0', 'e1'].some((p) => PHASES.has(p))) {
-      const ceilingPort = randomPort();
-      const ceiling = await startChild(
-        [...NODE_FLAGS, '--import', 'tsx', 'bench/lib/verify-only-server.ts'],
-        { PORT: String(ceilingPort), VERIFY_WORKERS: String(DEFAULT_VERIFY_WORKERS) },
-        ceilingPort,
-      );
-      try {
-        const ceilingPeak = (seconds: number, perRequest = 1, requests = perRequest === 1 ? single : multi) =>
-          runPeak({
-            url: ceiling.base,
-            requests,
-            wrap: true,
-            perRequest,
-            connections: CONNECTIONS,
-            seconds,
-          });
-        await ceilingPeak(Math.max(1, s(3)));
-        if (PHASES.has('e')) {
-          const e = await measured(ceiling, null, () => ceilingPeak(peakSeconds));
-          record('(e) ceiling: verify-only Fastify, 1-order', 1, e);
-          references.set('a', rows[rows.length - 1]!);
-          ceilingRate = e.result.ordersPerSecond;
-        }
-        // The crossing flow's requests: the same cost to verify, measured rather than assumed.
-        if (PHASES.has('ex')) {
-          const ex = await measured(ceiling, null, () => ceilingPeak(peakSeconds, 1, crossing));
-          record('(ex) ceiling: verify-only, crossing flow', 1, ex);
-          references.set('x', rows[rows.length - 1]!);
-        }
-        // What (b)'s 10-order requests can reach when only their signatures are checked.
-        if (PHASES.has('e10')) {
-          const e10 = await measured(ceiling, null, () => ceilingPeak(peakSeconds, 10));
-          record('(e10) ceiling: verify-only, 10-order', 10, e10);
-          references.set('b', rows[rows.length - 1]!);
-        }
-        // The floor of (d0) and (d): the same paced requests answered by HTTP and the signature check alone.
-        for (const [phase, rate] of [
-          ['e0', 100],
-          ['e1', 1000],
-        ] as const) {
-          if (!PHASES.has(phase)) continue;
-          const m = await measured(ceiling, null, () =>
-            runPaced({
-              url: ceiling.base,
-              requests: single,
-              wrap: true,
-              perRequest: 1,
-              rate,
-              seconds: pacedSeconds,
-            }),
-          );
-          record(`(${phase}) ceiling paced at ${fmt(rate)}/s`, 1, m);
-          references.set(phase === 'e0' ? 'd0' : 'd', rows[rows.length - 1]!);
-        }
-      } finally {
-        await stopChild(ceiling);
-      }
-    }
-
-    // ---------------------------------------------------------------- report
-    log('');
-    const header = [
-      'phase'.padEnd(44),
-      'orders/s'.padStart(9),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(7),
-      'p99 ms'.padStart(7),
-      'max ms'.padStart(8),
-      'requests'.padStart(9),
-      'non-2xx'.padStart(8),
-      'FAILED'.padStart(7),
-      'fills'.padStart(7),
-      'srv CPU'.padStart(8),
-      'CPU µs/order'.padStart(13),
-      'disk KB/order'.padStart(14),
-    ].join(' ');
-    log(header);
-    log('-'.repeat(header.length));
-    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
-      const l = r.result.latencies;
-      log(
-        [
-          r.phase.padEnd(44),
-          fmt(r.result.ordersPerSecond).padStart(9),
-          fmt(r.result.requestsPerSecond).padStart(8),
-          ms(percentile(l, 0.5)).padStart(7),
-          ms(percentile(l, 0.99)).padStart(7),
-          ms(l[l.length - 1] ?? Number.NaN).padStart(8),
-          fmt(r.result.requests).padStart(9),
-          String(r.result.non2xx).padStart(8),
-          String(r.result.failedOrders).padStart(7),
-          (r.fills === null ? '-' : fmt(r.fills)).padStart(7),
-          `${Math.round(r.serverCpu * 100)}%`.padStart(8),
-          fmt((r.serverCpu * 1e6) / r.result.ordersPerSecond).padStart(13),
-          (r.bytesPerOrder / 1024).toFixed(1).padStart(14),
-        ].join(' '),
-      );
-      if (r.result.firstError) log(`    first error: ${r.result.firstError}`);
-    }
-    log('');
-    // Issue 35's targets, each exchange phase against the verify-only server's phase of the same run.
-    log(
-      'against the verify-only server in the same run (issue 35: CPU efficiency >= 0.67 and throughput >= 0.7 for a and x; d p50 <= 2 ms, p99 <= 10 ms)',
-    );
-    const exchangeRows = new Map(rows.map((r) => [/^\((\w+)\)/.exec(r.phase)?.[1] ?? '', r]));
-    const cpuPerOrder = (r: Row) => (r.serverCpu * 1e6) / r.result.ordersPerSecond;
-    for (const key of ['a', 'x', 'b']) {
-      const r = exchangeRows.get(key);
-      const ref = references.get(key);
-      if (!r || !ref) continue;
-      const takers = key === 'x' ? r.result.orders / 3 : 0;
-      log(
-        `  ${r.phase.padEnd(42)} CPU µs/order ${fmt(cpuPerOrder(r))} vs ${fmt(cpuPerOrder(ref))}: efficiency ${(cpuPerOrder(ref) / cpuPerOrder(r)).toFixed(2)}; orders/s ${fmt(r.result.ordersPerSecond)} vs ${fmt(ref.result.ordersPerSecond)}: throughput ${(r.result.ordersPerSecond / ref.result.ordersPerSecond).toFixed(2)}${takers > 0 && r.makerFills !== null ? `; ${(r.makerFills / takers).toFixed(2)} makers filled per taker` : ''}`,
-      );
-    }
-    for (const key of ['d0', 'd']) {
-      const r = exchangeRows.get(key);
-      const ref = references.get(key);
-      if (!r || !ref) continue;
-      const l = r.result.latencies;
-      const lr = ref.result.latencies;
-      log(
-        `  ${r.phase.padEnd(42)} p50 ${ms(percentile(l, 0.5))} / p99 ${ms(percentile(l, 0.99))} ms vs ${ms(percentile(lr, 0.5))} / ${ms(percentile(lr, 0.99))} ms`,
-      );
-    }
-    log('');
-    log(
-      'paced phases, open loop: latency above is from the scheduled send; here from the actual send, how late sends went out, and the generator',
-    );
-    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
-      const p = r.paced;
-      if (!p) continue;
-      const l = p.latenciesFromSend;
-      log(
-        `  ${r.phase.padEnd(42)} from send p50 ${ms(percentile(l, 0.5))} p99 ${ms(percentile(l, 0.99))} max ${ms(l[l.length - 1] ?? Number.NaN)} ms; send delay p99 ${ms(percentile(p.sendDelays, 0.99))} max ${ms(p.sendDelays[p.sendDelays.length - 1] ?? Number.NaN)} ms, ${p.late} late (> ${LATE_MS} ms), ${p.waitedForConnection} waited for a connection; ${p.connections} connections, ${p.maxInFlight} max in flight; generator CPU ${fmt(p.generatorCpuMicrosPerRequest)} µs/request; answered ${p.wallSeconds.toFixed(1)} s after the first send`,
-      );
-    }
-    log('');
-    log(
-      "CPU µs per order by thread (/proc/<pid>/task; main = the event loop's; the others by id: verifier, projector, WAL checkpointers, libuv's pool, V8's GC helpers)",
-    );
-    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
-      if (r.result.requestsPerSecond < 500) continue; // paced phases at low rates: idle threads dominate
-      const t = r.threads.slice(0, 8).map((x) => `${x.main ? 'main' : x.tid} ${fmt(x.microsPerOrder)}`);
-      log(`  ${r.phase.padEnd(42)} ${t.join(', ')}`);
-    }
-    log('');
-    log(
-      "the exchange's group commits (its /metrics): batches, inputs per batch, mean time from queue to durable",
-    );
-    for (const r of [...rows].sort((x, y) => x.phase.localeCompare(y.phase))) {
-      const c = r.commits;
-      if (!c) continue;
-      log(
-        `  ${r.phase.padEnd(42)} ${fmt(c.batches)} batches, ${(c.inputs / Math.max(1, c.batches)).toFixed(1)} inputs each, ${ms((1000 * c.seconds) / Math.max(1, c.batches))} ms`,
-      );
-    }
-    log('');
-    log(
-      `peak phases: ${CONNECTIONS} keep-alive connections, closed loop; paced phases: open loop, requests at exactly even times on a pre-opened pool of keep-alive connections, latency from the scheduled send (bench/lib/open-loop.ts). srv CPU = server process CPU time / wall time (200% = both cores); CPU µs/order = server CPU time per order (all its threads), the figure least disturbed by other load on the machine; disk KB/order = bytes the server wrote to storage per order.`,
-    );
-    log(
-      `orders committed by the exchange: ${fmt(committedOrders)}, ${fmt(refunds)} capital-efficiency refunds; chain settled (mempool empty) after the phases in ${settled.map((x) => x.toFixed(1)).join(', ')} s; load avg now ${loadavg()[0]!.toFixed(2)}`,
-    );
-
-    const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
-    const matched = rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
-    const allLocked = fillStatuses.every((s) => s.status === 'LOCKED');
-    log(
-      `checks: ${failed.length === 0 ? 'no request failed in any phase' : `FAILURES in ${failed.map((r) => r.phase).join(', ')}`}; ${matched ? 'the exchange matched in every phase (fills > 0)' : 'NO FILLS in some phase'}; ${allLocked ? 'every fill LOCKED once the chain settled' : `FILLS NOT LOCKED: ${fillStatuses.map((s) => `${s.status} ${fmt(s.n)}`).join(', ')}`}`,
-    );
-    log(`run took ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    log('');
-    const summary: string[] = [];
-    if (a) {
-      const ceiling = ceilingRate
-        ? ` (${((a.result.ordersPerSecond / ceilingRate) * 100).toFixed(0)}% of verify-only ceiling ${fmt(ceilingRate)}/s)`
-        : '';
-      summary.push(`1-order ${fmt(a.result.ordersPerSecond)}/s${ceiling}`);
-    }
-    if (x) summary.push(`crossing 1-order ${fmt(x.result.ordersPerSecond)}/s`);
-    if (b) summary.push(`10-order ${fmt(b.result.ordersPerSecond)} orders/s`);
-    if (d) {
-      const l = d.result.latencies;
-      summary.push(
-        `waitForOutcome p50 ${ms(percentile(l, 0.5))} ms p99 ${ms(percentile(l, 0.99))} ms at 1000/s`,
-      );
-    }
-    log(`orders: ${summary.join(', ')}`);
-    if (failed.length > 0 || !matched || !allLocked) {
-      process.exitCode = 1;
-      log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
-    }
+    return {
+      store,
+      rows,
+      committedOrders,
+      refunds,
+      settled,
+      fillStatuses,
+      output: exchange.output(),
+    };
   } finally {
     followers?.close();
-    counter?.close();
-    await stopChild(exchange);
-    if (process.env.BENCH_EXCHANGE_LOG) writeFileSync(process.env.BENCH_EXCHANGE_LOG, exchange.output());
+    if (ceiling) await stopChild(ceiling);
+    await reader?.close();
+    await meter?.close();
+    if (exchange) {
+      await stopChild(exchange);
+      if (process.env.BENCH_EXCHANGE_LOG)
+        writeFileSync(`${process.env.BENCH_EXCHANGE_LOG}.${store}`, exchange.output());
+    }
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await main();
+// ------------------------------------------------------------------ main
+
+async function main() {
+  const started = performance.now();
+  const load0 = loadavg();
+  log(
+    `oddsbook bench:orders - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${load0.map((l) => l.toFixed(2)).join(' ')}; stores: ${STORES.join(', ')}`,
+  );
+  const probeDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-orders-probe-'));
+  try {
+    const floor = await sqliteCommitFloor(probeDir);
+    log(
+      `disk: SQLite WAL commit, synchronous=FULL, in ${tmpdir()}: p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms`,
+    );
+  } finally {
+    rmSync(probeDir, { recursive: true, force: true });
+  }
+  if (STORES.includes('postgres')) {
+    const floor = await postgresCommitFloor();
+    log(
+      `PostgreSQL: one INSERT committed (synchronous_commit on), one round trip: p50 ${ms(floor.p50)} ms, p99 ${ms(floor.p99)} ms`,
+    );
+  }
+
+  const runs: ExchangeRun[] = [];
+  for (const store of STORES) runs.push(await runExchange(store));
+  printReport(runs.flatMap((r) => r.rows));
+  let ok = true;
+  for (const run of runs) {
+    const failed = run.rows.filter((r) => r.result.non2xx > 0 || r.result.failedOrders > 0);
+    const matched = run.rows.filter((r) => r.fills !== null).every((r) => (r.fills ?? 0) > 0);
+    const allLocked = run.fillStatuses.every((s) => s.status === 'LOCKED');
+    log(
+      `[${run.store}] orders committed by the exchange: ${fmt(run.committedOrders)}, ${fmt(run.refunds)} capital-efficiency refunds; chain settled (mempool empty) after the phases in ${run.settled.map((x) => x.toFixed(1)).join(', ')} s`,
+    );
+    log(
+      `[${run.store}] checks: ${failed.length === 0 ? 'no request failed in any phase' : `FAILURES in ${failed.map((r) => r.phase).join(', ')}`}; ${matched ? 'the exchange matched in every phase (fills > 0)' : 'NO FILLS in some phase'}; ${allLocked ? 'every fill LOCKED once the chain settled' : `FILLS NOT LOCKED: ${run.fillStatuses.map((s) => `${s.status} ${fmt(s.n)}`).join(', ')}`}`,
+    );
+    if (failed.length > 0 || !matched || !allLocked) {
+      ok = false;
+      log(`[${run.store}] exchange output (tail):\n${run.output.slice(-3000)}`);
+    }
+  }
+  log(
+    `run took ${((performance.now() - started) / 1000).toFixed(0)} s; load avg at the start ${load0[0]!.toFixed(2)}, now ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  if (!ok) process.exitCode = 1;
+}
+
+try {
+  await main();
+} finally {
+  await dropLeftDatabases();
+}

@@ -19,6 +19,15 @@
  * BENCH_RESTING, BENCH_MARKETS and BENCH_SERVER-independent figures reuses it instead of filling again (a
  * start and stop do not change what rests). Without it, a temporary dir is filled and removed.
  *
+ * Stores (issue 36): `--store sqlite|postgres|both` (or BENCH_STORE; default sqlite, as a fill is long): each
+ * store is filled and timed in turn. On PostgreSQL the data dir keeps only its lock, secrets and the embedded
+ * chain, and everything else is in a database of the bench's own on the local server (bench/lib/bench-store.ts),
+ * dropped after the run unless BENCH_DATA_DIR keeps it (its name is then in <dir>/bench-restart-postgres.json
+ * beside <dir>/data-postgres). On PostgreSQL the fill (and a replaying start) waits for the idle exchange's
+ * periodic checkpoint before its stop: at 1 M on a loaded machine the stop's own checkpoint can take longer
+ * than the shutdown's 10 s cap, and without any checkpoint every start replays the whole journal. Each timed start also reports, from the exchange's /metrics, how long it
+ * took to read and restore the checkpoint and to replay the journal after it.
+ *
  * Knobs: BENCH_RESTING (default 1,000,000), BENCH_MARKETS (100), BENCH_TRADERS (40), BENCH_PER_REQUEST (10),
  * BENCH_CONNECTIONS (concurrent requests while filling, 16), BENCH_RUNS (3), BENCH_DATA_DIR, BENCH_SERVER=dist
  * (the built `packages/server/bin/oddsbook.js`), BENCH_PROFILE=<dir> (where the profiles go; default a
@@ -38,7 +47,17 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import {
+  type BenchDatabase,
+  benchDatabase,
+  dropLeftDatabases,
+  type StoreKind,
+  storeEnv,
+  storesToRun,
+} from './lib/bench-store.js';
 import { formatSummary, summarizeProfile } from './lib/cpu-profile.js';
+import { scrape } from './lib/exchange-metrics.js';
 import { exchangeArgs, exchangeEnv, randomPort, setUpExchange, startChild } from './lib/exchange-process.js';
 import { type BenchTrader, createOrderSigner, newTrader } from './lib/order-fixtures.js';
 
@@ -54,6 +73,7 @@ const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolea
 const FUNDS = 10n ** 15n; // base units per trader: 10^9 USDC, never the limit
 const MONTH_S = 30 * 86_400;
 const root = fileURLToPath(new URL('..', import.meta.url));
+const STORES = storesToRun('sqlite');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
@@ -71,6 +91,8 @@ type Filled = {
   filledAt: string;
   /** Whether the last stop on the data dir was clean (exit 0: a checkpoint at the last seq). */
   cleanStop: boolean;
+  /** PostgreSQL: the database the fill is in (kept with the data dir). */
+  database?: string;
 };
 
 /** Waits until the exchange has projected every journaled input (its /metrics), at most `ms`. */
@@ -82,6 +104,29 @@ async function projected(base: string, ms = 300_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('the projector did not catch up');
+}
+
+/**
+ * PostgreSQL: waits (at most 6 minutes) until the exchange has stored a checkpoint at or past the journal's
+ * end as it is now. At 1 M resting orders on a loaded machine the checkpoint a stop writes can take longer
+ * than the shutdown's 10 s cap, and an exchange under steady load takes none; an idle one takes one every 5
+ * minutes (trading.ts), which is what this waits for. Returns the seconds waited.
+ */
+async function storedCheckpoint(database: BenchDatabase): Promise<number> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const started = performance.now();
+  try {
+    const value = async (sql: string) => Number((await client.query(sql)).rows[0]?.n ?? 0);
+    const end = await value('SELECT coalesce(max(seq), 0) AS n FROM journal');
+    while ((await value('SELECT coalesce(max(seq), 0) AS n FROM engine_checkpoints')) < end) {
+      if (performance.now() - started > 360_000) throw new Error('no checkpoint stored in 6 minutes');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Stops a server with SIGTERM and waits for its exit (no SIGKILL: a clean stop is what is measured). */
@@ -145,12 +190,12 @@ async function fill(base: string, traders: BenchTrader[], marketHashes: string[]
 type Signer = ReturnType<typeof createOrderSigner>;
 
 /** Fills a data dir: set-up and orders through the API, then a clean stop. */
-async function fillDataDir(dataDir: string): Promise<Filled> {
+async function fillDataDir(dataDir: string, database: BenchDatabase | null): Promise<Filled> {
   mkdirSync(dataDir, { recursive: true });
   const port = randomPort();
   const exchange = await startChild(
     exchangeArgs(NODE_FLAGS, USE_DIST),
-    exchangeEnv(dataDir, port, ADMIN),
+    { ...exchangeEnv(dataDir, port, ADMIN), ...storeEnv(database) },
     port,
   );
   try {
@@ -169,6 +214,10 @@ async function fillDataDir(dataDir: string): Promise<Filled> {
     const fillSeconds = await fill(exchange.base, traders, marketHashes, signer);
     const catchingUp = performance.now();
     await projected(exchange.base);
+    if (database)
+      log(
+        `  an idle checkpoint was stored ${(await storedCheckpoint(database)).toFixed(0)} s after the fill`,
+      );
     log(
       `filled in ${fillSeconds.toFixed(0)} s (${fmt(RESTING / fillSeconds)} orders/s); the projector caught up ${s2(performance.now() - catchingUp)} s later`,
     );
@@ -182,6 +231,7 @@ async function fillDataDir(dataDir: string): Promise<Filled> {
       fillSeconds,
       filledAt: new Date().toISOString(),
       cleanStop: stop.code === 0,
+      ...(database ? { database: database.name } : {}),
     };
   } finally {
     if (exchange.child.exitCode === null) exchange.child.kill('SIGKILL');
@@ -199,11 +249,25 @@ type Start = {
   rssBytes: number;
   stop: { ms: number; code: number | null };
   exitedAt: number;
+  /** From the exchange's /metrics: reading and restoring the checkpoint, and replaying the journal after it, ms. */
+  recovery: { checkpointMs: number; replayMs: number; replayedCommands: number } | null;
 };
+
+/** What this start's recovery took, from the exchange's /metrics. */
+async function recoveryOf(base: string): Promise<Start['recovery']> {
+  const metrics = await scrape(base);
+  const value = (name: string) => metrics.get(name) ?? Number.NaN;
+  return {
+    checkpointMs: 1000 * value('oddsbook_start_checkpoint_seconds'),
+    replayMs: 1000 * value('oddsbook_start_replay_seconds'),
+    replayedCommands: value('oddsbook_start_replayed_inputs'),
+  };
+}
 
 /** Spawns `oddsbook serve` on the data dir, times its first answers, then stops it cleanly. */
 async function timedStart(
   dataDir: string,
+  database: BenchDatabase | null,
   marketHash: string | null,
   flags: readonly string[] = [],
   /** Wait for the projector to catch up before stopping. */
@@ -215,7 +279,7 @@ async function timedStart(
   const t0 = performance.now();
   const child = spawn(process.execPath, exchangeArgs([...flags, ...NODE_FLAGS], USE_DIST), {
     cwd: root,
-    env: { ...process.env, ...exchangeEnv(dataDir, port, ADMIN) },
+    env: { ...process.env, ...exchangeEnv(dataDir, port, ADMIN), ...storeEnv(database) },
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -250,32 +314,58 @@ async function timedStart(
   }
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const rssBytes = 1024 * Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
-  if (settle) await projected(base);
+  const recovery = await recoveryOf(base);
+  if (settle) {
+    await projected(base);
+    if (database)
+      log(
+        `  an idle checkpoint was stored ${(await storedCheckpoint(database)).toFixed(0)} s after the start`,
+      );
+  }
   const stop = await cleanStop(child);
   process.off('exit', killOnExit);
   // A stop that is not clean (the shutdown's 10 s cap) is reported, not fatal: the next start replays
   // what came after the last checkpoint, and its time shows it.
-  return { healthMs, bookMs, spawnedAt, answeredAt, rssBytes, stop, exitedAt: Date.now() };
+  return {
+    healthMs,
+    bookMs,
+    spawnedAt,
+    answeredAt,
+    rssBytes,
+    stop,
+    exitedAt: Date.now(),
+    recovery,
+  };
 }
 
 /** How a start's stop went: SIGTERM to exit, and whether it was clean (exit 0). */
 const stopText = (start: Start) =>
   `stop ${s2(start.stop.ms)} s${start.stop.code === 0 ? '' : ` NOT CLEAN (exit ${start.stop.code})`}`;
 
-async function main() {
-  const started = performance.now();
-  log(
-    `oddsbook bench:restart - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}; exchange ${USE_DIST ? 'built (dist)' : 'from sources via tsx'}`,
-  );
-  const kept = process.env.BENCH_DATA_DIR;
+/** What recovery took of a start: the checkpoint's read and restore, and the journal's tail. */
+const recoveryText = (start: Start) =>
+  start.recovery
+    ? `checkpoint ${s2(start.recovery.checkpointMs)} s + journal tail ${s2(start.recovery.replayMs)} s (${fmt(start.recovery.replayedCommands)} inputs)`
+    : 'recovery figures not found';
+
+type StoreRun = { store: StoreKind; empty: Start; starts: Start[] };
+
+/**
+ * One store: the filled data dir (and database) reused or filled, then the empty reference, the timed
+ * starts and the profiled one.
+ */
+async function runStore(store: StoreKind, kept: string | undefined): Promise<StoreRun> {
+  const suffix = store === 'postgres' ? '-postgres' : '';
   const benchDir = kept ?? mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-'));
-  const dataDir = join(benchDir, 'data');
-  const markerFile = join(benchDir, 'bench-restart.json');
+  const dataDir = join(benchDir, `data${suffix}`);
+  const markerFile = join(benchDir, `bench-restart${suffix}.json`);
   const emptyDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-empty-'));
   const profileDir = process.env.BENCH_PROFILE ?? mkdtempSync(join(tmpdir(), 'oddsbook-bench-restart-prof-'));
   mkdirSync(profileDir, { recursive: true });
+  let database: BenchDatabase | null = null;
+  let emptyDatabase: BenchDatabase | null = null;
+  log('');
+  log(`[${store}]`);
   try {
     let filled: Filled;
     if (existsSync(markerFile)) {
@@ -286,24 +376,29 @@ async function main() {
         throw new Error(
           `${benchDir} holds another fill (${previous.resting} orders on ${previous.markets} markets)`,
         );
+      if (store === 'postgres') database = await benchDatabase({ existing: previous.database, keep: true });
       log(
-        `reusing ${dataDir}: ${fmt(filled.resting)} resting orders on ${filled.markets} markets, filled ${filled.filledAt} in ${filled.fillSeconds.toFixed(0)} s`,
+        `reusing ${dataDir}${database ? ` and database ${database.name}` : ''}: ${fmt(filled.resting)} resting orders on ${filled.markets} markets, filled ${filled.filledAt} in ${filled.fillSeconds.toFixed(0)} s`,
       );
     } else {
       if (existsSync(dataDir)) throw new Error(`${dataDir} exists without ${markerFile}: not a bench fill`);
-      filled = await fillDataDir(dataDir);
+      if (store === 'postgres') database = await benchDatabase({ keep: kept !== undefined });
+      filled = await fillDataDir(dataDir, database);
       writeFileSync(markerFile, `${JSON.stringify(filled, null, 2)}\n`);
     }
     if (!filled.cleanStop) {
       // A stop that was not clean (the exchange's shutdown has a 10 s cap) leaves the journal past the last
       // checkpoint: one start replays it, and its clean stop writes the checkpoint the timed starts begin from.
-      const settling = await timedStart(dataDir, filled.marketHashes[0]!, [], true);
+      const settling = await timedStart(dataDir, database, filled.marketHashes[0]!, [], true);
       log(
         `the last stop was not clean: a start replaying the journal past the last checkpoint answered in ${s2(settling.healthMs)} s; its stop ${s2(settling.stop.ms)} s, exit code ${settling.stop.code}`,
       );
       filled = { ...filled, cleanStop: settling.stop.code === 0 };
       writeFileSync(markerFile, `${JSON.stringify(filled, null, 2)}\n`);
-      if (!filled.cleanStop) throw new Error('no clean stop after the replaying start either');
+      // Still not clean (on a loaded machine PostgreSQL may take longer than the shutdown's cap to store a
+      // 1 M checkpoint): the timed starts replay the journal after the last checkpoint stored, and say so.
+      if (!filled.cleanStop)
+        log('  no clean stop after the replaying start either: each start below replays the journal tail');
     }
     const market = filled.marketHashes[0]!;
 
@@ -311,29 +406,32 @@ async function main() {
     log(
       `start to first answer (spawn of oddsbook serve to GET /health 200; to a book read showing resting orders):`,
     );
-    const empty = await timedStart(emptyDir, null);
+    if (store === 'postgres') emptyDatabase = await benchDatabase();
+    const empty = await timedStart(emptyDir, emptyDatabase, null);
     log(
       `  empty data dir (reference):    health ${s2(empty.healthMs)} s; RSS ${fmt(empty.rssBytes / 2 ** 20)} MB; ${stopText(empty)}`,
     );
     const starts: Start[] = [];
     for (let run = 1; run <= RUNS; run++) {
-      const start = await timedStart(dataDir, market);
+      const start = await timedStart(dataDir, database, market);
       starts.push(start);
       log(
-        `  ${fmt(RESTING)} resting, run ${run}:   health ${s2(start.healthMs)} s, book ${s2(start.bookMs)} s; RSS ${fmt(start.rssBytes / 2 ** 20)} MB; ${stopText(start)}; load avg ${loadavg()[0]!.toFixed(2)}`,
+        `  ${fmt(RESTING)} resting, run ${run}:   health ${s2(start.healthMs)} s, book ${s2(start.bookMs)} s (${recoveryText(start)}); RSS ${fmt(start.rssBytes / 2 ** 20)} MB; ${stopText(start)}; load avg ${loadavg()[0]!.toFixed(2)}`,
       );
     }
-    const health = starts.map((s) => s.healthMs).sort((a, b) => a - b);
 
     // One more start with a CPU profile (a profiled start is slower: its time is not one of the runs').
     const before = new Set(readdirSync(profileDir));
-    const profiled = await timedStart(dataDir, market, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+    const profiled = await timedStart(dataDir, database, market, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+    ]);
     const files = readdirSync(profileDir)
       .filter((f) => f.endsWith('.cpuprofile') && !before.has(f))
       .sort();
     log('');
     log(
-      `profiled start (node --cpu-prof): health ${s2(profiled.healthMs)} s, ${stopText(profiled)}; ${files.length} profile(s) in ${profileDir}, from the spawn to the first answer:`,
+      `profiled start (node --cpu-prof): health ${s2(profiled.healthMs)} s (${recoveryText(profiled)}), ${stopText(profiled)}; ${files.length} profile(s) in ${profileDir}, from the spawn to the first answer:`,
     );
     // The main thread in full; the others (module loader hooks, verifier, projector, checkpointer) in a line.
     for (const file of files) {
@@ -356,15 +454,46 @@ async function main() {
           .join(', ')}`,
       );
     }
-    log('');
-    log(
-      `restart: ${fmt(RESTING)} resting orders, start to first answer ${health.map((h) => s2(h)).join(', ')} s (median ${health.length > 0 ? s2(health[Math.floor(health.length / 2)]!) : '-'}; empty data dir ${s2(empty.healthMs)} s); target <= 5 s; load avg now ${loadavg()[0]!.toFixed(2)}; run took ${((performance.now() - started) / 1000).toFixed(0)} s`,
-    );
+    return { store, empty, starts };
   } finally {
-    if (!kept) rmSync(benchDir, { recursive: true, force: true });
+    if (!kept) {
+      rmSync(benchDir, { recursive: true, force: true });
+      await database?.drop();
+    }
+    await emptyDatabase?.drop();
     rmSync(emptyDir, { recursive: true, force: true });
     if (!process.env.BENCH_PROFILE) rmSync(profileDir, { recursive: true, force: true });
   }
 }
 
-await main();
+async function main() {
+  const started = performance.now();
+  log(
+    `oddsbook bench:restart - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(
+        ' ',
+      )}; exchange ${USE_DIST ? 'built (dist)' : 'from sources via tsx'}; stores: ${STORES.join(', ')}`,
+  );
+  const runs: StoreRun[] = [];
+  for (const store of STORES) runs.push(await runStore(store, process.env.BENCH_DATA_DIR));
+  log('');
+  for (const { store, empty, starts } of runs) {
+    const health = starts.map((s) => s.healthMs).sort((a, b) => a - b);
+    const median = health.length > 0 ? s2(health[Math.floor(health.length / 2)]!) : '-';
+    log(
+      `[${store}] restart: ${fmt(RESTING)} resting orders, start to first answer ${health.map((h) => s2(h)).join(', ')} s (median ${median}; empty data dir ${s2(empty.healthMs)} s); ${starts.map(recoveryText).join('; ')}; target <= 5 s`,
+    );
+  }
+  log(
+    `run took ${((performance.now() - started) / 1000).toFixed(0)} s; load avg now ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  await dropLeftDatabases();
+}

@@ -22,6 +22,12 @@
  * at the end the p99 of the last minute against the first, memory per resting order, and whether the targets
  * of issue 24 hold (p99 of the last minute <= 1.5x the first's and <= 50 ms).
  *
+ * Stores (issue 36): `--store sqlite|postgres|both` (or BENCH_STORE; default both): the same soak on each
+ * store in turn, each on a fresh exchange (PostgreSQL: a fresh database on the local server,
+ * bench/lib/bench-store.ts, dropped after), the same requests planned from the same seed; per minute also the
+ * projector's rows per second and lag (its /metrics), and at the end the minutes of the stores side by side
+ * with issue 36's target on PostgreSQL (p99 of every minute after the first <= 100 ms).
+ *
  * Knobs: SOAK_RATE (requests/s, default 500), SOAK_MINUTES (default 10), SOAK_WINDOW_SECONDS (the length of
  * one reported "minute", default 60; shorter for a quick try), SOAK_CANCELS (share of requests, default
  * 0.05), SOAK_TAKERS (share of the orders that are crossing takers, default 1/3), SOAK_MARKETS (default 8), BENCH_SERVER=dist (the built server), BENCH_NODE_FLAGS (the exchange's
@@ -30,7 +36,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import {
+  type BenchDatabase,
+  benchDatabase,
+  dropLeftDatabases,
+  type StoreKind,
+  type StoreReader,
+  storeEnv,
+  storeReader,
+  storesToRun,
+} from './lib/bench-store.js';
+import { projectorFigures, sampleLag, scrape } from './lib/exchange-metrics.js';
 import {
   exchangeArgs,
   exchangeEnv,
@@ -71,6 +87,9 @@ const TARGET_P99_MS = 50;
  * of the last third of the run within this factor of the first third's.
  */
 const TARGET_P50_FLAT = 1.25;
+/** Issue 36's, on PostgreSQL: the p99 of every minute after the first <= this. */
+const TARGET_POSTGRES_P99_MS = 100;
+const STORES = storesToRun('both');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
@@ -157,22 +176,12 @@ async function heapUsed(base: string): Promise<number> {
   }
 }
 
-/** Counts in the exchange's database, read-only; NaN where its schema has no such table. */
-function dbCounter(dataDir: string) {
-  const db = new Database(join(dataDir, 'oddsbook.sqlite'), { readonly: true, fileMustExist: true });
-  const count = (sql: string) => {
-    try {
-      const statement = db.prepare(sql).pluck();
-      return () => statement.get() as number;
-    } catch {
-      return () => Number.NaN;
-    }
-  };
+/** Counts in the exchange's store (projections) and its data dir (the embedded chain). */
+function storeCounter(reader: StoreReader) {
   return {
-    resting: count("SELECT count(*) FROM orders WHERE status = 'ACTIVE'"),
-    fills: count('SELECT count(*) FROM fills'),
-    mempool: count('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL'),
-    close: () => db.close(),
+    resting: () => reader.value("SELECT count(*) FROM orders WHERE status = 'ACTIVE'"),
+    fills: () => reader.value('SELECT count(*) FROM fills'),
+    mempool: () => reader.chain('SELECT count(*) FROM chain_transactions WHERE block_number IS NULL'),
   };
 }
 
@@ -196,33 +205,31 @@ type Minute = {
   resting: number;
   mempool: number;
   fills: number;
+  /** The projector's rows written per second over the minute. */
+  projectorRows: number;
+  /** Its mean delay per batch and the highest lag sampled, ms. */
+  projectorDelayMs: number;
+  projectorMaxLagMs: number;
 };
 
-async function main() {
-  const started = performance.now();
-  const windows = Math.max(1, Math.round(MINUTES * (60 / WINDOW_SECONDS)));
-  const perWindow = Math.round(RATE * WINDOW_SECONDS);
-  const total = windows * perWindow;
-  log(
-    `oddsbook bench:soak - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
-  log(
-    `${windows} x ${WINDOW_SECONDS} s at ${fmt(RATE)} requests/s (1 order each; ${(CANCELS * 100).toFixed(0)} % cancels, of the rest ${(100 * (1 - TAKERS_SHARE)).toFixed(0)} % GTC makers, ${(100 * TAKERS_SHARE).toFixed(0)} % crossing IOC takers) on ${MARKETS} markets: ${fmt(total)} requests`,
-  );
+type SoakRun = { store: StoreKind; minutes: Minute[]; ok: boolean };
 
+/** The soak on a fresh exchange on `store`: set-up, every request signed, then the minutes. */
+async function runSoak(store: StoreKind, windows: number, perWindow: number): Promise<SoakRun> {
+  const total = windows * perWindow;
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-bench-soak-'));
+  const database: BenchDatabase | null = store === 'postgres' ? await benchDatabase() : null;
   const port = randomPort();
   const exchange = await startChild(
     exchangeArgs(NODE_FLAGS, USE_DIST),
-    exchangeEnv(dataDir, port, ADMIN),
+    { ...exchangeEnv(dataDir, port, ADMIN), ...storeEnv(database) },
     port,
   );
+  log('');
   log(
-    `exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, pid ${exchange.child.pid}, data dir ${dataDir}`,
+    `[${store}] exchange: ${USE_DIST ? 'built (dist)' : 'sources via tsx'}, pid ${exchange.child.pid}, data dir ${dataDir}${database ? `, database ${database.name}` : ''}; load avg ${loadavg()[0]!.toFixed(2)}`,
   );
-  let counter: ReturnType<typeof dbCounter> | null = null;
+  let reader: StoreReader | null = null;
   try {
     const traders = Array.from({ length: MAKERS + TAKERS }, (_, i) => newTrader(i));
     const { marketHashes, domain, baseToken } = await setUpExchange(exchange.base, traders, {
@@ -251,7 +258,8 @@ async function main() {
       `set-up: ${MAKERS} makers and ${TAKERS} takers (API key, proxy, faucet), ${MARKETS} markets; ${fmt(mix.maker + mix.taker)} orders signed in ${signSeconds.toFixed(1)} s before the run (${checked} cross-checked with viem); ${fmt(mix.maker)} makers, ${fmt(mix.taker)} takers, ${fmt(mix.cancel)} cancels`,
     );
 
-    counter = dbCounter(dataDir);
+    reader = storeReader(dataDir, database);
+    const counter = storeCounter(reader);
     let next = 0;
     const take = () => {
       const r = requests[next];
@@ -279,6 +287,8 @@ async function main() {
       'resting'.padStart(8),
       'fills'.padStart(8),
       'mempool'.padStart(8),
+      'proj rows/s'.padStart(12),
+      'proj lag ms'.padStart(12),
     ].join(' ');
     log(header);
     log('-'.repeat(header.length));
@@ -286,9 +296,12 @@ async function main() {
     const minutes: Minute[] = [];
     for (let w = 0; w < windows; w++) {
       const cpu0 = exchange.cpuSeconds();
+      const metrics0 = await scrape(exchange.base);
+      const lag = sampleLag(exchange.base, 1000);
       const t0 = performance.now();
       const r = await runOpenLoop({ url: exchange.base, take, rate: RATE, seconds: WINDOW_SECONDS });
       const wall = (performance.now() - t0) / 1000;
+      const projector = projectorFigures(metrics0, await scrape(exchange.base), await lag.stop());
       const errors = new Map<string, number>();
       for (const [status, n] of r.statusCounts) if (status !== 200) errors.set(String(status), n);
       if (r.errors > 0) errors.set('error', r.errors);
@@ -307,9 +320,12 @@ async function main() {
         serverCpu: (exchange.cpuSeconds() - cpu0) / wall,
         rss: exchange.rssBytes(),
         heap: await heapUsed(exchange.base),
-        resting: counter.resting(),
-        fills: counter.fills(),
+        resting: await counter.resting(),
+        fills: await counter.fills(),
         mempool: counter.mempool(),
+        projectorRows: projector.rows / wall,
+        projectorDelayMs: projector.meanDelay * 1000,
+        projectorMaxLagMs: projector.maxLagSeconds * 1000,
       };
       minutes.push(minute);
       const errorText = errors.size === 0 ? '0' : [...errors].map(([s, n]) => `${s}:${n}`).join(',');
@@ -330,68 +346,122 @@ async function main() {
           fmt(minute.resting).padStart(8),
           fmt(minute.fills).padStart(8),
           fmt(minute.mempool).padStart(8),
+          fmt(minute.projectorRows).padStart(12),
+          `${ms(minute.projectorDelayMs)}/${ms(minute.projectorMaxLagMs)}`.padStart(12),
         ].join(' '),
       );
       if (r.firstError) log(`     first error: ${r.firstError.slice(0, 300)}`);
     }
-
-    // ---------------------------------------------------------------- summary
-    const first = minutes[0]!;
-    const last = minutes[minutes.length - 1]!;
-    const ratio = last.p99 / first.p99;
-    const perOrder = (from: number, to: number) =>
-      last.resting > 0 ? (to - from) / last.resting : Number.NaN;
-    const failed = minutes.reduce(
-      (s, m) => s + m.failedOrders + [...m.errors.values()].reduce((a, b) => a + b, 0),
-      0,
-    );
-    const loaderCpu = minutes.reduce((s, m) => s + m.generatorCpu, 0) / minutes.length;
-    log('');
-    log(
-      `latency from the scheduled send (open loop, 2xx only), p99 snd from the actual send; errors = non-200 answers by status, 'error' = connection errors or timeouts; FAILED = orders answered FAILED in a 200; late = requests sent > 2 ms after their time; srv CPU = exchange CPU time / wall time (200% = both cores); resting = ACTIVE orders in the exchange's database; mempool = escrow transactions the embedded chain has not mined yet. The loader spent ${fmt(loaderCpu)} µs of CPU per request.`,
-    );
-    log(
-      `p99: first minute ${ms(first.p99)} ms, last minute ${ms(last.p99)} ms, ratio ${ratio.toFixed(2)} (p50 ${ms(first.p50)} -> ${ms(last.p50)} ms)`,
-    );
-    log(
-      `memory: RSS ${mb(rssStart)} -> ${mb(last.rss)} MB, heap used ${mb(heapStart)} -> ${mb(last.heap)} MB, ${fmt(last.resting)} resting orders at the end: ${fmt(perOrder(rssStart, last.rss))} bytes of RSS and ${fmt(perOrder(heapStart, last.heap))} bytes of heap per resting order (heap used is read without forcing a GC)`,
-    );
-    // One minute's p99 moves with anything else on the machine; the thirds of the run are steadier.
-    const third = Math.max(1, Math.floor(minutes.length / 3));
-    const p99Of = (ms: Minute[]) =>
-      percentile(Float64Array.from(ms.flatMap((m) => Array.from(m.latencies))).sort(), 0.99);
-    const worst = minutes.reduce((w, m, i) => (m.p99 > minutes[w]!.p99 ? i : w), 0);
-    log(
-      `p99 of the first ${third} minute(s) ${ms(p99Of(minutes.slice(0, third)))} ms, of the last ${third} ${ms(p99Of(minutes.slice(-third)))} ms; worst minute ${worst + 1} (p99 ${ms(minutes[worst]!.p99)} ms)`,
-    );
-    const ratioHolds = ratio <= TARGET_RATIO;
-    const p99Holds = last.p99 <= TARGET_P99_MS;
-    log(
-      `targets: p99 last minute <= ${TARGET_RATIO}x first: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(2)}x); p99 last minute <= ${TARGET_P99_MS} ms: ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(last.p99)} ms)`,
-    );
-    const p50Of = (ms: Minute[]) =>
-      percentile(Float64Array.from(ms.flatMap((m) => Array.from(m.latencies))).sort(), 0.5);
-    const after = minutes.slice(1);
-    const worstAfter = after.reduce((w, m) => Math.max(w, m.p99), 0);
-    const p50Ratio = p50Of(minutes.slice(-third)) / p50Of(minutes.slice(0, third));
-    log(
-      `issue 35: p99 of every minute after the first <= ${TARGET_P99_MS} ms: ${after.length > 0 && worstAfter <= TARGET_P99_MS ? 'HOLDS' : 'MISSED'} (highest ${ms(worstAfter)} ms; ${after.filter((m) => m.p99 > TARGET_P99_MS).length} of ${after.length} minutes over); p50 flat (last third <= ${TARGET_P50_FLAT}x the first's): ${p50Ratio <= TARGET_P50_FLAT ? 'HOLDS' : 'MISSED'} (p50 ${ms(p50Of(minutes.slice(0, third)))} -> ${ms(p50Of(minutes.slice(-third)))} ms, ${p50Ratio.toFixed(2)}x)`,
-    );
-    const fillsExpected = TAKERS_SHARE > 0;
-    const fillsOk = !fillsExpected || last.fills > 0;
-    log(
-      `checks: ${failed === 0 ? 'no request failed' : `${fmt(failed)} requests or orders FAILED`}; ${fillsExpected ? (last.fills > 0 ? `the takers filled (${fmt(last.fills)} fills)` : 'NO FILLS') : 'no takers (SOAK_TAKERS=0)'}; run took ${((performance.now() - started) / 1000).toFixed(0)} s, load avg now ${loadavg()[0]!.toFixed(2)}`,
-    );
-    if (failed > 0 || !fillsOk) {
-      process.exitCode = 1;
-      log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
-    }
+    const ok = summarize(store, minutes, rssStart, heapStart);
+    if (!ok) log(`exchange output (tail):\n${exchange.output().slice(-3000)}`);
+    return { store, minutes, ok };
   } finally {
-    counter?.close();
+    await reader?.close();
     await stopChild(exchange);
-    if (process.env.BENCH_EXCHANGE_LOG) writeFileSync(process.env.BENCH_EXCHANGE_LOG, exchange.output());
+    if (process.env.BENCH_EXCHANGE_LOG)
+      writeFileSync(`${process.env.BENCH_EXCHANGE_LOG}.${store}`, exchange.output());
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await main();
+/** One store's soak against the targets; false when a request or order failed or nothing filled. */
+function summarize(store: StoreKind, minutes: Minute[], rssStart: number, heapStart: number): boolean {
+  const first = minutes[0]!;
+  const last = minutes[minutes.length - 1]!;
+  const ratio = last.p99 / first.p99;
+  const perOrder = (from: number, to: number) => (last.resting > 0 ? (to - from) / last.resting : Number.NaN);
+  const failed = minutes.reduce(
+    (s, m) => s + m.failedOrders + [...m.errors.values()].reduce((a, b) => a + b, 0),
+    0,
+  );
+  const loaderCpu = minutes.reduce((s, m) => s + m.generatorCpu, 0) / minutes.length;
+  log('');
+  log(
+    `latency from the scheduled send (open loop, 2xx only), p99 snd from the actual send; errors = non-200 answers by status, 'error' = connection errors or timeouts; FAILED = orders answered FAILED in a 200; late = requests sent > 2 ms after their time; srv CPU = exchange CPU time / wall time (200% = both cores); resting = ACTIVE orders in the exchange's store; mempool = escrow transactions the embedded chain has not mined yet; proj = the projector's rows (orders, fills, trades, refunds) per second, and its mean delay per batch / the highest lag sampled each second. The loader spent ${fmt(loaderCpu)} µs of CPU per request.`,
+  );
+  log(
+    `[${store}] p99: first minute ${ms(first.p99)} ms, last minute ${ms(last.p99)} ms, ratio ${ratio.toFixed(2)} (p50 ${ms(first.p50)} -> ${ms(last.p50)} ms)`,
+  );
+  log(
+    `[${store}] memory: RSS ${mb(rssStart)} -> ${mb(last.rss)} MB, heap used ${mb(heapStart)} -> ${mb(last.heap)} MB, ${fmt(last.resting)} resting orders at the end: ${fmt(perOrder(rssStart, last.rss))} bytes of RSS and ${fmt(perOrder(heapStart, last.heap))} bytes of heap per resting order (heap used is read without forcing a GC)`,
+  );
+  // One minute's p99 moves with anything else on the machine; the thirds of the run are steadier.
+  const third = Math.max(1, Math.floor(minutes.length / 3));
+  const p99Of = (ms: Minute[]) =>
+    percentile(Float64Array.from(ms.flatMap((m) => Array.from(m.latencies))).sort(), 0.99);
+  const worst = minutes.reduce((w, m, i) => (m.p99 > minutes[w]!.p99 ? i : w), 0);
+  log(
+    `[${store}] p99 of the first ${third} minute(s) ${ms(p99Of(minutes.slice(0, third)))} ms, of the last ${third} ${ms(p99Of(minutes.slice(-third)))} ms; worst minute ${worst + 1} (p99 ${ms(minutes[worst]!.p99)} ms)`,
+  );
+  const ratioHolds = ratio <= TARGET_RATIO;
+  const p99Holds = last.p99 <= TARGET_P99_MS;
+  log(
+    `[${store}] targets: p99 last minute <= ${TARGET_RATIO}x first: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(2)}x); p99 last minute <= ${TARGET_P99_MS} ms: ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(last.p99)} ms)`,
+  );
+  const p50Of = (ms: Minute[]) =>
+    percentile(Float64Array.from(ms.flatMap((m) => Array.from(m.latencies))).sort(), 0.5);
+  const after = minutes.slice(1);
+  const worstAfter = after.reduce((w, m) => Math.max(w, m.p99), 0);
+  const p50Ratio = p50Of(minutes.slice(-third)) / p50Of(minutes.slice(0, third));
+  const every = (limit: number) =>
+    `${after.length > 0 && worstAfter <= limit ? 'HOLDS' : 'MISSED'} (highest ${ms(worstAfter)} ms; ${after.filter((m) => m.p99 > limit).length} of ${after.length} minutes over)`;
+  log(
+    `[${store}] issue 35: p99 of every minute after the first <= ${TARGET_P99_MS} ms: ${every(TARGET_P99_MS)}; p50 flat (last third <= ${TARGET_P50_FLAT}x the first's): ${p50Ratio <= TARGET_P50_FLAT ? 'HOLDS' : 'MISSED'} (p50 ${ms(p50Of(minutes.slice(0, third)))} -> ${ms(p50Of(minutes.slice(-third)))} ms, ${p50Ratio.toFixed(2)}x)`,
+  );
+  if (store === 'postgres')
+    log(
+      `[${store}] issue 36: p99 of every minute after the first <= ${TARGET_POSTGRES_P99_MS} ms: ${every(TARGET_POSTGRES_P99_MS)}`,
+    );
+  const fillsExpected = TAKERS_SHARE > 0;
+  log(
+    `[${store}] checks: ${failed === 0 ? 'no request failed' : `${fmt(failed)} requests or orders FAILED`}; ${fillsExpected ? (last.fills > 0 ? `the takers filled (${fmt(last.fills)} fills)` : 'NO FILLS') : 'no takers (SOAK_TAKERS=0)'}; load avg now ${loadavg()[0]!.toFixed(2)}`,
+  );
+  return failed === 0 && (!fillsExpected || last.fills > 0);
+}
+
+/** The stores' minutes side by side: p99 (and p50) per minute, and the loader's late sends. */
+function sideBySide(runs: readonly SoakRun[]) {
+  if (runs.length < 2) return;
+  log('');
+  log('per minute, the stores side by side (the same requests, one store after the other):');
+  const count = Math.max(...runs.map((r) => r.minutes.length));
+  log(`| min | ${runs.map((r) => `${r.store} p50 / p99 ms | late | proj lag max ms`).join(' | ')} |`);
+  log(`|---|${runs.map(() => '---|---|---').join('|')}|`);
+  for (let i = 0; i < count; i++) {
+    const cells = runs.map((r) => {
+      const m = r.minutes[i];
+      return m ? `${ms(m.p50)} / ${ms(m.p99)} | ${fmt(m.late)} | ${ms(m.projectorMaxLagMs)}` : '- | - | -';
+    });
+    log(`| ${i + 1} | ${cells.join(' | ')} |`);
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  const windows = Math.max(1, Math.round(MINUTES * (60 / WINDOW_SECONDS)));
+  const perWindow = Math.round(RATE * WINDOW_SECONDS);
+  log(
+    `oddsbook bench:soak - node ${process.version}, ${cpus().length} x ${cpus()[0]?.model.trim()}, load avg ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; stores: ${STORES.join(', ')}`,
+  );
+  log(
+    `${windows} x ${WINDOW_SECONDS} s at ${fmt(RATE)} requests/s (1 order each; ${(CANCELS * 100).toFixed(0)} % cancels, of the rest ${(100 * (1 - TAKERS_SHARE)).toFixed(0)} % GTC makers, ${(100 * TAKERS_SHARE).toFixed(0)} % crossing IOC takers) on ${MARKETS} markets: ${fmt(windows * perWindow)} requests per store`,
+  );
+  const runs: SoakRun[] = [];
+  for (const store of STORES) runs.push(await runSoak(store, windows, perWindow));
+  sideBySide(runs);
+  log(
+    `run took ${((performance.now() - started) / 1000).toFixed(0)} s, load avg now ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  if (runs.some((r) => !r.ok)) process.exitCode = 1;
+}
+
+try {
+  await main();
+} finally {
+  await dropLeftDatabases();
+}

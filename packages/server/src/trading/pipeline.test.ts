@@ -14,7 +14,8 @@ const credit = (n: number) =>
 
 /** A projector on "another thread": each batch's projection completes when the test says so. */
 function manualProjector(ordered: boolean) {
-  const calls: { seqs: number[]; done: () => void; fail: (e: unknown) => void }[] = [];
+  const calls: { seqs: number[]; done: (changes?: EntryChanges[]) => void; fail: (e: unknown) => void }[] =
+    [];
   let cursor = 0;
   const projector: ProjectionWriter = {
     ordered,
@@ -23,9 +24,9 @@ function manualProjector(ordered: boolean) {
       return new Promise<EntryChanges[]>((resolve, reject) => {
         calls.push({
           seqs: entries.map((e) => e.seq),
-          done: () => {
+          done: (changes) => {
             cursor = entries[entries.length - 1]!.seq;
-            resolve(entries.map(() => ({ orders: [], fills: [], trades: [], refunds: [] })));
+            resolve(changes ?? entries.map(() => ({ orders: [], fills: [], trades: [], refunds: [] })));
           },
           fail: reject,
         });
@@ -73,6 +74,22 @@ describe('TradingPipeline', () => {
     expect(submitted).toEqual([1, 2]);
     await pipeline.idle();
     expect(pipeline.projectedSeq).toBe(2);
+  });
+
+  it("tells its observers each projected batch's changed rows, in seq order", async () => {
+    const { sequencer, pipeline, calls } = setUp(true);
+    const observed: { rows: number; seconds: number }[] = [];
+    pipeline.observeProjections((rows, seconds) => observed.push({ rows, seconds }));
+    await sequencer.submit(credit(1));
+    await turn();
+    await sequencer.submit(credit(2));
+    await turn();
+    const row = {} as never;
+    calls[1]!.done([{ orders: [row], fills: [], trades: [], refunds: [] }]);
+    calls[0]!.done([{ orders: [row, row], fills: [row], trades: [row], refunds: [row] }]);
+    await pipeline.idle();
+    expect(observed.map((o) => o.rows)).toEqual([5, 1]);
+    expect(observed.every((o) => o.seconds >= 0)).toBe(true);
   });
 
   it('holds the next batch back from a projector that is not ordered until the last is written', async () => {

@@ -19,6 +19,12 @@ export type BatchPublisher = (projected: ProjectedBatch) => void;
 /** The chain side: the chain requests a committed batch implies (payouts, deposits). */
 export type ChainSubmitter = { submitForBatch(batch: CommittedBatch): void };
 
+/**
+ * Told of each projected batch: the rows its entries changed (orders, fills, trades, refunds; a row changed
+ * by two entries counts twice) and how long it waited from being handed on to being projected, in seconds.
+ */
+export type ProjectionObserver = (rows: number, seconds: number) => void;
+
 /** A batch handed to the projector: its changes once projected, and when it was handed on. */
 type InFlight = { batch: CommittedBatch; changes: EntryChanges[] | null; since: number };
 
@@ -55,6 +61,7 @@ export class TradingPipeline {
   /** Seq of the last projected batch. */
   private projected: number;
   private readWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private readonly observers: ProjectionObserver[] = [];
 
   constructor(private readonly o: PipelineOptions) {
     this.projected = o.sequencer.lastSeq;
@@ -90,6 +97,11 @@ export class TradingPipeline {
       };
       this.readWaiters.push(waiter);
     });
+  }
+
+  /** Tells `observer` of every batch projected from now on (the projector's rows and delay, for metrics). */
+  observeProjections(observer: ProjectionObserver): void {
+    this.observers.push(observer);
   }
 
   setPublisher(publisher: BatchPublisher | null): void {
@@ -146,12 +158,21 @@ export class TradingPipeline {
   private deliverInOrder(): void {
     for (let head = this.inFlight[0]; !this.failed && head?.changes; head = this.inFlight[0]) {
       this.inFlight.shift();
+      if (this.observers.length > 0) this.observe(head);
       this.deliver(head.batch, head.changes);
     }
     if (this.inFlight.length === 0 && this.waiting.length > 0) {
       for (const batch of this.waiting.splice(0)) this.consume(batch);
     }
     if (this.isIdle) this.releaseIdleWaiters();
+  }
+
+  private observe(projected: InFlight): void {
+    let rows = 0;
+    for (const c of projected.changes ?? [])
+      rows += c.orders.length + c.fills.length + c.trades.length + c.refunds.length;
+    const seconds = (performance.now() - projected.since) / 1000;
+    for (const observer of this.observers) observer(rows, seconds);
   }
 
   private deliver(batch: CommittedBatch, projected: readonly EntryChanges[]): void {

@@ -220,6 +220,8 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
       delayedOrders: sequencer.admission.delayed.size,
       checkpointSeq: recovery.checkpointSeq,
       replayedCommands: recovery.replayedCommands,
+      checkpointMs: Math.round(recovery.checkpointMs),
+      replayMs: Math.round(recovery.replayMs),
     },
     'trading state restored from the checkpoint and the journal after it',
   );

@@ -75,6 +75,14 @@ describe('exchange metrics on /metrics', () => {
     // Every committed batch is projected once the pipeline is idle.
     expect(sample(after, 'oddsbook_projector_lag_seq')).toBe(0);
     expect(sample(after, 'oddsbook_projector_lag_seconds')).toBe(0);
+    // The 4 orders' rows at least (each written when admitted, then again when it rests), once per batch.
+    expect(
+      sample(after, 'oddsbook_projector_rows_total') - sample(before, 'oddsbook_projector_rows_total'),
+    ).toBeGreaterThanOrEqual(4);
+    expect(sample(after, 'oddsbook_projector_delay_seconds_count')).toBe(batches);
+    // A fresh exchange: nothing replayed at its start.
+    expect(sample(after, 'oddsbook_start_replayed_inputs')).toBe(0);
+    expect(sample(after, 'oddsbook_start_replay_seconds')).toBeGreaterThanOrEqual(0);
 
     const checksAfter =
       sample(after, 'oddsbook_signature_checks_total', '{thread="worker"}') +

@@ -75,6 +75,41 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     'How long the oldest committed batch not yet projected has waited',
     () => pipeline.lagSeconds,
   );
+  // What this start's recovery took (the same each scrape): the checkpoint, and the journal after it.
+  const { recovery } = exchange.trading;
+  gauge(
+    registry,
+    'oddsbook_start_checkpoint_seconds',
+    'This start: reading the newest engine checkpoint, checking its digest and restoring it',
+    () => recovery.checkpointMs / 1000,
+  );
+  gauge(
+    registry,
+    'oddsbook_start_replay_seconds',
+    'This start: replaying the journal after the checkpoint (and projecting what the projections lacked)',
+    () => recovery.replayMs / 1000,
+  );
+  gauge(
+    registry,
+    'oddsbook_start_replayed_inputs',
+    'This start: journal inputs replayed after the checkpoint',
+    () => recovery.replayedCommands,
+  );
+  const projectedRows = new Counter({
+    name: 'oddsbook_projector_rows_total',
+    help: 'Order, fill, trade and refund rows the projector wrote (per entry: a row two entries changed counts twice)',
+    registers: [registry],
+  });
+  const projectionDelay = new Histogram({
+    name: 'oddsbook_projector_delay_seconds',
+    help: 'From a committed batch handed to the projector to its rows being written (the lag each batch saw)',
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  pipeline.observeProjections((rows, seconds) => {
+    projectedRows.inc(rows);
+    projectionDelay.observe(seconds);
+  });
 
   new Counter({
     name: 'oddsbook_signature_checks_total',

@@ -1,4 +1,4 @@
-import type { ProjectionWriter } from '../projection.js';
+import { CoalescingProjector } from '../coalescing-projector.js';
 import { Projector, type ProjectorOptions } from '../projector.js';
 import type { TradingStorage } from '../trading-storage.js';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -8,7 +8,9 @@ import { PostgresTradingQueries } from './postgres-trading-queries.js';
 /**
  * Trading's projections on PostgreSQL: reads on the pool; the catch-up and then the live projector on the
  * event loop, on the projection store's own connection (its database work is asynchronous already: no
- * thread of its own is needed to keep the sequencer's loop free).
+ * thread of its own is needed to keep the sequencer's loop free). The live projector writes the batches
+ * that came while it wrote the last one together (CoalescingProjector): each projection costs round trips
+ * and a commit's fsync, so under load it keeps up with fewer, larger transactions.
  */
 export async function openPostgresTradingStorage(
   database: PostgresDatabase,
@@ -16,22 +18,13 @@ export async function openPostgresTradingStorage(
 ): Promise<TradingStorage> {
   const projections = await PostgresProjectionStore.open(database);
   const catchUp = await Projector.open(projections, options);
-  let last: Promise<unknown> = Promise.resolve();
-  const live: ProjectionWriter = {
-    ordered: true,
-    cursor: () => catchUp.cursor(),
-    project(entries) {
-      const projected = catchUp.project(entries);
-      last = projected.catch(() => undefined);
-      return projected;
-    },
-  };
+  const live = new CoalescingProjector(catchUp);
   return {
     reads: new PostgresTradingQueries(database.pool),
     catchUp,
     projector: () => live,
     async close() {
-      await last;
+      await live.idle();
       await projections.close();
     },
   };
