@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // On PostgreSQL (`npm run test:postgres`), the template database the tests' databases are copies of.
+    globalSetup: ['packages/server/test/helpers/postgres-template.ts'],
   },
 });

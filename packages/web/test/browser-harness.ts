@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { withTestStore } from '../../server/test/helpers/test-store.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ADMIN_TOKEN = 'browser-test-admin-token-0123';
@@ -48,7 +49,10 @@ export type RunningExchange = {
   stop(): Promise<void>;
 };
 
-/** A real `oddsbook serve` process on a fresh data dir and a free port. */
+/**
+ * A real `oddsbook serve` process on a fresh data dir and a free port, its store on the tests' store
+ * (`ODDSBOOK_TEST_STORE`, as the server's integration tests).
+ */
 export async function startExchange(): Promise<RunningExchange> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-browser-'));
@@ -56,9 +60,9 @@ export async function startExchange(): Promise<RunningExchange> {
     cwd: join(repoDir, 'packages/server'),
     env: {
       ...process.env,
+      ...(await withTestStore({ DATA_DIR: dataDir })),
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
       ADMIN_TOKEN,
       DEMO: '1',
       BLOCK_TIME_MS: '50',

@@ -5,8 +5,8 @@ import { LOCK_FILE } from '../../src/store/sqlite/data-dir-lock.js';
 import { DATABASE_FILE } from '../../src/store/sqlite/open-database.js';
 import { JOURNAL_FILE } from '../../src/store/sqlite/open-journal.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
+import { replayStore, storeSql } from '../helpers/store-access.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
-import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createMarket, createTrader, place, USDC } from '../helpers/trading.js';
 
 await requirePostgres();

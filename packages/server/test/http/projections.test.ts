@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayStore, storeSql } from '../helpers/store-access.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
-import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createMarket, createTrader, place, USDC } from '../helpers/trading.js';
 
 /** The tables a projector writes (the journal, the catalog and the chain's own tables are not among them). */

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legTradeIdOf, tradeIdOf } from '../../src/records/records.js';
+import { replayStore, storeSql } from '../helpers/store-access.js';
 import {
   removeDataDir,
   startTestExchange,
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
-import { replayStore, storeSql } from '../helpers/test-store.js';
 import { createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /** The tables a projector writes (as in projections.test.ts, with the capital-efficiency refunds). */

@@ -2,8 +2,8 @@ import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refuseWebSessions } from '../helpers/store-access.js';
 import { removeDataDir, startTestExchange, type TestExchange } from '../helpers/test-exchange.js';
-import { refuseWebSessions } from '../helpers/test-store.js';
 
 // startTestExchange keeps the default port, so the default sign-in domains are the loopback names of 8080.
 const DOMAIN = '127.0.0.1:8080';

@@ -4,13 +4,13 @@ import { lockDataDir } from '../../src/store/sqlite/data-dir-lock.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
 import { runCli } from '../helpers/cli-process.js';
 import { postV2Orders, signV2Order } from '../helpers/legacy.js';
+import { storeSql } from '../helpers/store-access.js';
 import {
   removeDataDir,
   startTestExchange,
   type TestExchange,
   type TestUser,
 } from '../helpers/test-exchange.js';
-import { storeSql } from '../helpers/test-store.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
 await requirePostgres();
