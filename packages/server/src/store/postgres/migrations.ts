@@ -425,6 +425,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       INSERT INTO sequencer_leader (id, epoch, node, since) VALUES (1, 0, '', 0);
     `,
   },
+  {
+    version: 4,
+    name: 'engine checkpoints compressed with lz4',
+    // A checkpoint at 1 M resting orders is some 184 MB: PostgreSQL's default compression (pglz) made its
+    // write take about twice as long (4-7 s against 2-3 s here), long enough for a stop's checkpoint to miss
+    // the shutdown's cap, at about the same size. A server built without lz4 keeps pglz.
+    sql: `
+      DO $$ BEGIN
+        ALTER TABLE engine_checkpoints ALTER COLUMN snapshot SET COMPRESSION lz4;
+      EXCEPTION WHEN feature_not_supported THEN NULL;
+      END $$;
+    `,
+  },
 ];
 
 /**
