@@ -1,9 +1,10 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from '../../engine/index.js';
+import type { EngineSnapshot } from '../../engine/index.js';
 import type { EscrowFills } from '../../sequencer/inputs.js';
 import { withWriteGate } from '../../sqlite/write-gate.js';
 import { unsyncedWriteTransaction } from '../../sqlite/write-transaction.js';
 import type { ProjectedOrder, SequencedTrade } from '../batch-projection.js';
+import { engineSnapshotFromRows } from '../engine-snapshot-rows.js';
 import {
   type CommittedState,
   type EscrowCoverage,
@@ -37,8 +38,6 @@ const toPositionRow = (r: Record<string, string>): PositionRow => ({
   potTwo: BigInt(r.pot_two!),
   refunded: BigInt(r.refunded!),
 });
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The trading projections in SQLite: rows read by key with prepared statements (in-process, a read costs
@@ -339,69 +338,23 @@ export class SqliteProjectionStore implements ProjectionStore {
 
   /** The engine state as the projections hold it, in the engine's canonical snapshot form. */
   async engineSnapshot(ladderSize: number, engineLastSeq: number): Promise<EngineSnapshot> {
-    const balances = this.db
-      .prepare(
-        "SELECT account, available, escrowed, owed FROM balances WHERE available <> '0' OR escrowed <> '0' OR owed <> '0'",
-      )
-      .all() as { account: string; available: string; escrowed: string; owed: string }[];
-    balances.sort((a, b) => compare(a.account, b.account));
-    const netDeposits = balances.reduce(
-      (sum, b) => sum + BigInt(b.available) + BigInt(b.escrowed) - BigInt(b.owed),
-      0n,
-    );
-    const positions = new Map<string, [string, string, string, string, string, string][]>();
-    for (const row of this.db.prepare('SELECT * FROM positions').all() as Record<string, string>[]) {
-      const list = positions.get(row.market_hash!) ?? [];
-      list.push([row.account!, row.stake_one!, row.stake_two!, row.pot_one!, row.pot_two!, row.refunded!]);
-      positions.set(row.market_hash!, list);
-    }
-    const markets: MarketSnapshot[] = (
-      this.db.prepare('SELECT * FROM engine_markets ORDER BY open_seq').all() as {
-        market_hash: string;
-        event_id: string;
-        status: MarketSnapshot['status'];
-        version: number;
-        whole_leg: string | null;
-        half_leg: string | null;
-      }[]
-    ).map((m) => ({
-      marketHash: m.market_hash,
-      eventId: m.event_id,
-      status: m.status,
-      version: m.version,
-      positions: (positions.get(m.market_hash) ?? []).sort((a, b) => compare(a[0], b[0])),
-      ...(m.whole_leg !== null && m.half_leg !== null ? { legs: [m.whole_leg, m.half_leg] as const } : {}),
-    }));
-    const scale = 10n ** 20n;
-    const orders: OrderSnapshot[] = (
-      this.db
+    const rows = {
+      balances: this.db
+        .prepare(
+          "SELECT account, available, escrowed, owed FROM balances WHERE available <> '0' OR escrowed <> '0' OR owed <> '0'",
+        )
+        .all() as Record<string, unknown>[],
+      positions: this.db.prepare('SELECT * FROM positions').all() as Record<string, unknown>[],
+      markets: this.db.prepare('SELECT * FROM engine_markets ORDER BY open_seq').all() as Record<
+        string,
+        unknown
+      >[],
+      orders: this.db
         // Through the open orders' partial index (its condition, repeated, lets the planner use it), then sorted.
         .prepare(`SELECT id, account, market_hash, is_outcome_one, percentage_odds, total_bet_size, remaining_size,
             expiry, placed_seq FROM orders WHERE status <> 'INACTIVE' AND status = 'ACTIVE' ORDER BY placed_seq`)
-        .all() as Record<string, string | number>[]
-    ).map((o) => [
-      o.id as string,
-      o.account as string,
-      o.market_hash as string,
-      o.is_outcome_one === 1,
-      Number((BigInt(o.percentage_odds as string) * BigInt(ladderSize)) / scale),
-      o.total_bet_size as string,
-      o.remaining_size as string,
-      o.expiry as number,
-      o.placed_seq as number,
-    ]);
-    return {
-      format: 2,
-      ladderSize,
-      lastSeq: engineLastSeq,
-      netDeposits: netDeposits.toString(),
-      accounts: balances.map((b) =>
-        b.owed === '0'
-          ? ([b.account, b.available, b.escrowed] as const)
-          : ([b.account, b.available, b.escrowed, b.owed] as const),
-      ),
-      markets,
-      orders,
+        .all() as Record<string, unknown>[],
     };
+    return engineSnapshotFromRows(rows, ladderSize, engineLastSeq);
   }
 }
