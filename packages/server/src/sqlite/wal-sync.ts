@@ -25,18 +25,32 @@ export function walSync(db: Database): WalSync | null {
   // Kept open: SQLite keeps (resets, never replaces) the WAL file while a connection is open. Any
   // descriptor of the file will do: fdatasync flushes the inode's dirty pages, ours included.
   let fd: number | null = null;
+  // A descriptor closed under a flush in flight would fail it (EBADF): the close waits for the flushes.
+  let flushing = 0;
+  let closeWhenFlushed = false;
+  const release = () => {
+    if (fd !== null) closeSync(fd);
+    fd = null;
+    closeWhenFlushed = false;
+  };
   return {
     unsynced,
     sync() {
       fd ??= openSync(path, 'r');
       const open = fd;
+      flushing += 1;
       return new Promise<void>((resolve, reject) =>
-        fdatasync(open, (error) => (error ? reject(error) : resolve())),
+        fdatasync(open, (error) => {
+          flushing -= 1;
+          if (flushing === 0 && closeWhenFlushed) release();
+          if (error) reject(error);
+          else resolve();
+        }),
       );
     },
     close() {
-      if (fd !== null) closeSync(fd);
-      fd = null;
+      if (flushing > 0) closeWhenFlushed = true;
+      else release();
     },
   };
 }
