@@ -8,6 +8,7 @@ import {
 } from '@oddsbook/protocol';
 import { AppError, badRequest } from '../errors/app-error.js';
 import { andThen, type MaybePromise, SerialQueue } from '../lib/maybe-promise.js';
+import { type CommittedState, type MinedBlock, Overlay } from './block-overlay.js';
 import { type BlockTimer, intervalBlockTimer } from './block-timer.js';
 import type {
   Chain,
@@ -19,7 +20,16 @@ import type {
   SubmittedTx,
   TokenTxRequest,
 } from './chain.js';
-import { address, positive } from './chain-input.js';
+import { address, tokenPayload } from './chain-input.js';
+import {
+  FAULT_CLASSES,
+  META_BLOCKS_PAUSED,
+  META_DROP_NEXT_ANNOUNCEMENT,
+  META_FAIL_NEXT_DEPLOYMENT,
+  META_NEXT_SEQ,
+  META_SETTLEMENT_CURSOR,
+  metaFailItems,
+} from './chain-meta.js';
 import type { ChainSnapshot, ChainStore, LandedItem, StateChanges } from './chain-store.js';
 import type {
   Address,
@@ -34,6 +44,7 @@ import type {
   SafeState,
   SettleTx,
 } from './chain-types.js';
+import { ReceiptWaiters } from './receipt-waiters.js';
 import { executeSafeTransaction } from './safe-execution.js';
 import { settlementPayload } from './settlement-batch.js';
 import { applySettlement } from './settlement-mining.js';
@@ -60,93 +71,6 @@ export type EmbeddedChainOptions = {
 };
 
 const ZERO_HASH: Hash = `0x${'0'.repeat(64)}`;
-/** Written with every submission by earlier versions; read so that a start never goes below it. */
-const META_NEXT_SEQ = 'nextSeq';
-const META_FAIL_NEXT_DEPLOYMENT = 'fault.failNextDeployment';
-const META_SETTLEMENT_CURSOR = 'settlement.submittedThrough';
-const META_BLOCKS_PAUSED = 'fault.blocksPaused';
-const META_DROP_NEXT_ANNOUNCEMENT = 'fault.dropNextBlockAnnouncement';
-const FAULT_CLASSES: readonly SettlementFaultClass[] = ['escrow', 'release', 'payout', 'deposit'];
-const metaFailItems = (faultClass: SettlementFaultClass) => `fault.failSettlementItems.${faultClass}`;
-
-type MinedBlock = {
-  block: ChainBlock;
-  receipts: ChainReceipt[];
-  /** Resolves once the block is durable; none when it is already. */
-  durable: Promise<void> | undefined;
-  /** False when an injected fault drops the block's announcement to listeners. */
-  announce: boolean;
-};
-
-/** Checks a token transaction request and gives its payload. */
-function tokenPayload(r: TokenTxRequest): ChainTxPayload {
-  const memo = r.memo ?? null;
-  switch (r.kind) {
-    case 'mint':
-      return { kind: 'mint', to: address(r.to, 'to'), amount: positive(r.amount), memo };
-    case 'transfer':
-      return {
-        kind: 'transfer',
-        from: address(r.from, 'from'),
-        to: address(r.to, 'to'),
-        amount: positive(r.amount),
-        memo,
-      };
-    case 'escrow':
-      return { kind: 'escrow', from: address(r.from, 'from'), amount: positive(r.amount), memo };
-    case 'release':
-      return { kind: 'release', to: address(r.to, 'to'), amount: positive(r.amount), memo };
-    default:
-      throw new AppError({
-        code: 'INVALID_TRANSACTION',
-        statusCode: 400,
-        message: `not a token transaction: ${(r as { kind?: unknown }).kind}`,
-      });
-  }
-}
-
-type CommittedState = {
-  balances: Map<Address, bigint>;
-  safes: Map<Address, SafeState>;
-  deployments: Map<Address, ProxyDeployment>;
-};
-
-/** Reads through to the committed state; collects a block's writes until the store has them. */
-class Overlay {
-  readonly balances = new Map<Address, bigint>();
-  readonly safes = new Map<Address, SafeState>();
-  readonly deployments = new Map<Address, ProxyDeployment>();
-
-  constructor(private readonly base: CommittedState) {}
-
-  balance(a: Address): bigint {
-    return this.balances.get(a) ?? this.base.balances.get(a) ?? 0n;
-  }
-
-  safe(a: Address): SafeState | undefined {
-    return this.safes.get(a) ?? this.base.safes.get(a);
-  }
-
-  setBalance(a: Address, amount: bigint): void {
-    this.balances.set(a, amount);
-  }
-
-  move(from: Address, to: Address, amount: bigint): boolean {
-    const available = this.balance(from);
-    if (available < amount) return false;
-    this.balances.set(from, available - amount);
-    this.balances.set(to, this.balance(to) + amount);
-    return true;
-  }
-
-  changes(): StateChanges {
-    return {
-      balances: this.balances,
-      safes: [...this.safes.values()],
-      deployments: [...this.deployments.values()],
-    };
-  }
-}
 
 /**
  * An in-process chain: blocks on a timer, keccak-hashed transactions, receipts, a 6-decimal base token,
@@ -196,7 +120,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   private readonly proxyCache = new Map<Address, Address>();
   private readonly receiptListeners = new Set<(receipt: ChainReceipt) => void>();
   private readonly blockListeners = new Set<(block: ChainBlock, receipts: readonly ChainReceipt[]) => void>();
-  private readonly waiters = new Map<Hash, Set<(receipt: ChainReceipt) => void>>();
+  private readonly waiters = new ReceiptWaiters();
 
   /** Opens the chain on its store's state, on any store (one that loads asynchronously too). */
   static async open(options: EmbeddedChainOptions): Promise<EmbeddedChain> {
@@ -432,45 +356,13 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     const stored = this.store.getReceipt(hash);
     if (stored && !(stored instanceof Promise)) return Promise.resolve(stored);
     // Waiting from before a remote read: a block that lands while it is under way is heard of, one before it read.
-    const waiting = this.waitFor(hash, options);
+    const waiting = this.waiters.wait(hash, options);
     if (stored instanceof Promise) {
       stored.then((receipt) => {
         if (receipt) waiting.settle(receipt);
       }, waiting.fail);
     }
     return waiting.promise;
-  }
-
-  /** A waiter for the receipt of `hash`, told once a block carrying it is durable (or failed after `timeoutMs`). */
-  private waitFor(hash: Hash, options: { timeoutMs?: number }) {
-    const set = this.waiters.get(hash) ?? new Set<(receipt: ChainReceipt) => void>();
-    this.waiters.set(hash, set);
-    let timeout: NodeJS.Timeout | undefined;
-    let settle!: (receipt: ChainReceipt) => void;
-    let fail!: (error: unknown) => void;
-    const promise = new Promise<ChainReceipt>((resolve, reject) => {
-      const leave = () => {
-        if (timeout) clearTimeout(timeout);
-        set.delete(settle);
-        if (set.size === 0 && this.waiters.get(hash) === set) this.waiters.delete(hash);
-      };
-      settle = (receipt) => {
-        leave();
-        resolve(receipt);
-      };
-      fail = (error) => {
-        leave();
-        reject(error);
-      };
-    });
-    set.add(settle);
-    if (options.timeoutMs !== undefined) {
-      timeout = setTimeout(
-        () => fail(new Error(`no receipt for ${hash} within ${options.timeoutMs} ms`)),
-        options.timeoutMs,
-      );
-    }
-    return { promise, settle, fail };
   }
 
   onReceipt(listener: (receipt: ChainReceipt) => void): () => void {
@@ -783,11 +675,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
    */
   private emit(block: ChainBlock, receipts: readonly ChainReceipt[], announce: boolean): void {
     for (const receipt of receipts) {
-      const waiting = this.waiters.get(receipt.transactionHash);
-      if (waiting) {
-        this.waiters.delete(receipt.transactionHash);
-        for (const w of waiting) w(receipt);
-      }
+      this.waiters.settle(receipt);
       if (!announce) continue;
       for (const listener of this.receiptListeners) {
         try {
