@@ -4,13 +4,18 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
 /**
- * Integration test files that put nothing on the tests' store (the realtime hub on its own sockets, the
- * client's error codes, the SQLite journal by name): the run on PostgreSQL (`npm run test:postgres`) leaves
- * them out, since it would run them unchanged a second time.
+ * Integration test files that run the same whatever ODDSBOOK_TEST_STORE says: those that put nothing on the
+ * tests' store (the realtime hub on its own sockets, the client's error codes, the SQLite journal by name) and
+ * those that choose their stores themselves (the cluster, Redis and copy tests). The run on PostgreSQL (`npm run
+ * test:postgres`) leaves them out, since it would run them unchanged a second time.
  */
 const STORELESS = [
   'packages/server/test/client/error-codes.test.ts',
   'packages/server/test/sequencer/sequencer-durability.test.ts',
+  'packages/server/test/cluster/shared-state.test.ts',
+  'packages/server/test/http/redis-bucket-store.test.ts',
+  'packages/server/test/process/cluster-roles.test.ts',
+  'packages/server/test/process/copy-to-postgres.test.ts',
   ...['auth', 'bad-commands', 'bounds', 'frames', 'limits', 'ping', 'race', 'recovery', 'subscribe'].map(
     (name) => `packages/server/test/realtime/${name}.test.ts`,
   ),
