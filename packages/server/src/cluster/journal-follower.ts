@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Engine } from '../engine/index.js';
 import type { Admission } from '../sequencer/admission.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Journal, JournalRow } from '../sequencer/journal.js';
-import { recoverEngine, replayJournal } from '../sequencer/recovery.js';
+import { type RecoveryReport, recoverEngine, replayJournal } from '../sequencer/recovery.js';
 import { JOURNAL_CHANNEL } from '../store/postgres/postgres-journal.js';
 
 /** The poll that catches up even when a notification was missed (the LISTEN connection down, say). */
@@ -16,6 +17,8 @@ export type JournalFollowerOptions = {
   pollMs?: number;
   /** A read that failed (retried at the next notification or poll). */
   onError?: (error: unknown) => void;
+  /** Told of each page of entries once applied (a replica hands them on: `Sequencer.followed`). */
+  onEntries?: (entries: readonly AppliedEntry[]) => void;
 };
 
 /** Reading the journal failed: nothing of the page was applied, so the next read starts where this one did. */
@@ -33,10 +36,13 @@ class JournalReadFailed extends Error {
 export class JournalFollower {
   readonly engine: Engine;
   readonly admission: Admission;
+  /** How the state was restored at the start (the checkpoint, the journal after it). */
+  readonly recovery: RecoveryReport;
   private seq: number;
   private readonly journal: JournalFollowerOptions['journal'];
   private readonly listener: pg.Client;
   private readonly onError: (error: unknown) => void;
+  private readonly onEntries: ((entries: readonly AppliedEntry[]) => void) | undefined;
   private reads: Promise<void> = Promise.resolve();
   private readQueued = false;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -44,13 +50,12 @@ export class JournalFollower {
   /** Applying an entry threw: the state is no longer known to match any seq, and is never handed on. */
   private broken: unknown = null;
 
-  private constructor(
-    options: JournalFollowerOptions,
-    state: { engine: Engine; admission: Admission; lastSeq: number },
-  ) {
+  private constructor(options: JournalFollowerOptions, state: RecoveryReport) {
+    this.recovery = state;
     this.journal = options.journal;
     this.listener = options.listener;
     this.onError = options.onError ?? (() => {});
+    this.onEntries = options.onEntries;
     this.engine = state.engine;
     this.admission = state.admission;
     this.seq = state.lastSeq;
@@ -120,6 +125,7 @@ export class JournalFollower {
         this.seq,
         (entries) => {
           this.seq = entries.at(-1)?.seq ?? this.seq;
+          this.onEntries?.(entries);
         },
         this.admission,
       );

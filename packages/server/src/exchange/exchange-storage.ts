@@ -13,6 +13,7 @@ import { PostgresProjectionStore } from '../store/postgres/postgres-projection-s
 import { openPostgresRevocations } from '../store/postgres/postgres-revocation-broadcast.js';
 import { PostgresSettlementFeed } from '../store/postgres/postgres-settlement-feed.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
+import { PostgresTradingQueries } from '../store/postgres/postgres-trading-queries.js';
 import { openPostgresTradingStorage } from '../store/postgres/postgres-trading-storage.js';
 import type { ProjectionStore } from '../store/projection-store.js';
 import { localRevocations, type RevocationBroadcast } from '../store/revocation-broadcast.js';
@@ -24,6 +25,7 @@ import { SqliteSettlementFeed } from '../store/sqlite/sqlite-settlement-feed.js'
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { openSqliteTradingStorage } from '../store/sqlite/sqlite-trading-storage.js';
 import type { Store } from '../store/store.js';
+import type { TradingReads } from '../store/trading-reads.js';
 import type { TradingStorage } from '../store/trading-storage.js';
 
 /** Where the exchange keeps its records: SQLite in the data dir, or PostgreSQL (`DATABASE_URL`). */
@@ -153,6 +155,41 @@ export async function openExchangeStorage(config: Config): Promise<ExchangeStora
       openTrading: (options) => openPostgresTradingStorage(database, options),
       closeJournal: async () => {},
       openRevocations: (options) => openPostgresRevocations(database, options),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** What an API node reads on PostgreSQL (ADR 0018): the store, the leader's journal and projections. */
+export type ApiNodeStorage = {
+  readonly database: PostgresDatabase;
+  readonly store: Store;
+  readonly journal: Journal;
+  readonly reads: TradingReads;
+  /** The leader's projector cursor: the last seq its rows include. */
+  projectedSeq(): Promise<number>;
+  openRevocations(options: { onReconnect: () => void }): Promise<RevocationBroadcast>;
+  close(): Promise<void>;
+};
+
+/** An API node's storage: nothing of the data dir, nothing it writes but the store's own records. */
+export async function openApiNodeStorage(config: Config): Promise<ApiNodeStorage> {
+  const database = await connect(config);
+  try {
+    const store = createPostgresStore(database);
+    return {
+      database,
+      store,
+      journal: await PostgresJournal.open(database.pool),
+      reads: new PostgresTradingQueries(database.pool),
+      async projectedSeq() {
+        const { rows } = await database.pool.query('SELECT seq FROM projector_cursor WHERE id = 1');
+        return Number(rows[0]!.seq);
+      },
+      openRevocations: (options) => openPostgresRevocations(database, options),
+      close: () => store.close(),
     };
   } catch (error) {
     await database.close();

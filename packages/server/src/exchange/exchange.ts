@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ladderSize } from '@oddsbook/protocol';
 import { type StoredAdminToken, storedAdminToken } from '../auth/admin-token-file.js';
-import { ApiKeys } from '../auth/api-keys.js';
-import { WebSessions } from '../auth/web-sessions.js';
-import { CatalogService } from '../catalog/catalog-service.js';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { WebSessions } from '../auth/web-sessions.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
 import { seedDemoCatalog } from '../catalog/demo-seed.js';
 import type { Chain } from '../chain/chain.js';
 import type { MultisigCoordinator } from '../chain/multisig.js';
@@ -16,12 +16,12 @@ import type { Journal } from '../sequencer/journal.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
-import type { RevocationBroadcast } from '../store/revocation-broadcast.js';
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
 import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
 import type { Store } from '../store/store.js';
 import { openTrading, type Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
+import { type ExchangeAccess, openExchangeAccess } from './exchange-access.js';
 import { openExchangeStorage } from './exchange-storage.js';
 
 /** The EIP-712 domain name of orders. */
@@ -92,11 +92,6 @@ export type OpenExchangeOptions = {
 
 const silentLog = { info() {}, error() {} };
 
-/** A secret of the exchange's own (32 random bytes, base64url), generated at the first start and kept in the store. */
-function serverSecret(store: Store, name: string, now: number): Promise<string> {
-  return store.secrets.keep(name, randomBytes(32).toString('base64url'), now);
-}
-
 /** Opens the exchange on its data dir, which no other process may hold meanwhile (DataDirInUse). */
 export async function openExchange(config: Config, options: OpenExchangeOptions = {}): Promise<Exchange> {
   const releaseDataDir = config.dataDir === ':memory:' ? () => {} : lockDataDir(config.dataDir);
@@ -108,53 +103,49 @@ export async function openExchange(config: Config, options: OpenExchangeOptions 
   }
 }
 
+/** The config with its operator token: ADMIN_TOKEN, or the data dir's token file (made at the first start). */
+export function withAdminToken(given: Config): {
+  config: Config;
+  stored: ReturnType<typeof storedAdminToken> | { token: string } | undefined;
+} {
+  // Never an empty token: the admin routes would accept an empty header.
+  const stored = given.adminToken
+    ? undefined
+    : given.dataDir === ':memory:'
+      ? { token: randomBytes(24).toString('base64url') }
+      : storedAdminToken(given.dataDir);
+  return { config: stored ? { ...given, adminToken: stored.token } : given, stored };
+}
+
 async function openLockedExchange(
   givenConfig: Config,
   options: OpenExchangeOptions,
   releaseDataDir: () => void,
 ): Promise<Exchange> {
-  // Never an empty token: the admin routes would accept an empty header.
-  const stored = givenConfig.adminToken
-    ? undefined
-    : givenConfig.dataDir === ':memory:'
-      ? { token: randomBytes(24).toString('base64url') }
-      : storedAdminToken(givenConfig.dataDir);
-  const config = stored ? { ...givenConfig, adminToken: stored.token } : givenConfig;
+  const { config, stored } = withAdminToken(givenConfig);
   const clock = options.clock ?? systemClock;
   const storage = await openExchangeStorage(config);
   const store = storage.store;
-  // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
-  let inEngine = (_marketHash: string): boolean => false;
-  const catalog = new CatalogService({
-    repository: store.catalog,
-    clock,
-    inEngine: (marketHash) => inEngine(marketHash),
-    // A listener's failure never fails the catalog write that triggered it; it is reported here.
-    onListenerError: (error) => console.error('catalog change listener failed', error),
-  });
-  let apiKeys: ApiKeys;
-  let realtimeSecret: string;
-  let webSessions: WebSessions;
+  let access: ExchangeAccess;
   let embedded: Awaited<ReturnType<typeof openEmbeddedChain>>;
-  let revocations: RevocationBroadcast | undefined;
-  let stopRevocations = () => {};
   try {
-    // Other nodes' revocations (a key revoked, a session signed out there) act here as if they were ours.
-    revocations = await storage.openRevocations({
-      onReconnect: () =>
-        void apiKeys.resync().catch((error) => options.log?.error({ err: error }, 'api keys resync failed')),
-    });
-    apiKeys = await ApiKeys.load(store, revocations);
-    realtimeSecret = await serverSecret(store, 'realtime-token', clock.now());
-    webSessions = await WebSessions.open({
-      origins: config.siweDomains,
-      chainId: config.chainId,
-      now: () => clock.now(),
-      store: store.webSessions,
+    access = await openExchangeAccess({
+      config,
+      store,
       shared: storage.kind === 'postgres',
-      broadcast: revocations,
-      nonceSecret: Buffer.from(await serverSecret(store, 'siwe-nonce', clock.now()), 'base64url'),
+      clock,
+      openRevocations: (o) => storage.openRevocations(o),
+      ...(options.log ? { log: options.log } : {}),
     });
+  } catch (error) {
+    await storage.chainStore.close?.();
+    await storage.closeJournal();
+    await store.close();
+    throw error;
+  }
+  const { catalog, apiKeys, webSessions, realtimeSecret } = access;
+  try {
+    // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
     if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
     embedded = await openEmbeddedChain({
       store: storage.chainStore,
@@ -165,12 +156,8 @@ async function openLockedExchange(
       blockTimeMs: config.blockTimeMs,
       clock,
     });
-    stopRevocations = revocations.subscribe((revocation) => {
-      if (revocation.kind === 'api-key') apiKeys.revokedElsewhere(revocation.id);
-      else webSessions.forget(revocation.tokenHashes);
-    });
   } catch (error) {
-    await revocations?.close();
+    await access.close();
     await storage.chainStore.close?.();
     await storage.closeJournal();
     await store.close();
@@ -227,8 +214,7 @@ async function openLockedExchange(
     });
   } catch (error) {
     // A start refused (a checkpoint or projections that cannot be trusted): nothing is left running.
-    stopRevocations();
-    await revocations.close();
+    await access.close();
     await journal.close();
     await stopChain();
     await verifier.close();
@@ -237,7 +223,7 @@ async function openLockedExchange(
   }
   // Receipts of blocks mined while the exchange was down are journaled before serving.
   const stopSettlement = await settlement.start();
-  inEngine = (marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined;
+  access.setInEngine((marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined);
   await trading.reconcileResolutions();
   await settlement.drained();
   await trading.idle();
@@ -294,9 +280,7 @@ async function openLockedExchange(
       await journal.close();
       await stopChain();
       await verifier.close();
-      await webSessions.idle();
-      stopRevocations();
-      await revocations.close();
+      await access.close();
       await store.close();
       releaseDataDir();
     },

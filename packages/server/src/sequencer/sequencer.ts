@@ -32,6 +32,12 @@ export type SequencerOptions = {
    * (default 1 ms; Infinity: one batch at a time). See `writeNext`.
    */
   overlapAfterMs?: number;
+  /**
+   * A replica's sequencer (an API node, ADR 0018): intents go to the leading sequencer, whose answers are
+   * passed on as they come; the state changes only by `followed` (the leader's journal, applied by a
+   * follower). Such a sequencer never appends.
+   */
+  forward?: Pick<Sequencer, 'decideAll'>;
 };
 
 /** A batch taken off the queue and not yet answered. */
@@ -79,6 +85,9 @@ export class Sequencer {
   private readonly maxBatch: number;
   private readonly overlapAfterMs: number;
   private readonly onFatal: (error: unknown) => void;
+  private readonly forward: Pick<Sequencer, 'decideAll'> | undefined;
+  /** Forwarded calls not yet answered (a replica's). */
+  private forwarding = 0;
   private readonly listeners: CommitListener[] = [];
   private readonly batchObservers: BatchObserver[] = [];
   private readonly answerListeners: ((intent: Intent, result: IntentResult) => void)[] = [];
@@ -109,6 +118,7 @@ export class Sequencer {
     this.maxBatch = options.maxBatch ?? 4_096;
     this.overlapAfterMs = options.overlapAfterMs ?? 1;
     this.onFatal = options.onFatal ?? (() => {});
+    this.forward = options.forward;
   }
 
   get lastSeq(): number {
@@ -175,7 +185,9 @@ export class Sequencer {
 
   /** Nothing queued, written or unpublished: the engine equals the committed, published state. */
   get isIdle(): boolean {
-    return this.queue.length === 0 && this.inFlight.length === 0 && this.unpublished === 0;
+    return (
+      this.queue.length === 0 && this.inFlight.length === 0 && this.unpublished === 0 && this.forwarding === 0
+    );
   }
 
   get queueLength(): number {
@@ -212,6 +224,7 @@ export class Sequencer {
    */
   decideAll(intents: readonly Intent[]): Promise<IntentResult>[] {
     if (this.failure !== null || this.closed) throw unavailable('The sequencer is stopped');
+    if (this.forward) return this.forwardAll(this.forward, intents);
     if (this.queue.length + intents.length > this.maxQueue)
       throw unavailable('Too many commands in flight; retry');
     const promises = intents.map(
@@ -222,6 +235,46 @@ export class Sequencer {
     );
     this.schedule();
     return promises;
+  }
+
+  private forwardAll(
+    forward: Pick<Sequencer, 'decideAll'>,
+    intents: readonly Intent[],
+  ): Promise<IntentResult>[] {
+    const results = forward.decideAll(intents);
+    this.forwarding += 1;
+    for (const [i, result] of results.entries()) {
+      result.then(
+        (r) => {
+          for (const listener of this.answerListeners) listener(intents[i]!, r);
+        },
+        () => {},
+      );
+    }
+    void Promise.allSettled(results).then(() => {
+      this.forwarding -= 1;
+      if (this.isIdle) this.releaseIdleWaiters();
+    });
+    return results;
+  }
+
+  /**
+   * A replica's state has taken `entries`, committed by the leader (a `JournalFollower` applied them to this
+   * sequencer's engine and admission): they are handed on as committed batches, one per leader batch time.
+   */
+  followed(entries: readonly AppliedEntry[]): void {
+    if (!this.forward) throw new Error('followed() is for a replica sequencer (options.forward)');
+    for (let start = 0; start < entries.length; ) {
+      let end = start + 1;
+      while (end < entries.length && entries[end]!.ts === entries[start]!.ts) end++;
+      const batch = committedBatch(entries.slice(start, end));
+      this.seq = batch.lastSeq;
+      this.answered = batch.lastSeq;
+      this.ts = Math.max(this.ts, batch.ts);
+      this.unpublished += 1;
+      this.publish(batch);
+      start = end;
+    }
   }
 
   /** Resolves once every input queued so far is committed, answered and published. */

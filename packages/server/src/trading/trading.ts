@@ -128,8 +128,111 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     onFatal: o.onFatal,
     ...(o.maxQueue ? { maxQueue: o.maxQueue } : {}),
   });
-  const pipeline = new TradingPipeline({ sequencer, projector, onFatal: o.onFatal });
+  const core = assembleTrading(o, sequencer, projector);
+  const { pipeline } = core;
   pipeline.setChain(o.chain);
+
+  // The checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are some
+  // 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
+  let lastCheckpointSeq = recovery.checkpointSeq;
+  const checkpoint = async () => {
+    const seq = sequencer.lastSeq;
+    if (seq === lastCheckpointSeq) return;
+    // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
+    // this checkpoint has no batch before it to project or submit again.
+    o.chain.submittedThrough(seq);
+    const snapshot = sequencer.checkpoint();
+    lastCheckpointSeq = seq;
+    await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
+  };
+
+  // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
+  const stopDueWork = new DueWork(sequencer, o.clock, undefined, o.v2CutoverAt).start();
+  const checkpointTimer = setInterval(() => {
+    // Between batches the engine equals the committed state, so the snapshot matches its seq.
+    if (sequencer.isIdle && pipeline.isIdle)
+      checkpoint().catch((error) => o.log.error({ err: error }, 'a checkpoint was not saved'));
+  }, CHECKPOINT_INTERVAL_MS);
+  checkpointTimer.unref();
+
+  o.log.info(
+    {
+      lastSeq: last.seq,
+      restingOrders: recovery.orders,
+      delayedOrders: sequencer.admission.delayed.size,
+      checkpointSeq: recovery.checkpointSeq,
+      replayedCommands: recovery.replayedCommands,
+      checkpointMs: Math.round(recovery.checkpointMs),
+      replayMs: Math.round(recovery.replayMs),
+    },
+    'trading state restored from the checkpoint and the journal after it',
+  );
+
+  return {
+    ...core.shared,
+    queries,
+    recovery,
+    async resolveMarket(marketHash, outcome) {
+      const status = sequencer.marketStatus(marketHash);
+      if (status !== undefined && status !== MarketStatus.RESOLVED) {
+        // Closed first, so that no fill comes after; then resolved once the chain has settled every fill before
+        // the close: a fill reversed after its market paid out could not be taken back from the payouts.
+        let closedAt = sequencer.lastSeq;
+        if (status === MarketStatus.OPEN) {
+          closedAt = (
+            await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })
+          ).seq;
+        }
+        await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
+        await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
+      }
+      await o.catalog.resolveMarket(marketHash, outcome);
+    },
+    reconcileResolutions: () => reconcileResolutions(queries, o.catalog),
+    checkpoint,
+    async close() {
+      stopDueWork();
+      clearInterval(checkpointTimer);
+      core.stop();
+      await sequencer.close();
+      await pipeline.idle();
+      await checkpoint();
+      await o.storage.close();
+    },
+  };
+}
+
+/** The catalog's results brought in line with the projections' settlements, quarter lines included. */
+export async function reconcileResolutions(queries: TradingReads, catalog: CatalogService): Promise<void> {
+  for (const { marketHash, outcome } of await queries.settlements()) {
+    const market = await catalog.getMarket(marketHash);
+    if (market && market.outcome === null) await catalog.resolveMarket(marketHash, outcome);
+  }
+  await catalog.followResolvedLegs();
+}
+
+/** What the leader's trading and a replica's (`replica-trading.ts`) are assembled from alike. */
+export type TradingParts = Pick<
+  TradingOptions,
+  | 'catalog'
+  | 'catalogRepository'
+  | 'wallets'
+  | 'verifier'
+  | 'clock'
+  | 'baseToken'
+  | 'ladderSize'
+  | 'maxPendingOrders'
+  | 'onFatal'
+  | 'log'
+>;
+
+/**
+ * The parts of trading around a sequencer that a leader and a replica share: the pipeline, the order path,
+ * read-your-writes, heartbeats and deposits (sequencer inputs), and the link from the catalog's fixture and
+ * market changes to the engine (the node that made the change submits the closing).
+ */
+export function assembleTrading(o: TradingParts, sequencer: Sequencer, projector: ProjectionWriter) {
+  const pipeline = new TradingPipeline({ sequencer, projector, onFatal: o.onFatal });
   const accountSeqs = new AccountSeqs();
   sequencer.onAnswered((intent, result) => accountSeqs.answered(intent, result));
   const outcomes = new OutcomeWatch();
@@ -190,94 +293,32 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     }
   });
 
-  // The checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are some
-  // 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
-  let lastCheckpointSeq = recovery.checkpointSeq;
-  const checkpoint = async () => {
-    const seq = sequencer.lastSeq;
-    if (seq === lastCheckpointSeq) return;
-    // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
-    // this checkpoint has no batch before it to project or submit again.
-    o.chain.submittedThrough(seq);
-    const snapshot = sequencer.checkpoint();
-    lastCheckpointSeq = seq;
-    await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
-  };
-
-  // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
-  const stopDueWork = new DueWork(sequencer, o.clock, undefined, o.v2CutoverAt).start();
-  const checkpointTimer = setInterval(() => {
-    // Between batches the engine equals the committed state, so the snapshot matches its seq.
-    if (sequencer.isIdle && pipeline.isIdle)
-      checkpoint().catch((error) => o.log.error({ err: error }, 'a checkpoint was not saved'));
-  }, CHECKPOINT_INTERVAL_MS);
-  checkpointTimer.unref();
-
-  o.log.info(
-    {
-      lastSeq: last.seq,
-      restingOrders: recovery.orders,
-      delayedOrders: sequencer.admission.delayed.size,
-      checkpointSeq: recovery.checkpointSeq,
-      replayedCommands: recovery.replayedCommands,
-      checkpointMs: Math.round(recovery.checkpointMs),
-      replayMs: Math.round(recovery.replayMs),
-    },
-    'trading state restored from the checkpoint and the journal after it',
-  );
-
-  return {
+  const shared = {
     sequencer,
     pipeline,
-    queries,
+    orders,
     async idle() {
       while (closing.size > 0) await Promise.all(closing);
       await pipeline.idle();
     },
-    caughtUpFor: (account) => pipeline.caughtUpTo(accountSeqs.of(account)),
-    orders,
-    recovery,
-    async heartbeat(account, timeoutSeconds) {
+    caughtUpFor: (account: string) => pipeline.caughtUpTo(accountSeqs.of(account)),
+    async heartbeat(account: `0x${string}`, timeoutSeconds: number) {
       const expiresAt = timeoutSeconds === 0 ? null : o.clock.now() + timeoutSeconds * 1000;
       await sequencer.submit({ kind: 'heartbeat', account, timeoutSeconds, expiresAt });
       return { timeoutSeconds, expiresAt };
     },
-    async deposit(account, amount) {
+    async deposit(account: `0x${string}`, amount: bigint) {
       await sequencer.submit({ kind: 'engine', command: { type: 'credit', account, amount } });
     },
-    async resolveMarket(marketHash, outcome) {
-      const status = sequencer.marketStatus(marketHash);
-      if (status !== undefined && status !== MarketStatus.RESOLVED) {
-        // Closed first, so that no fill comes after; then resolved once the chain has settled every fill before
-        // the close: a fill reversed after its market paid out could not be taken back from the payouts.
-        let closedAt = sequencer.lastSeq;
-        if (status === MarketStatus.OPEN) {
-          closedAt = (
-            await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })
-          ).seq;
-        }
-        await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
-        await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
-      }
-      await o.catalog.resolveMarket(marketHash, outcome);
-    },
-    async reconcileResolutions() {
-      for (const { marketHash, outcome } of await queries.settlements()) {
-        const market = await o.catalog.getMarket(marketHash);
-        if (market && market.outcome === null) await o.catalog.resolveMarket(marketHash, outcome);
-      }
-      await o.catalog.followResolvedLegs();
-    },
-    checkpoint,
-    async close() {
-      stopDueWork();
-      clearInterval(checkpointTimer);
+  } satisfies Partial<Trading>;
+  return {
+    pipeline,
+    orders,
+    shared,
+    /** Stops following the catalog and taking orders. */
+    stop() {
       unsubscribe();
       orders.close();
-      await sequencer.close();
-      await pipeline.idle();
-      await checkpoint();
-      await o.storage.close();
     },
   };
 }

@@ -1,0 +1,163 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { ladderSize } from '@oddsbook/protocol';
+import type { ClusterNames } from '../cluster/cluster-names.js';
+import { JournalFollower } from '../cluster/journal-follower.js';
+import { ProjectedElsewhere } from '../cluster/projected-elsewhere.js';
+import { RemoteSequencer } from '../cluster/remote-sequencer.js';
+import type { Config } from '../config/config.js';
+import { EXCHANGE_LIMITS } from '../config/limits.js';
+import { LegacyApi } from '../legacy/legacy-api.js';
+import { type Clock, systemClock } from '../lib/clock.js';
+import type { Sequencer } from '../sequencer/sequencer.js';
+import { createVerifierPool } from '../signing/verifier-pool.js';
+import { openReplicaTrading } from '../trading/replica-trading.js';
+import type { Trading } from '../trading/trading.js';
+import { Wallets } from '../wallets/wallets.js';
+import {
+  DEFAULT_VERIFY_WORKERS,
+  EIP712_DOMAIN_NAME,
+  type Exchange,
+  VERIFY_INLINE_WHEN_IDLE,
+  withAdminToken,
+} from './exchange.js';
+import { openExchangeAccess } from './exchange-access.js';
+import { openApiNodeStorage } from './exchange-storage.js';
+
+/** What an API node asks the leader for (`cluster/remote-leader.ts`): the chain, and what follows it. */
+export type LeaderSide = Pick<Exchange, 'chain' | 'multisig' | 'settlement' | 'reconciliation'> & {
+  resolveMarket: Trading['resolveMarket'];
+};
+
+export type ApiExchangeOptions = {
+  nc: NatsConnection;
+  names: ClusterNames;
+  leader: LeaderSide;
+  clock?: Clock;
+  verifyWorkers?: number;
+  /** How long an order keeps retrying while no sequencer answers (default RemoteSequencer's 10 s). */
+  sequencerDeadlineMs?: number;
+  log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
+  /** This node's copy of the trading state broke (an entry failed to apply): it must stop. */
+  onFatal: (error: unknown) => void;
+};
+
+/**
+ * The exchange as an API node sees it (ADR 0018): the same `Exchange` the HTTP app is built on, with
+ * trading on a replica (`trading/replica-trading.ts`: the leader's journal followed, intents sent to the
+ * leader over NATS), the projections read from PostgreSQL, signature checks here, and the chain and
+ * settlement asked of the leader. No data dir is locked: an API node keeps nothing of its own.
+ */
+export async function openApiExchange(givenConfig: Config, o: ApiExchangeOptions): Promise<Exchange> {
+  const { config, stored } = withAdminToken(givenConfig);
+  const clock = o.clock ?? systemClock;
+  const storage = await openApiNodeStorage(config);
+  const { store } = storage;
+  const closing: (() => Promise<void>)[] = [() => storage.close()];
+  const closeAll = async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+  };
+  try {
+    const access = await openExchangeAccess({
+      config,
+      store,
+      shared: true,
+      clock,
+      openRevocations: (options) => storage.openRevocations(options),
+      log: o.log,
+    });
+    closing.push(() => access.close());
+    const { catalog } = access;
+    const wallets = new Wallets(o.leader.chain);
+    const orderDomain = {
+      name: EIP712_DOMAIN_NAME,
+      version: '1' as const,
+      chainId: config.chainId,
+      verifyingContract: config.verifyingContract,
+    };
+    const verifier = createVerifierPool({
+      domain: orderDomain,
+      size: o.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
+      inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
+      maxPending: config.maxPendingOrders,
+    });
+    closing.push(() => verifier.close());
+
+    let replica: Sequencer | undefined;
+    const listener = await storage.database.connect();
+    closing.push(() => listener.end());
+    const follower = await JournalFollower.start({
+      journal: storage.journal,
+      listener,
+      ladderSize: ladderSize(),
+      onEntries: (entries) => replica?.followed(entries),
+      onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
+    });
+    closing.push(() => follower.stop());
+    const projections = new ProjectedElsewhere({
+      readCursor: () => storage.projectedSeq(),
+      startSeq: follower.lastSeq,
+      onError: (error) => o.log.error({ err: error }, 'reading the projector cursor failed (retried)'),
+    });
+    const trading = openReplicaTrading({
+      catalog,
+      catalogRepository: store.catalog,
+      wallets,
+      verifier,
+      clock,
+      baseToken: config.baseToken,
+      ladderSize: ladderSize(),
+      maxPendingOrders: config.maxPendingOrders,
+      onFatal: o.onFatal,
+      log: o.log,
+      reads: storage.reads,
+      follower,
+      forward: new RemoteSequencer({
+        nc: o.nc,
+        subject: o.names.submit,
+        ...(o.sequencerDeadlineMs ? { deadlineMs: o.sequencerDeadlineMs } : {}),
+      }),
+      projections,
+      resolveMarket: o.leader.resolveMarket,
+    });
+    replica = trading.sequencer;
+    closing.push(() => trading.close());
+    // First: a batch waiting for a leader that is gone would hold the pipeline's close.
+    closing.push(async () => projections.stop());
+    access.setInEngine((marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined);
+    const legacy = new LegacyApi({
+      trading,
+      catalog,
+      clock,
+      chainId: config.chainId,
+      verifyingContract: config.verifyingContract,
+      baseToken: config.baseToken,
+      minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
+      dates: config,
+    });
+    return {
+      config,
+      storedAdminToken: stored && 'file' in stored ? { file: stored.file, created: stored.created } : undefined,
+      clock,
+      db: null,
+      store,
+      storeKind: 'postgres',
+      apiKeys: access.apiKeys,
+      webSessions: access.webSessions,
+      catalog,
+      realtimeSecret: access.realtimeSecret,
+      chain: o.leader.chain,
+      multisig: o.leader.multisig,
+      wallets,
+      verifier,
+      trading,
+      settlement: o.leader.settlement,
+      reconciliation: o.leader.reconciliation,
+      legacy,
+      orderDomain,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
