@@ -54,6 +54,8 @@ export class ApiKeys {
     };
     await this.store.apiKeys.insert(record);
     this.index(record);
+    // The other nodes authenticate it once they have heard; one that missed it catches up at its resync.
+    await this.broadcast.publish({ kind: 'api-key-issued', id: record.id }).catch(() => {});
     return { apiKey, record };
   }
 
@@ -81,10 +83,21 @@ export class ApiKeys {
     for (const listener of this.revocationListeners) listener({ id });
   }
 
-  /** Catches up on revocations this node may have missed (its broadcast reconnected): reloads the active keys. */
+  /** A key another node issued: read from the store, it authenticates here too (unless revoked meanwhile). */
+  async issuedElsewhere(id: string): Promise<void> {
+    const record = await this.store.apiKeys.get(id);
+    if (record && record.revokedAt === null && !this.active.has(id)) this.index(record);
+  }
+
+  /**
+   * Catches up on what this node may have missed (its broadcast reconnected): reloads the active keys,
+   * forgetting those revoked and learning those issued elsewhere.
+   */
   async resync(): Promise<void> {
-    const active = new Set((await this.store.apiKeys.listActive()).map((record) => record.id));
+    const records = await this.store.apiKeys.listActive();
+    const active = new Set(records.map((record) => record.id));
     for (const id of [...this.active.keys()]) if (!active.has(id)) this.revokedElsewhere(id);
+    for (const record of records) if (!this.active.has(record.id)) this.index(record);
   }
 
   /** Calls `listener` for each key revoked from now on; returns the function that stops it. */

@@ -136,7 +136,8 @@ export async function openApiExchange(givenConfig: Config, o: ApiExchangeOptions
     });
     return {
       config,
-      storedAdminToken: stored && 'file' in stored ? { file: stored.file, created: stored.created } : undefined,
+      storedAdminToken:
+        stored && 'file' in stored ? { file: stored.file, created: stored.created } : undefined,
       clock,
       db: null,
       store,

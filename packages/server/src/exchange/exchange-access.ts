@@ -66,6 +66,10 @@ export async function openExchangeAccess(options: {
     });
     const stopRevocations = revocations.subscribe((revocation) => {
       if (revocation.kind === 'api-key') keys.revokedElsewhere(revocation.id);
+      else if (revocation.kind === 'api-key-issued')
+        void keys
+          .issuedElsewhere(revocation.id)
+          .catch((error) => options.log?.error({ err: error }, 'reading a key issued elsewhere failed'));
       else webSessions.forget(revocation.tokenHashes);
     });
     return {

@@ -26,6 +26,8 @@ export interface ApiKeyRepository {
   /** Every key that is not revoked, for the in-memory authenticator. */
   listActive(): Promise<ApiKeyRecord[]>;
   listForAccount(address: `0x${string}`): Promise<ApiKeyRecord[]>;
+  /** The key `id`, revoked or not; null when there is none. */
+  get(id: string): Promise<ApiKeyRecord | null>;
   /** Marks the key revoked; returns the record, or null when there is no such key. */
   revoke(id: string, now: number): Promise<ApiKeyRecord | null>;
 }

@@ -1,5 +1,11 @@
-/** What one node revoked, for the others: an API key, or browser sessions (signed out, or ended to make room). */
-export type Revocation = { kind: 'api-key'; id: string } | { kind: 'web-sessions'; tokenHashes: string[] };
+/**
+ * What one node changed in who may authenticate, for the others: an API key revoked, browser sessions ended
+ * (signed out, or to make room), or an API key issued (the others read it from the store).
+ */
+export type Revocation =
+  | { kind: 'api-key'; id: string }
+  | { kind: 'web-sessions'; tokenHashes: string[] }
+  | { kind: 'api-key-issued'; id: string };
 
 /**
  * Tells every other node of the exchange what this one revoked, so that a revoked key or an ended

@@ -133,6 +133,10 @@ describe.each(stores)('accounts, API keys, server secrets and the catalog on $na
     expect(await keys.revoke('k1', 50)).toEqual({ ...key('k1', ALICE, 20), revokedAt: 50 });
     expect(await keys.revoke('k1', 60)).toEqual({ ...key('k1', ALICE, 20), revokedAt: 50 });
     expect(await keys.revoke('nope', 60)).toBeNull();
+    expect(await keys.get('k1')).toEqual({ ...key('k1', ALICE, 20), revokedAt: 50 });
+    expect(await keys.get('k3')).toEqual(key('k3', BOB, 10));
+    expect(await keys.get('nope')).toBeNull();
+    expect(await keys.get('k\u00001')).toBeNull();
     // An id no store can hold (PostgreSQL text has no NUL) is no key either.
     expect(await keys.revoke('k\u00001', 60)).toBeNull();
     expect((await keys.listActive()).map((k) => k.id).sort()).toEqual(['k2', 'k3']);

@@ -1,3 +1,4 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Centrifuge, DisconnectedContext } from 'centrifuge';
 import type { Redis } from 'ioredis';
 import type { LocalAccount } from 'viem';
@@ -189,5 +190,35 @@ describe('revocation across nodes', () => {
         (await b.app.inject({ method: 'GET', url: '/orders-v3', headers: user.headers })).statusCode === 401,
       'B refuses the revoked key',
     );
+  });
+});
+
+describe('keys across nodes', () => {
+  it('authenticates on B a key issued on A, without a restart', async () => {
+    const user = await a.createUser();
+    await eventually(
+      async () =>
+        (await b.app.inject({ method: 'GET', url: '/user/balance-v3', headers: user.headers })).statusCode ===
+        200,
+      'B accepts the key issued on A',
+    );
+  });
+
+  it('learns at its resync a key whose notification it missed', async () => {
+    const apiKey = randomBytes(32).toString('hex');
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    await a.exchange.store.accounts.ensure(address, Date.now());
+    // Stored without a notification, as if B had been disconnected when A issued it.
+    await a.exchange.store.apiKeys.insert({
+      id: randomUUID(),
+      address,
+      keyHash: createHash('sha256').update(apiKey).digest('hex'),
+      label: null,
+      createdAt: Date.now(),
+      revokedAt: null,
+    });
+    expect(b.exchange.apiKeys.authenticate(apiKey)).toBeNull();
+    await b.exchange.apiKeys.resync();
+    expect(b.exchange.apiKeys.authenticate(apiKey)?.address).toBe(address);
   });
 });

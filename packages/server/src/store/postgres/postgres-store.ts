@@ -63,6 +63,10 @@ function apiKeyRepository(pool: pg.Pool): ApiKeyRepository {
     listActive: () => rows('SELECT * FROM api_keys WHERE revoked_at IS NULL'),
     listForAccount: (address) =>
       rows('SELECT * FROM api_keys WHERE address = $1 ORDER BY created_at, id', [address]),
+    async get(id) {
+      if (holdsNul([id])) return null;
+      return (await rows('SELECT * FROM api_keys WHERE id = $1', [id]))[0] ?? null;
+    },
     async revoke(id, now) {
       // PostgreSQL text cannot hold NUL: no key has such an id.
       if (holdsNul([id])) return null;

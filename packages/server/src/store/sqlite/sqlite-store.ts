@@ -70,6 +70,10 @@ function apiKeyRepository(db: Database): ApiKeyRepository {
     async listForAccount(address) {
       return forAccount.all(address).map(toApiKey);
     },
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toApiKey(row) : null;
+    },
     async revoke(id, now) {
       revoke.run(now, id);
       const row = byId.get(id);
