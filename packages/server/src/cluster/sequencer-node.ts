@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import { Sequencer, type SequencerOptions } from '../sequencer/sequencer.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
-import { JournalFollower } from './journal-follower.js';
+import { JournalFollower, type JournalFollowerOptions } from './journal-follower.js';
 import { SequencerLease } from './sequencer-lease.js';
 
 /** What a node that has just taken the lead hands to whoever runs trading. */
@@ -35,6 +35,8 @@ export type SequencerNodeOptions = {
   onDeposed: (reason: unknown) => void;
   /** A standby's read of the journal that failed (retried). */
   onError?: (error: unknown) => void;
+  /** Told of the entries the standby follows, with their events (warming what the leader will need). */
+  onEntries?: JournalFollowerOptions['onEntries'];
   /** Sequencer settings besides its state and journal. */
   sequencer?: Pick<SequencerOptions, 'maxQueue' | 'maxBatch' | 'overlapAfterMs'>;
   leaseKey?: string;
@@ -72,6 +74,7 @@ export class SequencerNode {
         ladderSize: options.ladderSize,
         ...(options.pollMs ? { pollMs: options.pollMs } : {}),
         ...(options.onError ? { onError: options.onError } : {}),
+        ...(options.onEntries ? { onEntries: options.onEntries } : {}),
       });
     } catch (error) {
       await listener.end().catch(() => {});

@@ -9,6 +9,7 @@ import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
+import { committedBatch } from '../sequencer/committed-batch.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { type Exchange, openExchange } from './exchange.js';
 
@@ -50,6 +51,9 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     await nc.close();
     throw error;
   }
+  // Warmed while standby (the orders its former leader answered), so that a client's retry reaching this
+  // node after a failover is answered with its first result.
+  const firstResults = new FirstResults();
   let exchange: Exchange | null = null;
   let intake: SequencerIntake | null = null;
   let publisher: CommittedPublisher | null = null;
@@ -69,7 +73,6 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       return;
     }
     exchange = opened;
-    const firstResults = new FirstResults();
     const pub = new CommittedPublisher({
       js: jetstream(nc),
       subject: names.subject,
@@ -114,6 +117,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
         deposed(error);
       }),
     onDeposed: deposed,
+    onEntries: (entries) => firstResults.follow(committedBatch(entries)),
     onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
   });
   o.log.info(

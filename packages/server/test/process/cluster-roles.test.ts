@@ -158,6 +158,12 @@ describe('oddsbook serve --role', () => {
         `SIGKILL of the leader to the order acknowledged by the standby: ${Math.round(performance.now() - killed)} ms`,
       );
       expect((await b.seen('leader')).epoch).toBe(2);
+      // The maker's order sent again to the new leader (a client that lost its answer): answered with the
+      // first result (the standby followed it), not placed twice nor refused.
+      const [again1] = await Promise.all(remote.decideAll([maker]));
+      // (the placing entry, as intake answers from it; not the market's opening that came before it).
+      expect(again1!.order).toEqual(made!.order);
+      expect(again1!.entries).toEqual([made!.entries.at(-1)]);
 
       const { rows } = await db.pool.query<{ seq: number; payload: string }>(
         'SELECT seq, payload FROM journal ORDER BY seq',
@@ -185,8 +191,20 @@ describe('oddsbook serve --role', () => {
       });
       await consumer.start();
       try {
-        await expect.poll(() => delivered.length, { timeout: 30_000 }).toBe(rows.length);
-        expect(delivered).toEqual(rows.map((r) => r.seq));
+        // The leader goes on journaling meanwhile (the chain's receipts of the fill): the journal as it is then.
+        const journalSeqs = async () =>
+          (await db.pool.query<{ seq: number }>('SELECT seq FROM journal ORDER BY seq')).rows.map(
+            (r) => r.seq,
+          );
+        await expect
+          .poll(
+            async () => delivered.length >= rows.length && delivered.length === (await journalSeqs()).length,
+            {
+              timeout: 30_000,
+            },
+          )
+          .toBe(true);
+        expect(delivered).toEqual(await journalSeqs());
       } finally {
         await consumer.stop();
       }
