@@ -8,6 +8,7 @@ import { type Config, ConfigError, configHelp, loadConfig } from './config/confi
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
+import { openApiNode } from './exchange/api-role.js';
 import { startSequencerRole } from './exchange/sequencer-role.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
@@ -42,9 +43,9 @@ const COMMAND_USAGE: Record<string, string> = {
   serve: `Usage: oddsbook serve [options]
 
 Runs the exchange: HTTP and the realtime WebSocket on one port, all state in the data dir (ROLE all, the
-default). With ROLE sequencer (and DATABASE_URL, NATS_URL) it runs a cluster sequencer instead: a hot
-standby that leads when it holds the lease, with no HTTP port (docs/scaling.md). Other roles are not yet
-available.
+default). With DATABASE_URL and NATS_URL, ROLE sequencer runs a cluster sequencer instead (a hot standby
+that leads when it holds the lease; the leader also carries the projector and the chain), and ROLE api an
+API node: HTTP and the realtime WebSocket, signature checks, intents sent to the leader (docs/scaling.md).
 
 ${configHelp()}`,
   keys: `Usage: oddsbook keys create <address> [--label <text>] [--data-dir <dir>]
@@ -164,17 +165,19 @@ function listenRefusal(error: unknown, config: Config): ConfigError | undefined 
 async function serve(argv: readonly string[]): Promise<undefined> {
   const config = loadConfig(argv);
   checkCrypto(config);
-  if (config.roles !== 'all') return serveClusterRoles(config);
+  const role = config.roles === 'all' ? 'all' : clusterRole(config);
+  if (role === 'sequencer') return serveClusterRoles(config);
   checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  const exchange = await openExchange(config, {
-    log: {
-      info: (o, msg) => app?.log.info(o, msg),
-      error: (o, msg) => (app ? app.log.error(o, msg) : console.error(msg, o)),
-    },
-    // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
-    onFatal: () => void stop('FATAL').finally(() => process.exit(1)),
-  });
+  const log = {
+    info: (o: object, msg: string) => app?.log.info(o, msg),
+    error: (o: object, msg: string) => (app ? app.log.error(o, msg) : console.error(msg, o)),
+  };
+  // A commit that fails leaves the engine ahead of the database (an API node: its replica broke): stop, and
+  // recover from the journal.
+  const onFatal = () => void stop('FATAL').finally(() => process.exit(1));
+  const exchange =
+    role === 'api' ? await openApiNode(config, { log, onFatal }) : await openExchange(config, { log, onFatal });
   try {
     app = await buildApp(exchange);
   } catch (error) {
@@ -238,8 +241,8 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   return undefined;
 }
 
-/** The roles this slice runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
-function clusterRole(config: Config): 'sequencer' {
+/** The roles a node runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
+function clusterRole(config: Config): 'sequencer' | 'api' {
   const { role, databaseUrl, natsUrl } = config.settingNames;
   if (!config.databaseUrl)
     throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
@@ -247,14 +250,14 @@ function clusterRole(config: Config): 'sequencer' {
   const roles = config.roles as ReadonlySet<string>;
   if (roles.has('sequencer') && [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r)))
     return 'sequencer';
+  if (roles.size === 1 && roles.has('api')) return 'api';
   throw new ConfigError(
-    `${role} ${[...roles].join(',')} is not yet available: a node runs all, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
+    `${role} ${[...roles].join(',')} is not yet available: a node runs all, api, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
   );
 }
 
 /** `serve --role sequencer`: no HTTP port; its state goes to the log (JSON lines on stdout). */
 async function serveClusterRoles(config: Config): Promise<undefined> {
-  clusterRole(config);
   checkDataDir(config);
   const log = jsonLog();
   const role = await startSequencerRole(config, {

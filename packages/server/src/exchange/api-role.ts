@@ -1,0 +1,58 @@
+import { connect } from '@nats-io/transport-node';
+import { clusterNames } from '../cluster/cluster-names.js';
+import { remoteLeader } from '../cluster/remote-leader.js';
+import type { Config } from '../config/config.js';
+import { openApiExchange } from './api-exchange.js';
+import type { Exchange } from './exchange.js';
+
+export type ApiRoleOptions = {
+  log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
+  onFatal: (error: unknown) => void;
+  verifyWorkers?: number;
+};
+
+/**
+ * `oddsbook serve --role api` (ADR 0018): the exchange an API node serves HTTP and the realtime WebSocket
+ * from. Its NATS connection carries intents to the leading sequencer and the chain's calls to the leader;
+ * closing the exchange closes it.
+ */
+export async function openApiNode(config: Config, o: ApiRoleOptions): Promise<Exchange> {
+  const names = clusterNames(config.cluster);
+  const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
+  try {
+    const leader = remoteLeader({
+      nc,
+      subject: names.leader,
+      chain: {
+        chainId: config.chainId,
+        baseToken: config.baseToken,
+        escrowAddress: config.verifyingContract,
+      },
+      reconciliation: { onError: (error) => o.log.error({ err: error }, 'the leader’s reconciliation failed') },
+    });
+    const exchange = await openApiExchange(config, {
+      nc,
+      names,
+      leader: {
+        chain: leader.chain,
+        multisig: leader.multisig,
+        settlement: leader.operations.settlement,
+        reconciliation: leader.operations.reconciliation,
+        resolveMarket: leader.operations.resolveMarket,
+      },
+      log: o.log,
+      onFatal: o.onFatal,
+      ...(o.verifyWorkers !== undefined ? { verifyWorkers: o.verifyWorkers } : {}),
+    });
+    return {
+      ...exchange,
+      async close() {
+        await exchange.close();
+        if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+      },
+    };
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+}
