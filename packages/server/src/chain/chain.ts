@@ -1,4 +1,5 @@
 import type { SafeTransactionData } from '@oddsbook/protocol';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type {
   Address,
   ChainBlock,
@@ -148,7 +149,8 @@ export interface ChainFaults {
    * has its receipts).
    */
   dropNextBlockAnnouncement(): Promise<void>;
-  faults(): ChainFaultState;
+  /** At once on the embedded chain; a promise on a remote one (an API node asking the leader). */
+  faults(): MaybePromise<ChainFaultState>;
 }
 
 export function supportsFaults(chain: Chain): chain is Chain & ChainFaults {

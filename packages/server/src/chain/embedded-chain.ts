@@ -1,11 +1,4 @@
-import {
-  predictSingleOwnerSafe,
-  SAFE_DEPLOYMENTS,
-  type SafeDeployment,
-  type SafeTransactionData,
-  safeDomain,
-  safeTxHash,
-} from '@oddsbook/protocol';
+import { type SafeDeployment, type SafeTransactionData, safeDomain, safeTxHash } from '@oddsbook/protocol';
 import { AppError, badRequest } from '../errors/app-error.js';
 import { andThen, type MaybePromise, SerialQueue } from '../lib/maybe-promise.js';
 import { type CommittedState, type MinedBlock, Overlay } from './block-overlay.js';
@@ -44,6 +37,7 @@ import type {
   SafeState,
   SettleTx,
 } from './chain-types.js';
+import { ProxyAddresses } from './proxy-addresses.js';
 import { ReceiptWaiters } from './receipt-waiters.js';
 import { executeSafeTransaction } from './safe-execution.js';
 import { settlementPayload } from './settlement-batch.js';
@@ -97,7 +91,6 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   private readonly store: ChainStore;
   private readonly timer: BlockTimer;
   private readonly clock: { now(): number };
-  private readonly deployment: SafeDeployment;
   private readonly saltNonce: bigint;
   private readonly maxTxPerBlock: number;
   private readonly onListenerError: (error: unknown) => void;
@@ -117,7 +110,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   /** From a block's write until it is announced (after its sync): the next block waits. */
   private mining = false;
   private landing: Promise<void> = Promise.resolve();
-  private readonly proxyCache = new Map<Address, Address>();
+  private readonly proxyAddresses: ProxyAddresses;
   private readonly receiptListeners = new Set<(receipt: ChainReceipt) => void>();
   private readonly blockListeners = new Set<(block: ChainBlock, receipts: readonly ChainReceipt[]) => void>();
   private readonly waiters = new ReceiptWaiters();
@@ -136,8 +129,11 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
     this.store = options.store;
     this.timer = options.timer ?? intervalBlockTimer();
     this.clock = options.clock ?? { now: () => Date.now() };
-    this.deployment = options.safeDeployment ?? SAFE_DEPLOYMENTS['v1.4.1'];
     this.saltNonce = options.saltNonce ?? 0n;
+    this.proxyAddresses = new ProxyAddresses({
+      ...(options.safeDeployment ? { safeDeployment: options.safeDeployment } : {}),
+      saltNonce: this.saltNonce,
+    });
     this.maxTxPerBlock = options.maxTransactionsPerBlock ?? 5000;
     this.onListenerError =
       options.onListenerError ??
@@ -378,13 +374,7 @@ export class EmbeddedChain implements Chain, ChainHistory, ChainSettlements, Cha
   // ---- proxy wallets ---------------------------------------------------------------------------
 
   proxyAddressFor(owner: Address): Address {
-    const eoa = address(owner, 'owner');
-    let safe = this.proxyCache.get(eoa);
-    if (!safe) {
-      safe = predictSingleOwnerSafe({ owner: eoa, saltNonce: this.saltNonce, deployment: this.deployment });
-      this.proxyCache.set(eoa, safe);
-    }
-    return safe;
+    return this.proxyAddresses.of(owner);
   }
 
   async getProxy(owner: Address): Promise<ProxyStatus> {

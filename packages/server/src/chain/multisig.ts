@@ -120,6 +120,9 @@ function hashableTransaction(tx: SafeTransactionDataInput): SafeTransactionData 
   return { ...tx, to, data, safeTxGas, baseGas, gasPrice, gasToken, refundReceiver };
 }
 
+/** What the HTTP routes use of the coordinator: the leader's own, or its remote client on an API node. */
+export type MultisigService = Pick<MultisigCoordinator, 'prepare' | 'confirm' | 'progress'>;
+
 /**
  * Add-signer bookkeeping: prepare a Safe transaction, collect owner confirmations, submit it to the
  * chain at threshold and follow it until it lands. State lives in a MultisigStore so it survives

@@ -2,6 +2,8 @@
 export type ClusterNames = {
   /** Request/reply to the leading sequencer. */
   submit: string;
+  /** Request/reply to the leader's other services: its chain, multisig, resolutions, reconciliation. */
+  leader: string;
   /** The JetStream stream of committed batches, and its subject. */
   stream: string;
   subject: string;
@@ -10,6 +12,7 @@ export type ClusterNames = {
 export function clusterNames(cluster: string): ClusterNames {
   return {
     submit: `${cluster}.sequencer.submit`,
+    leader: `${cluster}.leader.rpc`,
     stream: `${cluster.toUpperCase().replaceAll('-', '_')}_COMMITTED`,
     subject: `${cluster}.committed`,
   };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type NatsConnection, NoRespondersError, RequestError, TimeoutError } from '@nats-io/transport-node';
-import { unavailable } from '../errors/app-error.js';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Intent, IntentResult } from '../sequencer/intents.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
+import { requestWithRetries } from './nats-request.js';
 import { SUBMIT_SUBJECT } from './sequencer-intake.js';
 import { appErrorOf, decodeSubmitReply, encodeSubmitRequest, type SubmitReply } from './wire-codec.js';
 
@@ -50,43 +50,17 @@ export class RemoteSequencer implements Pick<Sequencer, 'decideAll'> {
   }
 
   async #request(data: string): Promise<SubmitReply> {
-    const deadline = performance.now() + this.#deadlineMs;
-    for (let attempt = 1; ; attempt++) {
-      const left = deadline - performance.now();
-      try {
-        const msg = await this.o.nc.request(this.#subject, data, {
-          timeout: Math.max(1, Math.min(this.#attemptTimeoutMs, left)),
-        });
-        return decodeSubmitReply(msg.data);
-      } catch (error) {
-        if (!isRetryable(error)) throw unavailable('The sequencer could not be reached', error);
-        if (performance.now() + this.#retryPauseMs >= deadline) {
-          throw unavailable(
-            `No sequencer answered within ${this.#deadlineMs} ms (${attempt} attempts); retry`,
-            error,
-          );
-        }
-        if (isNoResponders(error)) await sleep(this.#retryPauseMs);
-      }
-    }
+    const msg = await requestWithRetries({
+      nc: this.o.nc,
+      subject: this.#subject,
+      data,
+      attemptTimeoutMs: this.#attemptTimeoutMs,
+      deadlineMs: this.#deadlineMs,
+      retryPauseMs: this.#retryPauseMs,
+      // The same request id: the leader answers a retry with the first result, never places twice.
+      retryTimeouts: true,
+      responder: 'sequencer',
+    });
+    return decodeSubmitReply(msg.data);
   }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function isNoResponders(error: unknown): boolean {
-  return (
-    error instanceof NoRespondersError ||
-    (error instanceof RequestError && error.isNoResponders()) ||
-    (error instanceof Error && error.cause instanceof NoRespondersError)
-  );
-}
-
-/** No sequencer answered: nobody leads yet, or the leader died with the request (or lost its reply). */
-function isRetryable(error: unknown): boolean {
-  return (
-    isNoResponders(error) ||
-    error instanceof TimeoutError ||
-    (error instanceof Error && error.cause instanceof TimeoutError)
-  );
 }

@@ -35,6 +35,7 @@ export function uniqueNames() {
     stream: `TEST_COMMITTED_${id.toUpperCase()}`,
     subject: `test.${id}.committed`,
     submit: `test.${id}.sequencer.submit`,
+    leader: `test.${id}.leader.rpc`,
   };
 }
 

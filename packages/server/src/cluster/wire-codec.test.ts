@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError, unavailable } from '../errors/app-error.js';
+import { MultisigError } from '../chain/multisig.js';
+import { AppError, LegacyError, unavailable } from '../errors/app-error.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { SequencerInput } from '../sequencer/inputs.js';
 import type { Intent } from '../sequencer/intents.js';
@@ -15,6 +16,7 @@ import {
   encodeSubmitReply,
   encodeSubmitRequest,
   encodeWire,
+  type WireError,
   WireFormatError,
   wireError,
 } from './wire-codec.js';
@@ -184,6 +186,31 @@ describe('the wire codec', () => {
       { message: 'full; retry', statusCode: 503 },
     ]);
     expect(wireError(new Error('boom'))).toMatchObject({ statusCode: 500, code: 'INTERNAL_ERROR' });
+  });
+
+  it('carries the AppError subclasses as themselves: class, status, code, message and body', () => {
+    const across = (error: AppError) =>
+      appErrorOf(decodeWire<WireError>(encodeWire(wireError(error, 'leader'))));
+    const errors: AppError[] = [
+      new MultisigError('SIGNER_NOT_OWNER'),
+      new MultisigError('SAFE_TX_FAILED', 'reverted: GS013'),
+      new LegacyError('INVALID_ORDER_HASH'),
+      new LegacyError('ORDERS_NOT_FOUND', 404, 'no such orders'),
+      new AppError({ code: 'INVALID_ADDRESS', statusCode: 400, message: 'owner is not an address' }),
+    ];
+    for (const error of errors) {
+      const arrived = across(error);
+      expect(arrived.constructor).toBe(error.constructor);
+      expect([arrived.name, arrived.statusCode, arrived.code, arrived.message, arrived.body]).toEqual([
+        error.name,
+        error.statusCode,
+        error.code,
+        error.message,
+        error.body,
+      ]);
+      if (error instanceof LegacyError) expect((arrived as LegacyError).errorCode).toBe(error.errorCode);
+    }
+    expect(wireError(new Error('boom'), 'leader').message).toBe('the leader failed: boom');
   });
 
   it('refuses what it cannot carry exactly, and a batch whose seqs do not follow', () => {

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '@oddsbook/protocol';
-import { AppError } from '../errors/app-error.js';
+import { MULTISIG_ERRORS, MultisigError, type MultisigErrorCode } from '../chain/multisig.js';
+import { AppError, LegacyError } from '../errors/app-error.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { Intent, IntentResult } from '../sequencer/intents.js';
 
@@ -104,27 +105,42 @@ export type WireError = {
   statusCode: number;
   message: string;
   body?: Record<string, unknown>;
+  /** The AppError subclass it was, when one (so that the receiver throws the same class). */
+  kind?: WireErrorKind;
 };
+
+/** The AppError subclasses rebuilt as themselves on the other side (any other AppError arrives as AppError). */
+type WireErrorKind = 'MultisigError' | 'LegacyError';
 
 /** Each intent's result or its refusal, in order; or the whole request refused (503 when the queue is full). */
 export type SubmitReply =
   | { ok: true; results: ({ ok: true; result: IntentResult } | { ok: false; error: WireError })[] }
   | { ok: false; error: WireError };
 
-export function wireError(error: unknown): WireError {
+/** `responder` names who failed in the message of an error that is not the API's own (a 500). */
+export function wireError(error: unknown, responder = 'sequencer'): WireError {
   if (error instanceof AppError) {
+    const kind = error instanceof MultisigError || error instanceof LegacyError ? error.name : undefined;
     return {
       code: error.code,
       statusCode: error.statusCode,
       message: error.message,
       ...(error.body ? { body: error.body } : {}),
+      ...(kind ? { kind: kind as WireErrorKind } : {}),
     };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { code: 'INTERNAL_ERROR', statusCode: 500, message: `the sequencer failed: ${message}` };
+  return { code: 'INTERNAL_ERROR', statusCode: 500, message: `the ${responder} failed: ${message}` };
 }
 
 export function appErrorOf(error: WireError): AppError {
+  if (error.kind === 'MultisigError' && error.code in MULTISIG_ERRORS)
+    return new MultisigError(error.code as MultisigErrorCode, error.message);
+  const legacyCode = error.body?.errorCode;
+  if (error.kind === 'LegacyError' && typeof legacyCode === 'string') {
+    const message = error.body?.message;
+    return new LegacyError(legacyCode, error.statusCode, typeof message === 'string' ? message : undefined);
+  }
   return new AppError({
     code: error.code,
     statusCode: error.statusCode,

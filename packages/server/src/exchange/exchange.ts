@@ -6,15 +6,15 @@ import type { WebSessions } from '../auth/web-sessions.js';
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { seedDemoCatalog } from '../catalog/demo-seed.js';
 import type { Chain } from '../chain/chain.js';
-import type { MultisigCoordinator } from '../chain/multisig.js';
+import type { MultisigService } from '../chain/multisig.js';
 import { openEmbeddedChain } from '../chain/open-embedded-chain.js';
 import type { Config } from '../config/config.js';
 import { EXCHANGE_LIMITS } from '../config/limits.js';
 import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { Journal } from '../sequencer/journal.js';
-import { Reconciliation } from '../settlement/reconciliation.js';
-import { SettlementDriver } from '../settlement/settlement-driver.js';
+import { type Reconciler, Reconciliation } from '../settlement/reconciliation.js';
+import { SettlementDriver, type SettlementStatus } from '../settlement/settlement-driver.js';
 import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.js';
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
 import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
@@ -54,18 +54,19 @@ export type Exchange = {
   readonly catalog: CatalogService;
   /** HMAC key of realtime connection tokens, kept in the store. */
   readonly realtimeSecret: string;
-  /** The embedded chain: proxy wallets, base token, escrow, Safe multisig. */
+  /** The embedded chain (on an API node the leader's, over NATS): proxy wallets, base token, escrow, Safe multisig. */
   readonly chain: Chain;
-  readonly multisig: MultisigCoordinator;
+  /** The add-signer flow (the leader's coordinator; on an API node its remote client). */
+  readonly multisig: MultisigService;
   readonly wallets: Wallets;
   /** Order signature checks, off the main thread. */
   readonly verifier: VerifierPool;
   /** Engine, sequencer, order path, heartbeats. */
   readonly trading: Trading;
   /** The chain side of trading: every committed money move, settled on the chain in journal order. */
-  readonly settlement: SettlementDriver;
+  readonly settlement: SettlementStatus;
   /** The engine's money compared with the chain's: at the start, every RECONCILE_INTERVAL_MS, on demand. */
-  readonly reconciliation: Reconciliation;
+  readonly reconciliation: Reconciler;
   /** The legacy v2 API on the same intake and books, until the cut-over dates (docs/legacy.md). */
   readonly legacy: LegacyApi;
   /** The EIP-712 domain orders are signed for. */

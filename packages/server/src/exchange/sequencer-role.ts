@@ -5,6 +5,7 @@ import { ladderSize } from '@oddsbook/protocol';
 import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
+import { LeaderServices } from '../cluster/leader-services.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
@@ -35,8 +36,9 @@ export type SequencerRole = {
  * `oddsbook serve --role sequencer` (ADR 0018): a cluster sequencer node. While standby it follows the
  * PostgreSQL journal and tries the lease. Once it leads it opens the exchange as the single process does
  * (engine and admission, due work, the pipeline with projector and settlement driver, the embedded chain),
- * appending to the journal fenced by its epoch; serves the NATS intake (`oddsbook.sequencer.submit`) for
- * the API nodes; and publishes every committed batch on the JetStream stream. So for now the leading
+ * appending to the journal fenced by its epoch; serves the NATS intake (`oddsbook.sequencer.submit`) and
+ * the leader's services (`oddsbook.leader.rpc`: its chain, multisig, resolutions, reconciliation) for the
+ * API nodes; and publishes every committed batch on the JetStream stream. So for now the leading
  * sequencer also carries the projector and chain roles. Deposed, it stops for good (`onDeposed`): a
  * supervisor starts it again, as a standby.
  */
@@ -56,6 +58,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   const firstResults = new FirstResults();
   let exchange: Exchange | null = null;
   let intake: SequencerIntake | null = null;
+  let services: LeaderServices | null = null;
   let publisher: CommittedPublisher | null = null;
   let stopped = false;
 
@@ -91,9 +94,19 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       subject: names.submit,
     });
     await intake.start();
+    services = new LeaderServices({
+      nc,
+      subject: names.leader,
+      chain: opened.chain,
+      multisig: opened.multisig,
+      resolveMarket: (marketHash, outcome) => opened.trading.resolveMarket(marketHash, outcome),
+      reconciliation: opened.reconciliation,
+      settlement: opened.settlement,
+    });
+    await services.start();
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
-      'leading: serving the sequencer intake',
+      'leading: serving the sequencer intake and the leader services',
     );
   };
 
@@ -103,6 +116,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     gone = true;
     o.log.error({ err: reason }, 'this sequencer no longer leads');
     void intake?.stop();
+    void services?.stop();
     o.onDeposed(reason);
   };
 
@@ -134,6 +148,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       if (stopped) return;
       stopped = true;
       await intake?.stop();
+      await services?.stop();
       await exchange?.close();
       await publisher?.flushed();
       await node.stop();

@@ -1,5 +1,11 @@
 import { differenceUnits, type ReconcileReport, reconcileReportToWire } from './reconcile.js';
 
+/** A reconciliation's report and when it ran. */
+export type ReconciliationRun = { at: number; report: ReconcileReport };
+
+/** What the routes and metrics use: the leader's `Reconciliation`, or its remote client on an API node. */
+export type Reconciler = Pick<Reconciliation, 'run' | 'last'>;
+
 type Log = { info(o: object, msg: string): void; error(o: object, msg: string): void };
 
 /**
@@ -7,7 +13,7 @@ type Log = { info(o: object, msg: string): void; error(o: object, msg: string): 
  * report is what `/metrics` and `GET /admin/reconcile` show. A difference is logged as an error.
  */
 export class Reconciliation {
-  #last: { at: number; report: ReconcileReport } | null = null;
+  #last: ReconciliationRun | null = null;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -22,7 +28,7 @@ export class Reconciliation {
     },
   ) {}
 
-  get last(): { at: number; report: ReconcileReport } | null {
+  get last(): ReconciliationRun | null {
     return this.#last;
   }
 

@@ -6,6 +6,7 @@ import {
   type SettlementItem,
   type SettlementItemResult,
 } from '../chain/settlement-types.js';
+import type { MaybePromise } from '../lib/maybe-promise.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { NotLandedItem, SequencerInput, SettledTx } from '../sequencer/inputs.js';
 import { legacyEscrowsOf } from './legacy-escrows.js';
@@ -36,6 +37,17 @@ type SettleReceipt = ChainReceipt & {
   tx: { kind: 'settle' } & SettlementBatch;
   items: readonly SettlementItemResult[];
 };
+
+/** What is not settled yet (`SettlementDriver.backlog`). */
+export type SettlementBacklog = {
+  queuedItems: number;
+  outstandingItems: number;
+  inFlight: number;
+  settledSeq: number;
+};
+
+/** What the metrics read of settlement: the leader's driver, or its remote client on an API node. */
+export type SettlementStatus = { backlog(): MaybePromise<SettlementBacklog> };
 
 export type SettlementDriverOptions = {
   chain: SettlementChain;
@@ -199,7 +211,7 @@ export class SettlementDriver {
   }
 
   /** What is not settled yet, for metrics and reconciliation. */
-  backlog(): { queuedItems: number; outstandingItems: number; inFlight: number; settledSeq: number } {
+  backlog(): SettlementBacklog {
     return {
       queuedItems: this.queue.length,
       outstandingItems: this.outstanding.length,

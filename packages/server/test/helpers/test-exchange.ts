@@ -7,6 +7,7 @@ import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type Exchange, openExchange } from '../../src/exchange/exchange.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { SettlementDriver } from '../../src/settlement/settlement-driver.js';
 import { databaseUrlOf } from './test-store.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -98,6 +99,8 @@ export async function startTestExchange(
     },
     async settled() {
       const { trading, settlement } = exchange;
+      if (!(settlement instanceof SettlementDriver))
+        throw new Error('settled() needs the exchange’s own settlement driver');
       await trading.idle();
       await settlement.whenSettled(trading.sequencer.lastSeq);
       await settlement.drained();

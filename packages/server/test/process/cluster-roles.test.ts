@@ -9,6 +9,7 @@ import { ladderSize } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { CommittedConsumer } from '../../src/cluster/committed-consumer.js';
+import { LeaderClient } from '../../src/cluster/remote-leader.js';
 import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
 import {
   account,
@@ -146,6 +147,9 @@ describe('oddsbook serve --role', () => {
       expect(made!.order).toEqual({ status: 'placed' });
       const matched = took!.entries.at(-1)!.events.find((e) => e.type === 'orderMatched');
       expect(matched).toMatchObject({ makerOrderId: maker.order.orderId, takerOrderId: taker.order.orderId });
+      // The leader's other services (its chain, settlement, ...), as an API node asks for them.
+      const leader = new LeaderClient({ nc, subject: names.leader, deadlineMs: 10_000 });
+      expect(await leader.call('settlement.backlog')).toMatchObject({ queuedItems: expect.any(Number) });
 
       const killed = performance.now();
       a.child.kill('SIGKILL');
@@ -164,6 +168,8 @@ describe('oddsbook serve --role', () => {
       // (the placing entry, as intake answers from it; not the market's opening that came before it).
       expect(again1!.order).toEqual(made!.order);
       expect(again1!.entries).toEqual([made!.entries.at(-1)]);
+      // The new leader serves them too.
+      expect(await leader.call('chain.blockNumber')).toEqual(expect.any(Number));
 
       const { rows } = await db.pool.query<{ seq: number; payload: string }>(
         'SELECT seq, payload FROM journal ORDER BY seq',

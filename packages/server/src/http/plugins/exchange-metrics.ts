@@ -167,19 +167,19 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
     registry,
     'oddsbook_settlement_queued_items',
     'Settlement items not submitted yet',
-    () => backlog().queuedItems,
+    async () => (await backlog()).queuedItems,
   );
   gauge(
     registry,
     'oddsbook_settlement_outstanding_items',
     'Settlement items that did not land and are submitted again (a payout, deposit or adjustment that failed, or skipped behind one)',
-    () => backlog().outstandingItems,
+    async () => (await backlog()).outstandingItems,
   );
   gauge(
     registry,
     'oddsbook_settlement_transactions_in_flight',
     'Settlement transactions submitted whose receipts are not journaled yet',
-    () => backlog().inFlight,
+    async () => (await backlog()).inFlight,
   );
   gauge(
     registry,

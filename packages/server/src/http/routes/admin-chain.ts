@@ -98,7 +98,7 @@ export async function adminChainRoutes(app: ExchangeApp, exchange: Exchange): Pr
         response: { 200: Envelope(FaultState), ...errorResponses(401, 409, 429) },
       },
     },
-    async () => success(faultsOf().faults()),
+    async () => success(await faultsOf().faults()),
   );
 
   app.post(
@@ -150,7 +150,7 @@ export async function adminChainRoutes(app: ExchangeApp, exchange: Exchange): Pr
       if (body.blocks === 'resume') await chain.resumeBlocks();
       if (body.dropNextReceipt) await chain.dropNextBlockAnnouncement();
       request.log.warn({ faults: body }, 'chain faults injected');
-      return success(chain.faults());
+      return success(await chain.faults());
     },
   );
 }
