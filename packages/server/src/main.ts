@@ -8,6 +8,7 @@ import { type Config, ConfigError, configHelp, loadConfig } from './config/confi
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
+import { serveRealtimeRole } from './exchange/realtime-role.js';
 import { startSequencerRole } from './exchange/sequencer-role.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
@@ -239,7 +240,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
 }
 
 /** The roles this slice runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
-function clusterRole(config: Config): 'sequencer' {
+function clusterRole(config: Config): 'sequencer' | 'realtime' {
   const { role, databaseUrl, natsUrl } = config.settingNames;
   if (!config.databaseUrl)
     throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
@@ -247,14 +248,15 @@ function clusterRole(config: Config): 'sequencer' {
   const roles = config.roles as ReadonlySet<string>;
   if (roles.has('sequencer') && [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r)))
     return 'sequencer';
+  if (roles.size === 1 && roles.has('realtime')) return 'realtime';
   throw new ConfigError(
-    `${role} ${[...roles].join(',')} is not yet available: a node runs all, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
+    `${role} ${[...roles].join(',')} is not yet available: a node runs all, sequencer (which carries projector and chain for now) or realtime; see docs/scaling.md`,
   );
 }
 
 /** `serve --role sequencer`: no HTTP port; its state goes to the log (JSON lines on stdout). */
 async function serveClusterRoles(config: Config): Promise<undefined> {
-  clusterRole(config);
+  if (clusterRole(config) === 'realtime') return serveRealtimeRole(config, jsonLog());
   checkDataDir(config);
   const log = jsonLog();
   const role = await startSequencerRole(config, {

@@ -22,6 +22,19 @@ export type ExchangePublicationsOptions = {
 
 const SPORT_INFO_LIMIT = 100_000;
 
+/** A cluster role's log (info and error) as the realtime parts log. */
+export function realtimeLoggerOf(log: {
+  info(o: object, msg: string): void;
+  error(o: object, msg: string): void;
+}): RealtimeLogger {
+  return {
+    debug() {},
+    info: (o, msg) => log.info(o, msg ?? ''),
+    warn: (o, msg) => log.error(o, msg ?? ''),
+    error: (o, msg) => log.error(o, msg ?? ''),
+  };
+}
+
 /**
  * The realtime publications of a running exchange, from its two sources: each committed batch once
  * projected (one list per batch, in seq order; the chain's escrow receipts are batches' entries too), and

@@ -5,12 +5,14 @@ import { ladderSize } from '@oddsbook/protocol';
 import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
+import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { type Exchange, openExchange } from './exchange.js';
+import { type RealtimeStamping, startRealtimeStamping } from './realtime-stamping.js';
 
 export type SequencerRoleLog = {
   info(o: object, msg: string): void;
@@ -46,6 +48,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   try {
     database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
     await ensureCommittedStream(await jetstreamManager(nc), names);
+    await ensurePublicationsStream(await jetstreamManager(nc), names);
   } catch (error) {
     await nc.close();
     throw error;
@@ -53,6 +56,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   let exchange: Exchange | null = null;
   let intake: SequencerIntake | null = null;
   let publisher: CommittedPublisher | null = null;
+  let realtime: RealtimeStamping | null = null;
   let stopped = false;
 
   const lead = async (leader: LeadingSequencer): Promise<void> => {
@@ -81,6 +85,9 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(batch);
       pub.publish(batch);
     });
+    // The realtime nodes' publications, numbered here under this leader's epoch.
+    const stampingOptions = { js: jetstream(nc), subject: names.publications, log: o.log };
+    realtime = startRealtimeStamping(opened, { ...stampingOptions, leaderEpoch: leader.epoch });
     intake = new SequencerIntake({
       nc,
       sequencer: opened.trading.sequencer,
@@ -131,6 +138,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       stopped = true;
       await intake?.stop();
       await exchange?.close();
+      await realtime?.stop();
       await publisher?.flushed();
       await node.stop();
       await closeQuietly(nc);
