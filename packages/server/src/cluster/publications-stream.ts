@@ -12,8 +12,6 @@ export type StampedMessage = {
   leaderEpoch: number;
   /** Its number among this leader's messages, from 1: the message id (`pubs-<leaderEpoch>-<n>`). */
   n: number;
-  /** The journal seq of the batch whose publications these are, if they are a batch's. */
-  lastSeq?: number;
   publications: StampedPublication[];
 };
 
@@ -57,7 +55,7 @@ type WirePublication = [
   epoch: string,
   dataJson: string,
 ];
-type WireMessage = { l: number; n: number; s?: number; p: WirePublication[] };
+type WireMessage = { l: number; n: number; p: WirePublication[] };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -66,7 +64,6 @@ export function encodeStampedMessage(message: StampedMessage): Uint8Array {
   const wire: WireMessage = {
     l: message.leaderEpoch,
     n: message.n,
-    ...(message.lastSeq !== undefined ? { s: message.lastSeq } : {}),
     p: message.publications.map((p) => [
       p.channel,
       p.user ?? null,
@@ -93,7 +90,6 @@ export function decodeStampedMessage(bytes: Uint8Array): StampedMessage | undefi
   }
   if (typeof wire !== 'object' || wire === null || !isInt(wire.l) || !isInt(wire.n) || !Array.isArray(wire.p))
     return undefined;
-  if (wire.s !== undefined && !isInt(wire.s)) return undefined;
   const publications: StampedPublication[] = [];
   for (const p of wire.p) {
     if (!Array.isArray(p) || p.length !== 7) return undefined;
@@ -112,12 +108,7 @@ export function decodeStampedMessage(bytes: Uint8Array): StampedMessage | undefi
     if (key !== null) stamped.key = key;
     publications.push(stamped);
   }
-  return {
-    leaderEpoch: wire.l,
-    n: wire.n,
-    ...(wire.s !== undefined ? { lastSeq: wire.s } : {}),
-    publications,
-  };
+  return { leaderEpoch: wire.l, n: wire.n, publications };
 }
 
 export type StampedPublisherOptions = {
@@ -165,15 +156,10 @@ export class StampedPublisher {
   }
 
   /** Queues one message of these publications (none is sent for an empty list). */
-  publish(publications: StampedPublication[], lastSeq?: number): void {
+  publish(publications: StampedPublication[]): void {
     if (publications.length === 0) return;
     this.#n += 1;
-    const message: StampedMessage = {
-      leaderEpoch: this.o.leaderEpoch,
-      n: this.#n,
-      ...(lastSeq !== undefined ? { lastSeq } : {}),
-      publications,
-    };
+    const message: StampedMessage = { leaderEpoch: this.o.leaderEpoch, n: this.#n, publications };
     this.#queue.push(message);
     if (this.#queue.length > this.#maxQueued)
       this.#drop(this.#queue.shift()!, new Error('the publish queue is full'));
