@@ -6,9 +6,10 @@ import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-t
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { AppError } from './errors/app-error.js';
+import { openApiNode } from './exchange/api-role.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
-import { openApiNode } from './exchange/api-role.js';
+import { serveRealtimeRole } from './exchange/realtime-role.js';
 import { startSequencerRole } from './exchange/sequencer-role.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
@@ -167,6 +168,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   checkCrypto(config);
   const role = config.roles === 'all' ? 'all' : clusterRole(config);
   if (role === 'sequencer') return serveClusterRoles(config);
+  if (role === 'realtime') return serveRealtimeRole(config, jsonLog());
   checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const log = {
@@ -177,7 +179,9 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   // recover from the journal.
   const onFatal = () => void stop('FATAL').finally(() => process.exit(1));
   const exchange =
-    role === 'api' ? await openApiNode(config, { log, onFatal }) : await openExchange(config, { log, onFatal });
+    role === 'api'
+      ? await openApiNode(config, { log, onFatal })
+      : await openExchange(config, { log, onFatal });
   try {
     app = await buildApp(exchange);
   } catch (error) {
@@ -242,7 +246,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
 }
 
 /** The roles a node runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
-function clusterRole(config: Config): 'sequencer' | 'api' {
+function clusterRole(config: Config): 'sequencer' | 'api' | 'realtime' {
   const { role, databaseUrl, natsUrl } = config.settingNames;
   if (!config.databaseUrl)
     throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
@@ -251,8 +255,9 @@ function clusterRole(config: Config): 'sequencer' | 'api' {
   if (roles.has('sequencer') && [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r)))
     return 'sequencer';
   if (roles.size === 1 && roles.has('api')) return 'api';
+  if (roles.size === 1 && roles.has('realtime')) return 'realtime';
   throw new ConfigError(
-    `${role} ${[...roles].join(',')} is not yet available: a node runs all, api, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
+    `${role} ${[...roles].join(',')} is not yet available: a node runs all, api, realtime, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
   );
 }
 

@@ -11,12 +11,16 @@ describe('a cluster’s NATS names', () => {
       leader: LEADER_SUBJECT,
       stream: COMMITTED_STREAM,
       subject: COMMITTED_SUBJECT,
+      publicationsStream: 'ODDSBOOK_PUBLICATIONS',
+      publications: 'oddsbook.publications',
     });
     expect(clusterNames('eu-2')).toEqual({
       submit: 'eu-2.sequencer.submit',
       leader: 'eu-2.leader.rpc',
       stream: 'EU_2_COMMITTED',
       subject: 'eu-2.committed',
+      publicationsStream: 'EU_2_PUBLICATIONS',
+      publications: 'eu-2.publications',
     });
   });
 });

@@ -7,6 +7,9 @@ export type ClusterNames = {
   /** The JetStream stream of committed batches, and its subject. */
   stream: string;
   subject: string;
+  /** The JetStream stream of stamped realtime publications (realtime nodes follow it), and its subject. */
+  publicationsStream: string;
+  publications: string;
 };
 
 export function clusterNames(cluster: string): ClusterNames {
@@ -15,5 +18,7 @@ export function clusterNames(cluster: string): ClusterNames {
     leader: `${cluster}.leader.rpc`,
     stream: `${cluster.toUpperCase().replaceAll('-', '_')}_COMMITTED`,
     subject: `${cluster}.committed`,
+    publicationsStream: `${cluster.toUpperCase().replaceAll('-', '_')}_PUBLICATIONS`,
+    publications: `${cluster}.publications`,
   };
 }

@@ -28,7 +28,9 @@ export async function openApiNode(config: Config, o: ApiRoleOptions): Promise<Ex
         baseToken: config.baseToken,
         escrowAddress: config.verifyingContract,
       },
-      reconciliation: { onError: (error) => o.log.error({ err: error }, 'the leader’s reconciliation failed') },
+      reconciliation: {
+        onError: (error) => o.log.error({ err: error }, 'the leader’s reconciliation failed'),
+      },
     });
     const exchange = await openApiExchange(config, {
       nc,

@@ -1,13 +1,14 @@
 import { legacyChannelsOf, parseChannel, parseLegacyChannel } from '@oddsbook/protocol';
-import { createChannelPolicy } from '../realtime/channel-policy.js';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { CatalogService } from '../catalog/catalog-service.js';
+import type { Config } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import { type ChannelPolicy, createChannelPolicy } from '../realtime/channel-policy.js';
 import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
 import type { RealtimeHubOptions, RealtimeLogger } from '../realtime/options.js';
-import type { Publication } from '../realtime/publication.js';
 import { createRealtimeTokenVerifier, RealtimeTokenError } from '../realtime/token.js';
-import { catalogPublications } from '../trading/catalog-publications.js';
-import type { ProjectedBatch } from '../trading/pipeline.js';
-import { type BatchRows, TradingPublisher } from '../trading/trading-publications.js';
 import type { Exchange } from './exchange.js';
+import { followExchangePublications } from './exchange-publications.js';
 
 export type ExchangeRealtime = {
   readonly hub: RealtimeHub;
@@ -23,29 +24,47 @@ export type ExchangeRealtimeOptions = {
   bookIntervalMs?: number;
 };
 
-const SPORT_INFO_LIMIT = 100_000;
+/** What a hub of the exchange's checks its tokens and channels against (the exchange, or a realtime node's store). */
+export type RealtimeAccess = {
+  readonly realtimeSecret: string;
+  readonly clock: Clock;
+  readonly apiKeys: Pick<ApiKeys, 'isActive'>;
+  readonly catalog: Pick<CatalogService, 'getMarket' | 'fixtureStatuses'>;
+  readonly config: Pick<Config, 'baseToken' | 'realtimeHistoryMax' | 'realtimeHistoryBytes'>;
+  /** Whether the legacy channel names are still served (before LEGACY_WS_SHUTDOWN_AT). */
+  legacyChannelsOpen(): boolean;
+};
+
+/** The channel names an exchange serves: the v3 names, and the legacy ones until LEGACY_WS_SHUTDOWN_AT (docs/legacy.md). */
+export function exchangeChannelPolicy(
+  access: Pick<RealtimeAccess, 'config' | 'legacyChannelsOpen'>,
+): ChannelPolicy {
+  const baseToken = access.config.baseToken;
+  const parse = (channel: string) =>
+    parseChannel(channel) ??
+    (access.legacyChannelsOpen() ? parseLegacyChannel(channel, baseToken) : undefined);
+  return createChannelPolicy({ parse });
+}
 
 /**
- * The realtime hub of a running exchange, fed from its two sources: each committed batch once projected
- * (one `publishMany` per batch, in seq order; the chain's escrow receipts are batches' entries too), and
- * catalog changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
+ * The hub settings of an exchange: its channel policy and history bounds, book channels only for the
+ * catalog's markets and events, tokens signed with its secret for an API key still active.
  */
-export function startExchangeRealtime(
-  exchange: Exchange,
-  options: ExchangeRealtimeOptions = {},
-): ExchangeRealtime {
-  const { trading, catalog, wallets, apiKeys } = exchange;
-  const logger = options.logger;
-  const verifySignature = createRealtimeTokenVerifier(exchange.realtimeSecret, exchange.clock);
-  const { legacy } = exchange;
-  const baseToken = exchange.config.baseToken;
-  // The legacy channel names until LEGACY_WS_SHUTDOWN_AT (docs/legacy.md): then unknown, as any other name.
+export function exchangeHubOptions(
+  access: RealtimeAccess,
+  options: Pick<ExchangeRealtimeOptions, 'hub' | 'logger'> = {},
+): RealtimeHubOptions {
+  const { catalog, apiKeys } = access;
+  const verifySignature = createRealtimeTokenVerifier(access.realtimeSecret, access.clock);
+  const channelPolicy = exchangeChannelPolicy(access);
+  const baseToken = access.config.baseToken;
   const parse = (channel: string) =>
-    parseChannel(channel) ?? (legacy.channelsOpen ? parseLegacyChannel(channel, baseToken) : undefined);
-  const hub = createRealtimeHub({
-    channelPolicy: createChannelPolicy({ parse }),
-    maxHistoryPublications: exchange.config.realtimeHistoryMax,
-    maxHistoryBytes: exchange.config.realtimeHistoryBytes,
+    parseChannel(channel) ??
+    (access.legacyChannelsOpen() ? parseLegacyChannel(channel, baseToken) : undefined);
+  return {
+    channelPolicy,
+    maxHistoryPublications: access.config.realtimeHistoryMax,
+    maxHistoryBytes: access.config.realtimeHistoryBytes,
     // A book channel opens a stream only for a market or event of the catalog.
     channelExists(channel) {
       const parsed = parse(channel);
@@ -66,111 +85,53 @@ export function startExchangeRealtime(
       }
       return identity;
     },
-    ...(logger ? { logger } : {}),
-  });
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
+}
+
+/**
+ * The realtime hub of a running exchange, fed from its two sources: each committed batch once projected
+ * (one `publishMany` per batch, in seq order; the chain's escrow receipts are batches' entries too), and
+ * catalog changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
+ */
+export function startExchangeRealtime(
+  exchange: Exchange,
+  options: ExchangeRealtimeOptions = {},
+): ExchangeRealtime {
+  const { apiKeys, legacy } = exchange;
+  const logger = options.logger;
+  const baseToken = exchange.config.baseToken;
+  const hub = createRealtimeHub(
+    exchangeHubOptions({ ...exchange, legacyChannelsOpen: () => legacy.channelsOpen }, options),
+  );
   // Whoever revokes a key (operator route, account page), its open sessions end.
   const stopRevocations = apiKeys.onRevoke((record) => hub.disconnectKey(record.id));
 
-  // Sport and league never change for a market: remembered from the catalog as it is seen.
-  const sportInfo = new Map<string, { sportId: number; leagueId: number }>();
-  const rememberMarket = (marketHash: string, fixture: { sportId: number; leagueId: number }) => {
-    if (sportInfo.size >= SPORT_INFO_LIMIT) sportInfo.clear();
-    sportInfo.set(marketHash, { sportId: fixture.sportId, leagueId: fixture.leagueId });
-  };
-  const publisher = new TradingPublisher({
-    walletOf: (account) => wallets.proxyAddress(account),
-    books: trading.sequencer.books(),
-    marketInfo(marketHash) {
-      const known = sportInfo.get(marketHash);
-      if (known) return known;
-      const market = catalog.cachedTradingState(marketHash)?.market;
-      if (!market) return undefined;
-      rememberMarket(marketHash, market.fixture);
-      return sportInfo.get(marketHash);
+  const stopPublications = followExchangePublications(
+    exchange,
+    {
+      // A channel is followed under its v3 name, or (until the shutdown) under a legacy name of it.
+      observed: (channel, user) =>
+        hub.observed(channel, user) ||
+        (legacy.channelsOpen &&
+          legacyChannelsOf(channel, null, baseToken).some((name) => hub.observed(name))),
+      publish: (list) => {
+        if (open) hub.publishMany(list);
+      },
     },
-    ladderSize: trading.sequencer.ladderSize,
-    baseToken: exchange.config.baseToken,
-    reads: trading.queries,
-    // A channel is followed under its v3 name, or (until the shutdown) under a legacy name of it.
-    observed: (channel, user) =>
-      hub.observed(channel, user) ||
-      (legacy.channelsOpen && legacyChannelsOf(channel, null, baseToken).some((name) => hub.observed(name))),
-    bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
-  });
-
+    {
+      ...(logger ? { logger } : {}),
+      ...(options.bookIntervalMs !== undefined ? { bookIntervalMs: options.bookIntervalMs } : {}),
+    },
+  );
   let open = true;
-  const publications = (source: string, map: () => Publication[]): Publication[] => {
-    try {
-      return map();
-    } catch (error) {
-      logger?.error({ err: error, source }, 'realtime publications failed; clients reseed from REST');
-      return [];
-    }
-  };
-  // Until LEGACY_WS_SHUTDOWN_AT each publication goes to its legacy names too (same payload).
-  const withLegacyNames = (list: Publication[]): Publication[] => {
-    if (!legacy.channelsOpen) return list;
-    const out: Publication[] = [];
-    for (const publication of list) {
-      out.push(publication);
-      for (const channel of legacyChannelsOf(publication.channel, publication.data, baseToken))
-        out.push({ ...publication, channel });
-    }
-    return out;
-  };
-  const publish = (list: Publication[]) => {
-    if (open && list.length > 0) hub.publishMany(withLegacyNames(list));
-  };
-  // Books held back by the interval go when it ends, as the published batches left them.
-  let bookTimer: NodeJS.Timeout | undefined;
-  const scheduleBooks = () => {
-    if (bookTimer !== undefined || !open) return;
-    const wait = publisher.nextBookInMs();
-    if (wait === undefined) return;
-    bookTimer = setTimeout(() => {
-      bookTimer = undefined;
-      publish(publications('books', () => publisher.dueBooks()));
-      scheduleBooks();
-    }, Math.ceil(wait));
-    bookTimer.unref();
-  };
-  const publishBatch = (projected: ProjectedBatch, rows?: BatchRows) => {
-    publish(publications('sequencer', () => publisher.batch(projected, rows)));
-    scheduleBooks();
-  };
-  // Each committed batch once it is projected, in seq order (trading/pipeline.ts). A batch whose receipts
-  // or resolutions read rows back waits for them, and the batches after it wait their turn.
-  let reading: Promise<void> | undefined;
-  trading.pipeline.setPublisher((projected) => {
-    const rows = reading ? undefined : publisher.rowsOf(projected);
-    if (!reading && !rows) return publishBatch(projected);
-    const read = async () => {
-      try {
-        return await (rows ?? publisher.rowsOf(projected));
-      } catch (error) {
-        logger?.error({ err: error, source: 'sequencer' }, 'realtime reads failed; clients reseed from REST');
-        return undefined;
-      }
-    };
-    const turn: Promise<void> = (reading ?? Promise.resolve()).then(async () => {
-      publishBatch(projected, await read());
-      if (reading === turn) reading = undefined;
-    });
-    reading = turn;
-  });
-  const stopCatalog = catalog.onChange((event) => {
-    if (event.type === 'market') rememberMarket(event.market.marketHash, event.market.fixture);
-    publish(publications('catalog', () => catalogPublications(event)));
-  });
 
   return {
     hub,
     close() {
       if (!open) return;
       open = false;
-      clearTimeout(bookTimer);
-      trading.pipeline.setPublisher(null);
-      stopCatalog();
+      stopPublications();
       stopRevocations();
       hub.close();
     },

@@ -6,6 +6,7 @@ import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
 import { LeaderServices } from '../cluster/leader-services.js';
+import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
@@ -13,6 +14,7 @@ import { systemClock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { type Exchange, openExchange } from './exchange.js';
+import { type RealtimeStamping, startRealtimeStamping } from './realtime-stamping.js';
 
 export type SequencerRoleLog = {
   info(o: object, msg: string): void;
@@ -49,6 +51,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   try {
     database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
     await ensureCommittedStream(await jetstreamManager(nc), names);
+    await ensurePublicationsStream(await jetstreamManager(nc), names);
   } catch (error) {
     await nc.close();
     throw error;
@@ -60,6 +63,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   let intake: SequencerIntake | null = null;
   let services: LeaderServices | null = null;
   let publisher: CommittedPublisher | null = null;
+  let realtime: RealtimeStamping | null = null;
   let stopped = false;
 
   const lead = async (leader: LeadingSequencer): Promise<void> => {
@@ -87,6 +91,9 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(batch);
       pub.publish(batch);
     });
+    // The realtime nodes' publications, numbered here under this leader's epoch.
+    const stampingOptions = { js: jetstream(nc), subject: names.publications, log: o.log };
+    realtime = startRealtimeStamping(opened, { ...stampingOptions, leaderEpoch: leader.epoch });
     intake = new SequencerIntake({
       nc,
       sequencer: opened.trading.sequencer,
@@ -150,6 +157,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       await intake?.stop();
       await services?.stop();
       await exchange?.close();
+      await realtime?.stop();
       await publisher?.flushed();
       await node.stop();
       await closeQuietly(nc);

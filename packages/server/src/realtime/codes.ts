@@ -26,6 +26,14 @@ export const ERRORS = {
 export type Disconnect = { readonly code: number; readonly reason: string };
 
 /**
+ * Server-side unsubscribe codes (centrifuge's unsubscribe.go). 2500 and above make the client subscribe
+ * again at once, recovering from its position when the channel is recoverable.
+ */
+export const UNSUBSCRIBES = {
+  insufficientState: { code: 2500, reason: 'insufficient state' },
+} as const satisfies Record<string, Disconnect>;
+
+/**
  * WebSocket close codes. The client reconnects after 3000-3499 and stops after 3500-3999; it reads the
  * reason only if one is sent, so every close carries its reason.
  */

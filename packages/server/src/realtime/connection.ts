@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { ChannelTarget } from './channel-policy.js';
-import { DISCONNECTS, type Disconnect, ERRORS, type ProtocolError } from './codes.js';
+import { DISCONNECTS, type Disconnect, ERRORS, type ProtocolError, UNSUBSCRIBES } from './codes.js';
 import type { ResolvedOptions } from './options.js';
 import type { StreamPublication } from './stream.js';
 import { publicationsBytes, publicationsJson, subscribeResult } from './subscribe-result.js';
@@ -20,6 +20,7 @@ import {
   encodeError,
   encodeFields,
   encodeResult,
+  encodeUnsubscribePush,
   type HistoryRequest,
   PING,
   type RefreshRequest,
@@ -110,6 +111,13 @@ export class Connection implements Subscriber {
     if (this.pending.length === 0) this.hub.markDirty(this);
     this.pending.push(line);
     this.pendingBytes += line.length;
+  }
+
+  resubscribe(sub: Subscription): void {
+    const channel = sub.topic.channel;
+    if (this.subs.get(channel) !== sub) return;
+    this.subs.delete(channel);
+    this.enqueue(encodeUnsubscribePush(channel, UNSUBSCRIBES.insufficientState));
   }
 
   /** Output not yet written to the network: queued this turn plus what its socket still buffers. */

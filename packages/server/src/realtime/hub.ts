@@ -22,7 +22,8 @@ import {
   type ResolvedOptions,
   silentLogger,
 } from './options.js';
-import { ChannelStream, encodeData, isPlainObject } from './stream.js';
+import type { StampedPublication } from './stamped.js';
+import { ChannelStream, encodeData, isPlainObject, type StreamPublication } from './stream.js';
 import type { Topic } from './topic.js';
 import { PUB_PUSH_SUFFIX, pubPushPrefix } from './wire.js';
 
@@ -68,6 +69,13 @@ export type RealtimeHubStats = {
   historyEvicted: number;
   /** Subscribes refused because `maxStreams` streams all had followers. */
   streamsRefused: number;
+  /**
+   * Stamped hubs: publications to a channel with history that could not be kept because `maxStreams`
+   * streams all had followers, and streams begun again because a publication's epoch or offset did not
+   * follow what the stream held (their subscribers were told to subscribe again).
+   */
+  stampedDropped: number;
+  streamsRestarted: number;
   /** WebSocket frames written. */
   frames: number;
   /** Replies and pushes written (several share a frame). */
@@ -86,6 +94,14 @@ export type RealtimeHub = {
   ): PublishResult;
   /** Publishes in order; all of them go out in the same frames. */
   publishMany(inputs: readonly PublishInput[]): PublishResult[];
+  /**
+   * A stamped hub's publications (`numbering: 'stamped'`), in the order of their numbering. Each channel
+   * with history gets a stream whether or not it is followed (within `maxStreams`, `maxIdleStreams` and
+   * the history budget), so that a client coming from another node recovers here. A publication already
+   * held is ignored; one whose epoch differs from its stream's, or whose offset is not the next, begins the
+   * stream again at that position (what came before is not held) and its subscribers subscribe again.
+   */
+  publishStamped(inputs: readonly StampedPublication[]): void;
   /**
    * Whether a publication to this channel now goes anywhere: the channel has a stream, because a client
    * subscribed (or its position was asked) since the stream was last forgotten. A channel without one
@@ -146,6 +162,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
     maxHistoryPublications: options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS,
     maxHistoryBytes: options.maxHistoryBytes ?? defaultMaxHistoryBytes(),
     maxStreams: options.maxStreams ?? DEFAULT_MAX_STREAMS,
+    numbering: options.numbering ?? 'hub',
     maxIdleStreams:
       options.maxIdleStreams ??
       Math.ceil((options.maxHistoryPublications ?? DEFAULT_MAX_HISTORY_PUBLICATIONS) / 4),
@@ -160,7 +177,7 @@ function resolveOptions(options: RealtimeHubOptions): ResolvedOptions {
 }
 
 /** The publication's messageId: the explicit one, else `data.messageId` (a string), else a random UUID. */
-function messageIdOf(data: unknown, explicitId: string | undefined): string {
+export function messageIdOf(data: unknown, explicitId: string | undefined): string {
   const inData = isPlainObject(data) && typeof data.messageId === 'string' ? data.messageId : undefined;
   if (explicitId !== undefined && inData !== undefined && explicitId !== inData) {
     throw new TypeError(`messageId ${explicitId} differs from data.messageId ${inData}`);
@@ -187,7 +204,17 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   let dirty: Connection[] = [];
   let flushScheduled = false;
   let closed = false;
-  const counters = { pongs: 0, commands: 0, publications: 0, frames: 0, messages: 0, streamsRefused: 0 };
+  const counters = {
+    pongs: 0,
+    commands: 0,
+    publications: 0,
+    frames: 0,
+    messages: 0,
+    streamsRefused: 0,
+    stampedDropped: 0,
+    streamsRestarted: 0,
+  };
+  const stamped = options.numbering === 'stamped';
   const historyBudget = new HistoryBudget(options.maxHistoryPublications, options.maxHistoryBytes);
 
   // Clients with identical output this turn (typically every subscriber of one busy channel) share one encoded frame.
@@ -270,30 +297,46 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
   const sweepTimer = setInterval(sweep, options.sweepIntervalMs);
   sweepTimer.unref();
 
+  /** A new topic, when `maxStreams` leaves room (the stream whose last follower left first makes it). */
+  function newTopic(target: ChannelTarget, stream: ChannelStream): Topic | undefined {
+    if (topics.size >= options.maxStreams) {
+      const oldestIdle = idle.values().next().value;
+      if (oldestIdle === undefined) return undefined;
+      forget(oldestIdle);
+    }
+    const topic: Topic = {
+      key: target.key,
+      channel: target.channel,
+      stream,
+      pushPrefix: pubPushPrefix(target.channel),
+      subscribers: new Set(),
+      idleSince: 0,
+    };
+    topics.set(target.key, topic);
+    return topic;
+  }
+
+  /** A topic without subscribers joins the idle ones (the newest), within `maxIdleStreams`. */
+  function makeIdle(topic: Topic, now: number): void {
+    topic.idleSince = now;
+    idle.delete(topic.key);
+    idle.set(topic.key, topic);
+    while (idle.size > options.maxIdleStreams) forget(idle.values().next().value!);
+  }
+
   const context: HubContext = {
     options,
     counters,
     openTopic(target: ChannelTarget): Topic | undefined {
       let topic = topics.get(target.key);
       if (topic === undefined) {
-        // The streams are full: the one whose last follower left first makes room, if any.
-        if (topics.size >= options.maxStreams) {
-          const oldestIdle = idle.values().next().value;
-          if (oldestIdle === undefined) {
-            counters.streamsRefused++;
-            return undefined;
-          }
-          forget(oldestIdle);
+        // A stamped hub that has not seen the channel yet does not know its numbering: the stream opens
+        // with an epoch of its own, and the first stamped publication begins it again (ADR 0018).
+        topic = newTopic(target, new ChannelStream(target.settings, clock.now(), undefined, historyBudget));
+        if (topic === undefined) {
+          counters.streamsRefused++;
+          return undefined;
         }
-        topic = {
-          key: target.key,
-          channel: target.channel,
-          stream: new ChannelStream(target.settings, clock.now(), undefined, historyBudget),
-          pushPrefix: pubPushPrefix(target.channel),
-          subscribers: new Set(),
-          idleSince: 0,
-        };
-        topics.set(target.key, topic);
       } else if (idle.delete(topic.key)) topic.idleSince = 0;
       return topic;
     },
@@ -309,10 +352,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       }
       // Kept (and so still observed: publications go on being kept) for the recovery of the followers
       // that left, even if it never published: a client holds its epoch and offset 0.
-      topic.idleSince = clock.now();
-      idle.delete(topic.key);
-      idle.set(topic.key, topic);
-      while (idle.size > options.maxIdleStreams) forget(idle.values().next().value!);
+      makeIdle(topic, clock.now());
     },
     markDirty(conn: Connection): void {
       dirty.push(conn);
@@ -372,8 +412,20 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       encodedData = data;
       encodedId = messageId;
     }
+    const pub = append(topic, encodedJson, now, messageId, key);
+    return { offset: pub.offset, epoch: topic.stream.epoch, messageId };
+  }
+
+  /** Appends to the topic's stream and queues the publication for its subscribers. */
+  function append(
+    topic: Topic,
+    dataJson: string,
+    now: number,
+    messageId: string,
+    key: string | undefined,
+  ): StreamPublication {
     counters.publications++;
-    const pub = topic.stream.appendJson(encodedJson, now, messageId, key);
+    const pub = topic.stream.appendJson(dataJson, now, messageId, key);
     if (topic.subscribers.size > 0) {
       const line = topic.pushPrefix + pub.json + PUB_PUSH_SUFFIX;
       for (const sub of topic.subscribers) {
@@ -384,7 +436,61 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         sub.subscriber.enqueue(line);
       }
     }
-    return { offset: pub.offset, epoch: topic.stream.epoch, messageId };
+    return pub;
+  }
+
+  /**
+   * The stream of a stamped publication's channel, begun again at its position when the numbering moved
+   * under it (a new epoch: a new leader, or a channel the leader forgot; or a gap: a publication that
+   * never arrived). Its subscribers hold positions it no longer serves: they subscribe again.
+   */
+  function stampedTopic(target: ChannelTarget, input: StampedPublication, now: number): Topic | undefined {
+    const topic = topics.get(target.key);
+    const begin = () => new ChannelStream(target.settings, now, input.epoch, historyBudget, input.offset - 1);
+    if (topic === undefined) {
+      const opened = newTopic(target, begin());
+      if (opened !== undefined) makeIdle(opened, now);
+      return opened;
+    }
+    const stream = topic.stream;
+    if (stream.epoch === input.epoch && input.offset === stream.top + 1) return topic;
+    counters.streamsRestarted++;
+    stream.clear();
+    topic.stream = begin();
+    if (topic.subscribers.size > 0) {
+      for (const sub of topic.subscribers) sub.subscriber.resubscribe(sub);
+      topic.subscribers.clear();
+      makeIdle(topic, now);
+    }
+    return topic;
+  }
+
+  function publishStampedOne(input: StampedPublication, now: number): void {
+    let target: ChannelTarget;
+    try {
+      target = channelPolicy.publishTarget(input.channel, input.user);
+    } catch {
+      // A channel this node does not serve (the legacy names once shut down here): nobody can follow it.
+      counters.stampedDropped++;
+      return;
+    }
+    if (target.settings.historySize === 0 || input.offset === 0) {
+      // No numbering to follow: as a local publication, to followers only.
+      const topic = topics.get(target.key);
+      if (topic !== undefined) append(topic, input.dataJson, now, input.messageId, input.key);
+      return;
+    }
+    const known = topics.get(target.key)?.stream;
+    // Held already (a message delivered again): nothing to do.
+    if (known !== undefined && known.epoch === input.epoch && input.offset <= known.top) return;
+    const topic = stampedTopic(target, input, now);
+    if (topic === undefined) {
+      counters.stampedDropped++;
+      return;
+    }
+    append(topic, input.dataJson, now, input.messageId, input.key);
+    // Streams nobody follows are forgotten in the order they last published.
+    if (topic.subscribers.size === 0) makeIdle(topic, now);
   }
 
   return {
@@ -394,6 +500,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       server.on('upgrade', onUpgrade);
     },
     publish(channel, data, publishOptions) {
+      if (stamped) throw new TypeError('a stamped hub takes stamped publications only (publishStamped)');
       try {
         return publishOne(
           channel,
@@ -408,6 +515,7 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
       }
     },
     publishMany(inputs) {
+      if (stamped) throw new TypeError('a stamped hub takes stamped publications only (publishStamped)');
       const now = clock.now();
       const results: PublishResult[] = new Array(inputs.length);
       try {
@@ -420,6 +528,11 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         encodedData = undefined;
       }
       return results;
+    },
+    publishStamped(inputs) {
+      if (!stamped) throw new TypeError('a hub that numbers its publications takes no stamped ones');
+      const now = clock.now();
+      for (const input of inputs) publishStampedOne(input, now);
     },
     observed(channel, user) {
       return topics.has(channelPolicy.publishTarget(channel, user).key);
@@ -466,6 +579,8 @@ export function createRealtimeHub(hubOptions: RealtimeHubOptions): RealtimeHub {
         historyBytes: historyBudget.bytes,
         historyEvicted: historyBudget.evicted,
         streamsRefused: counters.streamsRefused,
+        stampedDropped: counters.stampedDropped,
+        streamsRestarted: counters.streamsRestarted,
         frames: counters.frames,
         messages: counters.messages,
         commands: counters.commands,

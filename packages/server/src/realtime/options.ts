@@ -103,6 +103,13 @@ export type RealtimeHubOptions = {
    * stream costs about 800 bytes, so 62,500 of them (the default) about 50 MB.
    */
   maxIdleStreams?: number;
+  /**
+   * `hub` (default): the hub numbers the publications it is given (`publish`, `publishMany`), each stream
+   * under an epoch of its own. `stamped`: publications arrive numbered (`publishStamped`, a realtime node
+   * of a cluster fed by the leading sequencer, ADR 0018) and every channel with history keeps a stream,
+   * followed or not, within the same bounds.
+   */
+  numbering?: 'hub' | 'stamped';
   /** How long a stream's position outlives its last publication once nobody is subscribed. Default 24 h. */
   streamMetaTtlMs?: number;
   /** How often expired history is freed and streams past their windows are forgotten. Default 60 s. */

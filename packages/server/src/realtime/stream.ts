@@ -84,14 +84,27 @@ export class ChannelStream {
   private readonly budget: HistoryBudget | undefined;
   private readonly cache: boolean;
 
-  constructor(settings: StreamSettings, now: number, epoch: string = newEpoch(), budget?: HistoryBudget) {
+  /**
+   * `top`: the offset of the last publication before this stream began (a stream that joins a channel
+   * numbered elsewhere, ADR 0018): its next publication is `top + 1`, and what came before is not held.
+   */
+  constructor(
+    settings: StreamSettings,
+    now: number,
+    epoch: string = newEpoch(),
+    budget?: HistoryBudget,
+    top = 0,
+  ) {
     if (settings.recoverable && settings.historySize <= 0)
       throw new RangeError('a recoverable stream needs history');
+    if (!Number.isSafeInteger(top) || top < 0) throw new RangeError('a stream begins at an offset >= 0');
     this.settings = settings;
     this.epoch = epoch;
     this.lastPublishAt = now;
     this.budget = budget;
     this.cache = settings.recovery === 'cache';
+    this.topOffset = top;
+    this.lostUpTo = top;
   }
 
   get hasHistory(): boolean {

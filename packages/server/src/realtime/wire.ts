@@ -145,5 +145,13 @@ export function pubPushPrefix(channel: string): string {
 
 export const PUB_PUSH_SUFFIX = '}}';
 
+/** The push that ends a subscription from the server's side (`{"push":{"channel":..,"unsubscribe":{..}}}`). */
+export function encodeUnsubscribePush(
+  channel: string,
+  unsubscribe: { code: number; reason: string },
+): string {
+  return `{"push":{"channel":${JSON.stringify(channel)},"unsubscribe":${JSON.stringify(unsubscribe)}}}`;
+}
+
 /** The server ping: an empty reply. */
 export const PING = '{}';

@@ -1,0 +1,62 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { StampedPublisher } from '../cluster/publications-stream.js';
+import { PublicationStamper } from '../realtime/publication-stamper.js';
+import type { Exchange } from './exchange.js';
+import { followExchangePublications, realtimeLoggerOf } from './exchange-publications.js';
+import { exchangeChannelPolicy } from './exchange-realtime.js';
+
+export type RealtimeStampingLog = { info(o: object, msg: string): void; error(o: object, msg: string): void };
+
+export type RealtimeStamping = {
+  readonly stamper: PublicationStamper;
+  readonly publisher: StampedPublisher;
+  /** Stops making publications and waits until those made are published (or dropped). */
+  stop(): Promise<void>;
+};
+
+/**
+ * The leader's side of the realtime nodes (ADR 0018): the exchange's publications (each committed batch
+ * once projected, books due, catalog changes; every channel, followed anywhere or not, since the leader
+ * cannot know who follows what on which node) numbered per channel under this leader's epoch and
+ * published on the publications stream, one message per list.
+ */
+export function startRealtimeStamping(
+  exchange: Exchange,
+  o: { js: JetStreamClient; subject: string; leaderEpoch: number; log: RealtimeStampingLog },
+): RealtimeStamping {
+  const stamper = new PublicationStamper({
+    leaderEpoch: o.leaderEpoch,
+    channelPolicy: exchangeChannelPolicy({
+      config: exchange.config,
+      legacyChannelsOpen: () => exchange.legacy.channelsOpen,
+    }),
+  });
+  const publisher = new StampedPublisher({
+    js: o.js,
+    subject: o.subject,
+    leaderEpoch: o.leaderEpoch,
+    onDropped: (message, error) =>
+      o.log.error({ err: error, n: message.n }, 'stamped publications were not published'),
+  });
+  const stopFollowing = followExchangePublications(
+    exchange,
+    {
+      publish(list) {
+        try {
+          publisher.publish(stamper.stamp(list));
+        } catch (error) {
+          o.log.error({ err: error }, 'realtime publications not stamped; their followers reseed');
+        }
+      },
+    },
+    { logger: realtimeLoggerOf(o.log) },
+  );
+  return {
+    stamper,
+    publisher,
+    async stop() {
+      stopFollowing();
+      await publisher.flushed();
+    },
+  };
+}

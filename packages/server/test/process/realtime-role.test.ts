@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { clusterNames } from '../../src/cluster/cluster-names.js';
+import { PublicationsFeed } from '../../src/cluster/publications-feed.js';
+import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
+import {
+  account,
+  connectNats,
+  natsClients,
+  orderIntent,
+  TEST_NATS_URL,
+  usd,
+} from '../../src/cluster/test-support.js';
+import type { StampedPublication } from '../../src/realtime/stamped.js';
+import type { Intent } from '../../src/sequencer/intents.js';
+import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
+
+await requirePostgres();
+const database = await createTestDatabase();
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+let nc: NatsConnection;
+beforeAll(async () => {
+  nc = await connectNats();
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await nc?.close();
+  await database.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const serverDir = fileURLToPath(new URL('../..', import.meta.url));
+
+type LogLine = { msg?: string; state?: string; epoch?: number; role?: string; port?: number };
+
+/** `oddsbook serve --role <role>` in a child process, its JSON log lines collected. */
+function startRole(role: 'sequencer' | 'realtime', url: string, cluster: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), `oddsbook-${role}-`));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', role], {
+    cwd: serverDir,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      NATS_URL: TEST_NATS_URL,
+      DATA_DIR: dataDir,
+      DEMO: '0',
+      CLUSTER: cluster,
+      PORT: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: LogLine[] = [];
+  let output = '';
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk;
+    buffered += chunk.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  const seen = async (match: (line: LogLine) => boolean, what: string) => {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const found = lines.find(match);
+      if (found) return found;
+      if (performance.now() > deadline || child.exitCode !== null)
+        throw new Error(`no ${what} from ${role}; its output:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const exit = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) resolve(child.exitCode);
+      else child.once('exit', (code) => resolve(code));
+    });
+  return { child, seen, exit, output: () => output };
+}
+
+function order(who: number, one: boolean) {
+  const intent = orderIntent(account(who), { one });
+  return { ...intent, order: { ...intent.order, expiry: Math.floor(Date.now() / 1000) + 3600 } };
+}
+
+const fund = (n: number): Intent => ({
+  kind: 'input',
+  input: { kind: 'engine', command: { type: 'credit', account: account(n), amount: usd(1_000) } },
+});
+
+describe('oddsbook serve --role realtime', () => {
+  it('serves the WebSocket and /health from the leader’s stamped publications: a fill on the leader reaches the node, numbered under the leader’s epoch', async () => {
+    const url = await database.schema();
+    const cluster = `t${randomBytes(6).toString('hex')}`;
+    const names = clusterNames(cluster);
+    const sequencer = startRole('sequencer', url, cluster);
+    expect((await sequencer.seen((l) => l.state === 'leader', 'leader')).epoch).toBe(1);
+    const realtime = startRole('realtime', url, cluster);
+    const up = await realtime.seen((l) => l.role === 'realtime' && l.port !== undefined, 'serving');
+    const base = `http://127.0.0.1:${up.port}`;
+    expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', role: 'realtime' });
+
+    // What the node is fed, read beside it.
+    const stamped: StampedPublication[] = [];
+    const feed = new PublicationsFeed({
+      ...(await natsClients(nc)),
+      stream: names.publicationsStream,
+      handler: (publications) => stamped.push(...publications),
+    });
+    await feed.start();
+    try {
+      const remote = new RemoteSequencer({ nc, subject: names.submit, deadlineMs: 10_000 });
+      await Promise.all(remote.decideAll([fund(1), fund(2)]));
+      await Promise.all(remote.decideAll([order(1, true)]));
+      await Promise.all(remote.decideAll([order(2, false)]));
+      await expect
+        .poll(() => stamped.filter((p) => p.channel === GLOBAL_CHANNELS.recent_trades).length, {
+          timeout: 30_000,
+        })
+        .toBe(1);
+      const trade = stamped.find((p) => p.channel === GLOBAL_CHANNELS.recent_trades)!;
+      expect(trade).toMatchObject({ offset: 1, epoch: expect.stringMatching(/^1-/) });
+      // Every channel with history numbered contiguously from 1.
+      const byChannel = new Map<string, number[]>();
+      for (const p of stamped) {
+        if (p.offset === 0) continue;
+        const key = `${p.channel}#${p.user ?? ''}`;
+        byChannel.set(key, [...(byChannel.get(key) ?? []), p.offset]);
+      }
+      for (const [key, offsets] of byChannel) expect(offsets, key).toEqual(offsets.map((_, i) => i + 1));
+      await expect
+        .poll(async () => ((await (await fetch(`${base}/health`)).json()) as { topics: number }).topics, {
+          timeout: 10_000,
+        })
+        .toBeGreaterThanOrEqual(byChannel.size);
+      expect(((await (await fetch(`${base}/health`)).json()) as { leaderEpoch: number }).leaderEpoch).toBe(1);
+    } finally {
+      await feed.stop();
+    }
+
+    // The WebSocket checks tokens as the exchange does: one not signed with its secret is refused (3500).
+    const ws = new WebSocket(`ws://127.0.0.1:${up.port}/connection/websocket`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send(JSON.stringify({ id: 1, connect: { token: 'not.a.token' } }));
+    expect(await closed).toBe(3500);
+
+    realtime.child.kill('SIGTERM');
+    expect(await realtime.exit(), realtime.output()).toBe(0);
+    sequencer.child.kill('SIGTERM');
+    expect(await sequencer.exit(), sequencer.output()).toBe(0);
+  }, 120_000);
+});
