@@ -124,7 +124,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   });
   const metrics = registerMetrics(app);
 
-  const realtime = startExchangeRealtime(exchange, {
+  const realtime = await startExchangeRealtime(exchange, {
     logger: app.log,
     ...(options.realtime ? { hub: options.realtime } : {}),
   });

@@ -1,9 +1,12 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { clusterNames } from '../cluster/cluster-names.js';
+import { PublicationsFeed } from '../cluster/publications-feed.js';
+import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { remoteLeader } from '../cluster/remote-leader.js';
 import type { Config } from '../config/config.js';
 import { openApiExchange } from './api-exchange.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange, StampedPublications } from './exchange.js';
 
 export type ApiRoleOptions = {
   log: { info(o: object, msg: string): void; error(o: object, msg: string): void };
@@ -13,8 +16,8 @@ export type ApiRoleOptions = {
 
 /**
  * `oddsbook serve --role api` (ADR 0018): the exchange an API node serves HTTP and the realtime WebSocket
- * from. Its NATS connection carries intents to the leading sequencer and the chain's calls to the leader;
- * closing the exchange closes it.
+ * from. Its NATS connection carries intents to the leading sequencer, the chain's calls to the leader, and
+ * the leader's stamped publications to its realtime hub; closing the exchange closes it.
  */
 export async function openApiNode(config: Config, o: ApiRoleOptions): Promise<Exchange> {
   const names = clusterNames(config.cluster);
@@ -46,8 +49,24 @@ export async function openApiNode(config: Config, o: ApiRoleOptions): Promise<Ex
       onFatal: o.onFatal,
       ...(o.verifyWorkers !== undefined ? { verifyWorkers: o.verifyWorkers } : {}),
     });
+    const stampedPublications: StampedPublications = async (handler) => {
+      const jsm = await jetstreamManager(nc);
+      await ensurePublicationsStream(jsm, names);
+      const feed = new PublicationsFeed({
+        js: jetstream(nc),
+        jsm,
+        stream: names.publicationsStream,
+        now: () => exchange.clock.now(),
+        handler,
+        onSkipped: (streamSeq, reason) => o.log.info({ streamSeq, reason }, 'a publications message skipped'),
+        onFatal: o.onFatal,
+      });
+      await feed.start();
+      return () => feed.stop();
+    };
     return {
       ...exchange,
+      stampedPublications,
       async close() {
         await exchange.close();
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());

@@ -94,18 +94,37 @@ export function exchangeHubOptions(
  * (one `publishMany` per batch, in seq order; the chain's escrow receipts are batches' entries too), and
  * catalog changes. Publishing is synchronous and never throws into a source: a failure is logged and skipped.
  */
-export function startExchangeRealtime(
+export async function startExchangeRealtime(
   exchange: Exchange,
   options: ExchangeRealtimeOptions = {},
-): ExchangeRealtime {
-  const { apiKeys, legacy } = exchange;
+): Promise<ExchangeRealtime> {
+  const { apiKeys, legacy, stampedPublications } = exchange;
   const logger = options.logger;
   const baseToken = exchange.config.baseToken;
-  const hub = createRealtimeHub(
-    exchangeHubOptions({ ...exchange, legacyChannelsOpen: () => legacy.channelsOpen }, options),
-  );
+  const hub = createRealtimeHub({
+    ...exchangeHubOptions({ ...exchange, legacyChannelsOpen: () => legacy.channelsOpen }, options),
+    ...(stampedPublications ? { numbering: 'stamped' as const } : {}),
+  });
   // Whoever revokes a key (operator route, account page), its open sessions end.
   const stopRevocations = apiKeys.onRevoke((record) => hub.disconnectKey(record.id));
+  let open = true;
+
+  // An API node of a cluster: the leader's publications, numbered there (every node holds the same offsets).
+  if (stampedPublications) {
+    const stopFeed = await stampedPublications((publications) => {
+      if (open) hub.publishStamped(publications);
+    });
+    return {
+      hub,
+      close() {
+        if (!open) return;
+        open = false;
+        void stopFeed();
+        stopRevocations();
+        hub.close();
+      },
+    };
+  }
 
   const stopPublications = followExchangePublications(
     exchange,
@@ -124,7 +143,6 @@ export function startExchangeRealtime(
       ...(options.bookIntervalMs !== undefined ? { bookIntervalMs: options.bookIntervalMs } : {}),
     },
   );
-  let open = true;
 
   return {
     hub,

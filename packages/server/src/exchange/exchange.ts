@@ -12,6 +12,7 @@ import type { Config } from '../config/config.js';
 import { EXCHANGE_LIMITS } from '../config/limits.js';
 import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import type { StampedPublication } from '../realtime/stamped.js';
 import type { Journal } from '../sequencer/journal.js';
 import { type Reconciler, Reconciliation } from '../settlement/reconciliation.js';
 import { SettlementDriver, type SettlementStatus } from '../settlement/settlement-driver.js';
@@ -23,6 +24,11 @@ import { openTrading, type Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
 import { type ExchangeAccess, openExchangeAccess } from './exchange-access.js';
 import { openExchangeStorage } from './exchange-storage.js';
+
+/** Follows stamped publications with `handler`; resolves, once the recent history is handed over, to the stop. */
+export type StampedPublications = (
+  handler: (publications: StampedPublication[]) => void,
+) => Promise<() => Promise<void>>;
 
 /** The EIP-712 domain name of orders. */
 export const EIP712_DOMAIN_NAME = 'oddsbook';
@@ -69,6 +75,12 @@ export type Exchange = {
   readonly reconciliation: Reconciler;
   /** The legacy v2 API on the same intake and books, until the cut-over dates (docs/legacy.md). */
   readonly legacy: LegacyApi;
+  /**
+   * A cluster API node's realtime source (ADR 0018): the leader's stamped publications, followed from the
+   * stream's recent history on (resolves once that is handed over); absent in one process, whose hub is
+   * fed by its own pipeline.
+   */
+  readonly stampedPublications?: StampedPublications;
   /** The EIP-712 domain orders are signed for. */
   readonly orderDomain: { name: string; version: '1'; chainId: number; verifyingContract: `0x${string}` };
   close(): Promise<void>;

@@ -110,7 +110,7 @@ describe('oddsbook serve --role', () => {
     });
     expect(noNats.status).toBe(2);
     expect(noNats.stderr).toContain('needs NATS_URL');
-    for (const role of ['api', 'projector', 'realtime,chain']) {
+    for (const role of ['projector', 'realtime,chain']) {
       const result = await runCli(['serve', '--role', role], {
         DATABASE_URL: 'postgres://127.0.0.1/x',
         NATS_URL: TEST_NATS_URL,
