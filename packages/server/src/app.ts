@@ -21,6 +21,7 @@ import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
 import { adminChainRoutes } from './http/routes/admin-chain.js';
+import { adminClusterRoutes, singleProcessCluster } from './http/routes/admin-cluster.js';
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
@@ -167,6 +168,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await adminSettlementRoutes(scope, exchange);
     await adminChainRoutes(scope, exchange);
     await adminWalletRoutes(scope, exchange);
+    await adminClusterRoutes(scope, singleProcessCluster(exchange, scope.server));
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);
