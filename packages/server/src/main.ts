@@ -9,6 +9,7 @@ import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { startSequencerRole } from './exchange/sequencer-role.js';
+import { type ServedNode, serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
@@ -262,11 +263,25 @@ async function serveClusterRoles(config: Config): Promise<undefined> {
     // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
     onDeposed: () => void stop().finally(() => process.exit(1)),
   });
+  let served: ServedNode | null = null;
   let stopping: Promise<void> | null = null;
   function stop(): Promise<void> {
-    stopping ??= role.stop().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
+    // Out of cluster_nodes first, so that nobody takes a stopping node for a live one.
+    stopping ??= (async () => {
+      await served?.leave();
+      await role.stop();
+      await served?.stop();
+    })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
     return stopping;
   }
+  // Its HTTP server (/health, /metrics, /admin/cluster) and its row in cluster_nodes.
+  served = await serveNode(config, { roles: ['sequencer'], status: () => role, log }).catch(
+    async (error: unknown) => {
+      await role.stop();
+      throw listenRefusal(error, config) ?? error;
+    },
+  );
+  log.info({ role: 'sequencer', address: served.address }, 'serving /health, /metrics and /admin/cluster');
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {
       const force = setTimeout(() => process.exit(1), 10_000);

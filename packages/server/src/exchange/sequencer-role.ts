@@ -6,7 +6,7 @@ import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
-import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
+import { type LeadingSequencer, SequencerNode, type SequencerNodeRole } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
@@ -27,6 +27,12 @@ export type SequencerRole = {
   readonly node: SequencerNode;
   /** The exchange this node runs while it leads; null while standby. */
   readonly exchange: Exchange | null;
+  /** `standby`, `taking-over` (won the lease, the exchange opening), `leader` (serving), `deposed`, `stopped`. */
+  readonly state: SequencerNodeRole;
+  /** The epoch it leads under; null until it leads. */
+  readonly epoch: number | null;
+  /** The last journal seq of its state: the exchange's while it leads, the standby's before. */
+  readonly lastSeq: number;
   stop(): Promise<void>;
 };
 
@@ -54,8 +60,11 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   let intake: SequencerIntake | null = null;
   let publisher: CommittedPublisher | null = null;
   let stopped = false;
+  let epoch: number | null = null;
+  let serving = false;
 
   const lead = async (leader: LeadingSequencer): Promise<void> => {
+    epoch = leader.epoch;
     // The node's own sequencer (its standby state) stays unused: the exchange recovers trading on the
     // fenced journal from the newest checkpoint, catching up the projections and the chain outbox as a
     // start does. Handing the hot state to trading directly is a later step (docs/scaling.md).
@@ -88,6 +97,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       subject: names.submit,
     });
     await intake.start();
+    serving = true;
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
       'leading: serving the sequencer intake',
@@ -125,6 +135,16 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     node,
     get exchange() {
       return exchange;
+    },
+    get state() {
+      if (gone) return 'deposed';
+      return node.role === 'leader' && !serving ? 'taking-over' : node.role;
+    },
+    get epoch() {
+      return epoch;
+    },
+    get lastSeq() {
+      return exchange ? exchange.trading.sequencer.lastSeq : node.lastSeq;
     },
     async stop() {
       if (stopped) return;
