@@ -8,8 +8,8 @@ import { type Config, ConfigError, configHelp, loadConfig } from './config/confi
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
-import { startSequencerRole } from './exchange/sequencer-role.js';
-import { type ServedNode, serveNode } from './http/serve-node.js';
+import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
+import { serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
@@ -253,34 +253,45 @@ function clusterRole(config: Config): 'sequencer' {
   );
 }
 
-/** `serve --role sequencer`: no HTTP port; its state goes to the log (JSON lines on stdout). */
+/**
+ * `serve --role sequencer`: its state goes to the log (JSON lines on stdout), to its HTTP server on PORT/HOST
+ * (/health, /metrics, /admin/cluster) and to cluster_nodes.
+ */
 async function serveClusterRoles(config: Config): Promise<undefined> {
   clusterRole(config);
   checkDataDir(config);
   const log = jsonLog();
-  const role = await startSequencerRole(config, {
+  // Its HTTP server (/health, /metrics, /admin/cluster) and its row in cluster_nodes first: a port in use
+  // stops the start before the node can take the lead.
+  let role: SequencerRole | null = null;
+  const roles = [...(config.roles as ReadonlySet<string>)].sort();
+  const served = await serveNode(config, {
+    roles,
+    status: () => role ?? { state: 'starting', epoch: null, lastSeq: 0 },
     log,
-    // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
-    onDeposed: () => void stop().finally(() => process.exit(1)),
+  }).catch((error: unknown) => {
+    throw listenRefusal(error, config) ?? error;
   });
-  let served: ServedNode | null = null;
   let stopping: Promise<void> | null = null;
   function stop(): Promise<void> {
     // Out of cluster_nodes first, so that nobody takes a stopping node for a live one.
     stopping ??= (async () => {
-      await served?.leave();
-      await role.stop();
-      await served?.stop();
+      await served.leave();
+      await role?.stop();
+      await served.stop();
     })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
     return stopping;
   }
-  // Its HTTP server (/health, /metrics, /admin/cluster) and its row in cluster_nodes.
-  served = await serveNode(config, { roles: ['sequencer'], status: () => role, log }).catch(
-    async (error: unknown) => {
-      await role.stop();
-      throw listenRefusal(error, config) ?? error;
-    },
-  );
+  try {
+    role = await startSequencerRole(config, {
+      log,
+      // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
+      onDeposed: () => void stop().finally(() => process.exit(1)),
+    });
+  } catch (error) {
+    await served.stop();
+    throw error;
+  }
   log.info({ role: 'sequencer', address: served.address }, 'serving /health, /metrics and /admin/cluster');
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {

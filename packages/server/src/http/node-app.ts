@@ -31,7 +31,7 @@ const NodeHealth = Envelope(
   Type.Object({
     healthy: Type.Boolean(),
     roles: Type.Array(Type.String()),
-    state: Type.String({ description: 'leader, standby, taking-over (a sequencer)' }),
+    state: Type.String({ description: 'starting, standby, taking-over, leader (a sequencer)' }),
     epoch: Type.Union([Type.Integer(), Type.Null()]),
     lastSeq: Type.Integer(),
     uptimeSeconds: Type.Integer(),

@@ -15,7 +15,9 @@ const NodeInfo = Type.Object({
   address: Type.Union([Type.String(), Type.Null()], {
     description: 'host:port of its HTTP server (/health, /metrics), null without one',
   }),
-  state: Type.String({ description: 'leader, standby, taking-over (a sequencer); serving (an API node)' }),
+  state: Type.String({
+    description: 'starting, standby, taking-over, leader (a sequencer); serving (an API node)',
+  }),
   epoch: Type.Union([Type.Integer(), Type.Null()], {
     description: 'the leader epoch it appends under; null when it does not lead',
   }),
