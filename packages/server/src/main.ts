@@ -287,6 +287,7 @@ async function serveClusterRoles(config: Config): Promise<undefined> {
       log,
       // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
       onDeposed: () => void stop().finally(() => process.exit(1)),
+      onLeading: (exchange) => served.leading(exchange),
     });
   } catch (error) {
     await served.stop();

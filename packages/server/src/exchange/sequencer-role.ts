@@ -21,6 +21,8 @@ export type SequencerRoleOptions = {
   log: SequencerRoleLog;
   /** This node stopped leading (fenced, its lease lost, a commit failed): the process must stop. */
   onDeposed: (reason: unknown) => void;
+  /** It leads: `exchange` is open and the intake serves (its figures can be watched from now on). */
+  onLeading?: (exchange: Exchange) => void;
 };
 
 export type SequencerRole = {
@@ -98,6 +100,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     });
     await intake.start();
     serving = true;
+    o.onLeading?.(opened);
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
       'leading: serving the sequencer intake',

@@ -74,7 +74,7 @@ export function registerClusterMetrics(
  * `/metrics` (the process, its requests and its cluster gauges) and `GET /admin/cluster` behind the operator
  * token, so that every node can be watched and asked about the others.
  */
-export async function buildNodeApp(o: NodeAppOptions): Promise<FastifyInstance> {
+export async function buildNodeApp(o: NodeAppOptions): Promise<{ app: FastifyInstance; metrics: Registry }> {
   const app = Fastify({ logger: o.logger ?? false }).withTypeProvider<TypeBoxTypeProvider>();
   registerSecurityHeaders(app);
   registerErrorHandler(app);
@@ -111,5 +111,5 @@ export async function buildNodeApp(o: NodeAppOptions): Promise<FastifyInstance> 
     requireAdminToken(scope, o.adminToken);
     await adminClusterRoutes(scope, o.nodes);
   });
-  return app;
+  return { app, metrics };
 }

@@ -2,9 +2,11 @@ import { hostname } from 'node:os';
 import { storedAdminToken } from '../auth/admin-token-file.js';
 import { NodeRegistry, type NodeStatus } from '../cluster/node-registry.js';
 import type { Config } from '../config/config.js';
+import type { Exchange } from '../exchange/exchange.js';
 import { systemClock } from '../lib/clock.js';
 import { openPostgres } from '../store/postgres/postgres-database.js';
 import { buildNodeApp } from './node-app.js';
+import { registerExchangeMetrics } from './plugins/exchange-metrics.js';
 import { listening } from './routes/admin-cluster.js';
 
 export type ServedNode = {
@@ -15,6 +17,8 @@ export type ServedNode = {
   leave(): Promise<void>;
   /** Leaves, then closes the HTTP server and the registry's connections. */
   stop(): Promise<void>;
+  /** Adds the figures of the exchange it now runs (a sequencer that leads) to its /metrics; once. */
+  leading(exchange: Exchange): void;
 };
 
 export type ServeNodeOptions = {
@@ -33,7 +37,7 @@ export async function serveNode(config: Config, o: ServeNodeOptions): Promise<Se
   const adminToken = config.adminToken || storedAdminToken(config.dataDir).token;
   const database = await openPostgres({ url: config.databaseUrl, poolSize: 2 });
   let registry: NodeRegistry | null = null;
-  const app = await buildNodeApp({
+  const { app, metrics } = await buildNodeApp({
     roles: o.roles,
     status: o.status,
     nodes: { list: () => registry!.list() },
@@ -64,10 +68,21 @@ export async function serveNode(config: Config, o: ServeNodeOptions): Promise<Se
       .catch((error: unknown) => o.log.error({ err: error }, 'leaving cluster_nodes failed'));
     return left;
   };
+  let led = false;
   return {
     address,
     registry: held,
     leave,
+    leading(exchange) {
+      if (led) return;
+      led = true;
+      try {
+        registerExchangeMetrics(metrics, exchange, null);
+      } catch (error) {
+        // Never a reason to stop leading.
+        o.log.error({ err: error }, "the exchange's figures could not be added to /metrics");
+      }
+    },
     async stop() {
       await leave();
       await app.close();

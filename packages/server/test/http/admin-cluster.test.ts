@@ -88,7 +88,7 @@ describe('a node without the API (buildNodeApp) with the registry on PostgreSQL'
       registries.push(registry);
       return registry;
     };
-    const app = await buildNodeApp({
+    const { app } = await buildNodeApp({
       roles: ['sequencer'],
       status: () => sequencer,
       nodes: { list: () => registries[0]!.list() },

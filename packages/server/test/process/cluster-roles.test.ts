@@ -197,6 +197,11 @@ describe('oddsbook serve --role', () => {
       expect(made!.order).toEqual({ status: 'placed' });
       const matched = took!.entries.at(-1)!.events.find((e) => e.type === 'orderMatched');
       expect(matched).toMatchObject({ makerOrderId: maker.order.orderId, takerOrderId: taker.order.orderId });
+      // The leader's /metrics carries its exchange's figures (commits, queue, projector); a standby's does not.
+      const committed = await (await a.get('/metrics')).text();
+      expect(sample(committed, 'oddsbook_sequencer_batch_inputs_sum')).toBeGreaterThanOrEqual(5);
+      expect(sample(committed, 'oddsbook_journal_last_seq', '{role="sequencer"}')).toBeGreaterThanOrEqual(5);
+      expect(await (await b.get('/metrics')).text()).not.toContain('oddsbook_sequencer_batch_inputs');
 
       const killed = performance.now();
       a.child.kill('SIGKILL');
