@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { ClusterNodes } from './cluster/node-registry.js';
 import type { Exchange } from './exchange/exchange.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
@@ -21,6 +22,7 @@ import { registerWebPages } from './http/plugins/web-pages.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.js';
 import { adminCatalogRoutes } from './http/routes/admin-catalog.js';
 import { adminChainRoutes } from './http/routes/admin-chain.js';
+import { adminClusterRoutes, singleProcessCluster } from './http/routes/admin-cluster.js';
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
@@ -45,6 +47,8 @@ export type AppOptions = {
   realtime?: ExchangeRealtimeOptions['hub'];
   /** The built web pages (packages/web/dist by default); served at `/` when present. */
   webDir?: string;
+  /** The nodes `GET /admin/cluster` lists: a cluster's registry (an API node); by default this process alone. */
+  clusterNodes?: ClusterNodes;
   /** Prefix of the rate-limit keys in Redis (REDIS_URL); tests give each app set its own. */
   rateLimitPrefix?: string;
 };
@@ -167,6 +171,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await adminSettlementRoutes(scope, exchange);
     await adminChainRoutes(scope, exchange);
     await adminWalletRoutes(scope, exchange);
+    await adminClusterRoutes(scope, options.clusterNodes ?? singleProcessCluster(exchange, scope.server));
   });
   await app.register(async (scope) => {
     requireApiKey(scope, exchange.apiKeys);

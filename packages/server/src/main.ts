@@ -10,7 +10,8 @@ import { openApiNode } from './exchange/api-role.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { serveRealtimeRole } from './exchange/realtime-role.js';
-import { startSequencerRole } from './exchange/sequencer-role.js';
+import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
+import { registerApiNode, serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
@@ -182,8 +183,15 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     role === 'api'
       ? await openApiNode(config, { log, onFatal })
       : await openExchange(config, { log, onFatal });
+  // An API node lists the cluster's registry, where it enters once it listens.
+  let registered: Awaited<ReturnType<typeof registerApiNode>> | null = null;
   try {
-    app = await buildApp(exchange);
+    app = await buildApp(
+      exchange,
+      role === 'api'
+        ? { clusterNodes: { list: async () => (registered ? registered.registry.list() : []) } }
+        : {},
+    );
   } catch (error) {
     // REDIS_URL unreachable, say: nothing is left running.
     await exchange.close();
@@ -199,6 +207,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
       process.exit(1);
     }, 10_000);
     force.unref();
+    await registered?.stop();
     await app.close();
     await exchange.close();
     app.log.info('stopped cleanly');
@@ -226,6 +235,13 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     await app.close();
     await exchange.close();
     throw listenRefusal(error, config) ?? error;
+  }
+  if (role === 'api') {
+    registered = await registerApiNode(config, {
+      address: app.server.address(),
+      status: () => ({ state: 'serving', epoch: null, lastSeq: exchange.trading.sequencer.lastSeq }),
+      log: app.log,
+    });
   }
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
@@ -261,20 +277,46 @@ function clusterRole(config: Config): 'sequencer' | 'api' | 'realtime' {
   );
 }
 
-/** `serve --role sequencer`: no HTTP port; its state goes to the log (JSON lines on stdout). */
+/**
+ * `serve --role sequencer`: its state goes to the log (JSON lines on stdout), to its HTTP server on PORT/HOST
+ * (/health, /metrics, /admin/cluster) and to cluster_nodes.
+ */
 async function serveClusterRoles(config: Config): Promise<undefined> {
   checkDataDir(config);
   const log = jsonLog();
-  const role = await startSequencerRole(config, {
+  // Its HTTP server (/health, /metrics, /admin/cluster) and its row in cluster_nodes first: a port in use
+  // stops the start before the node can take the lead.
+  let role: SequencerRole | null = null;
+  const roles = [...(config.roles as ReadonlySet<string>)].sort();
+  const served = await serveNode(config, {
+    roles,
+    status: () => role ?? { state: 'starting', epoch: null, lastSeq: 0 },
     log,
-    // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
-    onDeposed: () => void stop().finally(() => process.exit(1)),
+  }).catch((error: unknown) => {
+    throw listenRefusal(error, config) ?? error;
   });
   let stopping: Promise<void> | null = null;
   function stop(): Promise<void> {
-    stopping ??= role.stop().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
+    // Out of cluster_nodes first, so that nobody takes a stopping node for a live one.
+    stopping ??= (async () => {
+      await served.leave();
+      await role?.stop();
+      await served.stop();
+    })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
     return stopping;
   }
+  try {
+    role = await startSequencerRole(config, {
+      log,
+      // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
+      onDeposed: () => void stop().finally(() => process.exit(1)),
+      onLeading: (exchange) => served.leading(exchange),
+    });
+  } catch (error) {
+    await served.stop();
+    throw error;
+  }
+  log.info({ role: 'sequencer', address: served.address }, 'serving /health, /metrics and /admin/cluster');
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => {
       const force = setTimeout(() => process.exit(1), 10_000);

@@ -8,7 +8,7 @@ import { FirstResults } from '../cluster/first-results.js';
 import { LeaderServices } from '../cluster/leader-services.js';
 import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
-import { type LeadingSequencer, SequencerNode } from '../cluster/sequencer-node.js';
+import { type LeadingSequencer, SequencerNode, type SequencerNodeRole } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
@@ -25,12 +25,20 @@ export type SequencerRoleOptions = {
   log: SequencerRoleLog;
   /** This node stopped leading (fenced, its lease lost, a commit failed): the process must stop. */
   onDeposed: (reason: unknown) => void;
+  /** It leads: `exchange` is open and the intake serves (its figures can be watched from now on). */
+  onLeading?: (exchange: Exchange) => void;
 };
 
 export type SequencerRole = {
   readonly node: SequencerNode;
   /** The exchange this node runs while it leads; null while standby. */
   readonly exchange: Exchange | null;
+  /** `standby`, `taking-over` (won the lease, the exchange opening), `leader` (serving), `deposed`, `stopped`. */
+  readonly state: SequencerNodeRole;
+  /** The epoch it leads under; null until it leads. */
+  readonly epoch: number | null;
+  /** The last journal seq of its state: the exchange's while it leads, the standby's before. */
+  readonly lastSeq: number;
   stop(): Promise<void>;
 };
 
@@ -65,8 +73,11 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   let publisher: CommittedPublisher | null = null;
   let realtime: RealtimeStamping | null = null;
   let stopped = false;
+  let epoch: number | null = null;
+  let serving = false;
 
   const lead = async (leader: LeadingSequencer): Promise<void> => {
+    epoch = leader.epoch;
     // The node's own sequencer (its standby state) stays unused: the exchange recovers trading on the
     // fenced journal from the newest checkpoint, catching up the projections and the chain outbox as a
     // start does. Handing the hot state to trading directly is a later step (docs/scaling.md).
@@ -111,6 +122,8 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       settlement: opened.settlement,
     });
     await services.start();
+    serving = true;
+    o.onLeading?.(opened);
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
       'leading: serving the sequencer intake and the leader services',
@@ -150,6 +163,16 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     node,
     get exchange() {
       return exchange;
+    },
+    get state() {
+      if (gone) return 'deposed';
+      return node.role === 'leader' && !serving ? 'taking-over' : node.role;
+    },
+    get epoch() {
+      return epoch;
+    },
+    get lastSeq() {
+      return exchange ? exchange.trading.sequencer.lastSeq : node.lastSeq;
     },
     async stop() {
       if (stopped) return;

@@ -53,10 +53,13 @@ function startSequencer(url: string, cluster: string) {
       DATA_DIR: dataDir,
       DEMO: '0',
       CLUSTER: cluster,
+      // Each node's HTTP server (/health, /metrics, /admin/cluster) on a port of its own.
+      PORT: '0',
+      ADMIN_TOKEN: OPERATOR,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const lines: { msg?: string; state?: string; epoch?: number }[] = [];
+  const lines: { msg?: string; state?: string; epoch?: number; address?: string }[] = [];
   let output = '';
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -79,8 +82,35 @@ function startSequencer(url: string, cluster: string) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  return { child, seen, output: () => output };
+  /** GET on the node's HTTP server, once it listens. */
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    await expect.poll(() => lines.find((l) => l.address), { timeout: 60_000 }).toBeTruthy();
+    const address = lines.find((l) => l.address)!.address!;
+    return fetch(`http://${address}${path}`, { headers });
+  };
+  return { child, seen, get, pid: child.pid!, output: () => output };
 }
+
+const OPERATOR = 'cluster-operator-token-0123456789';
+const asOperator = { 'x-admin-token': OPERATOR };
+
+/** The value of one sample of a Prometheus text exposition. */
+function sample(body: string, name: string, labels = ''): number {
+  const line = body.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+  if (!line) throw new Error(`no sample ${name}${labels}`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+type ListedNode = {
+  node: string;
+  pid: number;
+  roles: string[];
+  state: string;
+  epoch: number | null;
+  lastSeq: number;
+  alive: boolean;
+  address: string;
+};
 
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
@@ -137,6 +167,27 @@ describe('oddsbook serve --role', () => {
       expect((await a.seen('leader')).epoch).toBe(1);
       b = startSequencer(url, cluster);
       await b.seen('standby');
+      // Every node answers /health, /metrics and /admin/cluster (issue 37 point 7).
+      expect((await b.get('/admin/cluster')).status).toBe(401);
+      const listing = async (node: ReturnType<typeof startSequencer>) =>
+        ((await (await node.get('/admin/cluster', asOperator)).json()) as { data: ListedNode[] }).data;
+      await expect
+        .poll(async () => (await listing(b!)).map((n) => [n.pid, n.roles, n.state, n.epoch, n.alive]), {
+          timeout: 30_000,
+        })
+        .toEqual(
+          [
+            [a.pid, ['sequencer'], 'leader', 1, true],
+            [b.pid, ['sequencer'], 'standby', null, true],
+          ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+        );
+      const health = (await (await b.get('/health')).json()) as { data: { state: string } };
+      expect(health.data).toMatchObject({ healthy: true, roles: ['sequencer'], state: 'standby' });
+      const leaderMetrics = await (await a.get('/metrics')).text();
+      expect(sample(leaderMetrics, 'oddsbook_cluster_leader', '{role="sequencer"}')).toBe(1);
+      expect(sample(leaderMetrics, 'oddsbook_cluster_epoch', '{role="sequencer"}')).toBe(1);
+      const standbyMetrics = await (await b.get('/metrics')).text();
+      expect(sample(standbyMetrics, 'oddsbook_cluster_leader', '{role="sequencer"}')).toBe(0);
       // The API node's side: the same client `--role api` will use.
       const remote = new RemoteSequencer({ nc, subject: names.submit, deadlineMs: 10_000 });
       await Promise.all(remote.decideAll([fund(1), fund(2), fund(3)]));
@@ -150,6 +201,11 @@ describe('oddsbook serve --role', () => {
       // The leader's other services (its chain, settlement, ...), as an API node asks for them.
       const leader = new LeaderClient({ nc, subject: names.leader, deadlineMs: 10_000 });
       expect(await leader.call('settlement.backlog')).toMatchObject({ queuedItems: expect.any(Number) });
+      // The leader's /metrics carries its exchange's figures (commits, queue, projector); a standby's does not.
+      const committed = await (await a.get('/metrics')).text();
+      expect(sample(committed, 'oddsbook_sequencer_batch_inputs_sum')).toBeGreaterThanOrEqual(5);
+      expect(sample(committed, 'oddsbook_journal_last_seq', '{role="sequencer"}')).toBeGreaterThanOrEqual(5);
+      expect(await (await b.get('/metrics')).text()).not.toContain('oddsbook_sequencer_batch_inputs');
 
       const killed = performance.now();
       a.child.kill('SIGKILL');
@@ -226,6 +282,29 @@ describe('oddsbook serve --role', () => {
       const last = order(1, false);
       const [lastPlaced] = await Promise.all(remote.decideAll([last]));
       expect(lastPlaced!.order).toEqual({ status: 'placed' });
+
+      // The new leader's view: the one stopped cleanly left at once; the killed one's row stays, not alive
+      // (for a minute after its last refresh; then it is removed).
+      const lastSeq = rows.length + 1;
+      await expect
+        .poll(
+          async () => {
+            const nodes = await listing(again!);
+            return {
+              alive: nodes.filter((n) => n.alive).map((n) => [n.pid, n.state, n.epoch]),
+              stopped: nodes.filter((n) => n.pid === b!.pid).length,
+              killedAlive: nodes.filter((n) => n.pid === a.pid && n.alive).length,
+              seqReached: nodes.some((n) => n.pid === again!.pid && n.lastSeq >= lastSeq),
+            };
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual({ alive: [[again.pid, 'leader', 3]], stopped: 0, killedAlive: 0, seqReached: true });
+      const metrics = await (await again.get('/metrics')).text();
+      expect(sample(metrics, 'oddsbook_journal_last_seq', '{role="sequencer"}')).toBeGreaterThanOrEqual(
+        lastSeq,
+      );
+      expect(sample(metrics, 'oddsbook_cluster_epoch', '{role="sequencer"}')).toBe(3);
     } finally {
       for (const node of [a, b, again]) node?.child.kill('SIGKILL');
       for (const node of [a, b, again]) if (node) await exited(node.child);

@@ -29,10 +29,15 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
 
 /**
  * The exchange's own figures beside the HTTP ones: the sequencer's group commits (how many inputs each
- * batch carried and how long it took to become durable), its queue, signature checks, the realtime hub,
+ * batch carried and how long it took to become durable), its queue, signature checks, the realtime hub (when
+ * the node serves one: a cluster sequencer does not),
  * the embedded chain and the WAL.
  */
-export function registerExchangeMetrics(registry: Registry, exchange: Exchange, hub: RealtimeHub): void {
+export function registerExchangeMetrics(
+  registry: Registry,
+  exchange: Exchange,
+  hub: RealtimeHub | null,
+): void {
   const { sequencer } = exchange.trading;
   const batchInputs = new Histogram({
     name: 'oddsbook_sequencer_batch_inputs',
@@ -142,7 +147,8 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
       'historyBytes',
     ],
   ] as const;
-  for (const [name, help, figure] of hubGauges) gauge(registry, name, help, () => hub.stats()[figure]);
+  if (hub)
+    for (const [name, help, figure] of hubGauges) gauge(registry, name, help, () => hub.stats()[figure]);
   const hubTotals = [
     [
       'oddsbook_realtime_publications_total',
@@ -155,7 +161,9 @@ export function registerExchangeMetrics(registry: Registry, exchange: Exchange, 
       'historyEvicted',
     ],
   ] as const;
-  for (const [name, help, figure] of hubTotals) totalCounter(registry, name, help, () => hub.stats()[figure]);
+  if (hub)
+    for (const [name, help, figure] of hubTotals)
+      totalCounter(registry, name, help, () => hub.stats()[figure]);
 
   gauge(registry, 'oddsbook_chain_block_number', 'Latest block of the embedded chain', () =>
     exchange.chain.blockNumber(),

@@ -64,6 +64,17 @@ describe('the PostgreSQL migrations', () => {
     expected.chain_multisig_confirmations = ['created_at', 'owner', 'pos', 'safe_tx_hash', 'signature'];
     // The cluster's leading sequencer (ADR 0018): no SQLite counterpart.
     expected.sequencer_leader = ['epoch', 'id', 'node', 'since'];
+    expected.cluster_nodes = [
+      'address',
+      'epoch',
+      'last_seq',
+      'node_id',
+      'pid',
+      'roles',
+      'seen_at',
+      'started_at',
+      'state',
+    ];
     expect(tables).toEqual(expected);
   });
 

@@ -438,6 +438,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       END $$;
     `,
   },
+  {
+    version: 5,
+    name: 'the nodes of the cluster (issue 37, ADR 0018)',
+    // One row a running node (cluster/node-registry.ts), refreshed every second and deleted at a clean
+    // stop; a row not refreshed for a while is a node gone without a goodbye, removed by the others.
+    sql: `
+      CREATE TABLE cluster_nodes (
+        node_id    ${TEXT} PRIMARY KEY,
+        roles      TEXT[] NOT NULL,
+        pid        INTEGER NOT NULL,
+        address    TEXT,
+        state      TEXT NOT NULL,
+        epoch      BIGINT,
+        last_seq   BIGINT NOT NULL,
+        started_at BIGINT NOT NULL,
+        seen_at    BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -12,6 +12,7 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
   chain_schema_version:
     "the embedded chain's own version of its SQLite tables (PostgreSQL's are in schema_migrations)",
   sequencer_leader: "the cluster's leading sequencer (ADR 0018): a single process has none",
+  cluster_nodes: "the cluster's running nodes (ADR 0018): a single process registers none",
 };
 
 /**
