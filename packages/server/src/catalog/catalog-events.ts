@@ -10,7 +10,11 @@ export type CatalogEvent =
   | { type: 'liveScore'; fixture: FixtureView; liveScore: LiveScoreRecord }
   | { type: 'mainLine'; eventId: string; marketType: number; marketHash: `0x${string}` };
 
-export type CatalogListener = (event: CatalogEvent) => void;
+/**
+ * `origin` is `elsewhere` for a change another node of a cluster made (this node only hears of it: what a
+ * change sets in motion, like closing its markets in the engine, is the other node's).
+ */
+export type CatalogListener = (event: CatalogEvent, origin: 'here' | 'elsewhere') => void;
 
 /** A tiny synchronous emitter: a throwing listener is reported, never allowed to break the write path. */
 export class CatalogEvents {
@@ -24,10 +28,10 @@ export class CatalogEvents {
     return () => this.#listeners.delete(listener);
   }
 
-  emit(event: CatalogEvent): void {
+  emit(event: CatalogEvent, origin: 'here' | 'elsewhere' = 'here'): void {
     for (const listener of this.#listeners) {
       try {
-        listener(event);
+        listener(event, origin);
       } catch (error) {
         this.onListenerError(error);
       }

@@ -548,12 +548,17 @@ export class CatalogService {
     if (closed) this.#emit({ type: 'market', market: closed });
   }
 
-  #emit(event: CatalogEvent): void {
+  /** A change another node of the cluster made (`cluster/catalog-changes.ts`): as if made here, but heard. */
+  changedElsewhere(event: CatalogEvent): void {
+    this.#emit(event, 'elsewhere');
+  }
+
+  #emit(event: CatalogEvent, origin: 'here' | 'elsewhere' = 'here'): void {
     // Scores change no trading state; anything else may (status, delays, resolution), so start afresh.
     if (event.type !== 'liveScore') {
       this.#generation += 1;
       this.#tradingStates.clear();
     }
-    this.#events.emit(event);
+    this.#events.emit(event, origin);
   }
 }

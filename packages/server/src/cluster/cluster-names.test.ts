@@ -13,6 +13,7 @@ describe('a cluster’s NATS names', () => {
       subject: COMMITTED_SUBJECT,
       publicationsStream: 'ODDSBOOK_PUBLICATIONS',
       publications: 'oddsbook.publications',
+      catalog: 'oddsbook.catalog',
     });
     expect(clusterNames('eu-2')).toEqual({
       submit: 'eu-2.sequencer.submit',
@@ -21,6 +22,7 @@ describe('a cluster’s NATS names', () => {
       subject: 'eu-2.committed',
       publicationsStream: 'EU_2_PUBLICATIONS',
       publications: 'eu-2.publications',
+      catalog: 'eu-2.catalog',
     });
   });
 });

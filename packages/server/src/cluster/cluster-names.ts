@@ -10,6 +10,8 @@ export type ClusterNames = {
   /** The JetStream stream of stamped realtime publications (realtime nodes follow it), and its subject. */
   publicationsStream: string;
   publications: string;
+  /** Catalog changes, from the node that made each to every other (core NATS: whoever listens now). */
+  catalog: string;
 };
 
 export function clusterNames(cluster: string): ClusterNames {
@@ -20,5 +22,6 @@ export function clusterNames(cluster: string): ClusterNames {
     subject: `${cluster}.committed`,
     publicationsStream: `${cluster.toUpperCase().replaceAll('-', '_')}_PUBLICATIONS`,
     publications: `${cluster}.publications`,
+    catalog: `${cluster}.catalog`,
   };
 }

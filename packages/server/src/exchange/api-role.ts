@@ -1,5 +1,6 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { shareCatalogChanges } from '../cluster/catalog-changes.js';
 import { clusterNames } from '../cluster/cluster-names.js';
 import { PublicationsFeed } from '../cluster/publications-feed.js';
 import { ensurePublicationsStream } from '../cluster/publications-stream.js';
@@ -64,10 +65,17 @@ export async function openApiNode(config: Config, o: ApiRoleOptions): Promise<Ex
       await feed.start();
       return () => feed.stop();
     };
+    const stopCatalog = await shareCatalogChanges({
+      nc,
+      subject: names.catalog,
+      catalog: exchange.catalog,
+      onError: (error) => o.log.error({ err: error }, 'a catalog change from another node was not read'),
+    });
     return {
       ...exchange,
       stampedPublications,
       async close() {
+        stopCatalog();
         await exchange.close();
         if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
       },

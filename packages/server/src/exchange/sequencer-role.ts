@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ladderSize } from '@oddsbook/protocol';
+import { shareCatalogChanges } from '../cluster/catalog-changes.js';
 import { clusterNames } from '../cluster/cluster-names.js';
 import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-stream.js';
 import { FirstResults } from '../cluster/first-results.js';
@@ -70,6 +71,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   let exchange: Exchange | null = null;
   let intake: SequencerIntake | null = null;
   let services: LeaderServices | null = null;
+  let stopCatalog = () => {};
   let publisher: CommittedPublisher | null = null;
   let realtime: RealtimeStamping | null = null;
   let stopped = false;
@@ -122,6 +124,13 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       settlement: opened.settlement,
     });
     await services.start();
+    // Catalog changes made on API nodes: dropped from this node's caches and published to realtime here.
+    stopCatalog = await shareCatalogChanges({
+      nc,
+      subject: names.catalog,
+      catalog: opened.catalog,
+      onError: (error) => o.log.error({ err: error }, 'a catalog change from another node was not read'),
+    });
     serving = true;
     o.onLeading?.(opened);
     o.log.info(
@@ -179,6 +188,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       stopped = true;
       await intake?.stop();
       await services?.stop();
+      stopCatalog();
       await exchange?.close();
       await realtime?.stop();
       await publisher?.flushed();

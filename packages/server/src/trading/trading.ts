@@ -266,7 +266,9 @@ export function assembleTrading(o: TradingParts, sequencer: Sequencer, projector
   };
   // Closings under way, read from the catalog before they are submitted: `idle` waits for them too.
   const closing = new Set<Promise<void>>();
-  const unsubscribe = o.catalog.onChange((event) => {
+  const unsubscribe = o.catalog.onChange((event, origin) => {
+    // The node that made a change closes what it closes; the others only hear of it.
+    if (origin === 'elsewhere') return;
     if (event.type === 'fixture') {
       const status = event.fixture.status;
       const final = FINAL_FIXTURE_STATUSES.includes(status);
