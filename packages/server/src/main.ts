@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { registerServingNode } from './cluster/serving-node.js';
 import { checkDataDir } from './commands/check-data-dir.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
@@ -11,7 +12,7 @@ import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { serveRealtimeRole } from './exchange/realtime-role.js';
 import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
-import { registerApiNode, serveNode } from './http/serve-node.js';
+import { serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
@@ -184,7 +185,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
       ? await openApiNode(config, { log, onFatal })
       : await openExchange(config, { log, onFatal });
   // An API node lists the cluster's registry, where it enters once it listens.
-  let registered: Awaited<ReturnType<typeof registerApiNode>> | null = null;
+  let registered: Awaited<ReturnType<typeof registerServingNode>> | null = null;
   try {
     app = await buildApp(
       exchange,
@@ -237,7 +238,8 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     throw listenRefusal(error, config) ?? error;
   }
   if (role === 'api') {
-    registered = await registerApiNode(config, {
+    registered = await registerServingNode(config, {
+      roles: ['api'],
       address: app.server.address(),
       status: () => ({ state: 'serving', epoch: null, lastSeq: exchange.trading.sequencer.lastSeq }),
       log: app.log,

@@ -8,6 +8,7 @@ import { CatalogService } from '../catalog/catalog-service.js';
 import { clusterNames } from '../cluster/cluster-names.js';
 import { PublicationsFeed } from '../cluster/publications-feed.js';
 import { ensurePublicationsStream } from '../cluster/publications-stream.js';
+import { registerServingNode } from '../cluster/serving-node.js';
 import type { Config } from '../config/config.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
@@ -141,6 +142,14 @@ export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions):
     hub.attach(server);
     await listen(server, config.port, config.host);
     closers.push(() => closeServer(server));
+    const registered = await registerServingNode(config, {
+      roles: ['realtime'],
+      address: server.address(),
+      status: () => ({ state: 'serving', epoch: null, lastSeq: 0 }),
+      log: o.log,
+    });
+    // Out of cluster_nodes first, so that nobody takes a stopping node for a live one.
+    closers.push(() => registered.stop());
     o.log.info(
       {
         role: 'realtime',

@@ -1,5 +1,5 @@
-import { hostname } from 'node:os';
 import { storedAdminToken } from '../auth/admin-token-file.js';
+import { listening, reachable } from '../cluster/node-address.js';
 import { NodeRegistry, type NodeStatus } from '../cluster/node-registry.js';
 import type { Config } from '../config/config.js';
 import type { Exchange } from '../exchange/exchange.js';
@@ -7,7 +7,6 @@ import { systemClock } from '../lib/clock.js';
 import { openPostgres } from '../store/postgres/postgres-database.js';
 import { buildNodeApp } from './node-app.js';
 import { registerExchangeMetrics } from './plugins/exchange-metrics.js';
-import { listening } from './routes/admin-cluster.js';
 
 export type ServedNode = {
   /** host:port its HTTP server listens on, as registered. */
@@ -89,42 +88,4 @@ export async function serveNode(config: Config, o: ServeNodeOptions): Promise<Se
       await database.close();
     },
   };
-}
-
-/**
- * An API node's row in the node registry (it serves HTTP itself, `/admin/cluster` included): `address` is
- * where its app listens. `stop` deletes the row and closes the registry's connection.
- */
-export async function registerApiNode(
-  config: Config,
-  o: { address: unknown; status: () => NodeStatus; log: { error(o: object, msg: string): void } },
-): Promise<{ registry: NodeRegistry; stop(): Promise<void> }> {
-  const database = await openPostgres({ url: config.databaseUrl, poolSize: 1 });
-  try {
-    const registry = await NodeRegistry.start({
-      pool: database.pool,
-      roles: ['api'],
-      address: reachable(listening(o.address)!),
-      status: o.status,
-      onError: (error) => o.log.error({ err: error }, 'refreshing this node in cluster_nodes failed'),
-    });
-    return {
-      registry,
-      async stop() {
-        await registry
-          .stop()
-          .catch((error: unknown) => o.log.error({ err: error }, 'leaving cluster_nodes failed'));
-        await database.close();
-      },
-    };
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-}
-
-/** A wildcard listen (0.0.0.0, ::) is reached by the host's name. */
-function reachable(address: string): string {
-  const wildcard = /^(0\.0\.0\.0|\[::\]):/.exec(address);
-  return wildcard ? `${hostname()}:${address.slice(wildcard[0].length)}` : address;
 }

@@ -1,4 +1,6 @@
-import type { JournalFollower } from '../cluster/journal-follower.js';
+import type { Engine } from '../engine/index.js';
+import type { Admission } from '../sequencer/admission.js';
+import type { RecoveryReport } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
 import type { ProjectionWriter } from '../store/projection.js';
 import type { TradingReads } from '../store/trading-reads.js';
@@ -7,8 +9,11 @@ import { assembleTrading, reconcileResolutions, type Trading, type TradingParts 
 export type ReplicaTradingOptions = TradingParts & {
   /** The projections, written by the leader's projector and read here. */
   reads: TradingReads;
-  /** This node's copy of the trading state, kept at the journal's end (its engine answers the queries). */
-  follower: JournalFollower;
+  /**
+   * This node's copy of the trading state, kept at the journal's end by a journal follower (its engine
+   * answers the queries), which hands the entries it applies to `Sequencer.followed`.
+   */
+  follower: { engine: Engine; admission: Admission; lastSeq: number; recovery: RecoveryReport };
   /** The leading sequencer, over NATS (`RemoteSequencer`): where intents go. */
   forward: Pick<Sequencer, 'decideAll'>;
   /** Resolves a batch once the leader's projector has written it (`ProjectedElsewhere`). */

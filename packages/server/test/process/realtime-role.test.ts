@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
@@ -91,8 +92,11 @@ function startRole(role: 'sequencer' | 'realtime', url: string, cluster: string)
   return { child, seen, exit, output: () => output };
 }
 
+/** A market hash (books are published per market: the channel's name needs one). */
+const MARKET = `0x${'ab'.repeat(32)}`;
+
 function order(who: number, one: boolean) {
-  const intent = orderIntent(account(who), { one });
+  const intent = orderIntent(account(who), { one, market: MARKET });
   return { ...intent, order: { ...intent.order, expiry: Math.floor(Date.now() / 1000) + 3600 } };
 }
 
@@ -112,6 +116,17 @@ describe('oddsbook serve --role realtime', () => {
     const up = await realtime.seen((l) => l.role === 'realtime' && l.port !== undefined, 'serving');
     const base = `http://127.0.0.1:${up.port}`;
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', role: 'realtime' });
+    // Listed with the cluster's nodes (GET /admin/cluster reads cluster_nodes).
+    const listed = new pg.Client({ connectionString: url });
+    await listed.connect();
+    try {
+      const { rows } = await listed.query<{ address: string }>(
+        "SELECT address FROM cluster_nodes WHERE roles = '{realtime}'",
+      );
+      expect(rows.map((r) => r.address)).toEqual([`127.0.0.1:${up.port}`]);
+    } finally {
+      await listed.end();
+    }
 
     // What the node is fed, read beside it.
     const stamped: StampedPublication[] = [];

@@ -1,6 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { Envelope } from '@oddsbook/protocol';
 import { Type } from 'typebox';
+import { listening } from '../../cluster/node-address.js';
 import { type ClusterNode, type ClusterNodes, thisNodeId } from '../../cluster/node-registry.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
@@ -54,13 +54,6 @@ export function singleProcessCluster(exchange: Exchange, server: { address(): un
       ];
     },
   };
-}
-
-/** host:port of a listening server, null before it listens. */
-export function listening(address: unknown): string | null {
-  if (!address || typeof address !== 'object') return null;
-  const { address: host, port } = address as AddressInfo;
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**
