@@ -217,6 +217,7 @@ export function adminMethods(transport: Transport) {
     resolveMarket: (marketHash: string, outcome: 0 | 1 | 2) =>
       call('resolveMarket', { params: { marketHash }, body: { outcome } }),
     reconcile: () => call('reconcile'),
+    clusterNodes: () => call('clusterNodes'),
     getFaults: () => call('getFaults'),
     injectFaults: (body: AdminBody<'injectFaults'>) => call('injectFaults', { body }),
     /** Credits a deployed proxy wallet with test funds (base units). */

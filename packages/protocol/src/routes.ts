@@ -23,6 +23,7 @@ import {
   AdminCreateApiKeyBody,
   AdminCreatedApiKey,
   AdminRevokedApiKey,
+  ClusterNodeInfo,
   CreatedFixture,
   CreatedLeague,
   CreatedMarket,
@@ -398,6 +399,7 @@ export const ADMIN_ROUTES = {
     idempotent: false,
   }),
   reconcile: get({ path: '/admin/reconcile', auth: 'admin', response: ReconcileReport }),
+  clusterNodes: get({ path: '/admin/cluster', auth: 'admin', response: Type.Array(ClusterNodeInfo) }),
   getFaults: get({ path: '/admin/faults', auth: 'admin', response: FaultState }),
   injectFaults: post({
     path: '/admin/faults',

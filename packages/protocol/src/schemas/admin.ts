@@ -138,6 +138,29 @@ export const ReconcileReport = Type.Object({
 });
 export type ReconcileReport = Static<typeof ReconcileReport>;
 
+/** `GET /admin/cluster`: one node of the cluster (the single process answers itself). */
+export const ClusterNodeInfo = Type.Object({
+  node: Type.String({ description: 'the node id: host:pid' }),
+  roles: Type.Array(Type.String(), {
+    description: 'all, or some of sequencer, api, projector, realtime, chain',
+  }),
+  pid: Type.Integer(),
+  address: Type.Union([Type.String(), Type.Null()], {
+    description: 'host:port of its HTTP server (/health, /metrics), null without one',
+  }),
+  state: Type.String({
+    description: 'starting, standby, taking-over, leader (a sequencer); serving (an API or realtime node)',
+  }),
+  epoch: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the leader epoch it appends under; null when it does not lead',
+  }),
+  lastSeq: Type.Integer({ description: 'the last journal seq its state is at' }),
+  startedAt: DateTime,
+  seenAt: Type.String({ format: 'date-time', description: 'its last refresh (every second)' }),
+  alive: Type.Boolean({ description: 'seen within the last 5 s; a node gone silent is removed after 1 min' }),
+});
+export type ClusterNodeInfo = Static<typeof ClusterNodeInfo>;
+
 export const FaultState = Type.Object({
   failNextDeployment: Type.Boolean(),
   failSettlementItems: Type.Object({

@@ -1,31 +1,10 @@
-import { Envelope } from '@oddsbook/protocol';
+import { ClusterNodeInfo, Envelope } from '@oddsbook/protocol';
 import { Type } from 'typebox';
 import { listening } from '../../cluster/node-address.js';
 import { type ClusterNode, type ClusterNodes, thisNodeId } from '../../cluster/node-registry.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { errorResponses } from '../error-responses.js';
 import type { ExchangeApp } from '../exchange-app.js';
-
-const NodeInfo = Type.Object({
-  node: Type.String({ description: 'the node id: host:pid' }),
-  roles: Type.Array(Type.String(), {
-    description: 'all, or some of sequencer, api, projector, realtime, chain',
-  }),
-  pid: Type.Integer(),
-  address: Type.Union([Type.String(), Type.Null()], {
-    description: 'host:port of its HTTP server (/health, /metrics), null without one',
-  }),
-  state: Type.String({
-    description: 'starting, standby, taking-over, leader (a sequencer); serving (an API node)',
-  }),
-  epoch: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'the leader epoch it appends under; null when it does not lead',
-  }),
-  lastSeq: Type.Integer({ description: 'the last journal seq its state is at' }),
-  startedAt: Type.String({ format: 'date-time' }),
-  seenAt: Type.String({ format: 'date-time', description: 'its last refresh (every second)' }),
-  alive: Type.Boolean({ description: 'seen within the last 5 s; a node gone silent is removed after 1 min' }),
-});
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -73,7 +52,7 @@ export async function adminClusterRoutes(app: ExchangeApp, nodes: ClusterNodes):
           '(--role all) answers itself.',
         security: [{ adminToken: [] }],
         tags: ['admin'],
-        response: { 200: Envelope(Type.Array(NodeInfo)), ...errorResponses(401, 429, 503) },
+        response: { 200: Envelope(Type.Array(ClusterNodeInfo)), ...errorResponses(401, 429, 503) },
       },
     },
     async () => ({
