@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWeb,
@@ -6,51 +6,18 @@ import {
   cspViolations,
   launchChromium,
   type RunningExchange,
-  screenshot,
   startExchange,
   walletContext,
 } from './browser-harness.js';
-
-// Two well-known test keys (never of any value).
-const MAKER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
-const TAKER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
-const MAINNET_CHAIN_ID = 4162;
-const WAIT = { timeout: 60_000 };
-
-/** A screenshot that rendered: a real image, and the page shows the text it should. */
-async function checkedScreenshot(page: Page, name: string, text: string) {
-  await expect.poll(() => page.locator('body').textContent(), WAIT).toContain(text);
-  const shot = await screenshot(page, name);
-  expect(shot.bytes).toBeGreaterThan(10_000);
-  return shot;
-}
-
-/** From a fresh page: sign in with the wallet, create a key, deploy the proxy; the operator's faucet funds it. */
-async function onboard(page: Page, exchange: RunningExchange, address: string, name: string) {
-  await page.goto(`${exchange.url}/#/account`);
-  await page.getByRole('button', { name: 'Connect wallet and sign in' }).click();
-  await expect.poll(() => page.getByTestId('session-address').textContent(), WAIT).toBe(address);
-  await page.getByLabel('Key label').fill(`${name} browser`);
-  await page.getByRole('button', { name: 'Create API key' }).click();
-  await expect.poll(() => page.getByTestId('new-key').textContent(), WAIT).toMatch(/[0-9a-f]{64}/);
-  await expect.poll(() => page.getByTestId('key-row').count(), WAIT).toBe(1);
-  await page.getByRole('button', { name: 'Deploy proxy wallet' }).click();
-  await expect.poll(() => page.getByTestId('proxy-state').textContent(), WAIT).toBe('deployed');
-  const faucet = await exchange.admin('POST', '/admin/faucet', { address, amount: '100000000' });
-  expect(faucet.status).toBe(200);
-  await expect.poll(() => page.getByTestId('available').textContent(), WAIT).toBe('100.00 USDC');
-}
-
-/** On the trading page: the first league (chosen for you), its first game, that game's first market. */
-async function openFirstMarket(page: Page, exchange: RunningExchange): Promise<string> {
-  await page.goto(`${exchange.url}/#/trade`);
-  await page.getByTestId('fixture').first().click();
-  await page.getByTestId('market').first().click();
-  const hash = await page.getByTestId('market-head').getAttribute('data-market-hash');
-  expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
-  await expect.poll(() => page.getByTestId('book-feed').textContent(), WAIT).toBe('live');
-  return hash!;
-}
+import {
+  checkedScreenshot,
+  MAINNET_CHAIN_ID,
+  MAKER_KEY,
+  onboard,
+  openFirstMarket,
+  TAKER_KEY,
+  WAIT,
+} from './browser-steps.js';
 
 const available = chromiumAvailable();
 
