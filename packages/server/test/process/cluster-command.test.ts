@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEST_NATS_URL } from '../../src/cluster/test-support.js';
+import { clusterNames } from '../../src/cluster/cluster-names.js';
+import { connectNats, natsClients, TEST_NATS_URL } from '../../src/cluster/test-support.js';
 import { requirePostgres, TEST_POSTGRES_URL } from '../../src/store/test-support/postgres-test-database.js';
 import { runCli } from '../helpers/cli-process.js';
 import { admin, CLUSTER_ADMIN_TOKEN, call, until } from '../helpers/cluster-http.js';
@@ -21,7 +22,18 @@ async function dropDatabase(): Promise<void> {
     await client.end();
   }
 }
-afterAll(dropDatabase);
+afterAll(async () => {
+  await dropDatabase();
+  const nc = await connectNats();
+  try {
+    const { jsm } = await natsClients(nc);
+    const names = clusterNames(name.replaceAll('_', '-'));
+    for (const stream of [names.stream, names.publicationsStream])
+      await jsm.streams.delete(stream).catch(() => {});
+  } finally {
+    await nc.close();
+  }
+});
 
 const server = new URL(TEST_POSTGRES_URL);
 
