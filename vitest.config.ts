@@ -18,6 +18,10 @@ const STORELESS = [
   'packages/server/test/process/cluster-nodes.test.ts',
   'packages/server/test/process/cluster-failover.test.ts',
   'packages/server/test/process/cluster-command.test.ts',
+  'packages/server/test/process/realtime-role.test.ts',
+  'packages/server/test/cluster/api-nodes.test.ts',
+  'packages/server/test/cluster/catalog-changes.test.ts',
+  'packages/server/test/cluster/realtime-nodes.test.ts',
   'packages/server/test/process/copy-to-postgres.test.ts',
   ...['auth', 'bad-commands', 'bounds', 'frames', 'limits', 'ping', 'race', 'recovery', 'subscribe'].map(
     (name) => `packages/server/test/realtime/${name}.test.ts`,
