@@ -1,6 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalCluster } from '../../server/src/cluster/local-cluster.js';
+import { TEST_NATS_URL } from '../../server/src/cluster/test-support.js';
 import {
+  createTestDatabase,
+  type TestDatabase,
+} from '../../server/src/store/test-support/postgres-test-database.js';
+import { freePort } from '../../server/test/helpers/cli-process.js';
+import { stopTestCluster } from '../../server/test/helpers/cluster-http.js';
+import {
+  ADMIN_TOKEN,
   buildWeb,
   chromiumAvailable,
   cspViolations,
@@ -177,3 +187,116 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
     }
   });
 });
+
+/**
+ * The same pages through a cluster (issue 37): a sequencer and two API nodes as real processes on the test
+ * PostgreSQL and NATS (`LocalCluster`). The maker uses one API node, the taker the other; each sees the
+ * other's orders live (the API nodes' realtime hubs follow the leader's publications). It starts its own
+ * cluster on PostgreSQL, so it runs once: in `npm test`, not again in the PostgreSQL run.
+ */
+describe.skipIf(!available || process.env.ODDSBOOK_TEST_STORE === 'postgres')(
+  'the web pages through either API node of a cluster',
+  () => {
+    let database: TestDatabase;
+    let cluster: LocalCluster;
+    let browser: Browser;
+    beforeAll(async () => {
+      buildWeb();
+      database = await createTestDatabase();
+      cluster = new LocalCluster({
+        databaseUrl: await database.schema(),
+        natsUrl: TEST_NATS_URL,
+        cluster: `web${randomBytes(5).toString('hex')}`,
+        adminToken: ADMIN_TOKEN,
+        // Ports chosen before the start: a page signs in for the origin its node was configured with.
+        nodes: [
+          { name: 'sequencer-1', role: 'sequencer', port: 0 },
+          { name: 'api-1', role: 'api', port: await freePort() },
+          { name: 'api-2', role: 'api', port: await freePort() },
+        ],
+        env: { DEMO: '1', BLOCK_TIME_MS: '50' },
+      });
+      await cluster.start();
+      browser = await launchChromium();
+    }, 180_000);
+    afterAll(async () => {
+      await browser?.close();
+      await stopTestCluster(cluster);
+      await database?.drop();
+    });
+
+    /** An API node as the steps address an exchange: its URL, and the operator routes through it. */
+    const node = (name: string): RunningExchange => {
+      const url = cluster.node(name).url!;
+      return {
+        url,
+        async admin(method, path, body) {
+          const response = await fetch(`${url}${path}`, {
+            method,
+            headers: {
+              'x-admin-token': ADMIN_TOKEN,
+              ...(body ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          });
+          return { status: response.status, body: await response.json() };
+        },
+        stop: async () => {},
+      };
+    };
+
+    it('a maker on one API node and a taker on the other sign in, fund, bet against each other and are paid', async () => {
+      const one = node('api-1');
+      const two = node('api-2');
+      const maker = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
+      const taker = await walletContext(browser, TAKER_KEY, MAINNET_CHAIN_ID);
+      try {
+        await onboard(maker.page, one, maker.address, 'maker');
+        await onboard(taker.page, two, taker.address, 'taker');
+
+        const marketHash = await openFirstMarket(maker.page, one);
+        const form = maker.page.getByTestId('order-form');
+        await form.getByLabel('Probability').fill('55');
+        await form.getByLabel('Stake').fill('10');
+        await form.getByLabel('Time in force').selectOption('GTC');
+        await form.getByRole('button', { name: 'Place bet' }).click();
+        await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(1);
+
+        // The taker, on the other API node, sees the maker's order live and takes 4 USDC of it.
+        expect(await openFirstMarket(taker.page, two)).toBe(marketHash);
+        const level = taker.page.getByTestId('level-2').first();
+        await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
+        await level.click();
+        const takerForm = taker.page.getByTestId('order-form');
+        await takerForm.getByLabel('Stake').fill('4');
+        await takerForm.getByRole('button', { name: 'Place bet' }).click();
+        await expect
+          .poll(() => taker.page.getByTestId('order-result').textContent(), WAIT)
+          .toBe('Matched 3.999996 USDC.');
+        await expect
+          .poll(() => taker.page.getByTestId('trade-status').first().textContent(), WAIT)
+          .toBe('LOCKED');
+        // The maker's page, on the first node, shows the fill the second node's taker made.
+        await expect
+          .poll(() => maker.page.getByTestId('trade-status').first().textContent(), WAIT)
+          .toBe('LOCKED');
+
+        // Resolved through the first node: both are paid, each seen on its own node.
+        const resolved = await one.admin('POST', `/admin/markets/${marketHash}/resolve`, { outcome: 2 });
+        expect(resolved.status).toBe(200);
+        await expect
+          .poll(() => taker.page.getByTestId('trade-status').first().textContent(), WAIT)
+          .toBe('SETTLED');
+        expect(await taker.page.getByTestId('trade-payout').first().textContent()).toBe('8.88888 paid');
+        await expect
+          .poll(() => taker.page.getByTestId('balance-line').textContent(), WAIT)
+          .toContain('Available 104.888884 USDC');
+        await checkedScreenshot(taker.page, 'cluster-trading-page-settled', 'SETTLED');
+        expect([...maker.cspViolations, ...taker.cspViolations]).toEqual([]);
+      } finally {
+        await maker.context.close();
+        await taker.context.close();
+      }
+    }, 240_000);
+  },
+);
