@@ -115,3 +115,12 @@ export function orderIntent(
     bettingDelayMs: 0,
   };
 }
+
+/**
+ * Deletes the streams a test made. JetStream reserves each stream's max bytes against the server's storage,
+ * so streams left behind by test runs end in "insufficient storage resources" for every later stream.
+ */
+export async function deleteStreams(nc: NatsConnection, streams: readonly string[]): Promise<void> {
+  const { jsm } = await natsClients(nc);
+  for (const stream of streams) await jsm.streams.delete(stream).catch(() => {});
+}

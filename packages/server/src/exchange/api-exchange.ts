@@ -5,21 +5,12 @@ import { JournalFollower } from '../cluster/journal-follower.js';
 import { ProjectedElsewhere } from '../cluster/projected-elsewhere.js';
 import { RemoteSequencer } from '../cluster/remote-sequencer.js';
 import type { Config } from '../config/config.js';
-import { EXCHANGE_LIMITS } from '../config/limits.js';
-import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
-import { createVerifierPool } from '../signing/verifier-pool.js';
 import { openReplicaTrading } from '../trading/replica-trading.js';
 import type { Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
-import {
-  DEFAULT_VERIFY_WORKERS,
-  EIP712_DOMAIN_NAME,
-  type Exchange,
-  VERIFY_INLINE_WHEN_IDLE,
-  withAdminToken,
-} from './exchange.js';
+import { type Exchange, legacyApiOf, orderChecks, withAdminToken } from './exchange.js';
 import { openExchangeAccess } from './exchange-access.js';
 import { openApiNodeStorage } from './exchange-storage.js';
 
@@ -68,18 +59,7 @@ export async function openApiExchange(givenConfig: Config, o: ApiExchangeOptions
     closing.push(() => access.close());
     const { catalog } = access;
     const wallets = new Wallets(o.leader.chain);
-    const orderDomain = {
-      name: EIP712_DOMAIN_NAME,
-      version: '1' as const,
-      chainId: config.chainId,
-      verifyingContract: config.verifyingContract,
-    };
-    const verifier = createVerifierPool({
-      domain: orderDomain,
-      size: o.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
-      inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
-      maxPending: config.maxPendingOrders,
-    });
+    const { orderDomain, verifier } = orderChecks(config, o.verifyWorkers);
     closing.push(() => verifier.close());
 
     let replica: Sequencer | undefined;
@@ -124,16 +104,7 @@ export async function openApiExchange(givenConfig: Config, o: ApiExchangeOptions
     // First: a batch waiting for a leader that is gone would hold the pipeline's close.
     closing.push(async () => projections.stop());
     access.setInEngine((marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined);
-    const legacy = new LegacyApi({
-      trading,
-      catalog,
-      clock,
-      chainId: config.chainId,
-      verifyingContract: config.verifyingContract,
-      baseToken: config.baseToken,
-      minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
-      dates: config,
-    });
+    const legacy = legacyApiOf(config, trading, catalog, clock);
     return {
       config,
       storedAdminToken:

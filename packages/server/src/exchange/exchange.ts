@@ -105,6 +105,42 @@ export type OpenExchangeOptions = {
 
 const silentLog = { info() {}, error() {} };
 
+/** The EIP-712 domain orders are signed for, and the pool that checks their signatures. */
+export function orderChecks(config: Config, verifyWorkers = DEFAULT_VERIFY_WORKERS) {
+  const orderDomain = {
+    name: EIP712_DOMAIN_NAME,
+    version: '1' as const,
+    chainId: config.chainId,
+    verifyingContract: config.verifyingContract,
+  };
+  const verifier = createVerifierPool({
+    domain: orderDomain,
+    size: verifyWorkers,
+    inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
+    maxPending: config.maxPendingOrders,
+  });
+  return { orderDomain, verifier };
+}
+
+/** The legacy v2 API on trading's intake and books, until the cut-over dates. */
+export function legacyApiOf(
+  config: Config,
+  trading: Trading,
+  catalog: CatalogService,
+  clock: Clock,
+): LegacyApi {
+  return new LegacyApi({
+    trading,
+    catalog,
+    clock,
+    chainId: config.chainId,
+    verifyingContract: config.verifyingContract,
+    baseToken: config.baseToken,
+    minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
+    dates: config,
+  });
+}
+
 /** Opens the exchange on its data dir, which no other process may hold meanwhile (DataDirInUse). */
 export async function openExchange(config: Config, options: OpenExchangeOptions = {}): Promise<Exchange> {
   const releaseDataDir = config.dataDir === ':memory:' ? () => {} : lockDataDir(config.dataDir);
@@ -178,18 +214,7 @@ async function openLockedExchange(
   }
   const { chain, multisig, stop: stopChain } = embedded;
   const wallets = new Wallets(chain);
-  const orderDomain = {
-    name: EIP712_DOMAIN_NAME,
-    version: '1' as const,
-    chainId: config.chainId,
-    verifyingContract: config.verifyingContract,
-  };
-  const verifier = createVerifierPool({
-    domain: orderDomain,
-    size: options.verifyWorkers ?? DEFAULT_VERIFY_WORKERS,
-    inlineWhenIdle: VERIFY_INLINE_WHEN_IDLE,
-    maxPending: config.maxPendingOrders,
-  });
+  const { orderDomain, verifier } = orderChecks(config, options.verifyWorkers);
   const log = options.log ?? silentLog;
   const journal = { journal: options.journal ?? storage.journal, close: () => storage.closeJournal() };
   const settlementSince = journal.journal.features.chainSettlement;
@@ -249,16 +274,7 @@ async function openLockedExchange(
   });
   await reconciliation.run();
   const stopReconciliation = reconciliation.start();
-  const legacy = new LegacyApi({
-    trading,
-    catalog,
-    clock,
-    chainId: config.chainId,
-    verifyingContract: config.verifyingContract,
-    baseToken: config.baseToken,
-    minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
-    dates: config,
-  });
+  const legacy = legacyApiOf(config, trading, catalog, clock);
   let closed = false;
   return {
     config,

@@ -6,8 +6,8 @@ import { tickToOdds } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { clusterNames } from '../../src/cluster/cluster-names.js';
-import { connectNats, TEST_NATS_URL } from '../../src/cluster/test-support.js';
+import { type ClusterNames, clusterNames } from '../../src/cluster/cluster-names.js';
+import { connectNats, deleteStreams, TEST_NATS_URL } from '../../src/cluster/test-support.js';
 import { loadConfig } from '../../src/config/config.js';
 import { openApiExchange } from '../../src/exchange/api-exchange.js';
 import type { Exchange } from '../../src/exchange/exchange.js';
@@ -29,6 +29,8 @@ const silent = { info() {}, error() {} };
 let database: TestDatabase;
 let nc: NatsConnection;
 let leader: SequencerRole;
+const cluster = `api${Math.random().toString(36).slice(2, 8)}`;
+let names: ClusterNames;
 const nodes: TestExchange[] = [];
 const dirs: string[] = [];
 
@@ -103,7 +105,7 @@ let b: TestExchange;
 beforeAll(async () => {
   database = await createTestDatabase();
   nc = await connectNats();
-  const cluster = `api${Math.random().toString(36).slice(2, 8)}`;
+  names = clusterNames(cluster);
   leader = await startSequencerRole(configFor('sequencer', cluster), {
     log: silent,
     onDeposed: (reason) => {
@@ -122,6 +124,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const node of nodes) await node.close();
   await leader?.stop();
+  if (nc) await deleteStreams(nc, [names.stream, names.publicationsStream]);
   await nc?.close();
   await database?.drop();
   for (const dir of dirs) removeDataDir(dir);

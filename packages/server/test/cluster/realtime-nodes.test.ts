@@ -4,7 +4,7 @@ import { ACCOUNT_FILLS_CHANNEL, accountOrdersChannel } from '@oddsbook/protocol'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PublicationsFeed } from '../../src/cluster/publications-feed.js';
 import { ensurePublicationsStream, StampedPublisher } from '../../src/cluster/publications-stream.js';
-import { connectNats, natsClients } from '../../src/cluster/test-support.js';
+import { connectNats, deleteStreams, natsClients } from '../../src/cluster/test-support.js';
 import { createChannelPolicy } from '../../src/realtime/channel-policy.js';
 import type { RealtimeHubOptions } from '../../src/realtime/options.js';
 import type { Publication } from '../../src/realtime/publication.js';
@@ -35,7 +35,9 @@ beforeAll(async () => {
   nc = await connectNats();
   clients = await natsClients(nc);
 });
+const streams: string[] = [];
 afterAll(async () => {
+  if (nc) await deleteStreams(nc, streams);
   await nc?.close();
 });
 afterEach(async () => {
@@ -48,6 +50,7 @@ afterEach(async () => {
 
 function uniqueStream() {
   const id = randomBytes(4).toString('hex');
+  streams.push(`TEST_PUBS_${id.toUpperCase()}`);
   return { publicationsStream: `TEST_PUBS_${id.toUpperCase()}`, publications: `test.${id}.publications` };
 }
 

@@ -14,6 +14,7 @@ import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
 import {
   account,
   connectNats,
+  deleteStreams,
   natsClients,
   orderIntent,
   TEST_NATS_URL,
@@ -308,7 +309,7 @@ describe('oddsbook serve --role', () => {
     } finally {
       for (const node of [a, b, again]) node?.child.kill('SIGKILL');
       for (const node of [a, b, again]) if (node) await exited(node.child);
-      await jsm.streams.delete(names.stream).catch(() => {});
+      await deleteStreams(nc, [names.stream, names.publicationsStream]);
       await db.close();
     }
   }, 120_000);

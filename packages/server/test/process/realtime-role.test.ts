@@ -15,6 +15,7 @@ import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
 import {
   account,
   connectNats,
+  deleteStreams,
   natsClients,
   orderIntent,
   TEST_NATS_URL,
@@ -32,8 +33,10 @@ let nc: NatsConnection;
 beforeAll(async () => {
   nc = await connectNats();
 });
+const streams: string[] = [];
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  if (nc) await deleteStreams(nc, streams);
   await nc?.close();
   await database.drop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -110,6 +113,7 @@ describe('oddsbook serve --role realtime', () => {
     const url = await database.schema();
     const cluster = `t${randomBytes(6).toString('hex')}`;
     const names = clusterNames(cluster);
+    streams.push(names.stream, names.publicationsStream);
     const sequencer = startRole('sequencer', url, cluster);
     expect((await sequencer.seen((l) => l.state === 'leader', 'leader')).epoch).toBe(1);
     const realtime = startRole('realtime', url, cluster);
