@@ -15,6 +15,9 @@ const STORELESS = [
   'packages/server/test/cluster/shared-state.test.ts',
   'packages/server/test/http/redis-bucket-store.test.ts',
   'packages/server/test/process/cluster-roles.test.ts',
+  'packages/server/test/process/cluster-nodes.test.ts',
+  'packages/server/test/process/cluster-failover.test.ts',
+  'packages/server/test/process/cluster-command.test.ts',
   'packages/server/test/process/copy-to-postgres.test.ts',
   ...['auth', 'bad-commands', 'bounds', 'frames', 'limits', 'ping', 'race', 'recovery', 'subscribe'].map(
     (name) => `packages/server/test/realtime/${name}.test.ts`,

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { checkDataDir } from './commands/check-data-dir.js';
+import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
@@ -29,6 +30,8 @@ const COMMANDS = `Commands:
   copy-to-postgres --database-url <postgres://…>
                                 copy the data dir (the exchange stopped) into an empty PostgreSQL
                                 database and verify the copy by replay (docs/operations.md)
+  cluster                       run a cluster on this machine: sequencers, API and realtime nodes, each a
+                                child process, on PostgreSQL and NATS, restarted when they exit
   reconcile                     start the exchange without serving, compare every account's money with
                                 the chain to the base unit, print the differences and stop
   help [<command>]              this text, or a command's
@@ -63,6 +66,7 @@ Rebuilds the engine from the journal alone and compares its state hash with the 
 while the exchange is stopped); then compares the money of every account with the chain's stored state
 (wallets, escrow pool, transactions not mined yet). Exit code 0 when identical and reconciled, 1 otherwise.`,
   'copy-to-postgres': COPY_TO_POSTGRES_USAGE,
+  cluster: CLUSTER_USAGE,
   reconcile: `Usage: oddsbook reconcile [options]
 
 Starts the exchange on the data dir without serving (it journals the chain's receipts a start finds, as
@@ -99,6 +103,8 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         return await copyToPostgresCommand(rest);
       case 'reconcile':
         return await reconcileCommand(rest);
+      case 'cluster':
+        return await clusterCommand(rest);
       case 'version':
       case '--version':
       case '-v':

@@ -75,6 +75,11 @@ export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions):
     closers.push(
       revocations.subscribe((revocation) => {
         if (revocation.kind === 'api-key') keys.revokedElsewhere(revocation.id);
+        // A key an API node issued after this node loaded its keys: its tokens are good here too.
+        else if (revocation.kind === 'api-key-issued')
+          void keys
+            .issuedElsewhere(revocation.id)
+            .catch((error) => o.log.error({ err: error }, 'reading a key issued elsewhere failed'));
       }),
     );
     const catalog = new CatalogService({ repository: store.catalog, clock });
