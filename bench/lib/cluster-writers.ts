@@ -42,45 +42,8 @@ export function startWriters(options: {
   const agents = options.targets.map(
     () => new Agent({ keepAlive: true, maxSockets: Math.ceil(options.writers / options.targets.length) }),
   );
-  const post = (target: number, r: IdentifiedRequest): Promise<Answer> =>
-    new Promise((resolve) => {
-      const url = new URL('/orders-v3', options.targets[target]);
-      const sentAt = performance.now();
-      const done = (status: number, body: string) => {
-        const accepted = status === 200 && !body.includes('"FAILED"');
-        resolve({
-          target,
-          sentAt,
-          answeredAt: performance.now(),
-          status,
-          accepted,
-          orderIds: r.orderIds,
-          ...(accepted ? {} : { error: body.slice(0, 300) }),
-        });
-      };
-      const req = request(
-        url,
-        {
-          method: r.method ?? 'POST',
-          agent: agents[target],
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(r.body),
-            'x-svc-api-key': r.apiKey,
-          },
-          timeout: options.timeoutMs ?? 30_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
-          res.on('error', (e) => done(0, `response error: ${e.message}`));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (e) => done(0, `request error: ${e.message}`));
-      req.end(r.body);
-    });
+  const post = (target: number, r: IdentifiedRequest) =>
+    postOrder(options.targets[target]!, target, r, agents[target], options.timeoutMs);
   const loops = Array.from({ length: options.writers }, async (_, w) => {
     const target = w % options.targets.length;
     while (!stopped) {
@@ -98,6 +61,57 @@ export function startWriters(options: {
       for (const agent of agents) agent.destroy();
     },
   };
+}
+
+/**
+ * Posts one request to `<base>/orders-v3` (on `agent`'s connections, or a connection of its own) and
+ * resolves with its answer; never rejects (a connection error is status 0).
+ */
+export function postOrder(
+  base: string,
+  target: number,
+  r: IdentifiedRequest,
+  agent?: Agent,
+  timeoutMs = 30_000,
+): Promise<Answer> {
+  return new Promise((resolve) => {
+    const url = new URL('/orders-v3', base);
+    const sentAt = performance.now();
+    const done = (status: number, body: string) => {
+      const accepted = status === 200 && !body.includes('"FAILED"');
+      resolve({
+        target,
+        sentAt,
+        answeredAt: performance.now(),
+        status,
+        accepted,
+        orderIds: r.orderIds,
+        ...(accepted ? {} : { error: body.slice(0, 300) }),
+      });
+    };
+    const req = request(
+      url,
+      {
+        method: r.method ?? 'POST',
+        ...(agent ? { agent } : {}),
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(r.body),
+          'x-svc-api-key': r.apiKey,
+        },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+        res.on('error', (e) => done(0, `response error: ${e.message}`));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (e) => done(0, `request error: ${e.message}`));
+    req.end(r.body);
+  });
 }
 
 export const percentileOf = (sorted: readonly number[], q: number): number =>
