@@ -29,7 +29,7 @@
  * and counted in the journal, so that a lost or doubled order shows. BENCH_SERVER=dist runs the built
  * `packages/server/dist` (npm run build first); NATS_URL (default nats://127.0.0.1:4222). Every node runs
  * at LOG_LEVEL=info, which the launcher reads their states from (Fastify then logs two lines per request on
- * the API nodes and the single process alike).
+ * the API nodes and the single process alike). BENCH_CLUSTER_LOGS=<dir> keeps the cluster nodes' logs there.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -289,6 +289,8 @@ try {
       { name: 'api-2', role: 'api', port: 0 },
     ],
     env: NODE_ENV,
+    // BENCH_CLUSTER_LOGS=<dir>: the nodes' data dirs and logs (<node>.log) there, kept after the run.
+    ...(process.env.BENCH_CLUSTER_LOGS ? { dataRoot: process.env.BENCH_CLUSTER_LOGS, logFiles: true } : {}),
   });
   await cluster.start();
   const c = cluster;
@@ -535,6 +537,10 @@ async function checkOrders(db: BenchDatabase, answers: readonly Answer[]) {
       }
     }
     const notJournaled = acknowledged.filter((id) => !journalCounts.has(id));
+    const bytes = entries.reduce((n, e) => n + e.payload.length, 0);
+    log(
+      `journal: ${fmt(entries.length)} entries, ${fmt(bytes / Math.max(1, entries.length))} bytes of payload per entry`,
+    );
     const twice = [...journalCounts].filter(([, n]) => n > 1);
     log(
       `acknowledged orders: ${fmt(acknowledged.length)}; missing from the projections ${missing.length}` +
@@ -566,7 +572,15 @@ async function deleteStreams(cluster: string) {
   try {
     const nc = await connect({ servers: NATS_URL });
     const jsm = await jetstreamManager(nc);
-    for (const s of [names.stream, names.publicationsStream]) await jsm.streams.delete(s).catch(() => {});
+    for (const s of [names.stream, names.publicationsStream]) {
+      const info = await jsm.streams.info(s).catch(() => null);
+      if (info)
+        log(
+          `stream ${s}: ${fmt(info.state.messages)} messages, ${fmt(info.state.bytes / 1e6)} MB, ` +
+            `${fmt(info.state.bytes / Math.max(1, info.state.messages))} bytes per message`,
+        );
+      await jsm.streams.delete(s).catch(() => {});
+    }
     await nc.close();
   } catch (e) {
     log(`could not delete the cluster's streams: ${(e as Error).message}`);
