@@ -188,6 +188,11 @@ export class LocalCluster {
     }
   }
 
+  /** CLUSTER: the name of its NATS subjects and streams. */
+  get name(): string {
+    return this.o.cluster;
+  }
+
   /** The directory holding each node's data dir (and log file). */
   get root(): string {
     return this.dataRoot;

@@ -144,7 +144,8 @@ function clusterSettings(argv: readonly string[]): ClusterSettings {
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  const env = process.env;
+  // An empty variable counts as unset.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
   const database = values.database ?? DEFAULT_DATABASE;
   if (values.database !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(database))
     throw new ConfigError(

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type OrderDomain, type OrderMessage, tickToOdds } from '@oddsbook/protocol';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { LocalCluster, type LocalNodeSpec } from '../../src/cluster/local-cluster.js';
-import { TEST_NATS_URL } from '../../src/cluster/test-support.js';
+import { connectNats, natsClients, TEST_NATS_URL } from '../../src/cluster/test-support.js';
 import { testPrivateKey } from './test-exchange.js';
 import { viemOrderTypedData } from './trading.js';
 
@@ -24,6 +25,21 @@ export function testCluster(databaseUrl: string, nodes: LocalNodeSpec[]): LocalC
     nodes,
     env: { DEMO: '0', RATE_LIMITS: '0', BLOCK_TIME_MS: '50' },
   });
+}
+
+/** Stops the cluster and deletes its NATS streams (each test cluster has its own). */
+export async function stopTestCluster(cluster: LocalCluster | undefined): Promise<void> {
+  if (!cluster) return;
+  await cluster.stop();
+  const nc = await connectNats();
+  try {
+    const { jsm } = await natsClients(nc);
+    const names = clusterNames(cluster.name);
+    for (const stream of [names.stream, names.publicationsStream])
+      await jsm.streams.delete(stream).catch(() => {});
+  } finally {
+    await nc.close();
+  }
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes

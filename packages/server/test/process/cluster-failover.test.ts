@@ -12,6 +12,7 @@ import {
   postOrders,
   signedOrder,
   signingMeta,
+  stopTestCluster,
   testCluster,
   USDC,
   until,
@@ -41,7 +42,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await cluster?.stop();
+  await stopTestCluster(cluster);
   await database.drop();
 });
 

@@ -13,6 +13,7 @@ import {
   type SigningMeta,
   signedOrder,
   signingMeta,
+  stopTestCluster,
   testCluster,
   USDC,
   until,
@@ -42,7 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of clients) c.disconnect();
-  await cluster?.stop();
+  await stopTestCluster(cluster);
   await database.drop();
 });
 
