@@ -20,7 +20,8 @@ export type Child = {
   threadCpuSeconds: () => Map<number, number>;
 };
 
-function procThreadCpuSeconds(pid: number): Map<number, number> {
+/** CPU seconds of each thread of a process by thread id (/proc/<pid>/task; the main thread's id is the pid). */
+export function procThreadCpuSeconds(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`))
@@ -40,7 +41,8 @@ function procWriteBytes(pid: number): number {
   }
 }
 
-function procCpuSeconds(pid: number, tid?: number): number {
+/** CPU seconds (user + system) of a process, or of one of its threads (/proc/<pid>/stat). */
+export function procCpuSeconds(pid: number, tid?: number): number {
   try {
     const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
     const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');

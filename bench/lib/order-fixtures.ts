@@ -150,13 +150,13 @@ export function createCrossingFlow(
   const takers = traders.filter((t) => !t.isOne);
   let n = 0;
   let taken = 0;
-  const next = (extra: Record<string, unknown>): BenchRequest => {
+  const next = (extra: Record<string, unknown>): BenchRequest & { orderIds: string[] } => {
     const i = n++;
     // A maker and a taker on one market in turn: markets rotate every three requests.
     const marketHash = marketHashes[Math.floor(i / 3) % marketHashes.length]!;
     const isTaker = i % 3 === 2;
     const trader = isTaker ? takers[Math.floor(i / 3) % takers.length]! : makers[i % makers.length]!;
-    const { orderId: _, ...order } = signer.signTerms(
+    const { orderId, ...order } = signer.signTerms(
       trader,
       isTaker
         ? {
@@ -174,9 +174,15 @@ export function createCrossingFlow(
             timeInForce: 'GTC',
           },
     );
-    return { body: JSON.stringify({ orders: [order], ...extra }), apiKey: trader.apiKey };
+    return {
+      body: JSON.stringify({ orders: [order], ...extra }),
+      apiKey: trader.apiKey,
+      orderIds: [orderId],
+    };
   };
   return {
+    /** The next request of the flow, with the id of its order. */
+    next: (extra: Record<string, unknown> = {}) => next(extra),
     /** The next `count` requests of the flow. */
     requests: (count: number, extra: Record<string, unknown> = {}) =>
       Array.from({ length: count }, () => next(extra)),
