@@ -20,9 +20,14 @@ export const batchMsgId = (batch: CommittedBatch): string => `batch-${batch.last
 export type CommittedStreamNames = { stream: string; subject: string };
 const DEFAULT_NAMES: CommittedStreamNames = { stream: COMMITTED_STREAM, subject: COMMITTED_SUBJECT };
 
+/** How long the stream keeps a batch: a consumer further behind repairs from the journal. */
+export const COMMITTED_MAX_AGE_MS = 60 * 60_000;
+
 /**
  * Creates the stream when it is missing: file storage, one subject (a stream on few subjects keeps its write
- * rate), and a duplicate window longer than any failover, in which a republished batch is dropped.
+ * rate), batches kept an hour (the journal, not the stream, is the record; no byte limit, which JetStream
+ * would reserve up front), and a duplicate window longer than any failover, in which a republished batch
+ * is dropped.
  */
 export async function ensureCommittedStream(
   jsm: JetStreamManager,
@@ -39,6 +44,7 @@ export async function ensureCommittedStream(
     name: names.stream,
     subjects: [names.subject],
     storage: 'file',
+    max_age: COMMITTED_MAX_AGE_MS * 1_000_000,
     duplicate_window: duplicateWindowMs * 1_000_000,
   });
 }
