@@ -9,7 +9,10 @@ import { appErrorOf, decodeSubmitReply, encodeSubmitRequest, type SubmitReply } 
 export type RemoteSequencerOptions = {
   nc: NatsConnection;
   subject?: string;
-  /** How long one attempt waits for the reply (default 2 s: a batch is durable in milliseconds). */
+  /**
+   * How long one attempt waits for the reply (default 1 s: a batch is durable in milliseconds; a request in
+   * flight when the leader dies waits this long before it is sent again, to the new leader).
+   */
   attemptTimeoutMs?: number;
   /** How long a call keeps retrying while no sequencer answers (a failover), from its start (default 10 s). */
   deadlineMs?: number;
@@ -32,7 +35,7 @@ export class RemoteSequencer implements Pick<Sequencer, 'decideAll'> {
 
   constructor(private readonly o: RemoteSequencerOptions) {
     this.#subject = o.subject ?? SUBMIT_SUBJECT;
-    this.#attemptTimeoutMs = o.attemptTimeoutMs ?? 2_000;
+    this.#attemptTimeoutMs = o.attemptTimeoutMs ?? 1_000;
     this.#deadlineMs = o.deadlineMs ?? 10_000;
     this.#retryPauseMs = o.retryPauseMs ?? 100;
   }

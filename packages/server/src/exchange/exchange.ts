@@ -20,7 +20,7 @@ import { createVerifierPool, type VerifierPool } from '../signing/verifier-pool.
 import { lockDataDir } from '../store/sqlite/data-dir-lock.js';
 import type { ExchangeDatabase } from '../store/sqlite/open-database.js';
 import type { Store } from '../store/store.js';
-import { openTrading, type Trading } from '../trading/trading.js';
+import { type HotState, openTrading, type Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
 import { type ExchangeAccess, openExchangeAccess } from './exchange-access.js';
 import { openExchangeStorage } from './exchange-storage.js';
@@ -101,6 +101,8 @@ export type OpenExchangeOptions = {
    * epoch (ADR 0018). The store's own journal is still opened and closed with the storage.
    */
   journal?: Journal;
+  /** A cluster standby's state, taken over instead of a recovery when it can be (trading.ts `HotState`). */
+  hot?: HotState;
 };
 
 const silentLog = { info() {}, error() {} };
@@ -249,6 +251,7 @@ async function openLockedExchange(
       ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
       maxPendingOrders: config.maxPendingOrders,
       v2CutoverAt: config.v2CutoverAt,
+      ...(options.hot ? { hot: options.hot } : {}),
     });
   } catch (error) {
     // A start refused (a checkpoint or projections that cannot be trusted): nothing is left running.

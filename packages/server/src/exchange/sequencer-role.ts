@@ -8,6 +8,7 @@ import { CommittedPublisher, ensureCommittedStream } from '../cluster/committed-
 import { FirstResults } from '../cluster/first-results.js';
 import { LeaderServices } from '../cluster/leader-services.js';
 import { ensurePublicationsStream } from '../cluster/publications-stream.js';
+import { RecentEntries } from '../cluster/recent-entries.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode, type SequencerNodeRole } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
@@ -68,6 +69,8 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
   // Warmed while standby (the orders its former leader answered), so that a client's retry reaching this
   // node after a failover is answered with its first result.
   const firstResults = new FirstResults();
+  // What the projector and the chain driver catch up from when this node takes the lead.
+  const recent = new RecentEntries();
   let exchange: Exchange | null = null;
   let intake: SequencerIntake | null = null;
   let services: LeaderServices | null = null;
@@ -80,11 +83,17 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
 
   const lead = async (leader: LeadingSequencer): Promise<void> => {
     epoch = leader.epoch;
-    // The node's own sequencer (its standby state) stays unused: the exchange recovers trading on the
-    // fenced journal from the newest checkpoint, catching up the projections and the chain outbox as a
-    // start does. Handing the hot state to trading directly is a later step (docs/scaling.md).
+    // Trading takes over the standby's state (engine, admission, recent entries), appending to the journal
+    // fenced by its epoch; the node's own sequencer object stays unused. When the projector's or the chain's
+    // cursor is behind the recent entries kept, trading recovers from the newest checkpoint instead.
     const opened = await openExchange(config, {
       journal: leader.journal,
+      hot: {
+        engine: leader.sequencer.engine,
+        admission: leader.sequencer.admission,
+        lastSeq: leader.lastSeq,
+        recent: (seq) => recent.after(seq),
+      },
       log: o.log,
       onFatal: (error) => deposed(error),
     });
@@ -160,7 +169,10 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
         deposed(error);
       }),
     onDeposed: deposed,
-    onEntries: (entries) => firstResults.follow(committedBatch(entries)),
+    onEntries: (entries) => {
+      firstResults.follow(committedBatch(entries));
+      recent.add(entries);
+    },
     onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
   });
   o.log.info(

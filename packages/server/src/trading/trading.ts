@@ -1,12 +1,14 @@
 import type { CatalogService } from '../catalog/catalog-service.js';
 import { FIXTURE_STATUS } from '../catalog/fixture-status.js';
-import { MarketStatus } from '../engine/index.js';
+import { type Engine, MarketStatus } from '../engine/index.js';
 import { unavailable } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import { OrderService, type ProxyWallets } from '../orders/order-service.js';
 import { OutcomeWatch } from '../orders/outcome-watch.js';
+import type { Admission } from '../sequencer/admission.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { DueWork } from '../sequencer/due-work.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Journal } from '../sequencer/journal.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
@@ -106,6 +108,20 @@ export type TradingOptions = {
   settleWaitMs?: number;
   /** V2_CUTOVER_AT (unix ms): the v2 orders still open then are cancelled (default: never). */
   v2CutoverAt?: number;
+  /** A hot standby's state, taken over instead of a recovery when it can be (`HotState`). */
+  hot?: HotState;
+};
+
+/**
+ * The trading state a cluster standby holds at the journal's end (ADR 0018): its engine and admission, and
+ * the entries it applied lately with their events, for the projector and the chain driver to catch up
+ * from their cursors. `recent(seq)` is null when it no longer keeps every entry after `seq`.
+ */
+export type HotState = {
+  engine: Engine;
+  admission: Admission;
+  lastSeq: number;
+  recent(seq: number): readonly AppliedEntry[] | null;
 };
 
 /**
@@ -115,7 +131,8 @@ export type TradingOptions = {
 export async function openTrading(o: TradingOptions): Promise<Trading> {
   const journal = o.journal;
   const queries = o.storage.reads;
-  const recovery = await recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize);
+  const hot = o.hot ? await takeOverHot(o.hot, journal, o.storage.catchUp, o.chain) : null;
+  const recovery = hot ?? (await recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize));
   const projector = o.storage.projector();
   const last = await journal.last();
   const sequencer = new Sequencer({
@@ -165,7 +182,9 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
       checkpointMs: Math.round(recovery.checkpointMs),
       replayMs: Math.round(recovery.replayMs),
     },
-    'trading state restored from the checkpoint and the journal after it',
+    hot
+      ? "trading state taken over from the standby's"
+      : 'trading state restored from the checkpoint and the journal after it',
   );
 
   return {
@@ -342,6 +361,42 @@ async function settledOrUnavailable(settled: Promise<void>, waitMs: number): Pro
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Recent entries are handed to the projector and the chain in chunks of this many. */
+const HOT_CHUNK = 4_096;
+
+/**
+ * A standby's state taken over as it is: no checkpoint read, no replay. The projector and the chain driver
+ * get the entries after their cursors from the standby's recent entries. Null (then a recovery) when the
+ * state is not at the journal's end or those entries are no longer kept.
+ */
+async function takeOverHot(
+  hot: HotState,
+  journal: Journal,
+  projector: ProjectionWriter,
+  chain: TradingOptions['chain'],
+): Promise<RecoveryReport | null> {
+  const started = performance.now();
+  if ((await journal.last()).seq !== hot.lastSeq || projector.cursor() > hot.lastSeq) return null;
+  const entries = hot.recent(Math.min(projector.cursor(), chain.outboxSeq()));
+  if (entries === null) return null;
+  for (let from = 0; from < entries.length; from += HOT_CHUNK) {
+    const chunk = entries.slice(from, from + HOT_CHUNK);
+    await projector.project(chunk);
+    chain.submitForBatch(committedBatch(chunk));
+  }
+  return {
+    engine: hot.engine,
+    admission: hot.admission,
+    orders: hot.engine.restingOrderCount,
+    // No checkpoint was read: the next one is taken (at the latest at a clean stop).
+    checkpointSeq: 0,
+    replayedCommands: 0,
+    lastSeq: hot.lastSeq,
+    checkpointMs: 0,
+    replayMs: performance.now() - started,
+  };
 }
 
 /** Entries replayed at a start are handed on in chunks of this many (projections catching up). */

@@ -219,6 +219,8 @@ describe('oddsbook serve --role', () => {
         `SIGKILL of the leader to the order acknowledged by the standby: ${Math.round(performance.now() - killed)} ms`,
       );
       expect((await b.seen('leader')).epoch).toBe(2);
+      // The standby's state was taken over as it was: no checkpoint read, no replay.
+      expect(b.output()).toContain("trading state taken over from the standby's");
       // The maker's order sent again to the new leader (a client that lost its answer): answered with the
       // first result (the standby followed it), not placed twice nor refused.
       const [again1] = await Promise.all(remote.decideAll([maker]));
