@@ -102,14 +102,7 @@ export async function startExchange(): Promise<RunningExchange> {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    async admin(method, path, body) {
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: { 'x-admin-token': ADMIN_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      return { status: response.status, body: await response.json() };
-    },
+    admin: adminAt(url),
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -117,6 +110,18 @@ export async function startExchange(): Promise<RunningExchange> {
       if (child.exitCode === null) child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The operator routes of the exchange at `url`, with the tests' token. */
+export function adminAt(url: string): RunningExchange['admin'] {
+  return async (method, path, body) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-admin-token': ADMIN_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: await response.json() };
   };
 }
 
