@@ -11,6 +11,7 @@ import { freePort } from '../../server/test/helpers/cli-process.js';
 import { stopTestCluster } from '../../server/test/helpers/cluster-http.js';
 import {
   ADMIN_TOKEN,
+  adminAt,
   buildWeb,
   chromiumAvailable,
   cspViolations,
@@ -228,21 +229,7 @@ describe.skipIf(!available || process.env.ODDSBOOK_TEST_STORE === 'postgres')(
     /** An API node as the steps address an exchange: its URL, and the operator routes through it. */
     const node = (name: string): RunningExchange => {
       const url = cluster.node(name).url!;
-      return {
-        url,
-        async admin(method, path, body) {
-          const response = await fetch(`${url}${path}`, {
-            method,
-            headers: {
-              'x-admin-token': ADMIN_TOKEN,
-              ...(body ? { 'content-type': 'application/json' } : {}),
-            },
-            ...(body ? { body: JSON.stringify(body) } : {}),
-          });
-          return { status: response.status, body: await response.json() };
-        },
-        stop: async () => {},
-      };
+      return { url, admin: adminAt(url), stop: async () => {} };
     };
 
     it('a maker on one API node and a taker on the other sign in, fund, bet against each other and are paid', async () => {
