@@ -1,8 +1,11 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { StampedPublisher } from '../cluster/publications-stream.js';
 import { PublicationStamper } from '../realtime/publication-stamper.js';
-import type { Exchange } from './exchange.js';
-import { followExchangePublications, realtimeLoggerOf } from './exchange-publications.js';
+import {
+  followExchangePublications,
+  type PublishingExchange,
+  realtimeLoggerOf,
+} from './exchange-publications.js';
 import { exchangeChannelPolicy } from './exchange-realtime.js';
 
 export type RealtimeStampingLog = { info(o: object, msg: string): void; error(o: object, msg: string): void };
@@ -21,7 +24,7 @@ export type RealtimeStamping = {
  * published on the publications stream, one message per list.
  */
 export function startRealtimeStamping(
-  exchange: Exchange,
+  exchange: PublishingExchange,
   o: { js: JetStreamClient; subject: string; leaderEpoch: number; log: RealtimeStampingLog },
 ): RealtimeStamping {
   const stamper = new PublicationStamper({

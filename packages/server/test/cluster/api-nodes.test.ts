@@ -104,7 +104,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   nc = await connectNats();
   const cluster = `api${Math.random().toString(36).slice(2, 8)}`;
-  leader = await startSequencerRole(configFor('sequencer', cluster), {
+  leader = await startSequencerRole(configFor('sequencer,projector,chain', cluster), {
     log: silent,
     onDeposed: (reason) => {
       throw reason;
