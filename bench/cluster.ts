@@ -283,8 +283,8 @@ try {
     cluster: clusterName,
     adminToken: ADMIN,
     nodes: [
-      { name: 'seq-a', role: 'sequencer', port: 0 },
-      { name: 'seq-b', role: 'sequencer', port: 0 },
+      { name: 'seq-a', role: 'sequencer,projector,chain', port: 0 },
+      { name: 'seq-b', role: 'sequencer,projector,chain', port: 0 },
       { name: 'api-1', role: 'api', port: 0 },
       { name: 'api-2', role: 'api', port: 0 },
     ],

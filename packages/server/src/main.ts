@@ -9,8 +9,11 @@ import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { AppError } from './errors/app-error.js';
 import { openApiNode } from './exchange/api-role.js';
+import { startChainRole } from './exchange/chain-role.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
+import type { LeasedRoleNode } from './exchange/leased-role.js';
+import { startProjectorRole } from './exchange/projector-role.js';
 import { serveRealtimeRole } from './exchange/realtime-role.js';
 import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
 import { serveNode } from './http/serve-node.js';
@@ -176,6 +179,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   checkCrypto(config);
   const role = config.roles === 'all' ? 'all' : clusterRole(config);
   if (role === 'sequencer') return serveClusterRoles(config);
+  if (role === 'leased') return serveLeasedRoles(config);
   if (role === 'realtime') return serveRealtimeRole(config, jsonLog());
   checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
@@ -269,19 +273,22 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   return undefined;
 }
 
-/** The roles a node runs on their own (ADR 0018); projector and chain go with a sequencer for now. */
-function clusterRole(config: Config): 'sequencer' | 'api' | 'realtime' {
+/**
+ * How a node runs its roles (ADR 0018): `sequencer` with any of projector and chain (carried by its leader),
+ * `leased` for projector and/or chain on their own (each under its lease), api and realtime alone.
+ */
+function clusterRole(config: Config): 'sequencer' | 'leased' | 'api' | 'realtime' {
   const { role, databaseUrl, natsUrl } = config.settingNames;
   if (!config.databaseUrl)
     throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
   if (!config.natsUrl) throw new ConfigError(`${role} other than all needs ${natsUrl} (nats://…)`);
   const roles = config.roles as ReadonlySet<string>;
-  if (roles.has('sequencer') && [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r)))
-    return 'sequencer';
+  const leaderSide = [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r));
+  if (leaderSide) return roles.has('sequencer') ? 'sequencer' : 'leased';
   if (roles.size === 1 && roles.has('api')) return 'api';
   if (roles.size === 1 && roles.has('realtime')) return 'realtime';
   throw new ConfigError(
-    `${role} ${[...roles].join(',')} is not yet available: a node runs all, api, realtime, or sequencer (which carries projector and chain for now); see docs/scaling.md`,
+    `${role} ${[...roles].join(',')} is not available: a node runs all, api alone, realtime alone, or any of sequencer, projector and chain; see docs/scaling.md`,
   );
 }
 
@@ -335,6 +342,66 @@ async function serveClusterRoles(config: Config): Promise<undefined> {
       });
     });
   return undefined;
+}
+
+/**
+ * `serve --role projector`, `--role chain` or both: each role standby until it holds its lease (ADR 0018);
+ * its state goes to the log, to its HTTP server on PORT/HOST (/health, /metrics, /admin/cluster) and to
+ * cluster_nodes. A lease lost stops the process (exit 1): its supervisor starts it again, as a standby.
+ */
+async function serveLeasedRoles(config: Config): Promise<undefined> {
+  checkDataDir(config);
+  const log = jsonLog();
+  const roles = [...(config.roles as ReadonlySet<string>)].sort();
+  const nodes: LeasedRoleNode[] = [];
+  const served = await serveNode(config, {
+    roles,
+    status: () => leasedStatus(nodes),
+    log,
+  }).catch((error: unknown) => {
+    throw listenRefusal(error, config) ?? error;
+  });
+  let stopping: Promise<void> | null = null;
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      await served.leave();
+      for (const node of nodes) await node.stop();
+      await served.stop();
+    })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
+    return stopping;
+  }
+  const options = { log, onDeposed: () => void stop().finally(() => process.exit(1)) };
+  try {
+    if (roles.includes('projector')) nodes.push(await startProjectorRole(config, options));
+    if (roles.includes('chain')) nodes.push(await startChainRole(config, options));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log.info({ roles, address: served.address }, 'serving /health, /metrics and /admin/cluster');
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      const force = setTimeout(() => process.exit(1), 10_000);
+      force.unref();
+      void stop().then(() => {
+        log.info({ signal }, 'stopped cleanly');
+        process.exit(0);
+      });
+    });
+  return undefined;
+}
+
+/** One status for the roles of a process: the least advanced role's state, the first epoch, the furthest seq. */
+function leasedStatus(nodes: readonly LeasedRoleNode[]) {
+  const order = ['deposed', 'stopped', 'standby', 'taking-over', 'leader'];
+  const states = nodes.map((node) => node.state as string);
+  const state =
+    states.length === 0 ? 'starting' : states.sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
+  return {
+    state,
+    epoch: nodes.find((node) => node.epoch !== null)?.epoch ?? null,
+    lastSeq: Math.max(0, ...nodes.map((node) => node.lastSeq)),
+  };
 }
 
 /** One JSON object a line, as the HTTP nodes log (pino's shape: level, time, msg). */

@@ -211,7 +211,7 @@ describe.skipIf(!available || process.env.ODDSBOOK_TEST_STORE === 'postgres')(
         adminToken: ADMIN_TOKEN,
         // Ports chosen before the start: a page signs in for the origin its node was configured with.
         nodes: [
-          { name: 'sequencer-1', role: 'sequencer', port: 0 },
+          { name: 'sequencer-1', role: 'sequencer,projector,chain', port: 0 },
           { name: 'api-1', role: 'api', port: await freePort() },
           { name: 'api-2', role: 'api', port: await freePort() },
         ],

@@ -3,7 +3,12 @@ import type { Engine } from '../engine/index.js';
 import type { Admission } from '../sequencer/admission.js';
 import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Journal, JournalRow } from '../sequencer/journal.js';
-import { type RecoveryReport, recoverEngine, replayJournal } from '../sequencer/recovery.js';
+import {
+  type RecoveryOptions,
+  type RecoveryReport,
+  recoverEngine,
+  replayJournal,
+} from '../sequencer/recovery.js';
 import { JOURNAL_CHANNEL } from '../store/postgres/postgres-journal.js';
 
 /** The poll that catches up even when a notification was missed (the LISTEN connection down, say). */
@@ -19,6 +24,12 @@ export type JournalFollowerOptions = {
   onError?: (error: unknown) => void;
   /** Told of each page of entries once applied (a replica hands them on: `Sequencer.followed`). */
   onEntries?: (entries: readonly AppliedEntry[]) => void;
+  /**
+   * Hands the entries after `after` replayed at the start to `onEntries` (awaited) before following: a
+   * projector node's projections or a chain node's settlement outbox caught up with the journal, as a
+   * start catches them up (`recoverEngine`).
+   */
+  recovery?: RecoveryOptions;
 };
 
 /** Reading the journal failed: nothing of the page was applied, so the next read starts where this one did. */
@@ -64,7 +75,7 @@ export class JournalFollower {
   /** Listens first (so that no append goes unnoticed), then recovers, then follows. */
   static async start(options: JournalFollowerOptions): Promise<JournalFollower> {
     await options.listener.query(`LISTEN ${JOURNAL_CHANNEL}`);
-    const recovered = await recoverEngine(options.journal, options.ladderSize);
+    const recovered = await recoverEngine(options.journal, options.ladderSize, options.recovery);
     const follower = new JournalFollower(options, recovered);
     follower.listening = true;
     options.listener.on('notification', (message) => {

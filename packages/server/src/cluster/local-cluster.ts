@@ -4,8 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The roles a node of a local cluster runs on its own (the leading sequencer carries projector and chain). */
-export type LocalNodeRole = 'sequencer' | 'api' | 'realtime';
+/**
+ * What a node of a local cluster runs (`--role`): a sequencer (carrying the projector and the chain when it
+ * names them), the projector and the chain driver (each under its lease), an API node, a realtime node.
+ */
+export type LocalNodeRole =
+  | 'sequencer'
+  | 'sequencer,projector,chain'
+  | 'projector'
+  | 'chain'
+  | 'projector,chain'
+  | 'api'
+  | 'realtime';
+
+const isSequencer = (role: LocalNodeRole) => role.startsWith('sequencer');
+/** The projector and the chain driver on their own: each leads under a lease, or waits for it. */
+const isLeased = (role: LocalNodeRole) => !isSequencer(role) && /projector|chain/.test(role);
 
 export type LocalNodeSpec = {
   /** Unique in the cluster: `sequencer-1`, `api-2`, ... (its data dir and log file are named after it). */
@@ -15,7 +29,7 @@ export type LocalNodeSpec = {
   port: number;
 };
 
-/** What a node logged of its state: a sequencer's `standby`/`leader`, an HTTP node's `serving`. */
+/** What a node logged of its state: a sequencer's or a leased role's `standby`/`leader`, an HTTP node's `serving`. */
 export type LocalNodeState = 'starting' | 'standby' | 'leader' | 'serving' | 'exited';
 
 export type LocalNode = {
@@ -75,15 +89,17 @@ export type LocalClusterOptions = {
 };
 
 /**
- * Two sequencers (the leader carries the projector and the chain), two API nodes on `basePort` and
- * `basePort + 1`, one realtime node on `basePort + 2`, the sequencers' HTTP servers on `basePort + 3` and
- * `+ 4`. A base port of 0 lets the system choose each.
+ * Two sequencers, one projector, one chain driver, two API nodes on `basePort` and `basePort + 1`, one
+ * realtime node on `basePort + 2`; the sequencers' HTTP servers on `basePort + 3` and `+ 4`, the projector's
+ * and the chain driver's on `+ 5` and `+ 6`. A base port of 0 lets the system choose each.
  */
 export function defaultTopology(basePort: number): LocalNodeSpec[] {
   const at = (offset: number) => (basePort === 0 ? 0 : basePort + offset);
   return [
     { name: 'sequencer-1', role: 'sequencer', port: at(3) },
     { name: 'sequencer-2', role: 'sequencer', port: at(4) },
+    { name: 'projector-1', role: 'projector', port: at(5) },
+    { name: 'chain-1', role: 'chain', port: at(6) },
     { name: 'api-1', role: 'api', port: at(0) },
     { name: 'api-2', role: 'api', port: at(1) },
     { name: 'realtime-1', role: 'realtime', port: at(2) },
@@ -208,7 +224,7 @@ export class LocalCluster {
 
   /** The running sequencer whose log last said it leads, if any. */
   leader(): LocalNode | undefined {
-    return [...this.byName.values()].find((n) => n.role === 'sequencer' && n.running && n.state === 'leader');
+    return [...this.byName.values()].find((n) => isSequencer(n.role) && n.running && n.state === 'leader');
   }
 
   /** Waits until a running sequencer leads (other than `except`, say the one just killed). */
@@ -225,16 +241,20 @@ export class LocalCluster {
 
   /**
    * Starts every node and resolves once each is ready: the sequencers first, one at a time, until one
-   * leads, then the API and realtime nodes together. A node that fails to start stops them all.
+   * leads, then the projector and the chain driver, then the API and realtime nodes together. A node that
+   * fails to start stops them all.
    */
   async start(): Promise<void> {
     const all = [...this.byName.values()];
     try {
-      const sequencers = all.filter((n) => n.role === 'sequencer');
+      const sequencers = all.filter((n) => isSequencer(n.role));
       for (const node of sequencers) await this.startNode(node.name);
       // A sequencer is ready as a standby; the first of them takes the lease within a second or so.
       if (sequencers.length > 0) await this.waitForLeader();
-      await Promise.all(all.filter((n) => n.role !== 'sequencer').map((n) => this.startNode(n.name)));
+      await Promise.all(all.filter((n) => isLeased(n.role)).map((n) => this.startNode(n.name)));
+      await Promise.all(
+        all.filter((n) => n.role === 'api' || n.role === 'realtime').map((n) => this.startNode(n.name)),
+      );
     } catch (error) {
       await this.stop();
       throw error;
@@ -272,7 +292,10 @@ export class LocalCluster {
     return ended;
   }
 
-  /** SIGTERMs every node (API and realtime first, then standbys, the leader last), SIGKILL after 15 s. */
+  /**
+   * SIGTERMs every node (API and realtime first, then the projector and the chain driver, then standbys, the
+   * leader last), SIGKILL after 15 s.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       const all = [...this.byName.values()];
@@ -282,8 +305,9 @@ export class LocalCluster {
       }
       const leader = this.leader();
       const waves = [
-        all.filter((n) => n.role !== 'sequencer'),
-        all.filter((n) => n.role === 'sequencer' && n !== leader),
+        all.filter((n) => n.role === 'api' || n.role === 'realtime'),
+        all.filter((n) => isLeased(n.role)),
+        all.filter((n) => isSequencer(n.role) && n !== leader),
         leader ? [leader as NodeProcess] : [],
       ];
       for (const wave of waves) await Promise.all(wave.map((node) => this.terminate(node)));
@@ -370,6 +394,7 @@ export class LocalCluster {
       address?: string;
       port?: number;
       role?: string;
+      roles?: string[];
     };
     try {
       entry = JSON.parse(line);
@@ -377,12 +402,20 @@ export class LocalCluster {
       return;
     }
     const before = node.state;
-    if (node.role === 'sequencer') {
-      if (entry.state === 'standby' || entry.state === 'leader') {
+    if (isSequencer(node.role)) {
+      if (entry.role === 'sequencer' && (entry.state === 'standby' || entry.state === 'leader')) {
         node.state = entry.state;
         node.epoch = entry.state === 'leader' ? (entry.epoch ?? null) : null;
       }
       if (entry.role === 'sequencer' && typeof entry.address === 'string') this.listens(node, entry.address);
+    } else if (isLeased(node.role)) {
+      // Its first role's state stands for the node (a projector,chain node leads both or neither, in turn).
+      const first = node.role.split(',')[0];
+      if (entry.role === first && (entry.state === 'standby' || entry.state === 'leader')) {
+        node.state = entry.state;
+        node.epoch = entry.state === 'leader' ? (entry.epoch ?? null) : null;
+      }
+      if (Array.isArray(entry.roles) && typeof entry.address === 'string') this.listens(node, entry.address);
     } else if (node.role === 'api') {
       if (entry.msg === 'oddsbook is up' && typeof entry.address === 'string') {
         this.listens(node, new URL(entry.address).host);

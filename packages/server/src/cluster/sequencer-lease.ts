@@ -19,6 +19,11 @@ export type LeaseOptions = {
   /** The lock's key (default SEQUENCER_LEASE_KEY). */
   key?: string;
   tryEveryMs?: number;
+  /**
+   * Where the winner's epoch is bumped: `sequencer_leader` (the default), or the row of a role of its own
+   * in `role_leases` (cluster/role-lease.ts).
+   */
+  role?: string;
 };
 
 /**
@@ -40,6 +45,7 @@ export class SequencerLease {
   private readonly clock: { now(): number };
   private readonly key: string;
   private readonly tryEveryMs: number;
+  private readonly role: string | undefined;
   private held = false;
   private ended: Error | null = null;
   private stopped = false;
@@ -52,6 +58,7 @@ export class SequencerLease {
     this.clock = options.clock ?? { now: () => Date.now() };
     this.key = options.key ?? SEQUENCER_LEASE_KEY;
     this.tryEveryMs = options.tryEveryMs ?? LEASE_TRY_MS;
+    this.role = options.role;
     this.client.on('error', (error) => this.sessionEnded(error));
     this.client.on('end', () => this.sessionEnded(new Error('the lease connection ended')));
   }
@@ -88,11 +95,19 @@ export class SequencerLease {
         this.held = true;
       }
     }
-    const { rows } = await this.client.query<{ epoch: string }>(
-      `UPDATE sequencer_leader SET epoch = epoch + 1, node = $1, since = $2 WHERE id = 1
-        RETURNING epoch::text AS epoch`,
-      [this.node, this.clock.now()],
-    );
+    const { rows } =
+      this.role === undefined
+        ? await this.client.query<{ epoch: string }>(
+            `UPDATE sequencer_leader SET epoch = epoch + 1, node = $1, since = $2 WHERE id = 1
+              RETURNING epoch::text AS epoch`,
+            [this.node, this.clock.now()],
+          )
+        : await this.client.query<{ epoch: string }>(
+            `INSERT INTO role_leases (role, epoch, node, since) VALUES ($3, 1, $1, $2)
+              ON CONFLICT (role) DO UPDATE SET epoch = role_leases.epoch + 1, node = $1, since = $2
+              RETURNING epoch::text AS epoch`,
+            [this.node, this.clock.now(), this.role],
+          );
     const epoch = Number(rows[0]!.epoch);
     // A session that dies quietly (its server gone) is noticed by the next check, not only by TCP.
     this.checkTimer = setInterval(() => {

@@ -16,11 +16,11 @@ export const CLUSTER_USAGE = `Usage: oddsbook cluster [options]
 
 Runs a cluster on this machine (ADR 0018, docs/scaling.md), each node an \`oddsbook serve --role …\` child
 process with a data dir of its own, on one PostgreSQL database and one NATS server: two sequencers (one
-leads, one is a hot standby; the leader also carries the projector and the chain driver, which are not
-processes of their own yet), two API nodes on PORT and PORT+1, a realtime node on PORT+2, the
-sequencers' HTTP servers (/health, /metrics, /admin/cluster) on PORT+3 and PORT+4. It prints each node's
-role, pid and address, starts again a node that exits (a sequencer comes back as a standby), and stops
-them all on Ctrl-C or SIGTERM (exit 0). Exit 2 for a bad setting or a server that does not answer.
+leads, one is a hot standby), one projector and one chain driver (each under a lease of its own), two API
+nodes on PORT and PORT+1, a realtime node on PORT+2; the HTTP servers (/health, /metrics, /admin/cluster)
+of the sequencers on PORT+3 and PORT+4, of the projector and the chain driver on PORT+5 and PORT+6. It
+prints each node's role, pid and address, starts again a node that exits (a sequencer comes back as a
+standby), and stops them all on Ctrl-C or SIGTERM (exit 0). Exit 2 for a bad setting or a server that does not answer.
 
 Options (flag, environment variable, meaning):
   --database-url <url>  DATABASE_URL  the cluster's PostgreSQL database, created when missing
@@ -106,9 +106,6 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   console.log(`\n${nodeTable(cluster.nodes)}\n`);
   const api = cluster.nodes.filter((n) => n.role === 'api' && n.url);
   const realtime = cluster.nodes.find((n) => n.role === 'realtime' && n.address);
-  console.log(
-    'The projector and the chain driver run inside the leading sequencer, not as processes of their own.',
-  );
   if (api[0])
     console.log(`Nodes and their state: curl -H 'x-admin-token: <token>' ${api[0].url}/admin/cluster`);
   console.log(
@@ -316,7 +313,7 @@ export function nodeTable(nodes: readonly LocalNode[]): string {
 }
 
 function stateOf(node: LocalNode): string {
-  if (node.state === 'leader') return `leader, epoch ${node.epoch} (carries the projector and the chain)`;
+  if (node.state === 'leader') return `leader, epoch ${node.epoch}`;
   return node.state;
 }
 

@@ -6,6 +6,9 @@ import type { ProjectedBatch } from '../trading/pipeline.js';
 import { type BatchRows, TradingPublisher } from '../trading/trading-publications.js';
 import type { Exchange } from './exchange.js';
 
+/** What the publications are made from: a whole exchange, or a projector node's replica (ADR 0018). */
+export type PublishingExchange = Pick<Exchange, 'config' | 'trading' | 'catalog' | 'wallets' | 'legacy'>;
+
 /** Where an exchange's publications go: the hub of the single process, or the leader's stamper (ADR 0018). */
 export type PublicationSink = {
   /** Whether a publication to the channel would go anywhere (a v3 name); not asked: every one is made. */
@@ -42,7 +45,7 @@ export function realtimeLoggerOf(log: {
  * into a source: a failure is logged and skipped. Returns the function that stops it.
  */
 export function followExchangePublications(
-  exchange: Exchange,
+  exchange: PublishingExchange,
   sink: PublicationSink,
   options: ExchangePublicationsOptions = {},
 ): () => void {

@@ -40,6 +40,8 @@ export type ExchangeStorage = {
   readonly chainStore: ChainStore;
   readonly multisigStore: MultisigStore;
   openTrading(options: { settlementSince: number }): Promise<TradingStorage>;
+  /** The projector cursor as the database holds it (a cluster's projector node moves it: ADR 0018). */
+  projectedSeq(): Promise<number>;
   closeJournal(): Promise<void>;
   /**
    * How the nodes sharing the store hear of each other's revocations: nobody else on SQLite (one process),
@@ -133,6 +135,8 @@ export async function openExchangeStorage(config: Config): Promise<ExchangeStora
         chainStore: new SqliteChainStore(db),
         multisigStore: new SqliteMultisigStore(db),
         openTrading: (options) => openSqliteTradingStorage(db, options),
+        projectedSeq: async () =>
+          db.prepare('SELECT seq FROM projector_cursor WHERE id = 1').pluck().get() as number,
         closeJournal: () => journal.close(),
         openRevocations: async () => localRevocations,
       };
@@ -153,6 +157,7 @@ export async function openExchangeStorage(config: Config): Promise<ExchangeStora
       chainStore: await PostgresChainStore.open(database),
       multisigStore: new PostgresMultisigStore(database.pool),
       openTrading: (options) => openPostgresTradingStorage(database, options),
+      projectedSeq: () => projectorCursor(database),
       closeJournal: async () => {},
       openRevocations: (options) => openPostgresRevocations(database, options),
     };
@@ -184,10 +189,7 @@ export async function openApiNodeStorage(config: Config): Promise<ApiNodeStorage
       store,
       journal: await PostgresJournal.open(database.pool),
       reads: new PostgresTradingQueries(database.pool),
-      async projectedSeq() {
-        const { rows } = await database.pool.query('SELECT seq FROM projector_cursor WHERE id = 1');
-        return Number(rows[0]!.seq);
-      },
+      projectedSeq: () => projectorCursor(database),
       openRevocations: (options) => openPostgresRevocations(database, options),
       close: () => store.close(),
     };
@@ -195,4 +197,10 @@ export async function openApiNodeStorage(config: Config): Promise<ApiNodeStorage
     await database.close();
     throw error;
   }
+}
+
+/** The projector's cursor: the last journal seq the projections include. */
+export async function projectorCursor(database: PostgresDatabase): Promise<number> {
+  const { rows } = await database.pool.query('SELECT seq FROM projector_cursor WHERE id = 1');
+  return Number(rows[0]!.seq);
 }

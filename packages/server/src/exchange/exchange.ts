@@ -8,6 +8,7 @@ import { seedDemoCatalog } from '../catalog/demo-seed.js';
 import type { Chain } from '../chain/chain.js';
 import type { MultisigService } from '../chain/multisig.js';
 import { openEmbeddedChain } from '../chain/open-embedded-chain.js';
+import { projectionsReached } from '../cluster/projections-reached.js';
 import type { Config } from '../config/config.js';
 import { EXCHANGE_LIMITS } from '../config/limits.js';
 import { LegacyApi } from '../legacy/legacy-api.js';
@@ -103,6 +104,19 @@ export type OpenExchangeOptions = {
   journal?: Journal;
   /** A cluster standby's state, taken over instead of a recovery when it can be (trading.ts `HotState`). */
   hot?: HotState;
+  /**
+   * What other nodes of a cluster do for this leading sequencer (ADR 0018; the single process does all):
+   * `projector`: a projector node writes the projections (and stamps the realtime publications), so
+   * nothing is projected here and recovery catches up no projector; `chain`: a chain node runs the
+   * embedded chain, the settlement driver and reconciliation, whose parts (over NATS) are given here, so
+   * no chain is opened here and recovery catches up no chain outbox.
+   */
+  elsewhere?: { projector?: boolean; chain?: ChainElsewhere };
+};
+
+/** The chain's parts as another node serves them (the chain node's, over NATS: cluster/remote-leader.ts). */
+export type ChainElsewhere = Pick<Exchange, 'chain' | 'multisig' | 'settlement' | 'reconciliation'> & {
+  resolveMarket: Trading['resolveMarket'];
 };
 
 const silentLog = { info() {}, error() {} };
@@ -175,10 +189,11 @@ async function openLockedExchange(
 ): Promise<Exchange> {
   const { config, stored } = withAdminToken(givenConfig);
   const clock = options.clock ?? systemClock;
+  const elsewhere = options.elsewhere ?? {};
   const storage = await openExchangeStorage(config);
   const store = storage.store;
   let access: ExchangeAccess;
-  let embedded: Awaited<ReturnType<typeof openEmbeddedChain>>;
+  let embedded: Awaited<ReturnType<typeof openEmbeddedChain>> | null = null;
   try {
     access = await openExchangeAccess({
       config,
@@ -198,15 +213,17 @@ async function openLockedExchange(
   try {
     // Trading opens after the catalog (the demo seed fills the catalog first): until then no market is in it.
     if (config.demo && (await catalog.isEmpty())) await seedDemoCatalog(catalog, { now: clock.now() });
-    embedded = await openEmbeddedChain({
-      store: storage.chainStore,
-      multisigStore: storage.multisigStore,
-      chainId: config.chainId,
-      baseToken: config.baseToken,
-      escrowAddress: config.verifyingContract,
-      blockTimeMs: config.blockTimeMs,
-      clock,
-    });
+    if (!elsewhere.chain) {
+      embedded = await openEmbeddedChain({
+        store: storage.chainStore,
+        multisigStore: storage.multisigStore,
+        chainId: config.chainId,
+        baseToken: config.baseToken,
+        escrowAddress: config.verifyingContract,
+        blockTimeMs: config.blockTimeMs,
+        clock,
+      });
+    }
   } catch (error) {
     await access.close();
     await storage.chainStore.close?.();
@@ -214,7 +231,10 @@ async function openLockedExchange(
     await store.close();
     throw error;
   }
-  const { chain, multisig, stop: stopChain } = embedded;
+  const chain: Chain = embedded?.chain ?? elsewhere.chain!.chain;
+  const multisig: MultisigService = embedded?.multisig ?? elsewhere.chain!.multisig;
+  // The chain's store is closed by the chain's stop; opened but unused when the chain node has the chain.
+  const stopChain = embedded ? embedded.stop : async () => void (await storage.chainStore.close?.());
   const wallets = new Wallets(chain);
   const { orderDomain, verifier } = orderChecks(config, options.verifyWorkers);
   const log = options.log ?? silentLog;
@@ -222,19 +242,26 @@ async function openLockedExchange(
   const settlementSince = journal.journal.features.chainSettlement;
   let trading: Trading;
   // Follows every committed batch (trading/pipeline.ts); the chain's receipts are sequencer inputs.
-  const settlement = new SettlementDriver({
-    chain,
-    feed: storage.feed,
-    walletOf: (account) => wallets.proxyAddress(account as `0x${string}`),
-    since: settlementSince,
-    submit: (inputs) => Promise.all(trading.sequencer.submitAll(inputs)),
-    onError: (error) => log.error({ err: error }, 'a settlement transaction or receipt was not handed on'),
-  });
+  const settlement = embedded
+    ? new SettlementDriver({
+        chain: embedded.chain,
+        feed: storage.feed,
+        walletOf: (account) => wallets.proxyAddress(account as `0x${string}`),
+        since: settlementSince,
+        submit: (inputs) => Promise.all(trading.sequencer.submitAll(inputs)),
+        onError: (error) =>
+          log.error({ err: error }, 'a settlement transaction or receipt was not handed on'),
+      })
+    : null;
   try {
     trading = await openTrading({
       storage: await storage.openTrading({ settlementSince }),
       journal: journal.journal,
-      chain: settlement,
+      ...(settlement ? { chain: settlement } : {}),
+      elsewhere: {
+        ...(elsewhere.projector ? { projector: true } : {}),
+        ...(elsewhere.chain ? { chain: elsewhere.chain } : {}),
+      },
       catalog,
       catalogRepository: store.catalog,
       wallets,
@@ -262,21 +289,43 @@ async function openLockedExchange(
     await store.close();
     throw error;
   }
-  // Receipts of blocks mined while the exchange was down are journaled before serving.
-  const stopSettlement = await settlement.start();
   access.setInEngine((marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined);
-  await trading.reconcileResolutions();
-  await settlement.drained();
-  await trading.idle();
-  const reconciliation = new Reconciliation({
-    reconcile: () => settlement.reconcile(),
-    intervalMs: config.reconcileIntervalMs,
-    waitMs: 10 * config.blockTimeMs + 5_000,
-    now: () => clock.now(),
-    log,
-  });
-  await reconciliation.run();
-  const stopReconciliation = reconciliation.start();
+  let reconciliation: Reconciler;
+  let stopSettlement = () => {};
+  let stopReconciliation = () => {};
+  if (settlement) {
+    // The driver starts from what the projections recorded of the journaled receipts: a projector node's
+    // must have reached the journal's end first (nothing is appended meanwhile: the intake is not open).
+    if (elsewhere.projector) {
+      const end = trading.sequencer.lastSeq;
+      await projectionsReached({
+        readCursor: () => storage.projectedSeq(),
+        seq: end,
+        onWaiting: (projectedSeq) =>
+          log.info(
+            { projectedSeq, journalSeq: end },
+            'the chain waits for the projector to reach the journal',
+          ),
+      });
+    }
+    // Receipts of blocks mined while the exchange was down are journaled before serving.
+    stopSettlement = await settlement.start();
+    await trading.reconcileResolutions();
+    await settlement.drained();
+    await trading.idle();
+    const reconciler = new Reconciliation({
+      reconcile: () => settlement.reconcile(),
+      intervalMs: config.reconcileIntervalMs,
+      waitMs: 10 * config.blockTimeMs + 5_000,
+      now: () => clock.now(),
+      log,
+    });
+    await reconciler.run();
+    stopReconciliation = reconciler.start();
+    reconciliation = reconciler;
+  } else {
+    reconciliation = elsewhere.chain!.reconciliation;
+  }
   const legacy = legacyApiOf(config, trading, catalog, clock);
   let closed = false;
   return {
@@ -295,7 +344,7 @@ async function openLockedExchange(
     wallets,
     verifier,
     trading,
-    settlement,
+    settlement: settlement ?? elsewhere.chain!.settlement,
     reconciliation,
     legacy,
     orderDomain,
@@ -306,7 +355,7 @@ async function openLockedExchange(
       // keeps the transactions and their receipts, and the driver's cursor).
       await trading.idle();
       stopReconciliation();
-      await settlement.idle(4 * config.blockTimeMs + 1_000);
+      await settlement?.idle(4 * config.blockTimeMs + 1_000);
       stopSettlement();
       await trading.close();
       await journal.close();

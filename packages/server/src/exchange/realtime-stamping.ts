@@ -1,8 +1,11 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { StampedPublisher } from '../cluster/publications-stream.js';
 import { PublicationStamper } from '../realtime/publication-stamper.js';
-import type { Exchange } from './exchange.js';
-import { followExchangePublications, realtimeLoggerOf } from './exchange-publications.js';
+import {
+  followExchangePublications,
+  type PublishingExchange,
+  realtimeLoggerOf,
+} from './exchange-publications.js';
 import { exchangeChannelPolicy } from './exchange-realtime.js';
 
 export type RealtimeStampingLog = { info(o: object, msg: string): void; error(o: object, msg: string): void };
@@ -15,13 +18,14 @@ export type RealtimeStamping = {
 };
 
 /**
- * The leader's side of the realtime nodes (ADR 0018): the exchange's publications (each committed batch
- * once projected, books due, catalog changes; every channel, followed anywhere or not, since the leader
- * cannot know who follows what on which node) numbered per channel under this leader's epoch and
- * published on the publications stream, one message per list.
+ * The stamping side of the realtime nodes (ADR 0018), on the node that projects (a projector node, or a
+ * sequencer carrying the projector): the exchange's publications (each committed batch once projected,
+ * books due, catalog changes; every channel, followed anywhere or not, since it cannot know who follows
+ * what on which node) numbered per channel under `leaderEpoch` (the epoch of the lease it projects under)
+ * and published on the publications stream, one message per list.
  */
 export function startRealtimeStamping(
-  exchange: Exchange,
+  exchange: PublishingExchange,
   o: { js: JetStreamClient; subject: string; leaderEpoch: number; log: RealtimeStampingLog },
 ): RealtimeStamping {
   const stamper = new PublicationStamper({

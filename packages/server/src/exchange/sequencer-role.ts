@@ -9,13 +9,14 @@ import { FirstResults } from '../cluster/first-results.js';
 import { LeaderServices } from '../cluster/leader-services.js';
 import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { RecentEntries } from '../cluster/recent-entries.js';
+import { remoteLeader } from '../cluster/remote-leader.js';
 import { SequencerIntake } from '../cluster/sequencer-intake.js';
 import { type LeadingSequencer, SequencerNode, type SequencerNodeRole } from '../cluster/sequencer-node.js';
 import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
-import { type Exchange, openExchange } from './exchange.js';
+import { type ChainElsewhere, type Exchange, openExchange } from './exchange.js';
 import { type RealtimeStamping, startRealtimeStamping } from './realtime-stamping.js';
 
 export type SequencerRoleLog = {
@@ -45,17 +46,19 @@ export type SequencerRole = {
 };
 
 /**
- * `oddsbook serve --role sequencer` (ADR 0018): a cluster sequencer node. While standby it follows the
- * PostgreSQL journal and tries the lease. Once it leads it opens the exchange as the single process does
- * (engine and admission, due work, the pipeline with projector and settlement driver, the embedded chain),
- * appending to the journal fenced by its epoch; serves the NATS intake (`oddsbook.sequencer.submit`) and
- * the leader's services (`oddsbook.leader.rpc`: its chain, multisig, resolutions, reconciliation) for the
- * API nodes; and publishes every committed batch on the JetStream stream. So for now the leading
- * sequencer also carries the projector and chain roles. Deposed, it stops for good (`onDeposed`): a
- * supervisor starts it again, as a standby.
+ * `oddsbook serve --role sequencer[,projector][,chain]` (ADR 0018): a cluster sequencer node. While standby
+ * it follows the PostgreSQL journal and tries the lease. Once it leads it opens the exchange as the single
+ * process does (engine and admission, due work, the pipeline), appending to the journal fenced by its
+ * epoch; serves the NATS intake (`oddsbook.sequencer.submit`) and publishes every committed batch on the
+ * JetStream stream. The roles it carries run with it: `projector` (the projections and the realtime
+ * publications' stamping) and `chain` (the embedded chain, the settlement driver, reconciliation and the
+ * leader's services on `oddsbook.leader.rpc`); those it does not carry are projector and chain nodes'
+ * (`projector-role.ts`, `chain-role.ts`). Deposed, it stops for good (`onDeposed`): a supervisor starts
+ * it again, as a standby.
  */
 export async function startSequencerRole(config: Config, o: SequencerRoleOptions): Promise<SequencerRole> {
   const names = clusterNames(config.cluster);
+  const carries = carriedRoles(config);
   const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
   let database: PostgresDatabase;
   try {
@@ -96,6 +99,10 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       },
       log: o.log,
       onFatal: (error) => deposed(error),
+      elsewhere: {
+        ...(carries.projector ? {} : { projector: true }),
+        ...(carries.chain ? {} : { chain: chainNode(config, nc, o.log) }),
+      },
     });
     if (stopped) {
       await opened.close();
@@ -113,9 +120,11 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(batch);
       pub.publish(batch);
     });
-    // The realtime nodes' publications, numbered here under this leader's epoch.
-    const stampingOptions = { js: jetstream(nc), subject: names.publications, log: o.log };
-    realtime = startRealtimeStamping(opened, { ...stampingOptions, leaderEpoch: leader.epoch });
+    // The realtime nodes' publications, numbered here under this leader's epoch, when the projector is here.
+    if (carries.projector) {
+      const stampingOptions = { js: jetstream(nc), subject: names.publications, log: o.log };
+      realtime = startRealtimeStamping(opened, { ...stampingOptions, leaderEpoch: leader.epoch });
+    }
     intake = new SequencerIntake({
       nc,
       sequencer: opened.trading.sequencer,
@@ -123,16 +132,18 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       subject: names.submit,
     });
     await intake.start();
-    services = new LeaderServices({
-      nc,
-      subject: names.leader,
-      chain: opened.chain,
-      multisig: opened.multisig,
-      resolveMarket: (marketHash, outcome) => opened.trading.resolveMarket(marketHash, outcome),
-      reconciliation: opened.reconciliation,
-      settlement: opened.settlement,
-    });
-    await services.start();
+    if (carries.chain) {
+      services = new LeaderServices({
+        nc,
+        subject: names.leader,
+        chain: opened.chain,
+        multisig: opened.multisig,
+        resolveMarket: (marketHash, outcome) => opened.trading.resolveMarket(marketHash, outcome),
+        reconciliation: opened.reconciliation,
+        settlement: opened.settlement,
+      });
+      await services.start();
+    }
     // Catalog changes made on API nodes: dropped from this node's caches and published to realtime here.
     stopCatalog = await shareCatalogChanges({
       nc,
@@ -144,7 +155,9 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     o.onLeading?.(opened);
     o.log.info(
       { role: 'sequencer', state: 'leader', epoch: leader.epoch, lastSeq: opened.trading.sequencer.lastSeq },
-      'leading: serving the sequencer intake and the leader services',
+      carries.chain
+        ? 'leading: serving the sequencer intake and the leader services'
+        : 'leading: serving the sequencer intake',
     );
   };
 
@@ -208,6 +221,32 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       await closeQuietly(nc);
       await database.close();
     },
+  };
+}
+
+/** The roles a sequencer node runs besides its own: `--role sequencer,projector,chain` is the whole leader. */
+export function carriedRoles(config: Config): { projector: boolean; chain: boolean } {
+  if (config.roles === 'all') return { projector: true, chain: true };
+  const roles = config.roles as ReadonlySet<string>;
+  return { projector: roles.has('projector'), chain: roles.has('chain') };
+}
+
+/** The chain node's parts over NATS (`<cluster>.leader.rpc`), for a sequencer that does not carry the chain. */
+function chainNode(config: Config, nc: NatsConnection, log: SequencerRoleLog): ChainElsewhere {
+  const leader = remoteLeader({
+    nc,
+    subject: clusterNames(config.cluster).leader,
+    chain: { chainId: config.chainId, baseToken: config.baseToken, escrowAddress: config.verifyingContract },
+    reconciliation: {
+      onError: (error) => log.error({ err: error }, 'the chain node’s reconciliation failed'),
+    },
+  });
+  return {
+    chain: leader.chain,
+    multisig: leader.multisig,
+    settlement: leader.operations.settlement,
+    reconciliation: leader.operations.reconciliation,
+    resolveMarket: leader.operations.resolveMarket,
   };
 }
 

@@ -228,12 +228,14 @@ export class SettlementDriver {
   /**
    * Follows the chain: the items to resubmit and the receipts of the blocks after the last journaled one (those
    * mined while the exchange was down), then each new block's. Called once trading has caught up with the
-   * journal, before anything else is committed. Returns `stop`.
+   * journal, before anything else is committed. Returns `stop`. A chain node (ADR 0018) starts while the
+   * journal goes on growing (`journalEnded: false`): a run of reversals open at its start is left open,
+   * its remaining entries still to come.
    */
-  async start(): Promise<() => void> {
+  async start(options: { journalEnded?: boolean } = {}): Promise<() => void> {
     this.started = true;
     // The journal ends here (a start hands on every entry first): reversals it lacks will never come.
-    for (const item of this.items.close()) this.queue.push(item);
+    if (options.journalEnded !== false) for (const item of this.items.close()) this.queue.push(item);
     this.outstanding = toSubmitAgain(await this.o.feed.outstanding());
     // The projections are at `queued` now: a start catches both up with the journal before this.
     this.money.clear();

@@ -14,6 +14,7 @@ import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/
 import { Sequencer } from '../sequencer/sequencer.js';
 import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
+import type { EntryChanges } from '../store/batch-projection.js';
 import type { ProjectionWriter } from '../store/projection.js';
 import type { CatalogRepository } from '../store/repositories.js';
 import type { TradingReads } from '../store/trading-reads.js';
@@ -78,6 +79,13 @@ export type Trading = {
   close(): Promise<void>;
 };
 
+/** The settlement driver as trading uses it. */
+export type TradingChain = ChainSubmitter & {
+  outboxSeq(): number;
+  submittedThrough(seq: number): void;
+  whenSettled(seq: number): Promise<void>;
+};
+
 export type TradingOptions = {
   /** The projections: written from the committed batches, read by the order path and the routes. */
   storage: TradingStorage;
@@ -94,12 +102,15 @@ export type TradingOptions = {
   /**
    * The settlement driver (`settlement/`): its cursor, to hand it again the batches after it that a stop cut
    * off; it follows every committed batch; a resolution waits until it has settled the market's fills.
+   * Absent only when `elsewhere.chain` says another node settles.
    */
-  chain: ChainSubmitter & {
-    outboxSeq(): number;
-    submittedThrough(seq: number): void;
-    whenSettled(seq: number): Promise<void>;
-  };
+  chain?: TradingChain;
+  /**
+   * What other nodes of a cluster do for this leading sequencer (ADR 0018): `projector` (the projections
+   * are written by a projector node: no projection here, each batch counts as projected at once) and
+   * `chain` (the chain node settles: nothing here is handed to `chain`, a resolution is the chain node's).
+   */
+  elsewhere?: { projector?: boolean; chain?: { resolveMarket: Trading['resolveMarket'] } };
   /** The journal (its own database file: store/sqlite/open-journal.ts). */
   journal: Journal;
   onFatal: (error: unknown) => void;
@@ -131,9 +142,12 @@ export type HotState = {
 export async function openTrading(o: TradingOptions): Promise<Trading> {
   const journal = o.journal;
   const queries = o.storage.reads;
-  const hot = o.hot ? await takeOverHot(o.hot, journal, o.storage.catchUp, o.chain) : null;
-  const recovery = hot ?? (await recoverTrading(journal, o.storage.catchUp, o.chain, o.ladderSize));
-  const projector = o.storage.projector();
+  const elsewhere = o.elsewhere ?? {};
+  const chain = elsewhere.chain ? null : o.chain;
+  if (chain === undefined) throw new Error('trading needs its settlement driver, or a chain node to settle');
+  const hot = o.hot ? await takeOverHot(o.hot, journal, o.storage.catchUp, chain, elsewhere) : null;
+  const recovery = hot ?? (await recoverTrading(journal, o.storage.catchUp, chain, o.ladderSize, elsewhere));
+  const projector = elsewhere.projector ? new ProjectedAtOnce() : o.storage.projector();
   const last = await journal.last();
   const sequencer = new Sequencer({
     engine: recovery.engine,
@@ -147,7 +161,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
   });
   const core = assembleTrading(o, sequencer, projector);
   const { pipeline } = core;
-  pipeline.setChain(o.chain);
+  if (chain) pipeline.setChain(chain);
 
   // The checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are some
   // 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
@@ -157,7 +171,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     if (seq === lastCheckpointSeq) return;
     // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
     // this checkpoint has no batch before it to project or submit again.
-    o.chain.submittedThrough(seq);
+    chain?.submittedThrough(seq);
     const snapshot = sequencer.checkpoint();
     lastCheckpointSeq = seq;
     await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
@@ -192,20 +206,11 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     queries,
     recovery,
     async resolveMarket(marketHash, outcome) {
-      const status = sequencer.marketStatus(marketHash);
-      if (status !== undefined && status !== MarketStatus.RESOLVED) {
-        // Closed first, so that no fill comes after; then resolved once the chain has settled every fill before
-        // the close: a fill reversed after its market paid out could not be taken back from the payouts.
-        let closedAt = sequencer.lastSeq;
-        if (status === MarketStatus.OPEN) {
-          closedAt = (
-            await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })
-          ).seq;
-        }
-        await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
-        await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
-      }
-      await o.catalog.resolveMarket(marketHash, outcome);
+      if (!chain) return elsewhere.chain!.resolveMarket(marketHash, outcome);
+      await resolveOnceSettled({ sequencer, chain, catalog: o.catalog, settleWaitMs: o.settleWaitMs })(
+        marketHash,
+        outcome,
+      );
     },
     reconcileResolutions: () => reconcileResolutions(queries, o.catalog),
     checkpoint,
@@ -218,6 +223,34 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
       await checkpoint();
       await o.storage.close();
     },
+  };
+}
+
+/**
+ * A market's result where the settlement driver runs (the leader, or a chain node on its replica, whose
+ * submissions go to the leader): closed first, so that no fill comes after; then resolved once the chain
+ * has settled every fill before the close (a fill reversed after its market paid out could not be taken
+ * back from the payouts); then the catalog.
+ */
+export function resolveOnceSettled(o: {
+  sequencer: Pick<Sequencer, 'marketStatus' | 'lastSeq' | 'submit'>;
+  chain: Pick<TradingChain, 'whenSettled'>;
+  catalog: CatalogService;
+  settleWaitMs?: number | undefined;
+}): Trading['resolveMarket'] {
+  const { sequencer } = o;
+  return async (marketHash, outcome) => {
+    const status = sequencer.marketStatus(marketHash);
+    if (status !== undefined && status !== MarketStatus.RESOLVED) {
+      let closedAt = sequencer.lastSeq;
+      if (status === MarketStatus.OPEN) {
+        closedAt = (await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } }))
+          .seq;
+      }
+      await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
+      await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
+    }
+    await o.catalog.resolveMarket(marketHash, outcome);
   };
 }
 
@@ -375,16 +408,22 @@ async function takeOverHot(
   hot: HotState,
   journal: Journal,
   projector: ProjectionWriter,
-  chain: TradingOptions['chain'],
+  chain: TradingChain | null,
+  elsewhere: NonNullable<TradingOptions['elsewhere']>,
 ): Promise<RecoveryReport | null> {
   const started = performance.now();
-  if ((await journal.last()).seq !== hot.lastSeq || projector.cursor() > hot.lastSeq) return null;
-  const entries = hot.recent(Math.min(projector.cursor(), chain.outboxSeq()));
+  const journalSeq = (await journal.last()).seq;
+  // What other nodes catch up is not caught up here.
+  const projectedSeq = elsewhere.projector ? journalSeq : projector.cursor();
+  const outboxSeq = chain ? chain.outboxSeq() : journalSeq;
+  if (journalSeq !== hot.lastSeq || projectedSeq > journalSeq) return null;
+  const after = Math.min(projectedSeq, outboxSeq);
+  const entries = after >= journalSeq ? [] : hot.recent(after);
   if (entries === null) return null;
   for (let from = 0; from < entries.length; from += HOT_CHUNK) {
     const chunk = entries.slice(from, from + HOT_CHUNK);
-    await projector.project(chunk);
-    chain.submitForBatch(committedBatch(chunk));
+    if (!elsewhere.projector) await projector.project(chunk);
+    chain?.submitForBatch(committedBatch(chunk));
   }
   return {
     engine: hot.engine,
@@ -399,7 +438,6 @@ async function takeOverHot(
   };
 }
 
-/** Entries replayed at a start are handed on in chunks of this many (projections catching up). */
 /**
  * The engine restored from the newest checkpoint and the journal after it, and the consumers of committed
  * batches caught up with the journal: the projector (entries after its cursor) and the chain link (the
@@ -408,11 +446,14 @@ async function takeOverHot(
 async function recoverTrading(
   journal: Journal,
   projector: ProjectionWriter,
-  chain: TradingOptions['chain'],
+  chain: TradingChain | null,
   ladderSize: number,
+  elsewhere: NonNullable<TradingOptions['elsewhere']>,
 ): Promise<RecoveryReport> {
-  const projectedSeq = projector.cursor();
   const journalSeq = (await journal.last()).seq;
+  // What other nodes catch up is not caught up here.
+  const projectedSeq = elsewhere.projector ? journalSeq : projector.cursor();
+  const outboxSeq = chain ? chain.outboxSeq() : journalSeq;
   // Projections of inputs the journal does not have (restored from a later backup than the journal): the
   // next inputs would reuse those seqs and the projector would skip them.
   if (projectedSeq > journalSeq) {
@@ -422,10 +463,27 @@ async function recoverTrading(
     );
   }
   return recoverEngine(journal, ladderSize, {
-    after: Math.min(projectedSeq, chain.outboxSeq()),
+    after: Math.min(projectedSeq, outboxSeq),
     async onEntries(entries) {
-      await projector.project(entries);
-      chain.submitForBatch(committedBatch(entries));
+      if (!elsewhere.projector) await projector.project(entries);
+      chain?.submitForBatch(committedBatch(entries));
     },
   });
+}
+
+/**
+ * The pipeline's projector on a leading sequencer whose projections a projector node writes (ADR 0018):
+ * every batch counts as projected at once, with no rows (nothing here reads or publishes them), so that
+ * nothing on this node waits for another.
+ */
+export class ProjectedAtOnce implements ProjectionWriter {
+  readonly ordered = true;
+  #seq = 0;
+  cursor(): number {
+    return this.#seq;
+  }
+  project(entries: readonly AppliedEntry[]): Promise<EntryChanges[]> {
+    this.#seq = Math.max(this.#seq, entries.at(-1)?.seq ?? 0);
+    return Promise.resolve([]);
+  }
 }

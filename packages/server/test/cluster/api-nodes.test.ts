@@ -106,7 +106,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   nc = await connectNats();
   names = clusterNames(cluster);
-  leader = await startSequencerRole(configFor('sequencer', cluster), {
+  leader = await startSequencerRole(configFor('sequencer,projector,chain', cluster), {
     log: silent,
     onDeposed: (reason) => {
       throw reason;

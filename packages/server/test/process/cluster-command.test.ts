@@ -92,37 +92,45 @@ describe('oddsbook cluster', () => {
         'the table',
       );
       expect(output).toContain(`Created the database ${name}`);
-      // The table: five nodes, each with its pid and address; the leader says what it carries.
+      // The table: seven nodes, each with its pid and address.
       const rows = output
         .split('\n')
-        .map((line) => /^(sequencer-\d|api-\d|realtime-\d)\s+(\w+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+        .map((line) =>
+          /^(sequencer-\d|projector-\d|chain-\d|api-\d|realtime-\d)\s+(\w+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(
+            line,
+          ),
+        )
         .filter((m) => m !== null)
         .map((m) => ({ name: m[1]!, role: m[2]!, pid: Number(m[3]), address: m[4]!, state: m[5]! }));
       expect(rows.map((r) => [r.name, r.role])).toEqual([
         ['sequencer-1', 'sequencer'],
         ['sequencer-2', 'sequencer'],
+        ['projector-1', 'projector'],
+        ['chain-1', 'chain'],
         ['api-1', 'api'],
         ['api-2', 'api'],
         ['realtime-1', 'realtime'],
       ]);
-      expect(rows[0]!.state).toContain('leader, epoch 1 (carries the projector and the chain)');
-      expect(output).toContain('not as processes of their own');
-      const api = `http://${rows[2]!.address}`;
+      expect(rows[0]!.state).toContain('leader, epoch 1');
+      expect(rows.find((r) => r.name === 'projector-1')!.state).toContain('leader, epoch 1');
+      expect(rows.find((r) => r.name === 'chain-1')!.state).toContain('leader, epoch 1');
+      const api = `http://${rows[4]!.address}`;
       expect(output).toContain(`${api}/admin/cluster`);
-      const listed = (await call(api, 'GET', '/admin/cluster', undefined, admin)).body.data as {
-        pid: number;
-      }[];
-      expect(listed.map((n) => n.pid).sort()).toEqual(
-        rows
-          .filter((r) => r.role !== 'realtime')
-          .map((r) => r.pid)
-          .sort(),
-      );
+      // Every node is in cluster_nodes (each registers once it listens).
+      await expect
+        .poll(
+          async () =>
+            ((await call(api, 'GET', '/admin/cluster', undefined, admin)).body.data as { pid: number }[])
+              .map((n) => n.pid)
+              .sort(),
+          { timeout: 10_000 },
+        )
+        .toEqual(rows.map((r) => r.pid).sort());
 
       // The supervisor: an API node killed from outside is started again, on its address.
-      process.kill(rows[3]!.pid, 'SIGKILL');
+      process.kill(rows[5]!.pid, 'SIGKILL');
       await until(() => output.includes('api-2 started again'), 60_000, 'api-2 started again');
-      expect((await call(`http://${rows[3]!.address}`, 'GET', '/health')).status).toBe(200);
+      expect((await call(`http://${rows[5]!.address}`, 'GET', '/health')).status).toBe(200);
       const restarted = Number(/api-2 started again: pid (\d+)/.exec(output)![1]);
 
       child.kill('SIGTERM');

@@ -33,8 +33,8 @@ let databaseUrl: string;
 beforeAll(async () => {
   databaseUrl = await database.schema();
   cluster = testCluster(databaseUrl, [
-    { name: 'sequencer-1', role: 'sequencer', port: 0 },
-    { name: 'sequencer-2', role: 'sequencer', port: 0 },
+    { name: 'sequencer-1', role: 'sequencer,projector,chain', port: 0 },
+    { name: 'sequencer-2', role: 'sequencer,projector,chain', port: 0 },
     { name: 'api-1', role: 'api', port: 0 },
     { name: 'api-2', role: 'api', port: 0 },
   ]);

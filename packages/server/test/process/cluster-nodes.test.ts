@@ -33,7 +33,7 @@ const clients: Centrifuge[] = [];
 
 beforeAll(async () => {
   cluster = testCluster(await database.schema(), [
-    { name: 'sequencer-1', role: 'sequencer', port: 0 },
+    { name: 'sequencer-1', role: 'sequencer,projector,chain', port: 0 },
     { name: 'api-1', role: 'api', port: 0 },
     { name: 'api-2', role: 'api', port: 0 },
     { name: 'realtime-1', role: 'realtime', port: 0 },

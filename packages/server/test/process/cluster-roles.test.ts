@@ -41,11 +41,14 @@ afterAll(async () => {
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `oddsbook serve --role sequencer` in a child process, its JSON log lines collected. */
-function startSequencer(url: string, cluster: string) {
+/**
+ * `oddsbook serve --role <roles>` in a child process, its JSON log lines collected: by default the whole
+ * leader (a sequencer carrying the projector and the chain).
+ */
+function startSequencer(url: string, cluster: string, roles = 'sequencer,projector,chain') {
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', 'sequencer'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', roles], {
     cwd: serverDir,
     env: {
       ...process.env,
@@ -131,7 +134,7 @@ const fund = (n: number): Intent => ({
 });
 
 describe('oddsbook serve --role', () => {
-  it('refuses a cluster role without DATABASE_URL or NATS_URL, and roles not available yet, with exit 2', async () => {
+  it('refuses a cluster role without DATABASE_URL or NATS_URL, and sets of roles no node runs, with exit 2', async () => {
     const noDb = await runCli(['serve', '--role', 'sequencer'], { DATABASE_URL: '', NATS_URL: '' });
     expect(noDb.status).toBe(2);
     expect(noDb.stderr).toContain('needs DATABASE_URL');
@@ -141,13 +144,13 @@ describe('oddsbook serve --role', () => {
     });
     expect(noNats.status).toBe(2);
     expect(noNats.stderr).toContain('needs NATS_URL');
-    for (const role of ['projector', 'realtime,chain']) {
+    for (const role of ['realtime,chain', 'api,sequencer']) {
       const result = await runCli(['serve', '--role', role], {
         DATABASE_URL: 'postgres://127.0.0.1/x',
         NATS_URL: TEST_NATS_URL,
       });
       expect(result.status, result.stderr).toBe(2);
-      expect(result.stderr).toContain('not yet available');
+      expect(result.stderr).toContain('is not available');
     }
     const wrong = await runCli(['serve', '--role', 'matcher'], {});
     expect(wrong.status).toBe(2);
@@ -178,17 +181,21 @@ describe('oddsbook serve --role', () => {
         })
         .toEqual(
           [
-            [a.pid, ['sequencer'], 'leader', 1, true],
-            [b.pid, ['sequencer'], 'standby', null, true],
+            [a.pid, ['chain', 'projector', 'sequencer'], 'leader', 1, true],
+            [b.pid, ['chain', 'projector', 'sequencer'], 'standby', null, true],
           ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
         );
       const health = (await (await b.get('/health')).json()) as { data: { state: string } };
-      expect(health.data).toMatchObject({ healthy: true, roles: ['sequencer'], state: 'standby' });
+      expect(health.data).toMatchObject({
+        healthy: true,
+        roles: ['chain', 'projector', 'sequencer'],
+        state: 'standby',
+      });
       const leaderMetrics = await (await a.get('/metrics')).text();
-      expect(sample(leaderMetrics, 'oddsbook_cluster_leader', '{role="sequencer"}')).toBe(1);
-      expect(sample(leaderMetrics, 'oddsbook_cluster_epoch', '{role="sequencer"}')).toBe(1);
+      expect(sample(leaderMetrics, 'oddsbook_cluster_leader', '{role="chain,projector,sequencer"}')).toBe(1);
+      expect(sample(leaderMetrics, 'oddsbook_cluster_epoch', '{role="chain,projector,sequencer"}')).toBe(1);
       const standbyMetrics = await (await b.get('/metrics')).text();
-      expect(sample(standbyMetrics, 'oddsbook_cluster_leader', '{role="sequencer"}')).toBe(0);
+      expect(sample(standbyMetrics, 'oddsbook_cluster_leader', '{role="chain,projector,sequencer"}')).toBe(0);
       // The API node's side: the same client `--role api` will use.
       const remote = new RemoteSequencer({ nc, subject: names.submit, deadlineMs: 10_000 });
       await Promise.all(remote.decideAll([fund(1), fund(2), fund(3)]));
@@ -205,7 +212,9 @@ describe('oddsbook serve --role', () => {
       // The leader's /metrics carries its exchange's figures (commits, queue, projector); a standby's does not.
       const committed = await (await a.get('/metrics')).text();
       expect(sample(committed, 'oddsbook_sequencer_batch_inputs_sum')).toBeGreaterThanOrEqual(5);
-      expect(sample(committed, 'oddsbook_journal_last_seq', '{role="sequencer"}')).toBeGreaterThanOrEqual(5);
+      expect(
+        sample(committed, 'oddsbook_journal_last_seq', '{role="chain,projector,sequencer"}'),
+      ).toBeGreaterThanOrEqual(5);
       expect(await (await b.get('/metrics')).text()).not.toContain('oddsbook_sequencer_batch_inputs');
 
       const killed = performance.now();
@@ -304,10 +313,10 @@ describe('oddsbook serve --role', () => {
         )
         .toEqual({ alive: [[again.pid, 'leader', 3]], stopped: 0, killedAlive: 0, seqReached: true });
       const metrics = await (await again.get('/metrics')).text();
-      expect(sample(metrics, 'oddsbook_journal_last_seq', '{role="sequencer"}')).toBeGreaterThanOrEqual(
-        lastSeq,
-      );
-      expect(sample(metrics, 'oddsbook_cluster_epoch', '{role="sequencer"}')).toBe(3);
+      expect(
+        sample(metrics, 'oddsbook_journal_last_seq', '{role="chain,projector,sequencer"}'),
+      ).toBeGreaterThanOrEqual(lastSeq);
+      expect(sample(metrics, 'oddsbook_cluster_epoch', '{role="chain,projector,sequencer"}')).toBe(3);
     } finally {
       for (const node of [a, b, again]) node?.child.kill('SIGKILL');
       for (const node of [a, b, again]) if (node) await exited(node.child);

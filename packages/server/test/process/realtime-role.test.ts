@@ -47,8 +47,8 @@ const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 type LogLine = { msg?: string; state?: string; epoch?: number; role?: string; port?: number };
 
 /** `oddsbook serve --role <role>` in a child process, its JSON log lines collected. */
-function startRole(role: 'sequencer' | 'realtime', url: string, cluster: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), `oddsbook-${role}-`));
+function startRole(role: 'sequencer,projector,chain' | 'realtime', url: string, cluster: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), `oddsbook-${role.split(',')[0]}-`));
   dirs.push(dataDir);
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', role], {
     cwd: serverDir,
@@ -114,7 +114,7 @@ describe('oddsbook serve --role realtime', () => {
     const cluster = `t${randomBytes(6).toString('hex')}`;
     const names = clusterNames(cluster);
     streams.push(names.stream, names.publicationsStream);
-    const sequencer = startRole('sequencer', url, cluster);
+    const sequencer = startRole('sequencer,projector,chain', url, cluster);
     expect((await sequencer.seen((l) => l.state === 'leader', 'leader')).epoch).toBe(1);
     const realtime = startRole('realtime', url, cluster);
     const up = await realtime.seen((l) => l.role === 'realtime' && l.port !== undefined, 'serving');

@@ -75,6 +75,7 @@ describe('the PostgreSQL migrations', () => {
       'started_at',
       'state',
     ];
+    expected.role_leases = ['epoch', 'node', 'role', 'since'];
     expect(tables).toEqual(expected);
   });
 

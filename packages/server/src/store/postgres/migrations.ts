@@ -457,6 +457,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'the leases of the projector and chain roles (issue 37, ADR 0018)',
+    // One row a role that runs one node at a time (`projector`, `chain`): the epoch its current holder
+    // leads under, bumped by each new holder (cluster/role-lease.ts); the projector's stamps realtime
+    // publications with it.
+    sql: `
+      CREATE TABLE role_leases (
+        role  ${TEXT} PRIMARY KEY,
+        epoch BIGINT NOT NULL,
+        node  TEXT NOT NULL,
+        since BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

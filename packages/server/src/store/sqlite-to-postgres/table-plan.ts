@@ -13,6 +13,7 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
     "the embedded chain's own version of its SQLite tables (PostgreSQL's are in schema_migrations)",
   sequencer_leader: "the cluster's leading sequencer (ADR 0018): a single process has none",
   cluster_nodes: "the cluster's running nodes (ADR 0018): a single process registers none",
+  role_leases: "the cluster's projector and chain leases (ADR 0018): a single process holds none",
 };
 
 /**

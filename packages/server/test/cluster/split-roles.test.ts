@@ -1,0 +1,340 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { clusterNames } from '../../src/cluster/cluster-names.js';
+import { ROLE_LEASE_KEYS } from '../../src/cluster/role-lease.js';
+import { connectNats, TEST_NATS_URL } from '../../src/cluster/test-support.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openApiNode } from '../../src/exchange/api-role.js';
+import { startChainRole } from '../../src/exchange/chain-role.js';
+import type { LeasedRoleNode } from '../../src/exchange/leased-role.js';
+import { startProjectorRole } from '../../src/exchange/projector-role.js';
+import { type SequencerRole, startSequencerRole } from '../../src/exchange/sequencer-role.js';
+import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/postgres-database.js';
+import {
+  createTestDatabase,
+  type TestDatabase,
+} from '../../src/store/test-support/postgres-test-database.js';
+import { ADMIN_TOKEN, removeDataDir, type TestExchange, testPrivateKey } from '../helpers/test-exchange.js';
+import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
+
+/**
+ * The leader split in three (issue 37, ADR 0018): `--role sequencer` alone (no projector, no chain), a
+ * projector node and a chain node, each under its lease, with a standby of each; an API node in front
+ * (`--role api`'s code: the chain, resolutions and reconciliation asked over NATS, now of the chain node).
+ * All in this process, on one fresh PostgreSQL database and the NATS server.
+ */
+const silent = { info() {}, error() {} };
+let database: TestDatabase;
+let db: PostgresDatabase;
+let nc: NatsConnection;
+let cluster: string;
+let sequencer: SequencerRole;
+const roles: LeasedRoleNode[] = [];
+const deposed: string[] = [];
+const dirs: string[] = [];
+let api: TestExchange;
+
+function configFor(role: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-split-'));
+  dirs.push(dataDir);
+  return loadConfig([], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    NATS_URL: TEST_NATS_URL,
+    CLUSTER: cluster,
+    ROLE: role,
+    ADMIN_TOKEN,
+    DEMO: '0',
+    LOG_LEVEL: 'silent',
+    BLOCK_TIME_MS: '20',
+    RATE_LIMITS: '0',
+  });
+}
+
+function startRole(role: 'projector' | 'chain'): Promise<LeasedRoleNode> {
+  const options = {
+    log: silent,
+    onDeposed: () => void deposed.push(role),
+    tryEveryMs: 100,
+  };
+  const started =
+    role === 'projector'
+      ? startProjectorRole(configFor(role), options)
+      : startChainRole(configFor(role), options);
+  return started.then((node) => {
+    roles.push(node);
+    return node;
+  });
+}
+
+async function apiNode(): Promise<TestExchange> {
+  const config = configFor('api');
+  const exchange = await openApiNode(config, {
+    log: silent,
+    onFatal: (error) => {
+      throw error;
+    },
+  });
+  const app = await buildApp(exchange, { logger: false });
+  await app.ready();
+  const admin = { 'x-admin-token': ADMIN_TOKEN };
+  return {
+    app,
+    exchange,
+    config,
+    dataDir: config.dataDir,
+    admin,
+    async createUser(privateKey = testPrivateKey()) {
+      const address = privateKeyToAccount(privateKey).address;
+      const response = await app.inject({
+        method: 'POST',
+        url: '/admin/api-keys',
+        headers: admin,
+        payload: { address },
+      });
+      const apiKey = response.json().data.apiKey as string;
+      return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
+    },
+    settled: () => exchange.trading.idle(),
+    async close() {
+      await app.close();
+      await exchange.close();
+    },
+    reopen: () => Promise.reject(new Error('not here')),
+  };
+}
+
+const leading = (node: LeasedRoleNode) =>
+  until(
+    () => node.state,
+    (state) => state === 'leader',
+    60_000,
+  );
+
+/** The backend holding a role's lease (its advisory lock), to end its session as a lost connection would. */
+async function leaseHolder(role: 'projector' | 'chain'): Promise<number> {
+  const key = BigInt(ROLE_LEASE_KEYS[role]);
+  const { rows } = await db.pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [Number(key >> 32n), Number(key & 0xffffffffn)],
+  );
+  expect(rows).toHaveLength(1);
+  return rows[0]!.pid;
+}
+
+async function reconciled() {
+  const response = await api.app.inject({ method: 'GET', url: '/admin/reconcile', headers: api.admin });
+  expect(response.statusCode, response.body).toBe(200);
+  const report = response.json().data;
+  expect(report.differences).toEqual([]);
+  expect(report.differenceUnits).toBe('0');
+  expect(report.totals.chain).toBe(report.totals.engine);
+}
+
+const count = async (table: string) =>
+  Number((await db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+
+const balance = async (user: { headers: Record<string, string> }) =>
+  (await api.app.inject({ method: 'GET', url: '/user/balance-v3', headers: user.headers })).json().data
+    .balances[0] as { availableAmount: string; escrowedAmount: string };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = await openPostgres({ url: database.url, poolSize: 2 });
+  nc = await connectNats();
+  cluster = `split${Math.random().toString(36).slice(2, 8)}`;
+  sequencer = await startSequencerRole(configFor('sequencer'), {
+    log: silent,
+    onDeposed: (reason) => {
+      throw reason;
+    },
+  });
+  await until(
+    () => sequencer.state,
+    (state) => state === 'leader',
+    30_000,
+  );
+  await leading(await startRole('projector'));
+  await leading(await startRole('chain'));
+  api = await apiNode();
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  for (const node of roles) await node.stop();
+  await sequencer?.stop();
+  // Its streams go with it (a publications stream reserves 1 GiB of the server's JetStream storage).
+  if (nc) {
+    const jsm = await jetstreamManager(nc);
+    const names = clusterNames(cluster);
+    for (const stream of [names.stream, names.publicationsStream])
+      await jsm.streams.delete(stream).catch(() => {});
+  }
+  await nc?.close();
+  await db?.close();
+  await database?.drop();
+  for (const dir of dirs) removeDataDir(dir);
+});
+
+describe('a sequencer, a projector node and a chain node', () => {
+  it('a fill is projected by the projector node and settled by the chain node; a market resolves and pays out', async () => {
+    // The sequencer alone projects nothing and runs no chain: its exchange's chain is the chain node's.
+    expect(sequencer.exchange!.chain.constructor.name).toBe('RemoteChain');
+    const { marketHash } = await createMarket(api);
+    const maker = await createTrader(api, 100n * USDC);
+    const taker = await createTrader(api, 100n * USDC);
+    const ordersBefore = await count('orders');
+    const made = await place(api, maker, { marketHash, tick: 400, size: 50n * USDC });
+    expect(made.outcome.state).toBe('RESTED');
+    const took = await place(api, taker, {
+      marketHash,
+      tick: 400,
+      size: 50n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(took.outcome.state).toBe('FULLY_FILLED');
+    // The projector node wrote the rows: both orders, and the trade (a row per side).
+    await until(
+      () => count('orders'),
+      (n) => n === ordersBefore + 2,
+      10_000,
+    );
+    expect(await count('trades')).toBe(2);
+    const fills = (await api.app.inject({ method: 'GET', url: '/fills-v3', headers: maker.headers })).json()
+      .data.fills;
+    expect(fills).toHaveLength(1);
+    // The chain node settles the fill: its escrow lands, and the engine's money equals the chain's.
+    await reconciled();
+
+    const resolved = await api.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: api.admin,
+      payload: { outcome: 1 },
+    });
+    expect(resolved.statusCode, resolved.body).toBe(200);
+    // Outcome one: the maker (on outcome one at tick 400) takes the pot.
+    const paid = await until(
+      () => balance(maker),
+      (b) => b.escrowedAmount === '0' && BigInt(b.availableAmount) > 100n * USDC,
+      20_000,
+    );
+    const takerAfter = await until(
+      () => balance(taker),
+      (b) => b.escrowedAmount === '0',
+      20_000,
+    );
+    expect(BigInt(paid.availableAmount) + BigInt(takerAfter.availableAmount)).toBe(200n * USDC);
+    await reconciled();
+  }, 120_000);
+
+  it('a projector and a chain node that lose their lease are replaced by their standbys, which catch up: nothing lost or doubled', async () => {
+    const standbyProjector = await startRole('projector');
+    const standbyChain = await startRole('chain');
+    expect(standbyProjector.state).toBe('standby');
+    expect(standbyChain.state).toBe('standby');
+    const { marketHash } = await createMarket(api);
+    const maker = await createTrader(api, 100n * USDC);
+    const taker = await createTrader(api, 100n * USDC);
+    const tradesBefore = await count('trades');
+    const ordersBefore = await count('orders');
+    // The publications stream's message ids name the stamping node's epoch (`pubs-<epoch>-<n>`).
+    const stamped: string[] = [];
+    const subscription = nc.subscribe(clusterNames(cluster).publications, {
+      callback: (_error, msg) => void stamped.push(msg.headers?.get('Nats-Msg-Id') ?? ''),
+    });
+
+    // The projector's session ends (its process gone, as the server sees it): it stops at once; orders still
+    // trade (the sequencer needs no projector), and the standby takes over and projects them.
+    await db.pool.query('SELECT pg_terminate_backend($1)', [await leaseHolder('projector')]);
+    await until(
+      () => deposed,
+      (d) => d.includes('projector'),
+      10_000,
+    );
+    const sent = await Promise.all(
+      [1, 2, 3].map((i) =>
+        place(api, maker, { marketHash, tick: 400, size: BigInt(i) * 5n * USDC }).then(() =>
+          place(api, taker, {
+            marketHash,
+            tick: 400,
+            size: BigInt(i) * 5n * USDC,
+            isOne: false,
+            timeInForce: 'IOC',
+          }),
+        ),
+      ),
+    );
+    for (const took of sent) expect(took.outcome.state).toBe('FULLY_FILLED');
+    await leading(standbyProjector);
+    expect(standbyProjector.epoch).toBe(2);
+    await until(
+      () => count('trades'),
+      (n) => n === tradesBefore + 6,
+      30_000,
+    );
+    await until(
+      () => count('orders'),
+      (n) => n === ordersBefore + 6,
+      10_000,
+    );
+
+    // The chain node's session ends: it stops mining and settling; the standby takes over from the chain's
+    // outbox cursor, and the fills made meanwhile settle once.
+    await db.pool.query('SELECT pg_terminate_backend($1)', [await leaseHolder('chain')]);
+    await until(
+      () => deposed,
+      (d) => d.includes('chain'),
+      10_000,
+    );
+    const more = await place(api, maker, { marketHash, tick: 400, size: 10n * USDC });
+    expect(more.outcome.state).toBe('RESTED');
+    const last = await place(api, taker, {
+      marketHash,
+      tick: 400,
+      size: 10n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(last.outcome.state).toBe('FULLY_FILLED');
+    await leading(standbyChain);
+    expect(standbyChain.epoch).toBe(2);
+    await until(
+      () => count('trades'),
+      (n) => n === tradesBefore + 8,
+      30_000,
+    );
+    await until(
+      () => count('orders'),
+      (n) => n === ordersBefore + 8,
+      10_000,
+    );
+    // Every fill settled once: the chain holds exactly what the engine says (a fill escrowed twice would not).
+    await reconciled();
+    const resolved = await api.app.inject({
+      method: 'POST',
+      url: `/admin/markets/${marketHash}/resolve`,
+      headers: api.admin,
+      payload: { outcome: 2 },
+    });
+    expect(resolved.statusCode, resolved.body).toBe(200);
+    await until(
+      () => balance(taker),
+      (b) => b.escrowedAmount === '0' && BigInt(b.availableAmount) > 100n * USDC,
+      20_000,
+    );
+    await reconciled();
+    // The new projector stamps realtime publications under its own epoch: no name of the first is reused.
+    subscription.unsubscribe();
+    expect(stamped.some((id) => id.startsWith('pubs-2-'))).toBe(true);
+    expect(new Set(stamped).size).toBe(stamped.length);
+  }, 180_000);
+});
