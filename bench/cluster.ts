@@ -340,7 +340,6 @@ try {
     printPhase(two);
     allAnswers.push(...two.answers);
     printCapacity(reference, one, two);
-    if (SPLIT) printSplitCosts(one, two);
   } finally {
     await meter.close();
   }
@@ -510,6 +509,7 @@ function printCapacity(reference: PhaseResult, one: PhaseResult, two: PhaseResul
   log(
     `  one core for the leader's main thread: ~${fmt(1e6 / leader1.main)} orders/s; one core of an API node: ~${fmt(1e6 / api1.total)} orders/s`,
   );
+  if (SPLIT) printSplitCosts(one, two);
   log('');
 }
 
@@ -520,7 +520,6 @@ function printSplitCosts(one: PhaseResult, two: PhaseResult) {
     `  projector,chain node: ${fmt(cost(one).total)} µs per order (main thread ${fmt(cost(one).main)}) with 1 API node, ` +
       `${fmt(cost(two).total)} (${fmt(cost(two).main)}) with 2`,
   );
-  log('');
 }
 
 // ------------------------------------------------------------------ every acknowledged order present, once
