@@ -1,16 +1,19 @@
 /**
  * The cluster of issue 37 on this machine's PostgreSQL and NATS: `npm run bench:cluster`
- * (node --import tsx bench/cluster.ts [--seconds 20] [--warmup 5] [--writers 32] [--kills 10]).
+ * (node --import tsx bench/cluster.ts [--split] [--seconds 20] [--warmup 5] [--writers 32] [--kills 10]).
  *
  * Phases, one after the other, each on a fresh PostgreSQL database (bench/lib/bench-store.ts, dropped after):
  * - (ref) the single process, `serve --role all` on PostgreSQL, under the load below: the same-run
  *   reference (the machine has two shared cores: compare ratios, not absolute figures);
  * - a cluster (`CLUSTER` of its own on the local NATS, its streams deleted after), started by the local-cluster
- *   launcher (`cluster/local-cluster.ts`, as `oddsbook cluster` does): two `serve --role sequencer` (a leader,
- *   a hot standby) and two `serve --role api`; then
+ *   launcher (`cluster/local-cluster.ts`, as `oddsbook cluster` does): two sequencers (a leader, a hot
+ *   standby) and two `serve --role api`. The sequencers carry the projector and the chain
+ *   (`--role sequencer,projector,chain`, the carried topology), or with `--split` they are pure
+ *   (`--role sequencer`) beside one `--role projector,chain` node (the split topology, whose leader's CPU per
+ *   order is the pure sequencer's); then
  *   (1 api) the writers post to the first API node only (the second follows the journal, idle), and
  *   (2 api) to both, the writers split evenly;
- * - (failover) writers on both API nodes while the leading sequencer is SIGKILLed `--kills` times, the
+ * - (failover) writers on both API nodes while the leading sequencer (only it, in either topology) is SIGKILLed `--kills` times, the
  *   killed one started again as a standby each time (as its supervisor would). Per kill: the time from the
  *   SIGKILL to the first acknowledged order sent after it (probes: a fresh order every 20 ms from the kill
  *   on, alternating API nodes, as a new client's would be), to the standby's log saying it leads, and to the
@@ -81,6 +84,9 @@ const SECONDS = option('seconds', 20);
 const WARMUP = option('warmup', 5);
 const WRITERS = option('writers', 32);
 const KILLS = option('kills', 10);
+/** The split topology: pure sequencers beside a projector,chain node (else the sequencers carry both). */
+const SPLIT = process.argv.slice(2).includes('--split');
+const SEQUENCER_ROLE = SPLIT ? 'sequencer' : 'sequencer,projector,chain';
 /** Seconds of steady writing between a failover and the next kill. */
 const BETWEEN_KILLS = option('between-kills', 2);
 const TRADERS = 32;
@@ -268,7 +274,7 @@ let cluster: LocalCluster | null = null;
 let database: BenchDatabase | null = null;
 
 log(
-  `bench:cluster: ${WRITERS} writers, ${WARMUP} s warm-up + ${SECONDS} s measured per phase, ${KILLS} kills; ` +
+  `bench:cluster (${SPLIT ? 'split: 2 x sequencer, projector,chain, 2 x api' : 'carried: 2 x sequencer,projector,chain, 2 x api'}): ${WRITERS} writers, ${WARMUP} s warm-up + ${SECONDS} s measured per phase, ${KILLS} kills; ` +
     `node ${process.version}, server ${DIST ? 'dist' : 'sources (tsx)'}, load average ${load()}`,
 );
 
@@ -283,8 +289,9 @@ try {
     cluster: clusterName,
     adminToken: ADMIN,
     nodes: [
-      { name: 'seq-a', role: 'sequencer,projector,chain', port: 0 },
-      { name: 'seq-b', role: 'sequencer,projector,chain', port: 0 },
+      { name: 'seq-a', role: SEQUENCER_ROLE, port: 0 },
+      { name: 'seq-b', role: SEQUENCER_ROLE, port: 0 },
+      ...(SPLIT ? [{ name: 'proj-chain', role: 'projector,chain' as const, port: 0 }] : []),
       { name: 'api-1', role: 'api', port: 0 },
       { name: 'api-2', role: 'api', port: 0 },
     ],
@@ -298,13 +305,14 @@ try {
   const setup = await setUpExchange(api[0]!, traders, { adminToken: ADMIN, markets: MARKETS, funds: FUNDS });
   const source = requestSource(setup, traders, presignFor(reference.figures.ordersPerSecond));
   const meter = postgresCpu(database);
-  /** The processes as they stand: the leading sequencer, the standby, the API nodes. */
+  /** The processes as they stand: the leading sequencer, the standby, the projector,chain node, the API nodes. */
   const processes = (): Measured[] => {
     const leader = c.leader()!;
-    const standby = c.nodes.find((n) => n.role === 'sequencer' && n !== leader)!;
+    const standby = c.nodes.find((n) => n.role === SEQUENCER_ROLE && n !== leader)!;
     return [
       { name: `leader(${leader.name})`, pid: leader.pid! },
       { name: `standby(${standby.name})`, pid: standby.pid! },
+      ...(SPLIT ? [{ name: 'projector,chain', pid: c.node('proj-chain').pid! }] : []),
       { name: 'api-1', pid: c.node('api-1').pid! },
       { name: 'api-2', pid: c.node('api-2').pid! },
     ];
@@ -501,7 +509,17 @@ function printCapacity(reference: PhaseResult, one: PhaseResult, two: PhaseResul
   log(
     `  one core for the leader's main thread: ~${fmt(1e6 / leader1.main)} orders/s; one core of an API node: ~${fmt(1e6 / api1.total)} orders/s`,
   );
+  if (SPLIT) printSplitCosts(one, two);
   log('');
+}
+
+/** In the split topology: what the projector,chain node costs beside the pure sequencer. */
+function printSplitCosts(one: PhaseResult, two: PhaseResult) {
+  const cost = (p: PhaseResult) => p.costs.find((c) => c.name === 'projector,chain')!;
+  log(
+    `  projector,chain node: ${fmt(cost(one).total)} µs per order (main thread ${fmt(cost(one).main)}) with 1 API node, ` +
+      `${fmt(cost(two).total)} (${fmt(cost(two).main)}) with 2`,
+  );
 }
 
 // ------------------------------------------------------------------ every acknowledged order present, once
@@ -511,7 +529,7 @@ async function checkOrders(db: BenchDatabase, answers: readonly Answer[]) {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    // The projector runs on the leader: wait until its cursor reaches the journal's end.
+    // The projector (on the leader, or the projector,chain node): wait until its cursor reaches the journal's end.
     await waitFor(
       'the projector to catch up',
       async () => {
