@@ -1,18 +1,14 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ladderSize } from '@oddsbook/protocol';
 import type { ClusterNames } from '../cluster/cluster-names.js';
-import { JournalFollower } from '../cluster/journal-follower.js';
 import { ProjectedElsewhere } from '../cluster/projected-elsewhere.js';
-import { RemoteSequencer } from '../cluster/remote-sequencer.js';
 import type { Config } from '../config/config.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import type { Sequencer } from '../sequencer/sequencer.js';
-import { openReplicaTrading } from '../trading/replica-trading.js';
 import type { Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
 import { type Exchange, legacyApiOf, orderChecks, withAdminToken } from './exchange.js';
 import { openExchangeAccess } from './exchange-access.js';
 import { openApiNodeStorage } from './exchange-storage.js';
+import { openFollowingTrading } from './following-trading.js';
 
 /** What an API node asks the leader for (`cluster/remote-leader.ts`): the chain, and what follows it. */
 export type LeaderSide = Pick<Exchange, 'chain' | 'multisig' | 'settlement' | 'reconciliation'> & {
@@ -62,47 +58,35 @@ export async function openApiExchange(givenConfig: Config, o: ApiExchangeOptions
     const { orderDomain, verifier } = orderChecks(config, o.verifyWorkers);
     closing.push(() => verifier.close());
 
-    let replica: Sequencer | undefined;
-    const listener = await storage.database.connect();
-    closing.push(() => listener.end());
-    const follower = await JournalFollower.start({
+    let projections: ProjectedElsewhere | undefined;
+    const { trading } = await openFollowingTrading({
+      config,
+      database: storage.database,
       journal: storage.journal,
-      listener,
-      ladderSize: ladderSize(),
-      onEntries: (entries) => replica?.followed(entries),
-      onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
-    });
-    closing.push(() => follower.stop());
-    const projections = new ProjectedElsewhere({
-      readCursor: () => storage.projectedSeq(),
-      startSeq: follower.lastSeq,
-      onError: (error) => o.log.error({ err: error }, 'reading the projector cursor failed (retried)'),
-    });
-    const trading = openReplicaTrading({
+      nc: o.nc,
+      submit: o.names.submit,
+      reads: storage.reads,
       catalog,
       catalogRepository: store.catalog,
       wallets,
       verifier,
       clock,
-      baseToken: config.baseToken,
-      ladderSize: ladderSize(),
-      maxPendingOrders: config.maxPendingOrders,
       onFatal: o.onFatal,
       log: o.log,
-      reads: storage.reads,
-      follower,
-      forward: new RemoteSequencer({
-        nc: o.nc,
-        subject: o.names.submit,
-        ...(o.sequencerDeadlineMs ? { deadlineMs: o.sequencerDeadlineMs } : {}),
-      }),
-      projections,
+      projections: (startSeq) => {
+        projections = new ProjectedElsewhere({
+          readCursor: () => storage.projectedSeq(),
+          startSeq,
+          onError: (error) => o.log.error({ err: error }, 'reading the projector cursor failed (retried)'),
+        });
+        return projections;
+      },
       resolveMarket: o.leader.resolveMarket,
+      ...(o.sequencerDeadlineMs ? { sequencerDeadlineMs: o.sequencerDeadlineMs } : {}),
+      closing,
     });
-    replica = trading.sequencer;
-    closing.push(() => trading.close());
     // First: a batch waiting for a leader that is gone would hold the pipeline's close.
-    closing.push(async () => projections.stop());
+    closing.push(async () => projections?.stop());
     access.setInEngine((marketHash) => trading.sequencer.marketStatus(marketHash) !== undefined);
     const legacy = legacyApiOf(config, trading, catalog, clock);
     return {

@@ -1,27 +1,22 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ladderSize } from '@oddsbook/protocol';
 import { CatalogService } from '../catalog/catalog-service.js';
 import type { Chain } from '../chain/chain.js';
 import type { ClusterNames } from '../cluster/cluster-names.js';
-import { JournalFollower } from '../cluster/journal-follower.js';
-import { RemoteSequencer } from '../cluster/remote-sequencer.js';
+import type { JournalFollower } from '../cluster/journal-follower.js';
 import type { Config } from '../config/config.js';
-import { EXCHANGE_LIMITS } from '../config/limits.js';
-import { LegacyApi } from '../legacy/legacy-api.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { RecoveryOptions } from '../sequencer/recovery.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
-import { createVerifierPool } from '../signing/verifier-pool.js';
 import { postgresCatalogRepository } from '../store/postgres/postgres-catalog-repository.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
 import { PostgresTradingQueries } from '../store/postgres/postgres-trading-queries.js';
 import type { ProjectionWriter } from '../store/projection.js';
-import { openReplicaTrading } from '../trading/replica-trading.js';
 import type { Trading } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
-import { EIP712_DOMAIN_NAME } from './exchange.js';
+import { legacyApiOf, orderChecks } from './exchange.js';
 import type { PublishingExchange } from './exchange-publications.js';
+import { openFollowingTrading } from './following-trading.js';
 
 /** The trading state of a projector or chain node, kept at the journal's end, and the parts around it. */
 export type ReplicaNode = PublishingExchange & {
@@ -75,64 +70,35 @@ export async function openReplicaNode(config: Config, o: ReplicaNodeOptions): Pr
     });
     const wallets = new Wallets(o.chain);
     // Nothing here checks signatures (no orders come in), but trading's order path is built with a pool.
-    const verifier = createVerifierPool({
-      domain: {
-        name: EIP712_DOMAIN_NAME,
-        version: '1',
-        chainId: config.chainId,
-        verifyingContract: config.verifyingContract,
-      },
-      size: 0,
-      inlineWhenIdle: 1,
-      maxPending: config.maxPendingOrders,
-    });
+    const { verifier } = orderChecks(config, 0);
     closing.push(() => verifier.close());
-    const listener = await o.database.connect();
-    closing.push(() => listener.end());
-    const follower = await JournalFollower.start({
-      journal: await PostgresJournal.open(o.database.pool),
-      listener,
-      ladderSize: ladderSize(),
-      recovery: o.recovery,
-      onEntries: (entries) => replica?.followed(entries),
-      onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
-    });
-    closing.push(() => follower.stop());
-    let trading: Trading | undefined;
+    let following: Trading | undefined;
     const resolveMarket: Trading['resolveMarket'] = (marketHash, outcome) => {
       if (!o.resolveMarket) return Promise.reject(new Error('markets are resolved by the chain node'));
-      return o.resolveMarket(trading!)(marketHash, outcome);
+      return o.resolveMarket(following!)(marketHash, outcome);
     };
-    trading = openReplicaTrading({
+    const { trading, follower } = await openFollowingTrading({
+      config,
+      database: o.database,
+      journal: await PostgresJournal.open(o.database.pool),
+      nc: o.nc,
+      submit: o.names.submit,
+      reads: new PostgresTradingQueries(o.database.pool),
       catalog,
       catalogRepository,
       wallets,
       verifier,
       clock,
-      baseToken: config.baseToken,
-      ladderSize: ladderSize(),
-      maxPendingOrders: config.maxPendingOrders,
       onFatal: o.onFatal,
       log: o.log,
-      reads: new PostgresTradingQueries(o.database.pool),
-      follower,
-      forward: new RemoteSequencer({ nc: o.nc, subject: o.names.submit }),
-      projections: o.projections(),
+      projections: () => o.projections(),
+      recovery: o.recovery,
       resolveMarket,
+      closing,
     });
+    following = trading;
     replica = trading.sequencer;
-    const opened = trading;
-    closing.push(() => opened.close());
-    const legacy = new LegacyApi({
-      trading,
-      catalog,
-      clock,
-      chainId: config.chainId,
-      verifyingContract: config.verifyingContract,
-      baseToken: config.baseToken,
-      minimumOrder: EXCHANGE_LIMITS.orderSizeMinimumBaseUnits,
-      dates: config,
-    });
+    const legacy = legacyApiOf(config, trading, catalog, clock);
     return { config, clock, catalog, wallets, legacy, trading, follower, close: closeAll };
   } catch (error) {
     await closeAll();
