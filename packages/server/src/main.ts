@@ -18,6 +18,7 @@ import { serveRealtimeRole } from './exchange/realtime-role.js';
 import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
 import { serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
+import { exitOnSignals } from './lib/exit-on-signals.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -332,15 +333,7 @@ async function serveClusterRoles(config: Config): Promise<undefined> {
     throw error;
   }
   log.info({ role: 'sequencer', address: served.address }, 'serving /health, /metrics and /admin/cluster');
-  for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    process.once(signal, () => {
-      const force = setTimeout(() => process.exit(1), 10_000);
-      force.unref();
-      void stop().then(() => {
-        log.info({ signal }, 'stopped cleanly');
-        process.exit(0);
-      });
-    });
+  exitOnSignals(stop, log);
   return undefined;
 }
 
@@ -379,15 +372,7 @@ async function serveLeasedRoles(config: Config): Promise<undefined> {
     throw error;
   }
   log.info({ roles, address: served.address }, 'serving /health, /metrics and /admin/cluster');
-  for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    process.once(signal, () => {
-      const force = setTimeout(() => process.exit(1), 10_000);
-      force.unref();
-      void stop().then(() => {
-        log.info({ signal }, 'stopped cleanly');
-        process.exit(0);
-      });
-    });
+  exitOnSignals(stop, log);
   return undefined;
 }
 

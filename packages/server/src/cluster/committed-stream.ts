@@ -6,6 +6,7 @@ import {
 } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import { WindowedPublisher } from './windowed-publisher.js';
 import { encodeBatch } from './wire-codec.js';
 
 export const COMMITTED_STREAM = 'ODDSBOOK_COMMITTED';
@@ -63,87 +64,26 @@ export type CommittedPublisherOptions = {
 };
 
 /**
- * The leader's publisher of committed batches: `publish` queues and returns at once (the sequencer calls
- * it after the submitters are answered; no acknowledgement ever waits for the stream), and at most
- * `window` publishes are in flight. The stream is the fast path, the journal the record: a batch that
- * cannot be published (NATS down, the queue full) is dropped and reported, and consumers repair the gap
- * from the journal. A retried publish carries the same message id, so it is stored once.
+ * The leader's publisher of committed batches (`WindowedPublisher`): `publish` queues and returns at once
+ * (the sequencer calls it after the submitters are answered; no acknowledgement ever waits for the
+ * stream). The stream is the fast path, the journal the record: a batch that cannot be published is
+ * dropped and reported, and consumers repair the gap from the journal.
  */
-export class CommittedPublisher {
-  readonly #subject: string;
-  readonly #window: number;
-  readonly #maxQueued: number;
-  readonly #attempts: number;
-  #queue: CommittedBatch[] = [];
-  #inFlight = 0;
-  #published = 0;
-  #dropped = 0;
-  #idleWaiters: (() => void)[] = [];
-
-  constructor(private readonly o: CommittedPublisherOptions) {
-    this.#subject = o.subject ?? COMMITTED_SUBJECT;
-    this.#window = o.window ?? 256;
-    this.#maxQueued = o.maxQueued ?? 100_000;
-    this.#attempts = o.attempts ?? 3;
-  }
-
-  /** Batches acknowledged by the stream (duplicates included) and dropped so far. */
-  get counts(): { published: number; dropped: number; pending: number } {
-    return {
-      published: this.#published,
-      dropped: this.#dropped,
-      pending: this.#queue.length + this.#inFlight,
-    };
-  }
-
-  publish(batch: CommittedBatch): void {
-    this.#queue.push(batch);
-    if (this.#queue.length > this.#maxQueued)
-      this.#drop(this.#queue.shift()!, new Error('the publish queue is full'));
-    this.#pump();
-  }
-
-  /** Resolves once every batch queued so far is published or dropped. */
-  async flushed(): Promise<void> {
-    if (this.#queue.length === 0 && this.#inFlight === 0) return;
-    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  #pump(): void {
-    while (this.#inFlight < this.#window && this.#queue.length > 0) {
-      const batch = this.#queue.shift()!;
-      this.#inFlight += 1;
-      this.#send(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#pump();
-        if (this.#queue.length === 0 && this.#inFlight === 0) {
-          for (const resolve of this.#idleWaiters.splice(0)) resolve();
-        }
-      });
-    }
-  }
-
-  async #send(batch: CommittedBatch): Promise<void> {
-    const data = encodeBatch(batch);
-    const h = headers();
-    h.set(FIRST_SEQ_HEADER, String(batch.firstSeq));
-    h.set(LAST_SEQ_HEADER, String(batch.lastSeq));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.o.js.publish(this.#subject, data, { msgID: batchMsgId(batch), headers: h });
-        this.#published += 1;
-        return;
-      } catch (error) {
-        if (attempt >= this.#attempts) {
-          this.#drop(batch, error);
-          return;
-        }
-      }
-    }
-  }
-
-  #drop(batch: CommittedBatch, error: unknown): void {
-    this.#dropped += 1;
-    this.o.onDropped?.(batch, error);
+export class CommittedPublisher extends WindowedPublisher<CommittedBatch> {
+  constructor(o: CommittedPublisherOptions) {
+    super({
+      js: o.js,
+      subject: o.subject ?? COMMITTED_SUBJECT,
+      window: o.window ?? 256,
+      maxQueued: o.maxQueued ?? 100_000,
+      ...(o.attempts ? { attempts: o.attempts } : {}),
+      ...(o.onDropped ? { onDropped: o.onDropped } : {}),
+      encode: (batch) => {
+        const h = headers();
+        h.set(FIRST_SEQ_HEADER, String(batch.firstSeq));
+        h.set(LAST_SEQ_HEADER, String(batch.lastSeq));
+        return { data: encodeBatch(batch), msgID: batchMsgId(batch), headers: h };
+      },
+    });
   }
 }

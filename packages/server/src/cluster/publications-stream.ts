@@ -5,6 +5,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { StampedPublication } from '../realtime/stamped.js';
+import { WindowedPublisher } from './windowed-publisher.js';
 
 /** The leader's message of stamped publications: one batch's (its seq range), the books due, or a catalog change's. */
 export type StampedMessage = {
@@ -126,83 +127,39 @@ export type StampedPublisherOptions = {
 };
 
 /**
- * The leader's publisher of stamped publications: `publish` queues and returns at once, at most `window`
- * in flight (NATS keeps their order; only a retried one can land after a later one, which the nodes see
- * as a gap). Nothing waits for it: a message that cannot be published is dropped and reported.
+ * The leader's publisher of stamped publications (`WindowedPublisher`): `publish` queues one message of
+ * the list and returns at once; NATS keeps their order (only a retried one can land after a later one,
+ * which the nodes see as a gap). A message that cannot be published is dropped and reported.
  */
 export class StampedPublisher {
-  readonly #window: number;
-  readonly #maxQueued: number;
-  readonly #attempts: number;
   #n = 0;
-  #queue: StampedMessage[] = [];
-  #inFlight = 0;
-  #published = 0;
-  #dropped = 0;
-  #idleWaiters: (() => void)[] = [];
+  readonly #out: WindowedPublisher<StampedMessage>;
 
   constructor(private readonly o: StampedPublisherOptions) {
-    this.#window = o.window ?? 64;
-    this.#maxQueued = o.maxQueued ?? 10_000;
-    this.#attempts = o.attempts ?? 3;
+    this.#out = new WindowedPublisher({
+      js: o.js,
+      subject: o.subject,
+      window: o.window ?? 64,
+      maxQueued: o.maxQueued ?? 10_000,
+      ...(o.attempts ? { attempts: o.attempts } : {}),
+      ...(o.onDropped ? { onDropped: o.onDropped } : {}),
+      encode: (message) => ({ data: encodeStampedMessage(message), msgID: stampedMsgId(message) }),
+    });
   }
 
   get counts(): { published: number; dropped: number; pending: number } {
-    return {
-      published: this.#published,
-      dropped: this.#dropped,
-      pending: this.#queue.length + this.#inFlight,
-    };
+    return this.#out.counts;
   }
 
   /** Queues one message of these publications (none is sent for an empty list). */
   publish(publications: StampedPublication[]): void {
     if (publications.length === 0) return;
     this.#n += 1;
-    const message: StampedMessage = { leaderEpoch: this.o.leaderEpoch, n: this.#n, publications };
-    this.#queue.push(message);
-    if (this.#queue.length > this.#maxQueued)
-      this.#drop(this.#queue.shift()!, new Error('the publish queue is full'));
-    this.#pump();
+    this.#out.publish({ leaderEpoch: this.o.leaderEpoch, n: this.#n, publications });
   }
 
   /** Resolves once every message queued so far is published or dropped. */
-  async flushed(): Promise<void> {
-    if (this.#queue.length === 0 && this.#inFlight === 0) return;
-    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  #pump(): void {
-    while (this.#inFlight < this.#window && this.#queue.length > 0) {
-      const message = this.#queue.shift()!;
-      this.#inFlight += 1;
-      this.#send(message).finally(() => {
-        this.#inFlight -= 1;
-        this.#pump();
-        if (this.#queue.length === 0 && this.#inFlight === 0)
-          for (const resolve of this.#idleWaiters.splice(0)) resolve();
-      });
-    }
-  }
-
-  async #send(message: StampedMessage): Promise<void> {
-    const data = encodeStampedMessage(message);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.o.js.publish(this.o.subject, data, { msgID: stampedMsgId(message) });
-        this.#published += 1;
-        return;
-      } catch (error) {
-        if (attempt >= this.#attempts) {
-          this.#drop(message, error);
-          return;
-        }
-      }
-    }
-  }
-
-  #drop(message: StampedMessage, error: unknown): void {
-    this.#dropped += 1;
-    this.o.onDropped?.(message, error);
+  flushed(): Promise<void> {
+    return this.#out.flushed();
   }
 }

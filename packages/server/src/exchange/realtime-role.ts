@@ -11,6 +11,7 @@ import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { registerServingNode } from '../cluster/serving-node.js';
 import type { Config } from '../config/config.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { exitOnSignals } from '../lib/exit-on-signals.js';
 import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
 import type { RealtimeHubOptions } from '../realtime/options.js';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
@@ -216,14 +217,6 @@ export async function serveRealtimeRole(config: Config, log: RealtimeRoleLog): P
       void stop().finally(() => process.exit(1));
     },
   });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const)
-    process.once(signal, () => {
-      const force = setTimeout(() => process.exit(1), 10_000);
-      force.unref();
-      void stop().then(() => {
-        log.info({ signal }, 'stopped cleanly');
-        process.exit(0);
-      });
-    });
+  exitOnSignals(stop, log);
   return undefined;
 }
