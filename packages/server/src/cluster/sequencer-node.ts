@@ -1,4 +1,6 @@
+import type { Engine } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
+import type { Admission } from '../sequencer/admission.js';
 import { Sequencer, type SequencerOptions } from '../sequencer/sequencer.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
@@ -10,6 +12,8 @@ export type LeadingSequencer = {
   epoch: number;
   /** Ready at the journal's end (engine and admission as a fresh start would have them), appending under `epoch`. */
   sequencer: Sequencer;
+  /** The standby's trading state it was built on, for trading to take over as it is (`HotState`). */
+  state: { engine: Engine; admission: Admission };
   /** The journal fenced by `epoch` (for checkpoints; the sequencer appends through it). */
   journal: PostgresJournal;
   lastSeq: number;
@@ -154,7 +158,14 @@ export class SequencerNode {
       onFatal: (error) => this.depose(error),
       ...this.options.sequencer,
     });
-    this.leader = { epoch, sequencer, journal, lastSeq: last.seq, takeoverMs: performance.now() - won };
+    this.leader = {
+      epoch,
+      sequencer,
+      state: { engine: this.follower.engine, admission: this.follower.admission },
+      journal,
+      lastSeq: last.seq,
+      takeoverMs: performance.now() - won,
+    };
     this.state = 'leader';
     this.options.onLeading(this.leader);
   }

@@ -92,8 +92,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     const opened = await openExchange(config, {
       journal: leader.journal,
       hot: {
-        engine: leader.sequencer.engine,
-        admission: leader.sequencer.admission,
+        ...leader.state,
         lastSeq: leader.lastSeq,
         recent: (seq) => recent.after(seq),
       },
