@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { SafeTransactionData } from '@oddsbook/protocol';
 import { type Chain, type ChainFaults, supportsFaults } from '../chain/chain.js';
 import type { Address, Hash } from '../chain/chain-types.js';
@@ -15,6 +15,7 @@ import {
   type LeaderReply,
   type LeaderRequest,
 } from './leader-rpc.js';
+import { RequestServer } from './request-server.js';
 import { decodeWire, encodeWire, wireError } from './wire-codec.js';
 
 /** Where API nodes ask the leader for its services (request/reply; `clusterNames(...).leader` per cluster). */
@@ -54,60 +55,40 @@ type Handler = (args: never) => unknown;
  */
 export class LeaderServices {
   readonly subject: string;
-  #subscription: Subscription | null = null;
-  readonly #replies = new Map<string, Promise<string>>();
-  readonly #remember: number;
+  readonly #server: RequestServer<LeaderRequest>;
   readonly #handlers: Record<LeaderOperation, Handler>;
 
-  constructor(private readonly o: LeaderServicesOptions) {
+  constructor(o: LeaderServicesOptions) {
     this.subject = o.subject ?? LEADER_SUBJECT;
-    this.#remember = o.rememberReplies ?? 1_000;
     this.#handlers = handlersOf(o);
+    this.#server = new RequestServer({
+      nc: o.nc,
+      subject: this.subject,
+      queue: QUEUE,
+      remember: o.rememberReplies ?? 1_000,
+      decode: (data) => {
+        const request = decodeWire<LeaderRequest>(data);
+        if (typeof request !== 'object' || request === null || typeof request.id !== 'string')
+          throw new Error('not a leader request');
+        return request;
+      },
+      refuse: (error) => encodeReply({ ok: false, error: wireError(badRequest('BAD_REQUEST', `${error}`)) }),
+      answer: (request) => this.#answer(request).then(encodeReply),
+    });
   }
 
   get serving(): boolean {
-    return this.#subscription !== null;
+    return this.#server.serving;
   }
 
   /** Starts answering; resolves once the server has the subscription. */
-  async start(): Promise<void> {
-    if (this.#subscription) return;
-    this.#subscription = this.o.nc.subscribe(this.subject, {
-      queue: QUEUE,
-      callback: (error, msg) => {
-        if (!error) this.#serve(msg);
-      },
-    });
-    await this.o.nc.flush();
+  start(): Promise<void> {
+    return this.#server.start();
   }
 
   /** Stops taking requests; those taken are still answered (the subscription drains). */
-  async stop(): Promise<void> {
-    const subscription = this.#subscription;
-    this.#subscription = null;
-    if (subscription && !subscription.isClosed()) await subscription.drain();
-  }
-
-  #serve(msg: Msg): void {
-    let request: LeaderRequest;
-    try {
-      request = decodeWire<LeaderRequest>(msg.data);
-      if (typeof request !== 'object' || request === null || typeof request.id !== 'string')
-        throw new Error('not a leader request');
-    } catch (error) {
-      msg.respond(encodeReply({ ok: false, error: wireError(badRequest('BAD_REQUEST', `${error}`)) }));
-      return;
-    }
-    let reply = this.#replies.get(request.id);
-    if (!reply) {
-      reply = this.#answer(request).then(encodeReply);
-      this.#replies.set(request.id, reply);
-      if (this.#replies.size > this.#remember) this.#replies.delete(this.#replies.keys().next().value!);
-    }
-    reply.then((data) => {
-      // A requester gone meanwhile (it timed out and retries) drops the reply: nothing to do.
-      if (!this.o.nc.isClosed()) msg.respond(data);
-    });
+  stop(): Promise<void> {
+    return this.#server.stop();
   }
 
   async #answer({ op, args }: LeaderRequest): Promise<LeaderReply> {

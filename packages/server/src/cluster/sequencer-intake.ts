@@ -1,7 +1,8 @@
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Intent, IntentResult } from '../sequencer/intents.js';
 import type { Sequencer } from '../sequencer/sequencer.js';
 import type { FirstResults } from './first-results.js';
+import { RequestServer } from './request-server.js';
 import {
   decodeSubmitRequest,
   encodeSubmitReply,
@@ -37,56 +38,33 @@ export type SequencerIntakeOptions = {
  */
 export class SequencerIntake {
   readonly subject: string;
-  #subscription: Subscription | null = null;
-  readonly #replies = new Map<string, Promise<string>>();
-  readonly #remember: number;
+  readonly #server: RequestServer<SubmitRequest>;
 
   constructor(private readonly o: SequencerIntakeOptions) {
     this.subject = o.subject ?? SUBMIT_SUBJECT;
-    this.#remember = o.rememberReplies ?? 10_000;
+    this.#server = new RequestServer({
+      nc: o.nc,
+      subject: this.subject,
+      queue: QUEUE,
+      remember: o.rememberReplies ?? 10_000,
+      decode: decodeSubmitRequest,
+      refuse: (error) => encodeSubmitReply({ ok: false, error: wireError(error) }),
+      answer: (request) => this.#decide(request.intents).then(encodeSubmitReply),
+    });
   }
 
   get serving(): boolean {
-    return this.#subscription !== null;
+    return this.#server.serving;
   }
 
   /** Starts answering; resolves once the server has the subscription (requests from then on reach it). */
-  async start(): Promise<void> {
-    if (this.#subscription) return;
-    this.#subscription = this.o.nc.subscribe(this.subject, {
-      queue: QUEUE,
-      callback: (error, msg) => {
-        if (!error) this.#serve(msg);
-      },
-    });
-    await this.o.nc.flush();
+  start(): Promise<void> {
+    return this.#server.start();
   }
 
   /** Stops taking requests; those taken are still answered (the subscription drains). */
-  async stop(): Promise<void> {
-    const subscription = this.#subscription;
-    this.#subscription = null;
-    if (subscription && !subscription.isClosed()) await subscription.drain();
-  }
-
-  #serve(msg: Msg): void {
-    let request: SubmitRequest;
-    try {
-      request = decodeSubmitRequest(msg.data);
-    } catch (error) {
-      msg.respond(encodeSubmitReply({ ok: false, error: wireError(error) }));
-      return;
-    }
-    let reply = this.#replies.get(request.id);
-    if (!reply) {
-      reply = this.#decide(request.intents).then(encodeSubmitReply);
-      this.#replies.set(request.id, reply);
-      if (this.#replies.size > this.#remember) this.#replies.delete(this.#replies.keys().next().value!);
-    }
-    reply.then((data) => {
-      // A requester gone meanwhile (it timed out and retries) drops the reply: nothing to do.
-      if (!this.o.nc.isClosed()) msg.respond(data);
-    });
+  stop(): Promise<void> {
+    return this.#server.stop();
   }
 
   async #decide(intents: readonly Intent[]): Promise<SubmitReply> {
