@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import pg from 'pg';
@@ -12,18 +9,10 @@ import { WebSocket } from 'ws';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { PublicationsFeed } from '../../src/cluster/publications-feed.js';
 import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
-import {
-  account,
-  connectNats,
-  deleteStreams,
-  natsClients,
-  orderIntent,
-  TEST_NATS_URL,
-  usd,
-} from '../../src/cluster/test-support.js';
+import { connectNats, deleteStreams, natsClients } from '../../src/cluster/test-support.js';
 import type { StampedPublication } from '../../src/realtime/stamped.js';
-import type { Intent } from '../../src/sequencer/intents.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
+import { fund, liveOrder, startRoleProcess } from '../helpers/role-process.js';
 
 await requirePostgres();
 const database = await createTestDatabase();
@@ -42,71 +31,14 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const serverDir = fileURLToPath(new URL('../..', import.meta.url));
-
-type LogLine = { msg?: string; state?: string; epoch?: number; role?: string; port?: number };
-
 /** `oddsbook serve --role <role>` in a child process, its JSON log lines collected. */
-function startRole(role: 'sequencer,projector,chain' | 'realtime', url: string, cluster: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), `oddsbook-${role.split(',')[0]}-`));
-  dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', role], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      NATS_URL: TEST_NATS_URL,
-      DATA_DIR: dataDir,
-      DEMO: '0',
-      CLUSTER: cluster,
-      PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: LogLine[] = [];
-  let output = '';
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    buffered += chunk.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  const seen = async (match: (line: LogLine) => boolean, what: string) => {
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const found = lines.find(match);
-      if (found) return found;
-      if (performance.now() > deadline || child.exitCode !== null)
-        throw new Error(`no ${what} from ${role}; its output:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  const exit = () =>
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) resolve(child.exitCode);
-      else child.once('exit', (code) => resolve(code));
-    });
-  return { child, seen, exit, output: () => output };
-}
+const startRole = (role: 'sequencer,projector,chain' | 'realtime', url: string, cluster: string) =>
+  startRoleProcess(role, { url, cluster, dirs, children });
 
 /** A market hash (books are published per market: the channel's name needs one). */
 const MARKET = `0x${'ab'.repeat(32)}`;
 
-function order(who: number, one: boolean) {
-  const intent = orderIntent(account(who), { one, market: MARKET });
-  return { ...intent, order: { ...intent.order, expiry: Math.floor(Date.now() / 1000) + 3600 } };
-}
-
-const fund = (n: number): Intent => ({
-  kind: 'input',
-  input: { kind: 'engine', command: { type: 'credit', account: account(n), amount: usd(1_000) } },
-});
+const order = (who: number, one: boolean) => liveOrder(who, one, MARKET);
 
 describe('oddsbook serve --role realtime', () => {
   it('serves the WebSocket and /health from the leader’s stamped publications: a fill on the leader reaches the node, numbered under the leader’s epoch', async () => {

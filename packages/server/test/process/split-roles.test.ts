@@ -1,19 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { LeaderClient } from '../../src/cluster/remote-leader.js';
 import { RemoteSequencer } from '../../src/cluster/remote-sequencer.js';
-import { account, connectNats, orderIntent, TEST_NATS_URL, usd } from '../../src/cluster/test-support.js';
-import type { Intent } from '../../src/sequencer/intents.js';
+import { connectNats } from '../../src/cluster/test-support.js';
 import { openPostgres } from '../../src/store/postgres/postgres-database.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
+import { fund, type LogLine, liveOrder, startRoleProcess } from '../helpers/role-process.js';
 
 await requirePostgres();
 const database = await createTestDatabase();
@@ -30,66 +27,20 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const serverDir = fileURLToPath(new URL('../..', import.meta.url));
-type LogLine = { msg?: string; state?: string; epoch?: number; role?: string };
-
 /** `oddsbook serve --role <roles>` in a child process, its JSON log lines collected. */
-function startRoles(roles: string, url: string, cluster: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-split-'));
-  dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--role', roles], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      NATS_URL: TEST_NATS_URL,
-      DATA_DIR: dataDir,
-      DEMO: '0',
-      CLUSTER: cluster,
-      PORT: '0',
-      ADMIN_TOKEN: 'split-roles-operator-token-0123456789',
-      BLOCK_TIME_MS: '50',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const startRoles = (roles: string, url: string, cluster: string) =>
+  startRoleProcess(roles, {
+    url,
+    cluster,
+    dirs,
+    children,
+    env: { ADMIN_TOKEN: 'split-roles-operator-token-0123456789', BLOCK_TIME_MS: '50' },
   });
-  children.push(child);
-  const lines: LogLine[] = [];
-  let output = '';
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    buffered += chunk.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  const seen = async (match: (l: LogLine) => boolean, what: string) => {
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const found = lines.find(match);
-      if (found) return found;
-      if (performance.now() > deadline || child.exitCode !== null)
-        throw new Error(`no ${what} from ${roles}; its output:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  return { child, seen };
-}
 
 const leads = (role: string) => (l: LogLine) => l.role === role && l.state === 'leader';
 const stands = (role: string) => (l: LogLine) => l.role === role && l.state === 'standby';
 
-function order(who: number, one: boolean) {
-  const intent = orderIntent(account(who), { one });
-  return { ...intent, order: { ...intent.order, expiry: Math.floor(Date.now() / 1000) + 3600 } };
-}
-const fund = (n: number): Intent => ({
-  kind: 'input',
-  input: { kind: 'engine', command: { type: 'credit', account: account(n), amount: usd(1_000) } },
-});
+const order = (who: number, one: boolean) => liveOrder(who, one);
 
 describe('oddsbook serve --role projector,chain', () => {
   it('beside serve --role sequencer: fills are projected and settled; a SIGKILL of the node hands both roles to a standby, which catches up', async () => {
