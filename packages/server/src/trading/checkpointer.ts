@@ -40,6 +40,7 @@ export class Checkpointer {
   /** Gives up the checkpoint waiting for the pipeline (a stop after a failed commit: it never passes). */
   #abandon: ((reason: Error) => void) | null = null;
   #waitingFor = 0;
+  #lastPauseMs = 0;
 
   constructor(private readonly o: CheckpointerOptions) {
     this.#savedSeq = o.restoredSeq;
@@ -48,6 +49,11 @@ export class Checkpointer {
   /** Seq of the newest checkpoint stored (or restored from). */
   get savedSeq(): number {
     return this.#savedSeq;
+  }
+
+  /** How long the last snapshot held the event loop (and so the sequencer), ms. */
+  get lastPauseMs(): number {
+    return this.#lastPauseMs;
   }
 
   start(): this {
@@ -95,6 +101,7 @@ export class Checkpointer {
     const started = performance.now();
     const { seq, bytes } = this.o.sequencer.checkpointNow();
     const pauseMs = performance.now() - started;
+    this.#lastPauseMs = pauseMs;
     this.#waitingFor = seq;
     try {
       await new Promise<void>((resolve, reject) => {

@@ -48,6 +48,8 @@ export type Trading = {
   readonly queries: TradingReads;
   readonly orders: OrderService;
   readonly recovery: RecoveryReport;
+  /** The checkpoints this leader stores (absent on a replica: its leader stores them). */
+  readonly checkpoints?: Pick<Checkpointer, 'savedSeq' | 'lastPauseMs'>;
   /**
    * Resolves once every input queued so far, and the market closings a fixture's change began, is committed,
    * projected and published.
@@ -199,6 +201,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     ...core.shared,
     queries,
     recovery,
+    checkpoints: checkpointer,
     async resolveMarket(marketHash, outcome) {
       if (!chain) return elsewhere.chain!.resolveMarket(marketHash, outcome);
       await resolveOnceSettled({ sequencer, chain, catalog: o.catalog, settleWaitMs: o.settleWaitMs })(
