@@ -50,6 +50,8 @@ export type Config = {
   blockTimeMs: number;
   /** How often the engine's money is reconciled with the chain's (issue 33). */
   reconcileIntervalMs: number;
+  /** How often the leading sequencer stores an engine checkpoint, busy or not (ADR 0020). */
+  checkpointIntervalMs: number;
   /** Per-key request limits (429 past them); off only for benchmarks and tests. */
   rateLimits: boolean;
   /** Publications the realtime hub keeps for recovery over all channels (oldest dropped first past it). */
@@ -165,6 +167,12 @@ const OPTIONS = {
     env: 'RECONCILE_INTERVAL_MS',
     flag: 'reconcile-interval-ms',
     help: "how often every account's money is compared with the chain's, to the base unit",
+    fallback: '300000',
+  },
+  checkpointIntervalMs: {
+    env: 'CHECKPOINT_INTERVAL_MS',
+    flag: 'checkpoint-interval-ms',
+    help: 'how often the engine state is checkpointed (a start replays the journal after the newest)',
     fallback: '300000',
   },
   rateLimits: {
@@ -473,6 +481,12 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     logLevel,
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     reconcileIntervalMs: integer(label('reconcileIntervalMs'), raw('reconcileIntervalMs'), 1_000, 86_400_000),
+    checkpointIntervalMs: integer(
+      label('checkpointIntervalMs'),
+      raw('checkpointIntervalMs'),
+      100,
+      86_400_000,
+    ),
     rateLimits: flag(label('rateLimits'), raw('rateLimits')),
     realtimeHistoryMax: integer(label('realtimeHistoryMax'), raw('realtimeHistoryMax'), 1_000, 100_000_000),
     realtimeHistoryBytes: integer(

@@ -278,6 +278,7 @@ async function openLockedExchange(
       ...(options.settleWaitMs ? { settleWaitMs: options.settleWaitMs } : {}),
       maxPendingOrders: config.maxPendingOrders,
       v2CutoverAt: config.v2CutoverAt,
+      checkpointIntervalMs: config.checkpointIntervalMs,
       ...(options.hot ? { hot: options.hot } : {}),
     });
   } catch (error) {

@@ -12,7 +12,7 @@ export const JOURNAL_FEATURES = ['capitalEfficiency', 'honestLiquidity', 'chainS
 export type JournalFeature = (typeof JOURNAL_FEATURES)[number];
 export type JournalFeatures = Readonly<Record<JournalFeature, number>>;
 
-/** The newest engine checkpoint: the engine's bytes at journal seq `seq`, with their recorded digest. */
+/** An engine checkpoint: the engine's bytes at journal seq `seq`, with their recorded digest. */
 export type EngineCheckpoint = { seq: number; digest: string; snapshot: Uint8Array };
 
 /**
@@ -26,7 +26,8 @@ export interface Journal {
   last(): Promise<{ seq: number; ts: number }>;
   /** Rows after `seq`, in order, a page at a time. */
   after(seq: number): AsyncIterable<readonly JournalRow[]>;
-  latestCheckpoint(): Promise<EngineCheckpoint | null>;
+  /** The newest checkpoint stored, or the newest at or before `atOrBefore` (of the two kept). */
+  latestCheckpoint(atOrBefore?: number): Promise<EngineCheckpoint | null>;
   /**
    * The first seq of each engine rule added after journals existed (`JOURNAL_FEATURES`), recorded with the
    * journal when it is first opened: 1 for an empty journal, the seq after the last for one begun before

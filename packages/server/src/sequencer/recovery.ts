@@ -115,7 +115,7 @@ export type RecoveryOptions = {
   /**
    * The entries after this seq are handed to `onEntries` with their events, a page at a time (the
    * consumers of committed batches catching up: the projector, the settlement driver). A checkpoint after
-   * it is not used: its events would be missing, so the engine is rebuilt from the whole journal instead.
+   * it is not used (its events would be missing): the newest at or before it is, else the whole journal.
    */
   after?: number;
   onEntries?: (entries: AppliedEntry[]) => void | Promise<void>;
@@ -133,7 +133,8 @@ export async function recoverEngine(
 ): Promise<RecoveryReport> {
   const after = options.after ?? Number.POSITIVE_INFINITY;
   const started = performance.now();
-  const latest = await journal.latestCheckpoint();
+  const latest = await journal.latestCheckpoint(Number.isFinite(after) ? after : undefined);
+  // A journal may give the newest whatever `after` says (one that keeps a single checkpoint).
   const checkpoint = latest && latest.seq <= after ? latest : null;
   if (checkpoint && digestOf(checkpoint.snapshot) !== checkpoint.digest) {
     throw new RecoveryError(

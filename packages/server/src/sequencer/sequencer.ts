@@ -130,6 +130,17 @@ export class Sequencer {
     return checkpointBytes(this.engine, this.admission);
   }
 
+  /**
+   * The checkpoint's bytes of the state at `lastSeq`, with that seq: from any event-loop task, busy or not,
+   * the state is at a batch boundary. A batch is taken off the queue, decided and applied in one synchronous
+   * call (`writeNext`; `decide` and `applyEntry` never wait), so between two tasks the engine and admission
+   * hold every batch taken so far and nothing of the next. The batches through `seq` may not be durable
+   * yet (a commit in flight, which may still fail): the bytes are to be stored only once they are.
+   */
+  checkpointNow(): { seq: number; bytes: Uint8Array } {
+    return { seq: this.seq, bytes: checkpointBytes(this.engine, this.admission) };
+  }
+
   // ---------------------------------------------------------------- typed queries (issue 35)
   // What intake and the routes may know of trading state besides the projections: answered from the
   // committed state between batches (a cluster asks the leading sequencer the same).

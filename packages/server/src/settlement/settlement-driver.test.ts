@@ -474,4 +474,43 @@ describe('settlement driver: checkpoints', () => {
     expect(rig.journal.at(-1)?.seq).toBe(checkpointSeq);
     await expectExact(rig, ['A', 'B']);
   });
+
+  it('a checkpoint past the entries handed on moves no cursor over them: a start after a crash submits their items once', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    expect(await rig.settle()).toBe(true);
+    rig.place({ id: 'b', account: 'B', one: false, tick: 400, size: usd(50) });
+    const [fill] = fillsOf(rig.place({ id: 'a', account: 'A', tick: 400, size: usd(50), tif: 'IOC' }));
+    // Committed, not yet handed on (the pipeline projects first): a checkpoint at the journal's end.
+    const checkpointSeq = rig.h.seq;
+    rig.driver.submittedThrough(checkpointSeq);
+    expect(rig.driver.outboxSeq()).toBeLessThan(checkpointSeq);
+    await rig.crashAfterBlock({ chain: true });
+    expect(await rig.settle()).toBe(true);
+    expect(await submissionsOf(rig, `fill:${fill!.matchId}`)).toBe(1);
+    await expectReceiptsJournaledOnce(rig);
+    await expectExact(rig, ['A', 'B']);
+  });
+
+  it('a checkpoint while a transaction is under way: the cursor reaches it at the next quiet moment', async () => {
+    const rig = await DriverRig.start();
+    rig.credit('A', usd(50));
+    rig.credit('B', usd(50));
+    await rig.turns();
+    rig.run({ type: 'openMarket', marketHash: 'M4', eventId: 'G' });
+    await rig.turns();
+    const checkpointSeq = rig.h.seq;
+    rig.driver.submittedThrough(checkpointSeq);
+    // The deposits' transaction is under way: no other goes before its receipt.
+    expect(rig.driver.outboxSeq()).toBeLessThan(checkpointSeq);
+    expect(await rig.settle()).toBe(true);
+    expect(rig.driver.outboxSeq()).toBe(checkpointSeq);
+    await rig.restartDriver({ chain: true });
+    expect(rig.driver.outboxSeq()).toBe(checkpointSeq);
+    expect(await rig.settle()).toBe(true);
+    // Journaled after the checkpoint: the deposits' receipt, not the empty transaction's.
+    expect(rig.journal.at(-1)?.seq).toBe(checkpointSeq + 1);
+    await expectExact(rig, ['A', 'B']);
+  });
 });

@@ -107,6 +107,8 @@ export class SettlementDriver {
   /** The last seq of the receipts journaled so far (their reversals must reach `queued` to be counted). */
   private journaledThrough = 0;
   private reconcileWaiters: ((report: ReconcileReport) => void)[] = [];
+  /** The seq of a stored checkpoint the cursor has yet to reach (`submittedThrough`); 0: none. */
+  private checkpointSeq = 0;
 
   constructor(private readonly o: SettlementDriverOptions) {
     this.submitted = Math.max(o.chain.settlementSubmittedThrough(), o.since - 1);
@@ -184,18 +186,38 @@ export class SettlementDriver {
   }
 
   /**
-   * A checkpoint at `seq` (every batch through it handed on): when nothing is queued or under way, an empty
-   * transaction moves the chain's cursor there, so that a start need not replay entries without money moves.
+   * A checkpoint is stored at `seq`: the chain's cursor is to reach it, so that a start from that checkpoint
+   * need not replay the entries before it for the chain's sake (recovery uses a checkpoint only at or before
+   * every consumer's cursor). A transaction with items takes the cursor there on its own once the entries
+   * through `seq` are handed on; when none comes (no money moves), an empty transaction moves it, at once
+   * or at the next quiet moment (`moveCursorToCheckpoint`).
    */
   submittedThrough(seq: number): void {
+    this.checkpointSeq = Math.max(this.checkpointSeq, seq);
+    this.moveCursorToCheckpoint();
+  }
+
+  /**
+   * The empty transaction that moves the cursor to the checkpoint's seq, sent only when it says nothing false:
+   * every entry through that seq handed on (else their items, still to come, would be skipped by a start:
+   * the cursor says they were submitted), none of their items queued, to submit again or under way, no run
+   * of reversals open. Else it waits: called again whenever the driver is quiet (`sendNext`).
+   */
+  private moveCursorToCheckpoint(): void {
+    const seq = this.checkpointSeq;
+    if (seq <= this.submitted) {
+      this.checkpointSeq = 0;
+      return;
+    }
     if (
-      seq <= this.submitted ||
+      seq > this.queued ||
       this.inFlight.length > 0 ||
       this.queue.length > 0 ||
       this.outstanding.length > 0 ||
       this.items.openSince() !== null
     )
       return;
+    this.checkpointSeq = 0;
     this.send({ firstSeq: this.submitted + 1, lastSeq: seq, retries: [], items: [] });
   }
 
@@ -301,6 +323,7 @@ export class SettlementDriver {
       return;
     }
     if (this.queue.length === 0) {
+      this.moveCursorToCheckpoint();
       this.releaseWaiters();
       return;
     }

@@ -114,6 +114,10 @@ describe.each(await storesUnderTest())('the journal on $name', (store) => {
       digest: 'cc',
       snapshot: [...bytes(3)],
     });
+    // The newest at or before a consumer's cursor (a start that must hand on the entries after it).
+    expect((await ports.journal.latestCheckpoint(29))?.digest).toBe('bb');
+    expect((await ports.journal.latestCheckpoint(30))?.digest).toBe('cc');
+    expect(await ports.journal.latestCheckpoint(19)).toBeNull();
     // The same seq again replaces it.
     await ports.journal.saveCheckpoint(30, 'dd', bytes(4), 4);
     ports = await ports.reopen();

@@ -62,6 +62,7 @@ export class TradingPipeline {
   private projected: number;
   private readWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private readonly observers: ProjectionObserver[] = [];
+  private passWaiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   constructor(private readonly o: PipelineOptions) {
     this.projected = o.sequencer.lastSeq;
@@ -97,6 +98,17 @@ export class TradingPipeline {
       };
       this.readWaiters.push(waiter);
     });
+  }
+
+  /**
+   * Resolves once every batch through `seq` has gone through every step (projected, published, handed to the
+   * chain link); rejects if the pipeline fails first. Never settles for a seq no batch reaches.
+   */
+  passed(seq: number): Promise<void> {
+    if (this.failed) return Promise.reject(unavailable('The exchange is stopping'));
+    // `projected` moves with each batch delivered, in order, and its steps run in the same call.
+    if (this.projected >= seq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.passWaiters.push({ seq, resolve, reject }));
   }
 
   /** Tells `observer` of every batch projected from now on (the projector's rows and delay, for metrics). */
@@ -187,7 +199,18 @@ export class TradingPipeline {
       this.chain?.submitForBatch(batch);
     } catch (error) {
       this.fail(error);
+      return;
     }
+    if (this.passWaiters.length > 0) this.releasePassed(batch.lastSeq);
+  }
+
+  private releasePassed(seq: number): void {
+    const waiting: typeof this.passWaiters = [];
+    for (const waiter of this.passWaiters) {
+      if (waiter.seq <= seq) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.passWaiters = waiting;
   }
 
   private releaseReaders(): void {
@@ -203,6 +226,7 @@ export class TradingPipeline {
     if (this.failed) return;
     this.failed = true;
     for (const waiter of this.readWaiters.splice(0)) waiter.reject(unavailable('The exchange is stopping'));
+    for (const waiter of this.passWaiters.splice(0)) waiter.reject(unavailable('The exchange is stopping'));
     this.inFlight.length = 0;
     this.waiting.length = 0;
     this.releaseIdleWaiters();

@@ -12,7 +12,6 @@ import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Journal } from '../sequencer/journal.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
-import { digestOf } from '../sequencer/state-hash.js';
 import type { VerifierPool } from '../signing/verifier-pool.js';
 import type { EntryChanges } from '../store/batch-projection.js';
 import type { ProjectionWriter } from '../store/projection.js';
@@ -20,11 +19,12 @@ import type { CatalogRepository } from '../store/repositories.js';
 import type { TradingReads } from '../store/trading-reads.js';
 import type { TradingStorage } from '../store/trading-storage.js';
 import { AccountSeqs } from './account-seqs.js';
+import { Checkpointer } from './checkpointer.js';
 import { type ChainSubmitter, TradingPipeline } from './pipeline.js';
 
 /** How often the expiry sweep looks for expired resting orders (an `expire` runs only when one is due). */
 export const EXPIRY_SWEEP_MS = 250;
-/** A checkpoint (engine snapshot + hash) at most this often while trading, and at every clean stop. */
+/** A checkpoint (engine snapshot + hash) this often while trading, busy or not, and at every clean stop. */
 export const CHECKPOINT_INTERVAL_MS = 5 * 60_000;
 
 /** Fixture statuses after which a market never trades again: its engine market closes. */
@@ -48,6 +48,8 @@ export type Trading = {
   readonly queries: TradingReads;
   readonly orders: OrderService;
   readonly recovery: RecoveryReport;
+  /** The checkpoints this leader stores (absent on a replica: its leader stores them). */
+  readonly checkpoints?: Pick<Checkpointer, 'savedSeq' | 'lastPauseMs'>;
   /**
    * Resolves once every input queued so far, and the market closings a fixture's change began, is committed,
    * projected and published.
@@ -121,6 +123,8 @@ export type TradingOptions = {
   v2CutoverAt?: number;
   /** A hot standby's state, taken over instead of a recovery when it can be (`HotState`). */
   hot?: HotState;
+  /** How often a checkpoint is taken (default CHECKPOINT_INTERVAL_MS; tests take them sooner). */
+  checkpointIntervalMs?: number;
 };
 
 /**
@@ -163,28 +167,20 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
   const { pipeline } = core;
   if (chain) pipeline.setChain(chain);
 
-  // The checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are some
-  // 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
-  let lastCheckpointSeq = recovery.checkpointSeq;
-  const checkpoint = async () => {
-    const seq = sequencer.lastSeq;
-    if (seq === lastCheckpointSeq) return;
-    // Every batch through lastSeq has gone through the pipeline (the caller waited for idle): a start from
-    // this checkpoint has no batch before it to project or submit again.
-    chain?.submittedThrough(seq);
-    const snapshot = sequencer.checkpoint();
-    lastCheckpointSeq = seq;
-    await journal.saveCheckpoint(seq, digestOf(snapshot), snapshot, o.clock.now());
-  };
-
   // Betting delays, heartbeat deadlines and expiries, from the sequencer's own state.
   const stopDueWork = new DueWork(sequencer, o.clock, undefined, o.v2CutoverAt).start();
-  const checkpointTimer = setInterval(() => {
-    // Between batches the engine equals the committed state, so the snapshot matches its seq.
-    if (sequencer.isIdle && pipeline.isIdle)
-      checkpoint().catch((error) => o.log.error({ err: error }, 'a checkpoint was not saved'));
-  }, CHECKPOINT_INTERVAL_MS);
-  checkpointTimer.unref();
+  // From the checkpoint the engine was restored from (not read again: at 1 M resting orders its bytes are
+  // some 180 MB); 0 when the whole journal was replayed, so that the next checkpoint is taken.
+  const checkpointer = new Checkpointer({
+    sequencer,
+    pipeline,
+    journal,
+    chain: chain ?? null,
+    clock: o.clock,
+    restoredSeq: recovery.checkpointSeq,
+    intervalMs: o.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS,
+    log: o.log,
+  }).start();
 
   o.log.info(
     {
@@ -205,6 +201,7 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
     ...core.shared,
     queries,
     recovery,
+    checkpoints: checkpointer,
     async resolveMarket(marketHash, outcome) {
       if (!chain) return elsewhere.chain!.resolveMarket(marketHash, outcome);
       await resolveOnceSettled({ sequencer, chain, catalog: o.catalog, settleWaitMs: o.settleWaitMs })(
@@ -213,14 +210,15 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
       );
     },
     reconcileResolutions: () => reconcileResolutions(queries, o.catalog),
-    checkpoint,
+    async checkpoint() {
+      await checkpointer.take();
+    },
     async close() {
       stopDueWork();
-      clearInterval(checkpointTimer);
       core.stop();
       await sequencer.close();
       await pipeline.idle();
-      await checkpoint();
+      await checkpointer.stop();
       await o.storage.close();
     },
   };

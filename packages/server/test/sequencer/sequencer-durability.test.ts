@@ -371,6 +371,41 @@ describe('sequencer durability', () => {
     }
   });
 
+  it("starts from the newest checkpoint at or before the consumers' cursor, handing on every entry after it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
+    try {
+      const { db, store, sequencer } = await openSequencer(dataDir);
+      const credit = (amount: bigint) =>
+        sequencer.submit({ kind: 'engine', command: { type: 'credit', account: '0xA1', amount } });
+      const checkpoint = async () => {
+        const { seq, bytes } = sequencer.checkpointNow();
+        await store.saveCheckpoint(seq, digestOf(bytes), bytes, 1);
+      };
+      await credit(5n);
+      await checkpoint();
+      await credit(7n);
+      await credit(9n);
+      await checkpoint();
+      await credit(11n);
+      // A consumer at seq 2 (between the two checkpoints): the older one, and the entries from 3 on.
+      const handed: number[] = [];
+      const recovered = await recoverEngine(store, LADDER, {
+        after: 2,
+        onEntries: (entries) => {
+          handed.push(...entries.map((entry) => entry.seq));
+        },
+      });
+      expect(recovered).toMatchObject({ checkpointSeq: 1, replayedCommands: 3, lastSeq: 4 });
+      expect(handed).toEqual([3, 4]);
+      expect(stateHashOf(recovered.engine)).toBe(stateHashOf(sequencer.engine));
+      // Before both: the whole journal.
+      expect(await recoverEngine(store, LADDER, { after: 0 })).toMatchObject({ checkpointSeq: 0 });
+      await close(db);
+    } finally {
+      removeDataDir(dataDir);
+    }
+  });
+
   it('refuses to start from a checkpoint whose bytes do not match their digest', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-seq-'));
     try {

@@ -100,6 +100,27 @@ export function registerExchangeMetrics(
     'This start: journal inputs replayed after the checkpoint',
     () => recovery.replayedCommands,
   );
+  gauge(
+    registry,
+    'oddsbook_start_checkpoint_seq',
+    'This start: journal seq of the checkpoint it restored (0: none, the whole journal replayed)',
+    () => recovery.checkpointSeq,
+  );
+  const { checkpoints } = exchange.trading;
+  if (checkpoints) {
+    gauge(
+      registry,
+      'oddsbook_checkpoint_seq',
+      'Journal seq of the newest engine checkpoint stored (or restored from)',
+      () => checkpoints.savedSeq,
+    );
+    gauge(
+      registry,
+      'oddsbook_checkpoint_pause_seconds',
+      'How long the last checkpoint held the sequencer (its snapshot; the save runs after, off its path)',
+      () => checkpoints.lastPauseMs / 1000,
+    );
+  }
   const projectedRows = new Counter({
     name: 'oddsbook_projector_rows_total',
     help: 'Order, fill, trade and refund rows the projector wrote (per entry: a row two entries changed counts twice)',

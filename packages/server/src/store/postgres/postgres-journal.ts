@@ -163,9 +163,10 @@ export class PostgresJournal implements Journal {
     }
   }
 
-  async latestCheckpoint(): Promise<EngineCheckpoint | null> {
+  async latestCheckpoint(atOrBefore = Number.MAX_SAFE_INTEGER): Promise<EngineCheckpoint | null> {
     const { rows } = await this.pool.query<{ seq: number; digest: string; snapshot: Buffer }>(
-      'SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1',
+      'SELECT seq, digest, snapshot FROM engine_checkpoints WHERE seq <= $1 ORDER BY seq DESC LIMIT 1',
+      [atOrBefore],
     );
     const row = rows[0];
     return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;

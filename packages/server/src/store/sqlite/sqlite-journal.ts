@@ -107,10 +107,12 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  async latestCheckpoint(): Promise<EngineCheckpoint | null> {
+  async latestCheckpoint(atOrBefore = Number.MAX_SAFE_INTEGER): Promise<EngineCheckpoint | null> {
     const row = this.db
-      .prepare('SELECT seq, digest, snapshot FROM engine_checkpoints ORDER BY seq DESC LIMIT 1')
-      .get() as { seq: number; digest: string; snapshot: Buffer } | undefined;
+      .prepare(
+        'SELECT seq, digest, snapshot FROM engine_checkpoints WHERE seq <= ? ORDER BY seq DESC LIMIT 1',
+      )
+      .get(atOrBefore) as { seq: number; digest: string; snapshot: Buffer } | undefined;
     return row ? { seq: row.seq, digest: row.digest, snapshot: row.snapshot } : null;
   }
 
