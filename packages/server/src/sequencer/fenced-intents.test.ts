@@ -57,7 +57,7 @@ describe('fenced intents (a chain node’s inputs under its lease epoch)', () =>
     expect(replayed.leaseEpoch('chain')).toBe(3);
     expect(replayed.snapshotBytes()).toEqual(h.admission.snapshotBytes());
     // So does a checkpoint's.
-    const restored = restoreCheckpoint(checkpointBytes(h.engine, h.admission), { ladderSize: 800 });
+    const restored = restoreCheckpoint(checkpointBytes(h.engine, h.admission), {});
     expect(restored!.admission.leaseEpoch('chain')).toBe(3);
     expect(restored!.admission.snapshotBytes()).toEqual(h.admission.snapshotBytes());
     const state = { engine: restored!.engine, admission: restored!.admission, ts: 1 };
