@@ -9,7 +9,7 @@ import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import type { AppliedEntry, SequencerInput } from '../sequencer/inputs.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
-import { SettlementDriver } from '../settlement/settlement-driver.js';
+import { ReceiptsJournaled, SettlementDriver } from '../settlement/settlement-driver.js';
 import { LeaseFenced } from '../store/postgres/lease-fence.js';
 import { PostgresChainStore } from '../store/postgres/postgres-chain-store.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
@@ -61,9 +61,15 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
     const wallets = new Wallets(embedded.chain);
     // The chain's word, journaled by the leading sequencer under this lease's epoch (over NATS, as any
     // input of a replica); refused once a successor's epoch is journaled.
-    const submitFenced = async (inputs: readonly SequencerInput[]): Promise<AppliedEntry[]> => {
+    const submitFenced = async (
+      inputs: readonly SequencerInput[],
+      blocks?: { after: number; through: number },
+    ): Promise<AppliedEntry[]> => {
+      const lease = { role: 'chain' as const, epoch };
       const [result] = await Promise.all(
-        replica.trading.sequencer.decideAll([{ kind: 'fenced', lease: { role: 'chain', epoch }, inputs }]),
+        replica.trading.sequencer.decideAll([
+          { kind: 'fenced', lease, inputs, ...(blocks ? { blocks } : {}) },
+        ]),
       );
       if (result!.fenced) {
         const error = new LeaseFenced('chain', epoch, {
@@ -72,6 +78,7 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
         deposed(error);
         throw error;
       }
+      if (result!.journaled) throw new ReceiptsJournaled(result!.journaled.through);
       return result!.entries;
     };
     const driver = new SettlementDriver({

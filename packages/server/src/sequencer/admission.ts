@@ -1,6 +1,9 @@
 import { ByteReader, ByteWriter, SnapshotFormatError } from '../engine/snapshot-codec.js';
 import type { FencedRole, HeartbeatInput, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
 
+/** A fenced role's lease as the journal holds it (`Admission.lease`). */
+export type FencedLease = { readonly epoch: number; readonly receiptsThrough: number };
+
 /** An order admitted to wait out its market's in-play betting delay. */
 export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt: number };
 
@@ -18,7 +21,8 @@ type Expiring = { at: number; key: string; client: boolean | 'v2' };
  * - the orders admitted to wait out a betting delay, and when each enters the engine;
  * - the accounts' heartbeat deadlines;
  * - the ids of v2 orders (legacy API) until their expiry: the v3 cut-over cancels those still open;
- * - the epoch of each fenced role's lease (the chain node's): what it sent under an older one is refused.
+ * - the epoch of each fenced role's lease (the chain node's): what it sent under an older one is refused;
+ *   and, from its first epoch on, the last chain block whose receipts are journaled (their memo).
  * Pure and deterministic: time comes with each input.
  */
 export class Admission {
@@ -30,8 +34,8 @@ export class Admission {
   readonly heartbeats = new Map<string, HeartbeatDeadline>();
   /** v2 order ids with their expiry (unix seconds): open, or done and not yet forgotten. */
   private readonly v2 = new Map<string, number>();
-  /** The newest epoch journaled of each fenced role's lease. */
-  private readonly leases = new Map<FencedRole, number>();
+  /** Each fenced role's lease: its newest epoch journaled, and the last block whose receipts are. */
+  private readonly leases = new Map<FencedRole, FencedLease>();
 
   /** Whether the order id was seen (and its order has not expired). */
   hasOrder(orderId: string): boolean {
@@ -43,9 +47,9 @@ export class Admission {
     return this.clientIds.has(clientKey(account, clientOrderId));
   }
 
-  /** The newest epoch of the role's lease the journal holds (0: none yet). */
-  leaseEpoch(role: FencedRole): number {
-    return this.leases.get(role) ?? 0;
+  /** The role's lease as the journal holds it (epoch 0: none yet). */
+  lease(role: FencedRole): FencedLease {
+    return this.leases.get(role) ?? { epoch: 0, receiptsThrough: 0 };
   }
 
   /** The account's admitted orders that match, oldest first. */
@@ -103,8 +107,20 @@ export class Admission {
       case 'heartbeat':
         this.heartbeat(input);
         break;
-      case 'lease':
-        if (input.epoch > this.leaseEpoch(input.role)) this.leases.set(input.role, input.epoch);
+      case 'lease': {
+        const lease = this.lease(input.role);
+        if (input.epoch > lease.epoch) this.leases.set(input.role, { ...lease, epoch: input.epoch });
+        break;
+      }
+      case 'settlement':
+      case 'escrows':
+        // Receipts of the chain's blocks through `block`, once the chain is fenced (the projections' block
+        // moves alike, so a chain node taking over starts after it).
+        if (input.block !== null) {
+          const lease = this.leases.get('chain');
+          if (lease && input.block > lease.receiptsThrough)
+            this.leases.set('chain', { ...lease, receiptsThrough: input.block });
+        }
         break;
       default:
         break;
@@ -212,9 +228,10 @@ export class Admission {
     if (withLeases) {
       const leases = [...this.leases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       w.u32(leases.length);
-      for (const [role, epoch] of leases) {
+      for (const [role, lease] of leases) {
         w.str(role);
-        w.f64(epoch);
+        w.f64(lease.epoch);
+        w.f64(lease.receiptsThrough);
       }
     }
     return w.finish();
@@ -256,7 +273,8 @@ export class Admission {
     if (magic === ADMISSION_MAGIC_V3) {
       for (let n = r.u32(); n > 0; n--) {
         const role = r.str() as FencedRole;
-        a.leases.set(role, r.f64());
+        const epoch = r.f64();
+        a.leases.set(role, { epoch, receiptsThrough: r.f64() });
       }
     }
     r.end();

@@ -14,9 +14,19 @@ class Harness {
   seq = 0;
   readonly journal: AppliedEntry[] = [];
 
-  fenced(epoch: number, inputs: readonly SequencerInput[]): IntentResult {
+  fenced(
+    epoch: number,
+    inputs: readonly SequencerInput[],
+    blocks?: { after: number; through: number },
+  ): IntentResult {
     const state = { engine: this.engine, admission: this.admission, ts: 1_700_000_000_000 + this.seq };
-    return decide({ kind: 'fenced', lease: { role: 'chain', epoch }, inputs }, state, (input) => {
+    const intent = {
+      kind: 'fenced' as const,
+      lease: { role: 'chain' as const, epoch },
+      inputs,
+      ...(blocks ? { blocks } : {}),
+    };
+    return decide(intent, state, (input) => {
       const entry = applyEntry(state, input, ++this.seq, state.ts);
       this.journal.push(entry);
       return entry;
@@ -45,20 +55,41 @@ describe('fenced intents (a chain node’s inputs under its lease epoch)', () =>
     expect(h.fenced(1, [receipts(3), receipts(4)])).toEqual({ entries: [], fenced: { epoch: 2 } });
     expect(h.seq).toBe(before);
     expect(h.fenced(2, [receipts(3)]).entries.map((e) => e.input.kind)).toEqual(['settlement']);
-    expect(h.admission.leaseEpoch('chain')).toBe(2);
+    expect(h.admission.lease('chain').epoch).toBe(2);
+  });
+
+  it('journal the receipts of chain blocks once: a retry or a read-back of blocks the journal holds journals nothing', () => {
+    const h = new Harness();
+    expect(h.fenced(1, [receipts(2)], { after: 0, through: 2 }).entries).toHaveLength(2);
+    // The same receipts again (an answer lost, the intent sent again to a new sequencer leader).
+    const before = h.seq;
+    expect(h.fenced(1, [receipts(2)], { after: 0, through: 2 })).toEqual({
+      entries: [],
+      journaled: { through: 2 },
+    });
+    // Read back with the blocks mined since: none of it is journaled; the sender reads on from block 2.
+    expect(h.fenced(1, [receipts(4)], { after: 1, through: 4 })).toEqual({
+      entries: [],
+      journaled: { through: 2 },
+    });
+    expect(h.seq).toBe(before);
+    expect(h.fenced(1, [receipts(4)], { after: 2, through: 4 }).entries).toHaveLength(1);
+    // A successor's epoch goes on from there.
+    expect(h.fenced(2, [receipts(4)], { after: 3, through: 5 })).toMatchObject({ journaled: { through: 4 } });
+    expect(h.admission.lease('chain')).toEqual({ epoch: 2, receiptsThrough: 4 });
   });
 
   it('keep the epoch in replays and checkpoints, so a new sequencer leader refuses what the old one would', () => {
     const h = new Harness();
-    h.fenced(3, [receipts(1)]);
+    h.fenced(3, [receipts(1)], { after: 0, through: 1 });
     // A replica replaying the journal (a standby, a restart) holds the same epoch.
     const replayed = new Admission();
     for (const entry of h.journal) replayed.observe(entry.input, entry.ts);
-    expect(replayed.leaseEpoch('chain')).toBe(3);
+    expect(replayed.lease('chain')).toEqual({ epoch: 3, receiptsThrough: 1 });
     expect(replayed.snapshotBytes()).toEqual(h.admission.snapshotBytes());
     // So does a checkpoint's.
     const restored = restoreCheckpoint(checkpointBytes(h.engine, h.admission), {});
-    expect(restored!.admission.leaseEpoch('chain')).toBe(3);
+    expect(restored!.admission.lease('chain')).toEqual({ epoch: 3, receiptsThrough: 1 });
     expect(restored!.admission.snapshotBytes()).toEqual(h.admission.snapshotBytes());
     const state = { engine: restored!.engine, admission: restored!.admission, ts: 1 };
     const result = decide(

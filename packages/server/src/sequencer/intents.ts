@@ -61,11 +61,16 @@ export type InputIntent = { kind: 'input'; input: SequencerInput };
  * is, and the result says `fenced` (the sender was deposed). The first intent of a new epoch journals a
  * `lease` input before its own (an intent without inputs journals only that): the fence is ordered in the
  * journal, so whatever a former holder sent is either before it or refused.
+ *
+ * `blocks`: the chain blocks (after, through] whose receipts the inputs journal, their memo. When the
+ * journal holds receipts past `after` already (an attempt answered too late, retried, or sent again to a
+ * new sequencer leader), none of the inputs is journaled and the result says `journaled`.
  */
 export type FencedIntent = {
   kind: 'fenced';
   lease: { role: FencedRole; epoch: number };
   inputs: readonly SequencerInput[];
+  blocks?: { after: number; through: number };
 };
 
 /** Why the sequencer refused an order without placing or admitting it. */
@@ -83,4 +88,6 @@ export type IntentResult = {
   cancel?: { cancelled: string[]; notFound: string[] };
   /** A fenced intent refused: the epoch of the role's lease the journal holds, above the intent's. */
   fenced?: { epoch: number };
+  /** A fenced intent's receipts not journaled again: the journal holds the chain's receipts through `through`. */
+  journaled?: { through: number };
 };
