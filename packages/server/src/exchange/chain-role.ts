@@ -7,8 +7,10 @@ import type { Config } from '../config/config.js';
 import { systemClock } from '../lib/clock.js';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
+import type { AppliedEntry, SequencerInput } from '../sequencer/inputs.js';
 import { Reconciliation } from '../settlement/reconciliation.js';
-import { SettlementDriver } from '../settlement/settlement-driver.js';
+import { ReceiptsJournaled, SettlementDriver } from '../settlement/settlement-driver.js';
+import { LeaseFenced } from '../store/postgres/lease-fence.js';
 import { PostgresChainStore } from '../store/postgres/postgres-chain-store.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
 import { PostgresMultisigStore } from '../store/postgres/postgres-multisig-store.js';
@@ -33,16 +35,23 @@ export type ChainRoleOptions = LeasedRoleOptions & {
  * chain's outbox cursor (`settlementSubmittedThrough`); the receipts go to the leading sequencer as inputs
  * over NATS. Settlement items are applied on the chain once by their id, so a successor resubmitting what
  * its predecessor had under way moves nothing twice.
+ *
+ * Fenced by the lease's epoch: every write of the chain and multisig stores begins with the fence
+ * (lease-fence.ts), and the receipts go to the sequencer as `fenced` intents under the epoch, which it
+ * refuses once a newer epoch is journaled. Leading, the node first journals its epoch (a fenced intent of
+ * no inputs) and starts from projections that include it: whatever its predecessor journaled is in them,
+ * and whatever it sends later is refused. A node deposed by either fence stops at once.
  */
 export function startChainRole(config: Config, o: ChainRoleOptions): Promise<LeasedRoleNode> {
   const names = clusterNames(config.cluster);
   const clock = systemClock;
-  return startLeasedRole(config, 'chain', o, async ({ nc, database, deposed }) => {
+  return startLeasedRole(config, 'chain', o, async ({ nc, database, epoch, deposed }) => {
     const log = o.log;
     const journal = await PostgresJournal.open(database.pool);
+    const fence = { role: 'chain', epoch, onFenced: deposed };
     const embedded = await openEmbeddedChain({
-      store: await PostgresChainStore.open(database),
-      multisigStore: new PostgresMultisigStore(database.pool),
+      store: await PostgresChainStore.open(database, { fence }),
+      multisigStore: new PostgresMultisigStore(database.pool, { fence }),
       chainId: config.chainId,
       baseToken: config.baseToken,
       escrowAddress: config.verifyingContract,
@@ -50,13 +59,34 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
       clock,
     });
     const wallets = new Wallets(embedded.chain);
+    // The chain's word, journaled by the leading sequencer under this lease's epoch (over NATS, as any
+    // input of a replica); refused once a successor's epoch is journaled.
+    const submitFenced = async (
+      inputs: readonly SequencerInput[],
+      blocks?: { after: number; through: number },
+    ): Promise<AppliedEntry[]> => {
+      const lease = { role: 'chain' as const, epoch };
+      const [result] = await Promise.all(
+        replica.trading.sequencer.decideAll([
+          { kind: 'fenced', lease, inputs, ...(blocks ? { blocks } : {}) },
+        ]),
+      );
+      if (result!.fenced) {
+        const error = new LeaseFenced('chain', epoch, {
+          cause: new Error(`the journal holds the chain lease's epoch ${result!.fenced.epoch}`),
+        });
+        deposed(error);
+        throw error;
+      }
+      if (result!.journaled) throw new ReceiptsJournaled(result!.journaled.through);
+      return result!.entries;
+    };
     const driver = new SettlementDriver({
       chain: embedded.chain,
       feed: new PostgresSettlementFeed(database.pool),
       walletOf: (account) => wallets.proxyAddress(account as `0x${string}`),
       since: journal.features.chainSettlement,
-      // The chain's word, journaled by the leading sequencer (over NATS, as any input of a replica).
-      submit: (inputs) => Promise.all(replica.trading.sequencer.submitAll(inputs)),
+      submit: submitFenced,
       onError: (error) => log.error({ err: error }, 'a settlement transaction or receipt was not handed on'),
     });
     // The replica's batches wait here until the driver has started (it reads the projections then).
@@ -108,9 +138,13 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
       await replica.close();
     };
     try {
+      // This lease's epoch journaled first: what a former chain node sends from now on is refused, and what
+      // it sent before is in the journal up to here.
+      const leaseEntry = (await submitFenced([])).at(-1);
       // The driver starts from what the projections recorded of the journaled receipts (the items to submit
-      // again, the last block handed on, every account's money): at least where it takes up the journal.
-      const from = Math.max(replica.follower.recovery.lastSeq, driver.outboxSeq());
+      // again, the last block handed on, every account's money): at least where it takes up the journal,
+      // and past the epoch's entry.
+      const from = Math.max(replica.follower.recovery.lastSeq, driver.outboxSeq(), leaseEntry?.seq ?? 0);
       await projectionsReached({
         readCursor: () => projectorCursor(database),
         seq: from,

@@ -18,16 +18,21 @@ import { openReplicaNode } from './replica-node.js';
  * recovers), then follows the journal with a replica (`replica-node.ts`) whose pipeline projects each
  * committed batch and hands it, with its rows, to the realtime stamping: publications numbered under
  * the lease's epoch (a restarted projector never reuses an epoch's names) on the publications stream. API
- * nodes' read-your-writes read the cursor it moves.
+ * nodes' read-your-writes read the cursor it moves. Every projection transaction is fenced by the lease's
+ * epoch (`LeaseFenced`: the node is deposed), so a projector that lost its lease without noticing (a pause,
+ * a partition) commits nothing beside its successor.
  */
 export function startProjectorRole(config: Config, o: LeasedRoleOptions): Promise<LeasedRoleNode> {
   const names = clusterNames(config.cluster);
   return startLeasedRole(config, 'projector', o, async ({ nc, database, epoch, deposed }) => {
     await ensurePublicationsStream(await jetstreamManager(nc), names);
     const journal = await PostgresJournal.open(database.pool);
-    const storage = await openPostgresTradingStorage(database, {
-      settlementSince: journal.features.chainSettlement,
-    });
+    // Fenced by the lease's epoch: once a successor holds the lease, no projection of this node commits.
+    const storage = await openPostgresTradingStorage(
+      database,
+      { settlementSince: journal.features.chainSettlement },
+      { fence: { role: 'projector', epoch, onFenced: deposed } },
+    );
     const projectedSeq = storage.catchUp.cursor();
     const journalSeq = (await journal.last()).seq;
     if (projectedSeq > journalSeq) {

@@ -1,5 +1,8 @@
 import { ByteReader, ByteWriter, SnapshotFormatError } from '../engine/snapshot-codec.js';
-import type { HeartbeatInput, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
+import type { FencedRole, HeartbeatInput, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
+
+/** A fenced role's lease as the journal holds it (`Admission.lease`). */
+export type FencedLease = { readonly epoch: number; readonly receiptsThrough: number };
 
 /** An order admitted to wait out its market's in-play betting delay. */
 export type DelayedOrder = { order: PlaceOrderInput; meta: OrderMeta; activateAt: number };
@@ -17,7 +20,9 @@ type Expiring = { at: number; key: string; client: boolean | 'v2' };
  * - every client order id of an account, until its order expires: a tag names one live order;
  * - the orders admitted to wait out a betting delay, and when each enters the engine;
  * - the accounts' heartbeat deadlines;
- * - the ids of v2 orders (legacy API) until their expiry: the v3 cut-over cancels those still open.
+ * - the ids of v2 orders (legacy API) until their expiry: the v3 cut-over cancels those still open;
+ * - the epoch of each fenced role's lease (the chain node's): what it sent under an older one is refused;
+ *   and, from its first epoch on, the last chain block whose receipts are journaled (their memo).
  * Pure and deterministic: time comes with each input.
  */
 export class Admission {
@@ -29,6 +34,8 @@ export class Admission {
   readonly heartbeats = new Map<string, HeartbeatDeadline>();
   /** v2 order ids with their expiry (unix seconds): open, or done and not yet forgotten. */
   private readonly v2 = new Map<string, number>();
+  /** Each fenced role's lease: its newest epoch journaled, and the last block whose receipts are. */
+  private readonly leases = new Map<FencedRole, FencedLease>();
 
   /** Whether the order id was seen (and its order has not expired). */
   hasOrder(orderId: string): boolean {
@@ -38,6 +45,11 @@ export class Admission {
   /** Whether the account's tag names an order that has not expired. */
   hasClientOrderId(account: string, clientOrderId: string): boolean {
     return this.clientIds.has(clientKey(account, clientOrderId));
+  }
+
+  /** The role's lease as the journal holds it (epoch 0: none yet). */
+  lease(role: FencedRole): FencedLease {
+    return this.leases.get(role) ?? { epoch: 0, receiptsThrough: 0 };
   }
 
   /** The account's admitted orders that match, oldest first. */
@@ -94,6 +106,21 @@ export class Admission {
         break;
       case 'heartbeat':
         this.heartbeat(input);
+        break;
+      case 'lease': {
+        const lease = this.lease(input.role);
+        if (input.epoch > lease.epoch) this.leases.set(input.role, { ...lease, epoch: input.epoch });
+        break;
+      }
+      case 'settlement':
+      case 'escrows':
+        // Receipts of the chain's blocks through `block`, once the chain is fenced (the projections' block
+        // moves alike, so a chain node taking over starts after it).
+        if (input.block !== null) {
+          const lease = this.leases.get('chain');
+          if (lease && input.block > lease.receiptsThrough)
+            this.leases.set('chain', { ...lease, receiptsThrough: input.block });
+        }
         break;
       default:
         break;
@@ -174,9 +201,11 @@ export class Admission {
   /** The state as bytes (for checkpoints), canonical: equal states give equal bytes. */
   snapshotBytes(): Uint8Array {
     const w = new ByteWriter(1024 + (this.seen.size + this.v2.size) * 80 + this.clientIds.size * 110);
-    // Without v2 orders, the bytes of before the legacy API (OBA1): their state hashes stay comparable.
-    const withV2 = this.v2.size > 0;
-    w.u32(withV2 ? ADMISSION_MAGIC_V2 : ADMISSION_MAGIC);
+    // Without v2 orders, the bytes of before the legacy API (OBA1): their state hashes stay comparable; the
+    // same without leases (OBA3 adds them, after the v2 orders).
+    const withLeases = this.leases.size > 0;
+    const withV2 = withLeases || this.v2.size > 0;
+    w.u32(withLeases ? ADMISSION_MAGIC_V3 : withV2 ? ADMISSION_MAGIC_V2 : ADMISSION_MAGIC);
     const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const map of withV2 ? [this.seen, this.clientIds, this.v2] : [this.seen, this.clientIds]) {
       const entries = sorted(map);
@@ -196,13 +225,22 @@ export class Admission {
       w.u32(h.timeoutSeconds);
       w.f64(h.expiresAt);
     }
+    if (withLeases) {
+      const leases = [...this.leases].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      w.u32(leases.length);
+      for (const [role, lease] of leases) {
+        w.str(role);
+        w.f64(lease.epoch);
+        w.f64(lease.receiptsThrough);
+      }
+    }
     return w.finish();
   }
 
   static restoreBytes(bytes: Uint8Array): Admission {
     const r = new ByteReader(bytes);
     const magic = r.u32();
-    if (magic !== ADMISSION_MAGIC && magic !== ADMISSION_MAGIC_V2)
+    if (magic !== ADMISSION_MAGIC && magic !== ADMISSION_MAGIC_V2 && magic !== ADMISSION_MAGIC_V3)
       throw new SnapshotFormatError('not an admission snapshot');
     const a = new Admission();
     // OBA1: no v2 orders (a snapshot without any, or from before the legacy API).
@@ -232,6 +270,13 @@ export class Admission {
       const timeoutSeconds = r.u32();
       a.heartbeats.set(account, { timeoutSeconds, expiresAt: r.f64() });
     }
+    if (magic === ADMISSION_MAGIC_V3) {
+      for (let n = r.u32(); n > 0; n--) {
+        const role = r.str() as FencedRole;
+        const epoch = r.f64();
+        a.leases.set(role, { epoch, receiptsThrough: r.f64() });
+      }
+    }
     r.end();
     return a;
   }
@@ -244,3 +289,5 @@ const bigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? v
 const ADMISSION_MAGIC = 0x3141_424f;
 /** 'OBA2': with the v2 orders after the client order ids. */
 const ADMISSION_MAGIC_V2 = 0x3241_424f;
+/** 'OBA3': OBA2 with the fenced roles' lease epochs at the end. */
+const ADMISSION_MAGIC_V3 = 0x3341_424f;

@@ -20,6 +20,18 @@ export function decide(
   switch (intent.kind) {
     case 'input':
       return { entries: [apply(intent.input)] };
+    case 'fenced': {
+      const { role, epoch } = intent.lease;
+      const held = state.admission.lease(role).epoch;
+      if (epoch < held) return { entries: [], fenced: { epoch: held } };
+      const entries: AppliedEntry[] = [];
+      if (epoch > held) entries.push(apply({ kind: 'lease', role, epoch }));
+      const { receiptsThrough } = state.admission.lease(role);
+      if (intent.blocks && intent.blocks.after < receiptsThrough)
+        return { entries, journaled: { through: receiptsThrough } };
+      for (const input of intent.inputs) entries.push(apply(input));
+      return { entries };
+    }
     case 'order':
       return decideOrder(intent, state, apply);
     case 'cancel':

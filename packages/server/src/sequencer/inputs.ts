@@ -37,6 +37,8 @@ export type OrderMeta = {
  *   input right after it, in the same submission.
  * - `escrows`: the receipts of the per-account escrows of data dirs from before settlement transactions
  *   (issue 33): a landed escrow locks its fills and trades, a failed one fails them; no engine state changes.
+ * - `lease`: a leased role (the chain node, ADR 0018) sends under a new epoch: from here on the sequencer
+ *   refuses what that role sends under an older one (`FencedIntent`). Nothing else changes.
  */
 export type SequencerInput =
   | { kind: 'engine'; command: EngineCommandInput; meta?: OrderMeta }
@@ -44,7 +46,13 @@ export type SequencerInput =
   | { kind: 'withdraw'; orderIds: readonly string[]; reason: string }
   | HeartbeatInput
   | SettlementInput
-  | { kind: 'escrows'; block: number | null; escrows: readonly EscrowReceipt[] };
+  | { kind: 'escrows'; block: number | null; escrows: readonly EscrowReceipt[] }
+  | LeaseInput;
+
+/** The roles whose inputs the sequencer fences by their lease's epoch. */
+export type FencedRole = 'chain';
+
+export type LeaseInput = { kind: 'lease'; role: FencedRole; epoch: number };
 
 /** The receipts of the settlement transactions mined in one block, in chain order. */
 export type SettlementInput = {

@@ -1,5 +1,5 @@
 import type { CancelReason } from '../engine/index.js';
-import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
+import type { AppliedEntry, FencedRole, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
 
 /**
  * What intake asks of the sequencer (issue 35): the one typed API between a stateless intake and the owner of
@@ -13,7 +13,8 @@ export type Intent =
   | ActivateIntent
   | HeartbeatExpiredIntent
   | V2CutoverIntent
-  | InputIntent;
+  | InputIntent
+  | FencedIntent;
 
 /**
  * A signed, checked order. The sequencer refuses a replayed order id or a client order id in use, opens the
@@ -54,6 +55,24 @@ export type V2CutoverIntent = { kind: 'v2Cutover'; at: number };
 /** A plain input, journaled as it is (deposits, results, heartbeats, the chain's receipts, ...). */
 export type InputIntent = { kind: 'input'; input: SequencerInput };
 
+/**
+ * Inputs of a node that works under a lease of its own (the chain node's receipts and reversals, ADR
+ * 0018), journaled together as they are unless a newer epoch of that lease has been journaled: then none
+ * is, and the result says `fenced` (the sender was deposed). The first intent of a new epoch journals a
+ * `lease` input before its own (an intent without inputs journals only that): the fence is ordered in the
+ * journal, so whatever a former holder sent is either before it or refused.
+ *
+ * `blocks`: the chain blocks (after, through] whose receipts the inputs journal, their memo. When the
+ * journal holds receipts past `after` already (an attempt answered too late, retried, or sent again to a
+ * new sequencer leader), none of the inputs is journaled and the result says `journaled`.
+ */
+export type FencedIntent = {
+  kind: 'fenced';
+  lease: { role: FencedRole; epoch: number };
+  inputs: readonly SequencerInput[];
+  blocks?: { after: number; through: number };
+};
+
 /** Why the sequencer refused an order without placing or admitting it. */
 export type OrderRefusal = 'ORDER_ALREADY_EXISTS' | 'DUPLICATE_CLIENT_ORDER_ID' | 'MARKET_INACTIVE';
 
@@ -67,4 +86,8 @@ export type IntentResult = {
     | { status: 'refused'; reason: OrderRefusal };
   /** A cancel intent: the ids it cancelled (resting orders and admitted ones) and those it did not find. */
   cancel?: { cancelled: string[]; notFound: string[] };
+  /** A fenced intent refused: the epoch of the role's lease the journal holds, above the intent's. */
+  fenced?: { epoch: number };
+  /** A fenced intent's receipts not journaled again: the journal holds the chain's receipts through `through`. */
+  journaled?: { through: number };
 };

@@ -415,6 +415,29 @@ describe('settlement driver: receipts the sequencer refuses', () => {
   });
 });
 
+describe('settlement driver: receipts journaled whose answer was lost (a chain node’s memo)', () => {
+  it('are not journaled again when read back, nor with the blocks mined since', async () => {
+    const rig = await DriverRig.start();
+    rig.memo = true;
+    rig.credit('A', usd(10));
+    await rig.block();
+    // The block with the driver's next transaction: its receipts are journaled, the answer never comes.
+    rig.loseAnswers = 1;
+    rig.credit('B', usd(20));
+    await rig.block();
+    expect(rig.errors).toHaveLength(1);
+    // A block of someone else's (a proxy deployment) makes the driver read back both blocks: the journal
+    // holds the first one's receipts already, so nothing of them is journaled again.
+    await rig.chain.deployProxy(rig.walletOf('D'));
+    await rig.block();
+    rig.credit('C', usd(30));
+    expect(await rig.settle()).toBe(true);
+    await expectReceiptsJournaledOnce(rig);
+    rig.errors.length = 0;
+    await expectExact(rig, ['A', 'B', 'C']);
+  });
+});
+
 describe('settlement driver: debts', () => {
   it('a reversal that takes back a refund already spent leaves a debt, repaid from the next credit', async () => {
     const rig = await DriverRig.start();

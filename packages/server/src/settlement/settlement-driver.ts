@@ -55,11 +55,29 @@ export type SettlementDriverOptions = {
   walletOf: WalletOf;
   /** The first journal seq the driver settles (the journal's `chainSettlement` feature): earlier ones never. */
   since: number;
-  /** Journals the chain's word, in order: a `settlement` input and, after it, a `reverseFill` per failed fill. */
-  submit: (inputs: readonly SequencerInput[]) => Promise<readonly { seq: number }[]>;
+  /**
+   * Journals the chain's word, in order: a `settlement` input and, after it, a `reverseFill` per failed fill;
+   * they are the receipts of the blocks (after, through]. May fail with `ReceiptsJournaled` (a chain node's
+   * memo, ADR 0018): then what the journal holds is not handed on again.
+   */
+  submit: (
+    inputs: readonly SequencerInput[],
+    blocks: { after: number; through: number },
+  ) => Promise<readonly { seq: number }[]>;
   /** A submission or receipt that could not be handed on (reported; the next block tries again). */
   onError: (error: unknown) => void;
 };
+
+/**
+ * The journal holds the chain's receipts through block `through` already (an attempt answered too late, a
+ * retry reaching a new sequencer leader): of the blocks handed on, those through it are not journaled again.
+ */
+export class ReceiptsJournaled extends Error {
+  override name = 'ReceiptsJournaled';
+  constructor(readonly through: number) {
+    super(`the journal holds the chain's receipts through block ${through}`);
+  }
+}
 
 /**
  * The chain side of trading (issue 33; docs/wallets.md, "Settlement"). Every committed entry's money moves
@@ -411,9 +429,23 @@ export class SettlementDriver {
     this.receiving = this.receiving.then(async () => {
       let handed: ReturnType<SettlementDriver['inputsOf']>;
       try {
-        handed = given ?? this.inputsOf(block, await (receipts as () => Promise<readonly ChainReceipt[]>)());
+        const all = typeof receipts === 'function' ? await receipts() : receipts;
+        handed = given ?? this.inputsOf(block, all);
         if (handed.inputs.length > 0) {
-          const entries = await this.o.submit(handed.inputs);
+          const entries = await this.o
+            .submit(handed.inputs, { after, through: block })
+            .catch(async (error) => {
+              if (!(error instanceof ReceiptsJournaled)) throw error;
+              // Those through `error.through` are journaled (all of them, or the rest go now): done with alike.
+              if (error.through >= block) return [];
+              const rest = this.inputsOf(
+                block,
+                all.filter((r) => r.blockNumber > error.through),
+              );
+              return rest.inputs.length > 0
+                ? this.o.submit(rest.inputs, { after: error.through, through: block })
+                : [];
+            });
           this.journaledThrough = Math.max(this.journaledThrough, entries.at(-1)?.seq ?? 0);
         }
       } catch (error) {

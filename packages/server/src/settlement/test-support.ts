@@ -10,7 +10,7 @@ import { openDatabase } from '../store/sqlite/open-database.js';
 import { SqliteProjectionStore } from '../store/sqlite/sqlite-projection-store.js';
 import { SqliteSettlementFeed } from '../store/sqlite/sqlite-settlement-feed.js';
 import type { ReconcileReport } from './reconcile.js';
-import { SettlementDriver } from './settlement-driver.js';
+import { ReceiptsJournaled, SettlementDriver } from './settlement-driver.js';
 
 /** An account's proxy wallet in the rig: its name (hex letters) as an address. */
 export const walletOf = (account: string) => address(`0x${account.padStart(40, '0')}`, 'wallet');
@@ -45,6 +45,14 @@ export class DriverRig {
   private readonly crashed = new Set<SettlementDriver>();
   /** The next submissions of receipts the sequencer refuses (a full queue: 503). */
   refuseSubmissions = 0;
+  /** The next submissions journaled whose answers are lost (a timeout, a sequencer failover). */
+  loseAnswers = 0;
+  /**
+   * The chain node's memo (ADR 0018), as the sequencer keeps it (`decide`, fenced intents): receipts of
+   * blocks the journal holds already are refused with `ReceiptsJournaled`, not journaled again.
+   */
+  memo = false;
+  private receiptsThrough = 0;
   driver: SettlementDriver;
   private projector!: Projector;
   /** The batches committed so far, projected and handed on to the driver, in order. */
@@ -75,7 +83,7 @@ export class DriverRig {
       feed: new SqliteSettlementFeed(this.db),
       walletOf,
       since: 1,
-      submit: async (inputs) => {
+      submit: async (inputs, blocks) => {
         // A commit takes its time (the sequencer's batch, its sync): other work of the event loop goes first.
         await new Promise((resolve) => setImmediate(resolve));
         // A crashed driver's process is gone: it journals nothing more.
@@ -84,7 +92,15 @@ export class DriverRig {
           this.refuseSubmissions -= 1;
           throw new Error('Too many commands in flight; retry');
         }
-        return this.commit(inputs);
+        if (this.memo && blocks.after < this.receiptsThrough)
+          throw new ReceiptsJournaled(this.receiptsThrough);
+        const entries = this.commit(inputs);
+        this.receiptsThrough = Math.max(this.receiptsThrough, blocks.through);
+        if (this.loseAnswers > 0) {
+          this.loseAnswers -= 1;
+          throw new Error('no answer in time');
+        }
+        return entries;
       },
       onError: (error) => {
         if (!this.crashed.has(driver)) this.errors.push(error);

@@ -337,4 +337,113 @@ describe('a sequencer, a projector node and a chain node', () => {
     expect(stamped.some((id) => id.startsWith('pubs-2-'))).toBe(true);
     expect(new Set(stamped).size).toBe(stamped.length);
   }, 180_000);
+
+  it('a projector and a chain node whose lease a successor took, without their noticing, write nothing more: every row and receipt once', async () => {
+    const leader = (role: 'projector' | 'chain') => {
+      const node = roles.find((r) => r.role === role && r.state === 'leader');
+      expect(node).toBeDefined();
+      return node!;
+    };
+    const journalCount = async (where: string) =>
+      Number((await db.pool.query(`SELECT count(*) AS n FROM journal WHERE ${where}`)).rows[0].n);
+    const projector = leader('projector');
+    const standbyProjector = await startRole('projector');
+    const { marketHash } = await createMarket(api);
+    const maker = await createTrader(api, 100n * USDC);
+    const taker = await createTrader(api, 100n * USDC);
+
+    // A successor's epoch bump, as its acquire makes it, while the projector's lease session lives on (a
+    // partition from the lock's connection alone, a long pause): the projector does not notice the lease...
+    await db.pool.query(
+      "UPDATE role_leases SET epoch = epoch + 1, node = 'elsewhere' WHERE role = 'projector'",
+    );
+    const cursorAtBump = Number((await db.pool.query('SELECT seq FROM projector_cursor')).rows[0].seq);
+    const ordersBefore = await count('orders');
+    const tradesBefore = await count('trades');
+    const projectorDeposals = deposed.filter((role) => role === 'projector').length;
+    await place(api, maker, { marketHash, tick: 400, size: 20n * USDC });
+    const took = await place(api, taker, {
+      marketHash,
+      tick: 400,
+      size: 20n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(took.outcome.state).toBe('FULLY_FILLED');
+    // ...but its next projection is fenced: rolled back, and it stops.
+    await until(
+      () => deposed.filter((role) => role === 'projector').length,
+      (n) => n === projectorDeposals + 1,
+      10_000,
+    );
+    expect(projector.state).toBe('deposed');
+    expect(Number((await db.pool.query('SELECT seq FROM projector_cursor')).rows[0].seq)).toBe(cursorAtBump);
+    expect(await count('orders')).toBe(ordersBefore);
+    expect(await count('trades')).toBe(tradesBefore);
+    // Its process exits (here: stops), its lease session with it; the standby leads and projects each row once.
+    await projector.stop();
+    await leading(standbyProjector);
+    expect(standbyProjector.epoch).toBe(4);
+    await until(
+      () => count('trades'),
+      (n) => n === tradesBefore + 2,
+      30_000,
+    );
+    expect(await count('orders')).toBe(ordersBefore + 2);
+
+    // The same for the chain node: the bump unnoticed, its next chain write is fenced and it stops.
+    const chain = leader('chain');
+    const standbyChain = await startRole('chain');
+    const chainDeposals = deposed.filter((role) => role === 'chain').length;
+    await db.pool.query("UPDATE role_leases SET epoch = epoch + 1, node = 'elsewhere' WHERE role = 'chain'");
+    const blocksAtBump = await count('chain_blocks');
+    await place(api, maker, { marketHash, tick: 400, size: 10n * USDC });
+    const more = await place(api, taker, {
+      marketHash,
+      tick: 400,
+      size: 10n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(more.outcome.state).toBe('FULLY_FILLED');
+    await until(
+      () => deposed.filter((role) => role === 'chain').length,
+      (n) => n === chainDeposals + 1,
+      10_000,
+    );
+    expect(chain.state).toBe('deposed');
+    // A block mined under the fence would have its row (and its receipts, and its settled items).
+    expect(await count('chain_blocks')).toBe(blocksAtBump);
+    await chain.stop();
+    await leading(standbyChain);
+    expect(standbyChain.epoch).toBe(4);
+    // Its epoch is journaled before it starts: a receipt the deposed node still sends is refused whole.
+    expect(await journalCount(`kind = 'lease' AND payload::jsonb @> '{"role": "chain", "epoch": 4}'`)).toBe(
+      1,
+    );
+    const journalEnd = await journalCount('true');
+    const [stale] = await Promise.all(
+      sequencer.exchange!.trading.sequencer.decideAll([
+        {
+          kind: 'fenced',
+          lease: { role: 'chain', epoch: 2 },
+          inputs: [{ kind: 'settlement', block: 1_000_000, txs: [] }],
+        },
+      ]),
+    );
+    expect(stale).toEqual({ entries: [], fenced: { epoch: 4 } });
+    expect(await journalCount('true')).toBe(journalEnd);
+    // The fills settle once: the chain holds what the engine says, and no block's receipts are journaled twice.
+    await until(
+      () => count('trades'),
+      (n) => n === tradesBefore + 4,
+      30_000,
+    );
+    await reconciled();
+    const twice = await db.pool.query(
+      `SELECT payload::jsonb->>'block' AS block FROM journal WHERE kind = 'settlement'
+        GROUP BY 1 HAVING count(*) > 1`,
+    );
+    expect(twice.rows).toEqual([]);
+  }, 180_000);
 });

@@ -472,6 +472,28 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: "the fence of the projector's and the chain node's writes (issue 37, ADR 0018)",
+    // Called first in each transaction a projector or chain node writes (store/postgres/lease-fence.ts):
+    // the role's row locked FOR SHARE, so a successor's epoch bump waits for a write in flight and every
+    // write after the bump re-reads the new epoch and fails with SQLSTATE OBF01, rolling its transaction back.
+    sql: `
+      CREATE FUNCTION role_lease_fence(lease_role TEXT, lease_epoch BIGINT) RETURNS VOID
+      LANGUAGE plpgsql AS $fence$
+      DECLARE
+        held BIGINT;
+      BEGIN
+        SELECT epoch INTO held FROM role_leases WHERE role = lease_role FOR SHARE;
+        IF held IS DISTINCT FROM lease_epoch THEN
+          RAISE EXCEPTION 'the % lease of epoch % was taken: epoch %', lease_role, lease_epoch,
+            coalesce(held::text, 'none')
+            USING ERRCODE = 'OBF01';
+        END IF;
+      END
+      $fence$;
+    `,
+  },
 ];
 
 /**

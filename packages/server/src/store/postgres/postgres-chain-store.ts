@@ -25,6 +25,7 @@ import type {
   Hash,
 } from '../../chain/chain-types.js';
 import { SerialQueue } from '../../lib/maybe-promise.js';
+import { FenceGuard, type LeaseFence } from './lease-fence.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 type Statement = { text: string; values: unknown[] };
@@ -129,19 +130,28 @@ function changeStatements(changes: StateChanges): Statement[] {
  * transaction whose statements (one per kind of row, `unnest` of arrays: a block of thousands of receipts is
  * a handful of statements) are sent at once on a connection of the store's own in pipeline mode, one write
  * after the other; reads go through the pool. A write resolves once committed, so durable (PostgreSQL's
- * fsync): the chain tells nobody of a block before.
+ * fsync): the chain tells nobody of a block before. A chain node writes under its lease (`fence`): each
+ * transaction begins with the fence (lease-fence.ts), so once a successor holds the lease this node mines,
+ * submits and records nothing more (`LeaseFenced`).
  */
 export class PostgresChainStore implements ChainStore {
   private readonly writes = new SerialQueue();
   private closed = false;
+  private readonly guard: FenceGuard | null;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly writer: pg.Client,
-  ) {}
+    fence: LeaseFence | undefined,
+  ) {
+    this.guard = fence ? new FenceGuard(fence) : null;
+  }
 
-  static async open(database: PostgresDatabase): Promise<PostgresChainStore> {
-    return new PostgresChainStore(database.pool, await database.connect({ pipeline: true }));
+  static async open(
+    database: PostgresDatabase,
+    options: { fence?: LeaseFence } = {},
+  ): Promise<PostgresChainStore> {
+    return new PostgresChainStore(database.pool, await database.connect({ pipeline: true }), options.fence);
   }
 
   private async rows<R>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -261,14 +271,20 @@ export class PostgresChainStore implements ChainStore {
 
   private async transaction(statements: readonly Statement[]): Promise<void> {
     if (statements.length === 0) return;
-    const all = [{ text: 'BEGIN', values: [] }, ...statements, { text: 'COMMIT', values: [] }];
+    this.guard?.refuseIfDeposed();
+    const all = [
+      { text: 'BEGIN', values: [] },
+      ...(this.guard ? [this.guard.statement] : []),
+      ...statements,
+      { text: 'COMMIT', values: [] },
+    ];
     const settled = await Promise.allSettled(all.map((s) => this.writer.query(s.text, s.values)));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       // A statement failed: the transaction was aborted and its COMMIT rolled it back (unless the COMMIT
       // itself is what failed); nothing of the write is kept.
       if (this.writer.getTransactionStatus?.() === 'E') await this.writer.query('ROLLBACK').catch(() => {});
-      throw failed.reason;
+      throw this.guard ? this.guard.failed(failed.reason) : failed.reason;
     }
   }
 }

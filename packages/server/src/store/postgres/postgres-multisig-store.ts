@@ -9,13 +9,41 @@ import {
 } from '../../chain/chain-rows.js';
 import type { Address, Hash } from '../../chain/chain-types.js';
 import type { MultisigConfirmation, MultisigRecord, MultisigStore } from '../../chain/multisig-store.js';
+import { FenceGuard, type LeaseFence } from './lease-fence.js';
 import { inTransaction } from './transaction.js';
 
 const OPEN = "status IN ('pending', 'submitted')";
 
-/** The add-signer bookkeeping on PostgreSQL (`chain_multisig_*`, migration 2), on the pool. */
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/**
+ * The add-signer bookkeeping on PostgreSQL (`chain_multisig_*`, migration 2), on the pool. A chain node
+ * writes under its lease (`fence`): each write is a transaction that begins with the fence (lease-fence.ts).
+ */
 export class PostgresMultisigStore implements MultisigStore {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly guard: FenceGuard | null;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: { fence?: LeaseFence } = {},
+  ) {
+    this.guard = options.fence ? new FenceGuard(options.fence) : null;
+  }
+
+  /** `work` in one transaction, behind the fence when there is one; a plain write on the pool otherwise. */
+  private async write<T>(work: (client: Queryable) => Promise<T>, transaction = false): Promise<T> {
+    const guard = this.guard;
+    if (!guard) return transaction ? inTransaction(this.pool, work) : work(this.pool);
+    guard.refuseIfDeposed();
+    try {
+      return await inTransaction(this.pool, async (client) => {
+        await client.query(guard.statement.text, guard.statement.values);
+        return work(client);
+      });
+    } catch (error) {
+      throw guard.failed(error);
+    }
+  }
 
   async get(safeTxHash: Hash): Promise<MultisigRecord | null> {
     const { rows } = await this.pool.query<MultisigRow>(
@@ -38,7 +66,7 @@ export class PostgresMultisigStore implements MultisigStore {
   }
 
   async putReplacingAtNonce(r: MultisigRecord): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
+    await this.write(async (client) => {
       await client.query(
         `UPDATE chain_multisig_txs SET status = 'replaced', updated_at = $1
           WHERE safe = $2 AND nonce = $3 AND status = 'pending' AND safe_tx_hash <> $4`,
@@ -52,7 +80,7 @@ export class PostgresMultisigStore implements MultisigStore {
            failure = excluded.failure, updated_at = excluded.updated_at`,
         multisigColumns(r),
       );
-    });
+    }, true);
   }
 
   async update(safeTxHash: Hash, patch: Partial<MultisigRecord>): Promise<void> {
@@ -66,17 +94,21 @@ export class PostgresMultisigStore implements MultisigStore {
     }
     if (sets.length === 0) return;
     values.push(safeTxHash);
-    await this.pool.query(
-      `UPDATE chain_multisig_txs SET ${sets.join(', ')} WHERE safe_tx_hash = $${values.length}`,
-      values,
+    await this.write((client) =>
+      client.query(
+        `UPDATE chain_multisig_txs SET ${sets.join(', ')} WHERE safe_tx_hash = $${values.length}`,
+        values,
+      ),
     );
   }
 
   async addConfirmation(c: MultisigConfirmation): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO chain_multisig_confirmations (safe_tx_hash, owner, signature, created_at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (safe_tx_hash, owner) DO NOTHING`,
-      [c.safeTxHash, c.owner, c.signature, c.createdAt],
+    const { rowCount } = await this.write((client) =>
+      client.query(
+        `INSERT INTO chain_multisig_confirmations (safe_tx_hash, owner, signature, created_at) VALUES ($1, $2, $3, $4)
+          ON CONFLICT (safe_tx_hash, owner) DO NOTHING`,
+        [c.safeTxHash, c.owner, c.signature, c.createdAt],
+      ),
     );
     return rowCount === 1;
   }

@@ -6,6 +6,7 @@ import type {
   ProjectionStore,
   ProjectionWrites,
 } from '../projection-store.js';
+import { FenceGuard, type LeaseFence } from './lease-fence.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { type Query, type Row, readCommitted } from './projection-committed-reads.js';
 import { engineSnapshotOf } from './projection-engine-snapshot.js';
@@ -16,17 +17,28 @@ import { projectionStatements } from './projection-statements.js';
  * a handful of array queries sent at once (projection-committed-reads.ts), and its writes one transaction of
  * one statement per kind of row (`unnest` of arrays; projection-statements.ts), the cursor included, sent at
  * once and committed together. The projector is the only writer of these tables, so its reads between
- * batches see every row it wrote.
+ * batches see every row it wrote. A projector node writes under its lease (`fence`): each transaction
+ * begins with the fence (lease-fence.ts), so once a successor holds the lease nothing more of this one
+ * commits (`LeaseFenced`).
  */
 export class PostgresProjectionStore implements ProjectionStore {
   private readonly query: Query;
 
-  private constructor(private readonly client: pg.Client) {
+  private readonly guard: FenceGuard | null;
+
+  private constructor(
+    private readonly client: pg.Client,
+    fence: LeaseFence | undefined,
+  ) {
     this.query = async (text, values = []) => (await this.client.query<Row>(text, values)).rows;
+    this.guard = fence ? new FenceGuard(fence) : null;
   }
 
-  static async open(database: PostgresDatabase): Promise<PostgresProjectionStore> {
-    return new PostgresProjectionStore(await database.connect({ pipeline: true }));
+  static async open(
+    database: PostgresDatabase,
+    options: { fence?: LeaseFence } = {},
+  ): Promise<PostgresProjectionStore> {
+    return new PostgresProjectionStore(await database.connect({ pipeline: true }), options.fence);
   }
 
   async cursor(): Promise<number> {
@@ -39,8 +51,10 @@ export class PostgresProjectionStore implements ProjectionStore {
 
   /** The batch's statements in one transaction, sent at once; the first failure (if any) rolls it back. */
   async write(writes: ProjectionWrites): Promise<void> {
+    this.guard?.refuseIfDeposed();
     const statements = [
       { text: 'BEGIN', values: [] },
+      ...(this.guard ? [this.guard.statement] : []),
       ...projectionStatements(writes),
       { text: 'COMMIT', values: [] },
     ];
@@ -51,7 +65,7 @@ export class PostgresProjectionStore implements ProjectionStore {
       // A statement failed: the transaction was aborted and its COMMIT rolled it back (unless the COMMIT
       // itself is what failed); nothing of the batch is written.
       if (this.client.getTransactionStatus?.() === 'E') await this.client.query('ROLLBACK').catch(() => {});
-      throw failed.reason;
+      throw this.guard ? this.guard.failed(failed.reason) : failed.reason;
     }
   }
 
