@@ -145,11 +145,16 @@ describe('two nodes each --role sequencer,projector,chain,api,realtime (an HA pa
     await fill(meta, marketHash, { base: standbyUrl, trader: makerB }, { base: leaderUrl, trader: takerA });
 
     // The leader SIGKILLed: the other process leads and goes on serving, its API and its leader's parts.
+    const killedAt = performance.now();
     expect((await cluster.signal(first.name, 'SIGKILL')).signal).toBe('SIGKILL');
     const next = await cluster.waitForLeader({ except: first.name, timeoutMs: 30_000 });
+    const leadingAfter = performance.now() - killedAt;
     expect(next.name).toBe(other.name);
     expect(next.epoch).toBe(2);
     await fill(meta, marketHash, { base: standbyUrl, trader: makerB }, { base: standbyUrl, trader: takerB });
+    console.log(
+      `HA pair: SIGKILL of the leading node to the other logging "leader" ${Math.round(leadingAfter)} ms, to a fill through it acknowledged ${Math.round(performance.now() - killedAt)} ms`,
+    );
     expect((await call(standbyUrl, 'GET', '/health')).body.data).toMatchObject({ state: 'leader', epoch: 2 });
     await until(
       async () => {
