@@ -19,6 +19,7 @@ const STORELESS = [
   'packages/server/test/process/cluster-failover.test.ts',
   'packages/server/test/process/cluster-command.test.ts',
   'packages/server/test/process/realtime-role.test.ts',
+  'packages/server/test/process/mixed-roles.test.ts',
   'packages/server/test/cluster/api-nodes.test.ts',
   'packages/server/test/cluster/catalog-changes.test.ts',
   'packages/server/test/cluster/realtime-nodes.test.ts',

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ClusterNodes } from './cluster/node-registry.js';
+import type { ClusterNodes, NodeStatus } from './cluster/node-registry.js';
 import type { Exchange } from './exchange/exchange.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
+import { registerClusterMetrics } from './http/node-app.js';
 import { requireAdminToken, requireApiKey } from './http/plugins/auth.js';
 import { answerClientError } from './http/plugins/client-errors.js';
 import { limitConnections } from './http/plugins/connection-limits.js';
@@ -49,6 +50,11 @@ export type AppOptions = {
   webDir?: string;
   /** The nodes `GET /admin/cluster` lists: a cluster's registry (an API node); by default this process alone. */
   clusterNodes?: ClusterNodes;
+  /**
+   * A cluster node's roles and state (`serve --role api[,…]`): on /health, and as the cluster gauges on
+   * /metrics (`oddsbook_cluster_leader`, `_epoch`, `oddsbook_journal_last_seq`), as a node without the API has.
+   */
+  node?: { roles: readonly string[]; status: () => NodeStatus };
   /** Prefix of the rate-limit keys in Redis (REDIS_URL); tests give each app set its own. */
   rateLimitPrefix?: string;
 };
@@ -127,6 +133,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     },
   });
   const metrics = registerMetrics(app);
+  if (options.node) registerClusterMetrics(metrics, options.node.roles, options.node.status);
 
   const realtime = await startExchangeRealtime(exchange, {
     logger: app.log,
@@ -152,7 +159,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   registerLoadShedding(app, exchange.trading.orders);
 
   await app.register(async (scope) => {
-    await operationsRoutes(scope, exchange);
+    await operationsRoutes(scope, exchange, options.node);
     await metadataRoutes(scope, exchange);
     await catalogRoutes(scope, exchange);
     await marketRoutes(scope, exchange);

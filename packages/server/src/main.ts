@@ -1,24 +1,17 @@
 import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
-import { registerServingNode } from './cluster/serving-node.js';
 import { checkDataDir } from './commands/check-data-dir.js';
 import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
+import { listenRefusal } from './config/listen-refusal.js';
 import { AppError } from './errors/app-error.js';
-import { openApiNode } from './exchange/api-role.js';
-import { startChainRole } from './exchange/chain-role.js';
+import { serveClusterNode } from './exchange/cluster-node.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
-import type { LeasedRoleNode } from './exchange/leased-role.js';
-import { startProjectorRole } from './exchange/projector-role.js';
-import { serveRealtimeRole } from './exchange/realtime-role.js';
-import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
-import { serveNode } from './http/serve-node.js';
 import { parseAddress } from './lib/address.js';
-import { exitOnSignals } from './lib/exit-on-signals.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -53,9 +46,11 @@ const COMMAND_USAGE: Record<string, string> = {
   serve: `Usage: oddsbook serve [options]
 
 Runs the exchange: HTTP and the realtime WebSocket on one port, all state in the data dir (ROLE all, the
-default). With DATABASE_URL and NATS_URL, ROLE sequencer runs a cluster sequencer instead (a hot standby
-that leads when it holds the lease; the leader also carries the projector and the chain), and ROLE api an
-API node: HTTP and the realtime WebSocket, signature checks, intents sent to the leader (docs/scaling.md).
+default). With DATABASE_URL and NATS_URL, ROLE names the cluster roles this process runs, any mix of
+sequencer (a hot standby that leads when it holds the lease; it carries projector and chain when they are
+named), projector and chain (each under a lease of its own otherwise), api (the HTTP API and the realtime
+WebSocket, intents sent to the leader) and realtime (the WebSocket alone), all behind one HTTP server on
+PORT (docs/scaling.md).
 
 ${configHelp()}`,
   keys: `Usage: oddsbook keys create <address> [--label <text>] [--data-dir <dir>]
@@ -154,56 +149,21 @@ function checkCrypto(config: Config): void {
   );
 }
 
-/** A listen error the operator caused by a setting, named as they gave it. */
-function listenRefusal(error: unknown, config: Config): ConfigError | undefined {
-  const { port, host } = config.settingNames;
-  switch ((error as { code?: string }).code) {
-    case 'EADDRINUSE':
-      return new ConfigError(
-        `${port} ${config.port} is already in use on ${config.host}: stop what listens there, or choose another ${port}`,
-      );
-    case 'EACCES':
-      return new ConfigError(`${port} ${config.port} needs privileges this process does not have`);
-    case 'EADDRNOTAVAIL':
-      return new ConfigError(`${host} ${config.host} is not an address of this machine`);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EAI_FAIL':
-      return new ConfigError(`${host} ${config.host} does not resolve to an address`);
-    default:
-      return undefined;
-  }
-}
-
 async function serve(argv: readonly string[]): Promise<undefined> {
   const config = loadConfig(argv);
   checkCrypto(config);
-  const role = config.roles === 'all' ? 'all' : clusterRole(config);
-  if (role === 'sequencer') return serveClusterRoles(config);
-  if (role === 'leased') return serveLeasedRoles(config);
-  if (role === 'realtime') return serveRealtimeRole(config, jsonLog());
+  if (config.roles !== 'all') return serveClusterNode(config);
   checkDataDir(config);
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const log = {
     info: (o: object, msg: string) => app?.log.info(o, msg),
     error: (o: object, msg: string) => (app ? app.log.error(o, msg) : console.error(msg, o)),
   };
-  // A commit that fails leaves the engine ahead of the database (an API node: its replica broke): stop, and
-  // recover from the journal.
+  // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
   const onFatal = () => void stop('FATAL').finally(() => process.exit(1));
-  const exchange =
-    role === 'api'
-      ? await openApiNode(config, { log, onFatal })
-      : await openExchange(config, { log, onFatal });
-  // An API node lists the cluster's registry, where it enters once it listens.
-  let registered: Awaited<ReturnType<typeof registerServingNode>> | null = null;
+  const exchange = await openExchange(config, { log, onFatal });
   try {
-    app = await buildApp(
-      exchange,
-      role === 'api'
-        ? { clusterNodes: { list: async () => (registered ? registered.registry.list() : []) } }
-        : {},
-    );
+    app = await buildApp(exchange);
   } catch (error) {
     // REDIS_URL unreachable, say: nothing is left running.
     await exchange.close();
@@ -219,7 +179,6 @@ async function serve(argv: readonly string[]): Promise<undefined> {
       process.exit(1);
     }, 10_000);
     force.unref();
-    await registered?.stop();
     await app.close();
     await exchange.close();
     app.log.info('stopped cleanly');
@@ -248,14 +207,6 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     await exchange.close();
     throw listenRefusal(error, config) ?? error;
   }
-  if (role === 'api') {
-    registered = await registerServingNode(config, {
-      roles: ['api'],
-      address: app.server.address(),
-      status: () => ({ state: 'serving', epoch: null, lastSeq: exchange.trading.sequencer.lastSeq }),
-      log: app.log,
-    });
-  }
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   // On purpose outside the JSON log, so that an operator sees it.
@@ -272,135 +223,6 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     'oddsbook is up',
   );
   return undefined;
-}
-
-/**
- * How a node runs its roles (ADR 0018): `sequencer` with any of projector and chain (carried by its leader),
- * `leased` for projector and/or chain on their own (each under its lease), api and realtime alone.
- */
-function clusterRole(config: Config): 'sequencer' | 'leased' | 'api' | 'realtime' {
-  const { role, databaseUrl, natsUrl } = config.settingNames;
-  if (!config.databaseUrl)
-    throw new ConfigError(`${role} other than all needs ${databaseUrl} (postgres://…)`);
-  if (!config.natsUrl) throw new ConfigError(`${role} other than all needs ${natsUrl} (nats://…)`);
-  const roles = config.roles as ReadonlySet<string>;
-  const leaderSide = [...roles].every((r) => ['sequencer', 'projector', 'chain'].includes(r));
-  if (leaderSide) return roles.has('sequencer') ? 'sequencer' : 'leased';
-  if (roles.size === 1 && roles.has('api')) return 'api';
-  if (roles.size === 1 && roles.has('realtime')) return 'realtime';
-  throw new ConfigError(
-    `${role} ${[...roles].join(',')} is not available: a node runs all, api alone, realtime alone, or any of sequencer, projector and chain; see docs/scaling.md`,
-  );
-}
-
-/**
- * `serve --role sequencer`: its state goes to the log (JSON lines on stdout), to its HTTP server on PORT/HOST
- * (/health, /metrics, /admin/cluster) and to cluster_nodes.
- */
-async function serveClusterRoles(config: Config): Promise<undefined> {
-  checkDataDir(config);
-  const log = jsonLog();
-  // Its HTTP server (/health, /metrics, /admin/cluster) and its row in cluster_nodes first: a port in use
-  // stops the start before the node can take the lead.
-  let role: SequencerRole | null = null;
-  const roles = [...(config.roles as ReadonlySet<string>)].sort();
-  const served = await serveNode(config, {
-    roles,
-    status: () => role ?? { state: 'starting', epoch: null, lastSeq: 0 },
-    log,
-  }).catch((error: unknown) => {
-    throw listenRefusal(error, config) ?? error;
-  });
-  let stopping: Promise<void> | null = null;
-  function stop(): Promise<void> {
-    // Out of cluster_nodes first, so that nobody takes a stopping node for a live one.
-    stopping ??= (async () => {
-      await served.leave();
-      await role?.stop();
-      await served.stop();
-    })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
-    return stopping;
-  }
-  try {
-    role = await startSequencerRole(config, {
-      log,
-      // A deposed sequencer never appends again: it exits, and its supervisor starts it as a standby.
-      onDeposed: () => void stop().finally(() => process.exit(1)),
-      onLeading: (exchange) => served.leading(exchange),
-    });
-  } catch (error) {
-    await served.stop();
-    throw error;
-  }
-  log.info({ role: 'sequencer', address: served.address }, 'serving /health, /metrics and /admin/cluster');
-  exitOnSignals(stop, log);
-  return undefined;
-}
-
-/**
- * `serve --role projector`, `--role chain` or both: each role standby until it holds its lease (ADR 0018);
- * its state goes to the log, to its HTTP server on PORT/HOST (/health, /metrics, /admin/cluster) and to
- * cluster_nodes. A lease lost stops the process (exit 1): its supervisor starts it again, as a standby.
- */
-async function serveLeasedRoles(config: Config): Promise<undefined> {
-  checkDataDir(config);
-  const log = jsonLog();
-  const roles = [...(config.roles as ReadonlySet<string>)].sort();
-  const nodes: LeasedRoleNode[] = [];
-  const served = await serveNode(config, {
-    roles,
-    status: () => leasedStatus(nodes),
-    log,
-  }).catch((error: unknown) => {
-    throw listenRefusal(error, config) ?? error;
-  });
-  let stopping: Promise<void> | null = null;
-  function stop(): Promise<void> {
-    stopping ??= (async () => {
-      await served.leave();
-      for (const node of nodes) await node.stop();
-      await served.stop();
-    })().catch((error: unknown) => log.error({ err: error }, 'stopping failed'));
-    return stopping;
-  }
-  const options = { log, onDeposed: () => void stop().finally(() => process.exit(1)) };
-  try {
-    if (roles.includes('projector')) nodes.push(await startProjectorRole(config, options));
-    if (roles.includes('chain')) nodes.push(await startChainRole(config, options));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  log.info({ roles, address: served.address }, 'serving /health, /metrics and /admin/cluster');
-  exitOnSignals(stop, log);
-  return undefined;
-}
-
-/** One status for the roles of a process: the least advanced role's state, the first epoch, the furthest seq. */
-function leasedStatus(nodes: readonly LeasedRoleNode[]) {
-  const order = ['deposed', 'stopped', 'standby', 'taking-over', 'leader'];
-  const states = nodes.map((node) => node.state as string);
-  const state =
-    states.length === 0 ? 'starting' : states.sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
-  return {
-    state,
-    epoch: nodes.find((node) => node.epoch !== null)?.epoch ?? null,
-    lastSeq: Math.max(0, ...nodes.map((node) => node.lastSeq)),
-  };
-}
-
-/** One JSON object a line, as the HTTP nodes log (pino's shape: level, time, msg). */
-function jsonLog() {
-  const line = (level: number, o: object, msg: string) => {
-    const fields = Object.fromEntries(
-      Object.entries(o).map(([k, v]) => [k, v instanceof Error ? { message: v.message, stack: v.stack } : v]),
-    );
-    console.log(JSON.stringify({ level, time: Date.now(), pid: process.pid, ...fields, msg }));
-  };
-  return {
-    info: (o: object, msg: string) => line(30, o, msg),
-    error: (o: object, msg: string) => line(50, o, msg),
-  };
 }
 
 /** `oddsbook reconcile`: a start without serving, its reconciliation printed. */

@@ -149,7 +149,8 @@ export const ClusterNodeInfo = Type.Object({
     description: 'host:port of its HTTP server (/health, /metrics), null without one',
   }),
   state: Type.String({
-    description: 'starting, standby, taking-over, leader (a sequencer); serving (an API or realtime node)',
+    description:
+      'starting, standby, taking-over, leader (a sequencer, or the projector and chain leases); serving (api and realtime alone); a node whose leased roles differ names each: chain:standby,projector:leader',
   }),
   epoch: Type.Union([Type.Integer(), Type.Null()], {
     description: 'the leader epoch it appends under; null when it does not lead',

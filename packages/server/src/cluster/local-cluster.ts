@@ -5,21 +5,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * What a node of a local cluster runs (`--role`): a sequencer (carrying the projector and the chain when it
- * names them), the projector and the chain driver (each under its lease), an API node, a realtime node.
+ * What a node of a local cluster runs (`--role`): one of sequencer, projector, chain, api, realtime, or a
+ * comma list of them run by one process (`sequencer,projector,chain` is the whole leader;
+ * `sequencer,projector,chain,api,realtime` a node that is everything).
  */
-export type LocalNodeRole =
-  | 'sequencer'
-  | 'sequencer,projector,chain'
-  | 'projector'
-  | 'chain'
-  | 'projector,chain'
-  | 'api'
-  | 'realtime';
+export type LocalNodeRole = string;
 
-const isSequencer = (role: LocalNodeRole) => role.startsWith('sequencer');
-/** The projector and the chain driver on their own: each leads under a lease, or waits for it. */
-const isLeased = (role: LocalNodeRole) => !isSequencer(role) && /projector|chain/.test(role);
+const ROLES = ['sequencer', 'projector', 'chain', 'api', 'realtime'];
+const rolesOf = (role: LocalNodeRole) => role.split(',').map((r) => r.trim());
+const isSequencer = (role: LocalNodeRole) => rolesOf(role).includes('sequencer');
+/** The projector and the chain driver without a sequencer: each leads under a lease, or waits for it. */
+const isLeased = (role: LocalNodeRole) =>
+  !isSequencer(role) && rolesOf(role).some((r) => r === 'projector' || r === 'chain');
+/** API and realtime nodes: nothing leads or stands by in them. */
+const isServing = (role: LocalNodeRole) => !isSequencer(role) && !isLeased(role);
 
 export type LocalNodeSpec = {
   /** Unique in the cluster: `sequencer-1`, `api-2`, ... (its data dir and log file are named after it). */
@@ -200,6 +199,9 @@ export class LocalCluster {
     const specs = o.nodes ?? defaultTopology(o.basePort ?? 0);
     for (const spec of specs) {
       if (this.byName.has(spec.name)) throw new Error(`two nodes named ${spec.name}`);
+      const unknown = rolesOf(spec.role).filter((r) => !ROLES.includes(r));
+      if (unknown.length > 0)
+        throw new Error(`${spec.name}: no role ${unknown.join(', ')} (${ROLES.join(', ')})`);
       this.byName.set(spec.name, new NodeProcess(spec, this.dataRoot, this.host));
     }
   }
@@ -252,9 +254,7 @@ export class LocalCluster {
       // A sequencer is ready as a standby; the first of them takes the lease within a second or so.
       if (sequencers.length > 0) await this.waitForLeader();
       await Promise.all(all.filter((n) => isLeased(n.role)).map((n) => this.startNode(n.name)));
-      await Promise.all(
-        all.filter((n) => n.role === 'api' || n.role === 'realtime').map((n) => this.startNode(n.name)),
-      );
+      await Promise.all(all.filter((n) => isServing(n.role)).map((n) => this.startNode(n.name)));
     } catch (error) {
       await this.stop();
       throw error;
@@ -305,7 +305,7 @@ export class LocalCluster {
       }
       const leader = this.leader();
       const waves = [
-        all.filter((n) => n.role === 'api' || n.role === 'realtime'),
+        all.filter((n) => isServing(n.role)),
         all.filter((n) => isLeased(n.role)),
         all.filter((n) => isSequencer(n.role) && n !== leader),
         leader ? [leader as NodeProcess] : [],
@@ -402,29 +402,24 @@ export class LocalCluster {
       return;
     }
     const before = node.state;
-    if (isSequencer(node.role)) {
-      if (entry.role === 'sequencer' && (entry.state === 'standby' || entry.state === 'leader')) {
-        node.state = entry.state;
-        node.epoch = entry.state === 'leader' ? (entry.epoch ?? null) : null;
-      }
-      if (entry.role === 'sequencer' && typeof entry.address === 'string') this.listens(node, entry.address);
-    } else if (isLeased(node.role)) {
-      // Its first role's state stands for the node (a projector,chain node leads both or neither, in turn).
-      const first = node.role.split(',')[0];
-      if (entry.role === first && (entry.state === 'standby' || entry.state === 'leader')) {
-        node.state = entry.state;
-        node.epoch = entry.state === 'leader' ? (entry.epoch ?? null) : null;
-      }
-      if (Array.isArray(entry.roles) && typeof entry.address === 'string') this.listens(node, entry.address);
-    } else if (node.role === 'api') {
-      if (entry.msg === 'oddsbook is up' && typeof entry.address === 'string') {
-        this.listens(node, new URL(entry.address).host);
-        node.state = 'serving';
-      }
-    } else if (entry.role === 'realtime' && typeof entry.port === 'number') {
+    // Where it listens: the API's "oddsbook is up" (a URL), a node's status server, a realtime node's port.
+    if (entry.msg === 'oddsbook is up' && typeof entry.address === 'string')
+      this.listens(node, new URL(entry.address).host);
+    else if ((entry.role === 'sequencer' || Array.isArray(entry.roles)) && typeof entry.address === 'string')
+      this.listens(node, entry.address);
+    else if (entry.role === 'realtime' && typeof entry.port === 'number')
       this.listens(node, `${this.host}:${entry.port}`);
-      node.state = 'serving';
-    }
+    // Its state: its sequencer's; else its first leased role's (a projector,chain node leads both or neither,
+    // in turn); else serving once it listens.
+    const leading = isSequencer(node.role)
+      ? 'sequencer'
+      : rolesOf(node.role).find((r) => r === 'projector' || r === 'chain');
+    if (leading) {
+      if (entry.role === leading && (entry.state === 'standby' || entry.state === 'leader')) {
+        node.state = entry.state;
+        node.epoch = entry.state === 'leader' ? (entry.epoch ?? null) : null;
+      }
+    } else if (node.listening) node.state = 'serving';
     if (node.state !== before) {
       this.emit({ kind: 'state', node });
       for (const listener of this.listeners) listener();

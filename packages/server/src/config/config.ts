@@ -128,7 +128,7 @@ const OPTIONS = {
   role: {
     env: 'ROLE',
     flag: 'role',
-    help: `all (one process), or a comma list of ${CLUSTER_ROLES.join(', ')}; available: sequencer (docs/scaling.md)`,
+    help: `all (one process), or a comma list of ${CLUSTER_ROLES.join(', ')}, any mix in one process (docs/scaling.md)`,
     fallback: 'all',
   },
   network: {
@@ -330,19 +330,27 @@ function clusterName(name: string, raw: string): string {
   return raw;
 }
 
-/** ROLE: `all`, or a comma list of cluster roles (not mixed with `all`). */
+/**
+ * ROLE: `all` (the single process), or a comma list of cluster roles, any mix of them in one process
+ * (ADR 0018); `all` is not mixed with others, and a role named twice counts once.
+ */
 function roles(name: string, raw: string): Roles {
   const names = raw.split(',').map((r) => r.trim());
+  const choices = `all or a comma list of ${CLUSTER_ROLES.join(', ')}`;
+  if (names.every((r) => r === '')) throw new ConfigError(`${name} is empty: it must be ${choices}`);
   if (names.length === 1 && names[0] === 'all') return 'all';
-  for (const role of names)
+  if (names.includes('all'))
+    throw new ConfigError(
+      `${name} all runs every role in one process and is not combined with others, got "${raw}": name the roles instead (e.g. ${CLUSTER_ROLES.join(',')})`,
+    );
+  for (const role of names) {
+    if (role === '') throw new ConfigError(`${name} "${raw}" names an empty role: it must be ${choices}`);
     if (!(CLUSTER_ROLES as readonly string[]).includes(role))
-      throw new ConfigError(
-        `${name} must be all or a comma list of ${CLUSTER_ROLES.join(', ')}, got "${role}"`,
-      );
+      throw new ConfigError(`${name} must be ${choices}, got "${role}"`);
+  }
   return new Set(names as ClusterRole[]);
 }
 
-/** The URL without its password, to name it in messages. */
 export function shownDatabaseUrl(raw: string): string {
   try {
     const url = new URL(raw);

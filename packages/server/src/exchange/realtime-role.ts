@@ -42,15 +42,22 @@ export type RealtimeRole = {
   stop(): Promise<void>;
 };
 
+/** The realtime part of a node: its hub, fed by the stamped publications, and how it stops. */
+export type RealtimeFeed = {
+  readonly hub: RealtimeHub;
+  readonly feed: PublicationsFeed;
+  stop(): Promise<void>;
+};
+
 /**
- * `oddsbook serve --role realtime` (ADR 0018): the Centrifugo WebSocket (`/connection/websocket`) served
- * from the leader's stamped publications, on the HTTP port, with `/health` beside it. Tokens are checked
- * as the exchange checks them (its secret in the store, an API key still active: revocations on other
- * nodes arrive over PostgreSQL and end the key's sessions here); the channel policy is the exchange's, so
- * account channels are for their owner only. Before it listens, it fills its history from the
- * stream's last five minutes, so a client moving here from another node recovers what it missed.
+ * The realtime hub of a cluster node (ADR 0018), served from the leader's stamped publications. Tokens are
+ * checked as the exchange checks them (its secret in the store, an API key still active: revocations on
+ * other nodes arrive over PostgreSQL and end the key's sessions here); the channel policy is the
+ * exchange's, so account channels are for their owner only. Before it resolves, it fills its history from
+ * the stream's last five minutes, so a client moving here from another node recovers what it missed. The
+ * caller attaches the hub to its HTTP server.
  */
-export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions): Promise<RealtimeRole> {
+export async function openRealtimeFeed(config: Config, o: RealtimeRoleOptions): Promise<RealtimeFeed> {
   const clock = o.clock ?? systemClock;
   const names = clusterNames(config.cluster);
   const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -125,7 +132,35 @@ export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions):
     });
     await feed.start();
     closers.push(() => feed.stop());
+    let stopped = false;
+    return {
+      hub,
+      feed,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await closeAll();
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
 
+/**
+ * `oddsbook serve --role realtime` (ADR 0018): the realtime hub (`openRealtimeFeed`) on the Centrifugo
+ * WebSocket (`/connection/websocket`) of its own HTTP server on PORT/HOST, with `/health` beside it,
+ * registered in `cluster_nodes` once it listens (after its history is filled).
+ */
+export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions): Promise<RealtimeRole> {
+  const realtime = await openRealtimeFeed(config, o);
+  const { hub, feed } = realtime;
+  const closers: (() => Promise<unknown> | unknown)[] = [() => realtime.stop()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => {});
+  };
+  try {
     const server = createServer((req, res) => {
       if (req.method === 'GET' && req.url === '/health') {
         const { connections, subscriptions, topics, historyKept } = hub.stats();

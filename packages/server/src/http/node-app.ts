@@ -25,7 +25,7 @@ export type NodeAppOptions = {
 };
 
 /** States in which a node is not fit to serve: /health answers 503. */
-const UNHEALTHY = new Set(['deposed', 'stopped']);
+export const UNHEALTHY = new Set(['deposed', 'stopped']);
 
 const NodeHealth = Envelope(
   Type.Object({

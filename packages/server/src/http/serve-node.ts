@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { storedAdminToken } from '../auth/admin-token-file.js';
 import { listening, reachable } from '../cluster/node-address.js';
 import { NodeRegistry, type NodeStatus } from '../cluster/node-registry.js';
@@ -24,6 +25,8 @@ export type ServeNodeOptions = {
   roles: readonly string[];
   status: () => NodeStatus;
   log: { error(o: object, msg: string): void };
+  /** Attaches more to its HTTP server before it listens (a realtime hub's WebSocket). */
+  attach?: (server: Server) => void;
 };
 
 /**
@@ -43,6 +46,7 @@ export async function serveNode(config: Config, o: ServeNodeOptions): Promise<Se
     adminToken,
     clock: systemClock,
   });
+  o.attach?.(app.server);
   let address: string;
   try {
     await app.listen({ port: config.port, host: config.host });
