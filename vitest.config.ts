@@ -20,6 +20,8 @@ const STORELESS = [
   'packages/server/test/process/cluster-command.test.ts',
   'packages/server/test/process/realtime-role.test.ts',
   'packages/server/test/process/mixed-roles.test.ts',
+  'packages/server/test/process/split-roles.test.ts',
+  'packages/server/test/cluster/split-roles.test.ts',
   'packages/server/test/cluster/api-nodes.test.ts',
   'packages/server/test/cluster/catalog-changes.test.ts',
   'packages/server/test/cluster/realtime-nodes.test.ts',
