@@ -111,8 +111,8 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     const pub = new CommittedPublisher({
       js: jetstream(nc),
       subject: names.subject,
-      onDropped: (batch, error) =>
-        o.log.error({ err: error, lastSeq: batch.lastSeq }, 'a committed batch was not published'),
+      onDropped: (rows, error) =>
+        o.log.error({ err: error, lastSeq: rows.at(-1)?.seq }, 'a committed batch was not published'),
     });
     publisher = pub;
     opened.trading.sequencer.onCommitted((batch) => {
@@ -175,6 +175,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     node: `${hostname()}:${process.pid}`,
     ladderSize: ladderSize(),
     clock: systemClock,
+    stream: { js: jetstream(nc), stream: names.stream },
     onLeading: (leader) =>
       void lead(leader).catch((error: unknown) => {
         o.log.error({ err: error }, 'taking the lead failed');
@@ -185,11 +186,11 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(committedBatch(entries));
       recent.add(entries);
     },
-    onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
+    onError: (error) => o.log.error({ err: error }, 'following the journal failed (retried)'),
   });
   o.log.info(
     { role: 'sequencer', state: 'standby', lastSeq: node.lastSeq },
-    'standby: following the journal',
+    'standby: following the committed stream and the journal',
   );
 
   return {
