@@ -59,7 +59,13 @@ export type SequencerRole = {
 export async function startSequencerRole(config: Config, o: SequencerRoleOptions): Promise<SequencerRole> {
   const names = clusterNames(config.cluster);
   const carries = carriedRoles(config);
-  const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
+  // No async stack traces: each JetStream publish (one per batch) would capture two stacks for errors that rarely come.
+  const nc = await connect({
+    servers: config.natsUrl,
+    timeout: 5_000,
+    maxReconnectAttempts: -1,
+    noAsyncTraces: true,
+  });
   let database: PostgresDatabase;
   try {
     database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
