@@ -1,28 +1,37 @@
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommittedBatch } from '../sequencer/committed-batch.js';
+import type { AppliedEntry } from '../sequencer/inputs.js';
 import type { Intent } from '../sequencer/intents.js';
-import { openPostgres, type PostgresDatabase } from '../store/postgres/postgres-database.js';
+import type { JournalRow } from '../sequencer/journal.js';
+import { openPostgres } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
 import {
   createTestDatabase,
   requirePostgres,
   type TestDatabase,
 } from '../store/test-support/postgres-test-database.js';
-import { CommittedConsumer } from './committed-consumer.js';
-import { batchMsgId, CommittedPublisher, ensureCommittedStream } from './committed-stream.js';
+import {
+  CommittedPublisher,
+  CommittedRowsError,
+  committedMessage,
+  decodeRows,
+  ensureCommittedStream,
+  rowsOf,
+} from './committed-stream.js';
+import { type CommittedStreamSource, JournalFollower } from './journal-follower.js';
 import {
   account,
   connectNats,
   LADDER_SIZE,
   natsClients,
   orderIntent,
+  privateNatsServer,
   sequencerOn,
   uniqueNames,
   usd,
 } from './test-support.js';
-import { encodeBatch } from './wire-codec.js';
 
 await requirePostgres();
 let database: TestDatabase;
@@ -39,140 +48,256 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** Neither the journal's notifications nor its poll read it within a test: rows come from the stream or a gap. */
+const STREAM_ONLY = { graceMs: 600_000 };
+const NO_POLL = 600_000;
+
 /**
- * A sequencer on a fresh PostgreSQL journal that commits `count` batches of real trading (funding, then
- * orders that cross), each kept in order, and its own stream to publish them on.
+ * A leader as the cluster runs one: a sequencer appending to a fenced PostgreSQL journal (which notifies
+ * each append) and publishing each committed batch on a stream of its own (unless `skip` says not), and
+ * followers of it.
  */
-async function committed(count: number) {
-  const db: PostgresDatabase = await openPostgres({ url: await database.schema(), poolSize: 2 });
-  const journal = await PostgresJournal.open(db.pool);
-  const sequencer = sequencerOn(journal);
+async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) {
+  const db = await openPostgres({ url: await database.schema(), poolSize: 3 });
+  const base = await PostgresJournal.open(db.pool);
+  const { rows } = await db.pool.query<{ epoch: string }>(
+    `UPDATE sequencer_leader SET epoch = epoch + 1, node = 'test', since = 0 WHERE id = 1 RETURNING epoch::text AS epoch`,
+  );
+  const sequencer = sequencerOn(base.fencedBy(Number(rows[0]!.epoch)));
+  const names = uniqueNames();
+  const streams = o.jsm ?? jsm;
+  await ensureCommittedStream(streams, names);
+  const publisher = new CommittedPublisher({ js: o.js ?? js, subject: names.subject, attempts: 1 });
   const batches: CommittedBatch[] = [];
-  sequencer.onCommitted((batch) => batches.push(batch));
+  const rig = {
+    db,
+    names,
+    sequencer,
+    publisher,
+    batches,
+    skip: (_batch: CommittedBatch): boolean => false,
+    /** `count` batches of one order each, crossing the one before. */
+    async commit(count: number) {
+      for (let i = 0; i < count; i++) {
+        const who = account(1 + (batches.length % 2));
+        await Promise.all(sequencer.decideAll([orderIntent(who, { one: batches.length % 2 === 0 })]));
+        await sequencer.idle();
+      }
+    },
+    /** The journal's rows of seqs `from`..`to`. */
+    async rows(from: number, to: number): Promise<JournalRow[]> {
+      const rows: JournalRow[] = [];
+      for await (const page of base.after(from - 1)) rows.push(...page.filter((row) => row.seq <= to));
+      return rows;
+    },
+    async follow(
+      stream: Omit<CommittedStreamSource, 'stream' | 'js'> & { js?: JetStreamClient },
+      pollMs = NO_POLL,
+    ) {
+      const listener = await db.connect();
+      const entries: AppliedEntry[] = [];
+      const errors: unknown[] = [];
+      const follower = await JournalFollower.start({
+        journal: base,
+        listener,
+        ladderSize: LADDER_SIZE,
+        pollMs,
+        stream: { js: o.js ?? js, stream: names.stream, ...stream },
+        onEntries: (page) => entries.push(...page),
+        onError: (error) => errors.push(error),
+      });
+      closing.push(async () => {
+        await follower.stop();
+        await listener.end();
+      });
+      return { follower, entries, errors };
+    },
+    async close() {
+      for (const close of closing.splice(0).reverse()) await close();
+      await publisher.flushed();
+      await streams.streams.delete(names.stream).catch(() => {});
+      await db.close();
+    },
+  };
+  const closing: (() => Promise<void>)[] = [];
+  sequencer.onCommitted((batch) => {
+    batches.push(batch);
+    if (!rig.skip(batch)) publisher.publish(batch);
+  });
   const fund: Intent[] = [1, 2].map((n) => ({
     kind: 'input',
     input: { kind: 'engine', command: { type: 'credit', account: account(n), amount: usd(1_000) } },
   }));
   await Promise.all(sequencer.decideAll(fund));
-  for (let i = 1; i < count; i++) {
-    await Promise.all(sequencer.decideAll([orderIntent(account(1 + (i % 2)), { one: i % 2 === 0 })]));
-  }
   await sequencer.idle();
-  const names = uniqueNames();
-  await ensureCommittedStream(jsm, names);
-  return {
-    journal,
-    batches,
-    names,
-    async close() {
-      await jsm.streams.delete(names.stream).catch(() => {});
-      await db.close();
-    },
-  };
+  return rig;
 }
 
-/** A consumer of the stream from `after`, collecting what it is handed. */
-function collector(
-  rig: Awaited<ReturnType<typeof committed>>,
-  after: number,
-): { consumer: CommittedConsumer; got: CommittedBatch[]; fatal: unknown[] } {
-  const got: CommittedBatch[] = [];
-  const fatal: unknown[] = [];
-  const consumer = new CommittedConsumer({
-    js,
-    jsm,
-    stream: rig.names.stream,
-    journal: rig.journal,
-    ladderSize: LADDER_SIZE,
-    after,
-    handler: (batch) => {
-      got.push(batch);
-    },
-    onFatal: (error) => fatal.push(error),
-  });
-  return { consumer, got, fatal };
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
-const entriesOf = (batches: readonly CommittedBatch[]) => batches.flatMap((b) => b.entries);
+const entriesAfter = (batches: readonly CommittedBatch[], seq: number) =>
+  batches.flatMap((b) => b.entries).filter((entry) => entry.seq > seq);
 
 describe('the committed stream', () => {
-  it('delivers the batches in seq order, and repairs a batch the stream missed from the journal, events and all', async () => {
-    const rig = await committed(3);
+  it('carries the journal rows of a batch, checked against its seq headers', async () => {
+    const rig = await leader();
     try {
-      const [one, two, three] = rig.batches;
-      expect(two!.entries.some((e) => e.events.length > 0)).toBe(true);
-      const publisher = new CommittedPublisher({ js, subject: rig.names.subject });
-      publisher.publish(one!);
-      publisher.publish(three!); // two is lost: the leader died between the journal and the stream
-      await publisher.flushed();
-      const { consumer, got, fatal } = collector(rig, 0);
-      await consumer.start();
-      await until(() => consumer.deliveredSeq === three!.lastSeq, 'the third batch is delivered');
-      await consumer.stop();
-      expect(fatal).toEqual([]);
-      expect(consumer.repairs).toBe(1);
-      // Each seq once, in order, with the events the sequencer made (rebuilt for the repaired batch).
-      expect(entriesOf(got)).toEqual(entriesOf(rig.batches));
-      expect(got[1]).toEqual(two);
+      await rig.commit(2);
+      const batch = rig.batches.at(-1)!;
+      const message = committedMessage(rowsOf(batch));
+      expect([message.headers.get('Oddsbook-First-Seq'), message.headers.get('Oddsbook-Last-Seq')]).toEqual([
+        String(batch.firstSeq),
+        String(batch.lastSeq),
+      ]);
+      // The very rows the journal holds (the payloads it was written with, not encoded again).
+      const rows = decodeRows(message.data, batch.firstSeq, batch.lastSeq);
+      expect(rows).toEqual(await rig.rows(batch.firstSeq, batch.lastSeq));
+      expect(() => decodeRows(message.data, batch.firstSeq + 1, batch.lastSeq + 1)).toThrow(
+        CommittedRowsError,
+      );
+      expect(() => decodeRows('1 2', 1, 1)).toThrow(CommittedRowsError);
     } finally {
       await rig.close();
     }
   });
 
-  it('starts a late consumer after its last seq, and it follows what comes next', async () => {
-    const rig = await committed(6);
+  it('feeds a follower: each seq from the stream, once, in order, with the events the leader made', async () => {
+    const rig = await leader();
     try {
-      const publisher = new CommittedPublisher({ js, subject: rig.names.subject, window: 2 });
-      for (const batch of rig.batches.slice(0, 4)) publisher.publish(batch);
-      await publisher.flushed();
-      const after = rig.batches[1]!.lastSeq;
-      const { consumer, got } = collector(rig, after);
-      await consumer.start();
-      for (const batch of rig.batches.slice(4)) publisher.publish(batch);
-      const last = rig.batches.at(-1)!.lastSeq;
-      await until(() => consumer.deliveredSeq === last, 'the last batch is delivered');
-      await consumer.stop();
-      expect(consumer.repairs).toBe(0);
-      expect(got).toEqual(rig.batches.slice(2));
-    } finally {
-      await rig.close();
-    }
-  });
-
-  it('stores a republished batch once (its message id), and a consumer never delivers a seq twice', async () => {
-    const rig = await committed(3);
-    try {
-      const [one, two, three] = rig.batches;
-      const first = await js.publish(rig.names.subject, encodeBatch(one!), { msgID: batchMsgId(one!) });
-      // A new leader republishes the same batch: deduplicated by the server.
-      const again = await js.publish(rig.names.subject, encodeBatch(one!), { msgID: batchMsgId(one!) });
-      expect([first.duplicate, again.duplicate, again.seq]).toEqual([false, true, first.seq]);
-      // ... and the tail as one batch of other bounds (two and three together): only what is new is delivered.
-      const publisher = new CommittedPublisher({ js, subject: rig.names.subject });
-      publisher.publish(two!);
-      publisher.publish({
-        ...three!,
-        firstSeq: two!.firstSeq,
-        entries: [...two!.entries, ...three!.entries],
+      await rig.commit(2);
+      const { follower, entries, errors } = await rig.follow(STREAM_ONLY);
+      await until(() => follower.streaming, 'the follower consumes the stream');
+      const start = follower.lastSeq;
+      expect(start).toBe(rig.sequencer.lastSeq);
+      await rig.commit(6);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      expect(follower.counts).toEqual({
+        fromStream: rig.sequencer.lastSeq - start,
+        fromJournal: 0,
+        repairs: 0,
       });
-      await publisher.flushed();
-      expect((await jsm.streams.info(rig.names.stream)).state.messages).toBe(3);
-      const { consumer, got } = collector(rig, 0);
-      await consumer.start();
-      await until(() => consumer.deliveredSeq === three!.lastSeq, 'the third batch is delivered');
-      await consumer.stop();
-      expect(entriesOf(got).map((e) => e.seq)).toEqual(entriesOf(rig.batches).map((e) => e.seq));
-      expect(entriesOf(got)).toEqual(entriesOf(rig.batches));
+      expect(entries).toEqual(entriesAfter(rig.batches, start));
+      expect(errors).toEqual([]);
     } finally {
       await rig.close();
+    }
+  });
+
+  it('repairs a batch the stream never got from the journal (a leader dead between the two)', async () => {
+    const rig = await leader();
+    try {
+      const { follower, entries } = await rig.follow(STREAM_ONLY);
+      await until(() => follower.streaming, 'the follower consumes the stream');
+      const start = follower.lastSeq;
+      const lost = rig.batches.length + 1;
+      rig.skip = () => rig.batches.length === lost;
+      await rig.commit(4);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      const { fromStream, fromJournal, repairs } = follower.counts;
+      expect(repairs).toBe(1);
+      expect(fromJournal).toBeGreaterThanOrEqual(rig.batches[lost - 1]!.entries.length);
+      expect(fromStream + fromJournal).toBe(rig.sequencer.lastSeq - start);
+      expect(entries).toEqual(entriesAfter(rig.batches, start));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('follows a stream deleted and made again: what was published meanwhile is lost, and read from the journal', async () => {
+    const rig = await leader();
+    try {
+      const { follower, entries } = await rig.follow({ ...STREAM_ONLY, retryMs: 100 });
+      await until(() => follower.streaming, 'the follower consumes the stream');
+      const start = follower.lastSeq;
+      await rig.commit(2);
+      await jsm.streams.delete(rig.names.stream);
+      await until(() => !follower.streaming, 'the follower notices the stream is gone');
+      await rig.commit(2);
+      await rig.publisher.flushed();
+      expect(rig.publisher.counts.dropped).toBe(2);
+      await ensureCommittedStream(jsm, rig.names);
+      await until(() => follower.streaming, 'the follower consumes the new stream');
+      await rig.commit(2);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      expect(follower.counts.repairs).toBeGreaterThanOrEqual(1);
+      expect(follower.counts.fromStream).toBeGreaterThanOrEqual(2);
+      expect(entries).toEqual(entriesAfter(rig.batches, start));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('stores a republished batch once (its message id), and a follower applies no seq twice', async () => {
+    const rig = await leader();
+    try {
+      rig.skip = () => true; // published by hand below
+      const { follower, entries } = await rig.follow(STREAM_ONLY);
+      await until(() => follower.streaming, 'the follower consumes the stream');
+      const start = follower.lastSeq;
+      await rig.commit(2);
+      const [two, three] = rig.batches.slice(-2);
+      const stored = async () => (await jsm.streams.info(rig.names.stream)).state.messages;
+      const before = await stored();
+      const first = committedMessage(rowsOf(two!));
+      const sent = await js.publish(rig.names.subject, first.data, first);
+      // A retry, or a new leader's publisher, sends the same rows again: the server keeps one.
+      const again = await js.publish(rig.names.subject, first.data, first);
+      expect([sent.duplicate, again.duplicate, again.seq]).toEqual([false, true, sent.seq]);
+      // ... and rows of other bounds that overlap (two and three read back from the journal, as one).
+      rig.publisher.publishRows(await rig.rows(two!.firstSeq, three!.lastSeq));
+      await rig.publisher.flushed();
+      expect((await stored()) - before).toBe(2);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      expect(follower.counts).toEqual({
+        fromStream: rig.sequencer.lastSeq - start,
+        fromJournal: 0,
+        repairs: 0,
+      });
+      expect(entries).toEqual(entriesAfter(rig.batches, start));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('keeps following from the journal while NATS is stopped, and from the stream once it is back', async () => {
+    const server = await privateNatsServer();
+    const own = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    const clients = { js: jetstream(own), jsm: await jetstreamManager(own) };
+    const rig = await leader(clients);
+    try {
+      const { follower, entries } = await rig.follow({ js: clients.js, graceMs: 100, retryMs: 100 });
+      await until(() => follower.streaming, 'the follower consumes the stream');
+      const start = follower.lastSeq;
+      await rig.commit(2);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      expect(follower.counts.fromStream).toBeGreaterThan(0);
+
+      await server.stop();
+      const fromJournal = follower.counts.fromJournal;
+      await rig.commit(3);
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower follows the journal alone');
+      expect(follower.counts.fromJournal).toBeGreaterThan(fromJournal);
+
+      await server.start();
+      const fromStream = follower.counts.fromStream;
+      const deadline = Date.now() + 30_000;
+      while (follower.counts.fromStream === fromStream) {
+        if (Date.now() > deadline) throw new Error('no rows from the stream once NATS is back');
+        await rig.commit(1);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      expect(entries).toEqual(entriesAfter(rig.batches, start));
+    } finally {
+      await rig.close();
+      await own.close();
+      await server.close();
     }
   });
 });

@@ -4,7 +4,11 @@ import type { Admission } from '../sequencer/admission.js';
 import { Sequencer, type SequencerOptions } from '../sequencer/sequencer.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresJournal } from '../store/postgres/postgres-journal.js';
-import { JournalFollower, type JournalFollowerOptions } from './journal-follower.js';
+import {
+  type CommittedStreamSource,
+  JournalFollower,
+  type JournalFollowerOptions,
+} from './journal-follower.js';
 import { SequencerLease } from './sequencer-lease.js';
 
 /** What a node that has just taken the lead hands to whoever runs trading. */
@@ -37,6 +41,8 @@ export type SequencerNodeOptions = {
    * a new node, which begins as a standby.
    */
   onDeposed: (reason: unknown) => void;
+  /** The committed stream the standby takes the leader's rows from (else the journal alone). */
+  stream?: CommittedStreamSource;
   /** A standby's read of the journal that failed (retried). */
   onError?: (error: unknown) => void;
   /** Told of the entries the standby follows, with their events (warming what the leader will need). */
@@ -77,6 +83,7 @@ export class SequencerNode {
         listener,
         ladderSize: options.ladderSize,
         ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+        ...(options.stream ? { stream: options.stream } : {}),
         ...(options.onError ? { onError: options.onError } : {}),
         ...(options.onEntries ? { onEntries: options.onEntries } : {}),
       });

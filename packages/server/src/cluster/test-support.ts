@@ -1,4 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Engine } from '../engine/index.js';
@@ -8,6 +13,7 @@ import type { EngineCheckpoint, Journal, JournalRow } from '../sequencer/journal
 import { encodeInput } from '../sequencer/journal-codec.js';
 import { exchangeEngineOptions } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
+import { decodeRows, seqsOf } from './committed-stream.js';
 
 /** The NATS server the tests use (`TEST_NATS_URL`; by default the local one, with JetStream). */
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -123,4 +129,86 @@ export function orderIntent(
 export async function deleteStreams(nc: NatsConnection, streams: readonly string[]): Promise<void> {
   const { jsm } = await natsClients(nc);
   for (const stream of streams) await jsm.streams.delete(stream).catch(() => {});
+}
+
+/**
+ * A nats-server of the test's own (JetStream, a temporary store, a free port), which the test may stop and
+ * start again on the same port and store: the shared server is never stopped. Fails when `nats-server` is
+ * not installed.
+ */
+export async function privateNatsServer(): Promise<{
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Stops it and removes its store. */
+  close(): Promise<void>;
+}> {
+  const port = await freePort();
+  const store = mkdtempSync(join(tmpdir(), 'oddsbook-nats-'));
+  const url = `nats://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  const stop = async () => {
+    const running = child;
+    child = null;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    await exited;
+  };
+  const start = async () => {
+    const started = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
+      stdio: 'ignore',
+    });
+    child = started;
+    const failed = new Promise<never>((_, reject) =>
+      started.once('error', (error) => reject(new Error(`nats-server did not start: ${error.message}`))),
+    );
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const nc = await Promise.race([connect({ servers: url, timeout: 500 }), failed]).catch((error) => {
+        if (Date.now() > deadline || started.exitCode !== null) throw error;
+        return null;
+      });
+      if (nc) {
+        await nc.close();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await start();
+  return {
+    url,
+    start,
+    stop,
+    async close() {
+      await stop();
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every row on a committed stream, message by message in stream order (`decodeRows` of each). */
+export async function committedRows(nc: NatsConnection, stream: string): Promise<JournalRow[]> {
+  const { jsm } = await natsClients(nc);
+  const { state } = await jsm.streams.info(stream);
+  const rows: JournalRow[] = [];
+  for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
+    const msg = await jsm.streams.getMessage(stream, { seq });
+    const seqs = seqsOf(msg?.header);
+    if (!msg || !seqs) throw new Error(`message ${seq} of ${stream} has no seq headers`);
+    rows.push(...decodeRows(msg.data, seqs.firstSeq, seqs.lastSeq));
+  }
+  return rows;
 }

@@ -1,7 +1,6 @@
 import type { ErrorCode } from '@oddsbook/protocol';
 import { MULTISIG_ERRORS, MultisigError, type MultisigErrorCode } from '../chain/multisig.js';
 import { AppError, LegacyError } from '../errors/app-error.js';
-import type { CommittedBatch } from '../sequencer/committed-batch.js';
 import type { Intent, IntentResult } from '../sequencer/intents.js';
 
 /**
@@ -153,21 +152,3 @@ export const encodeSubmitRequest = (request: SubmitRequest): string => encodeWir
 export const decodeSubmitRequest = (data: Uint8Array | string): SubmitRequest => decodeWire(data);
 export const encodeSubmitReply = (reply: SubmitReply): string => encodeWire(reply);
 export const decodeSubmitReply = (data: Uint8Array | string): SubmitReply => decodeWire(data);
-
-// ---------------------------------------------------------------- the committed stream
-
-export const encodeBatch = (batch: CommittedBatch): string => encodeWire(batch);
-
-export function decodeBatch(data: Uint8Array | string): CommittedBatch {
-  const batch = decodeWire<CommittedBatch>(data);
-  const { firstSeq, lastSeq, entries } = batch;
-  if (
-    !Number.isSafeInteger(firstSeq) ||
-    !Number.isSafeInteger(lastSeq) ||
-    !Array.isArray(entries) ||
-    entries.length !== lastSeq - firstSeq + 1 ||
-    entries.some((entry, i) => entry.seq !== firstSeq + i)
-  )
-    throw new WireFormatError(`not a committed batch (seqs ${firstSeq}..${lastSeq})`);
-  return batch;
-}

@@ -1,5 +1,7 @@
+import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ladderSize } from '@oddsbook/protocol';
+import { clusterNames } from '../cluster/cluster-names.js';
 import { JournalFollower } from '../cluster/journal-follower.js';
 import { RemoteSequencer } from '../cluster/remote-sequencer.js';
 import type { Config } from '../config/config.js';
@@ -19,6 +21,8 @@ export type FollowingTradingOptions = Omit<TradingParts, 'ladderSize' | 'baseTok
   nc: NatsConnection;
   /** The leading sequencer's intake subject. */
   submit: string;
+  /** The committed stream the replica takes the leader's rows from (default the cluster's, `config.cluster`). */
+  committedStream?: string;
   reads: TradingReads;
   /** Where the replica's batches are projected, made once the follower is at the journal's end (its seq). */
   projections: (startSeq: number) => ProjectionWriter;
@@ -33,7 +37,8 @@ export type FollowingTradingOptions = Omit<TradingParts, 'ladderSize' | 'baseTok
 
 /**
  * Trading on a replica of the journal (ADR 0018), as API, projector and chain nodes run it: a
- * `JournalFollower` on a LISTEN connection of its own, whose entries a forward-only sequencer hands on as
+ * `JournalFollower` taking the leader's rows from the committed stream (gaps from the journal, on a LISTEN
+ * connection of its own), whose entries a forward-only sequencer hands on as
  * committed batches (`openReplicaTrading`); intents go to the leader over NATS.
  */
 export async function openFollowingTrading(
@@ -46,9 +51,10 @@ export async function openFollowingTrading(
     journal: o.journal,
     listener,
     ladderSize: ladderSize(),
+    stream: { js: jetstream(o.nc), stream: o.committedStream ?? clusterNames(o.config.cluster).stream },
     ...(o.recovery ? { recovery: o.recovery } : {}),
     onEntries: (entries) => replica?.followed(entries),
-    onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
+    onError: (error) => o.log.error({ err: error }, 'following the journal failed (retried)'),
   });
   o.closing.push(() => follower.stop());
   const trading = openReplicaTrading({

@@ -83,6 +83,7 @@ export async function openReplicaNode(config: Config, o: ReplicaNodeOptions): Pr
       journal: await PostgresJournal.open(o.database.pool),
       nc: o.nc,
       submit: o.names.submit,
+      committedStream: o.names.stream,
       reads: new PostgresTradingQueries(o.database.pool),
       catalog,
       catalogRepository,

@@ -59,7 +59,13 @@ export type SequencerRole = {
 export async function startSequencerRole(config: Config, o: SequencerRoleOptions): Promise<SequencerRole> {
   const names = clusterNames(config.cluster);
   const carries = carriedRoles(config);
-  const nc = await connect({ servers: config.natsUrl, timeout: 5_000, maxReconnectAttempts: -1 });
+  // No async stack traces: each JetStream publish (one per batch) would capture two stacks for errors that rarely come.
+  const nc = await connect({
+    servers: config.natsUrl,
+    timeout: 5_000,
+    maxReconnectAttempts: -1,
+    noAsyncTraces: true,
+  });
   let database: PostgresDatabase;
   try {
     database = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
@@ -111,8 +117,8 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     const pub = new CommittedPublisher({
       js: jetstream(nc),
       subject: names.subject,
-      onDropped: (batch, error) =>
-        o.log.error({ err: error, lastSeq: batch.lastSeq }, 'a committed batch was not published'),
+      onDropped: (rows, error) =>
+        o.log.error({ err: error, lastSeq: rows.at(-1)?.seq }, 'a committed batch was not published'),
     });
     publisher = pub;
     opened.trading.sequencer.onCommitted((batch) => {
@@ -175,6 +181,7 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
     node: `${hostname()}:${process.pid}`,
     ladderSize: ladderSize(),
     clock: systemClock,
+    stream: { js: jetstream(nc), stream: names.stream },
     onLeading: (leader) =>
       void lead(leader).catch((error: unknown) => {
         o.log.error({ err: error }, 'taking the lead failed');
@@ -185,11 +192,11 @@ export async function startSequencerRole(config: Config, o: SequencerRoleOptions
       firstResults.follow(committedBatch(entries));
       recent.add(entries);
     },
-    onError: (error) => o.log.error({ err: error }, 'reading the journal failed (retried)'),
+    onError: (error) => o.log.error({ err: error }, 'following the journal failed (retried)'),
   });
   o.log.info(
     { role: 'sequencer', state: 'standby', lastSeq: node.lastSeq },
-    'standby: following the journal',
+    'standby: following the committed stream and the journal',
   );
 
   return {

@@ -1,5 +1,5 @@
 import type { FillToReverse } from '../engine/index.js';
-import type { SequencerInput } from './inputs.js';
+import type { AppliedEntry, SequencerInput } from './inputs.js';
 
 /** Fields that hold bigint amounts; they are decimal strings in the journal. */
 const BIGINT_FIELDS = ['percentageOdds', 'totalBetSize', 'amount'] as const;
@@ -7,6 +7,21 @@ const BIGINT_FIELDS = ['percentageOdds', 'totalBetSize', 'amount'] as const;
 /** Journal payloads are JSON with amounts as decimal strings, so a journal row is readable by people. */
 export function encodeInput(input: SequencerInput): string {
   return JSON.stringify(input, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
+const payloads = new WeakMap<AppliedEntry, string>();
+
+/**
+ * An entry's journal payload, encoded once: the journal writes it and the leader's committed stream sends
+ * the same text (kept as long as the entry is).
+ */
+export function journalPayload(entry: AppliedEntry): string {
+  let payload = payloads.get(entry);
+  if (payload === undefined) {
+    payload = encodeInput(entry.input);
+    payloads.set(entry, payload);
+  }
+  return payload;
 }
 
 /**

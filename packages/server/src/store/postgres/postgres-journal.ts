@@ -7,7 +7,7 @@ import {
   type JournalFeatures,
   type JournalRow,
 } from '../../sequencer/journal.js';
-import { encodeInput } from '../../sequencer/journal-codec.js';
+import { journalPayload } from '../../sequencer/journal-codec.js';
 import { inTransaction } from './transaction.js';
 
 /** Rows of a page of `after`. */
@@ -105,7 +105,7 @@ export class PostgresJournal implements Journal {
         entries.map((e) => e.seq),
         entries.map((e) => e.ts),
         entries.map((e) => (e.input.kind === 'engine' ? e.input.command.type : e.input.kind)),
-        entries.map((e) => encodeInput(e.input)),
+        entries.map(journalPayload),
       ],
     );
   }
@@ -133,7 +133,7 @@ export class PostgresJournal implements Journal {
         entries.map((e) => e.seq),
         entries.map((e) => e.ts),
         entries.map((e) => (e.input.kind === 'engine' ? e.input.command.type : e.input.kind)),
-        entries.map((e) => encodeInput(e.input)),
+        entries.map(journalPayload),
         epoch,
       ],
     );
