@@ -124,11 +124,38 @@ export type StampedPublisherOptions = {
   attempts?: number;
   /** A message was dropped: its channels show a gap on the nodes, whose followers reseed. */
   onDropped?: (message: StampedMessage, error: unknown) => void;
+  /** Bytes of publication data per message at most (default 256 KiB; NATS refuses a message over 1 MB). */
+  maxMessageBytes?: number;
 };
 
+/** What a publication adds to a message besides its strings (the tuple's punctuation, offset, epoch). */
+const PUBLICATION_OVERHEAD = 64;
+
+const sizeOf = (p: StampedPublication): number =>
+  PUBLICATION_OVERHEAD + p.channel.length + p.messageId.length + p.dataJson.length + (p.user?.length ?? 0);
+
+/** The list cut into runs of at most `limit` bytes each (a publication larger than that alone), in order. */
+export function splitBySize(publications: StampedPublication[], limit: number): StampedPublication[][] {
+  const runs: StampedPublication[][] = [];
+  let run: StampedPublication[] = [];
+  let bytes = 0;
+  for (const p of publications) {
+    const size = sizeOf(p);
+    if (run.length > 0 && bytes + size > limit) {
+      runs.push(run);
+      run = [];
+      bytes = 0;
+    }
+    run.push(p);
+    bytes += size;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
 /**
- * The leader's publisher of stamped publications (`WindowedPublisher`): `publish` queues one message of
- * the list and returns at once; NATS keeps their order (only a retried one can land after a later one,
+ * The leader's publisher of stamped publications (`WindowedPublisher`): `publish` queues the list and
+ * returns at once; NATS keeps their order (only a retried one can land after a later one,
  * which the nodes see as a gap). A message that cannot be published is dropped and reported.
  */
 export class StampedPublisher {
@@ -151,11 +178,15 @@ export class StampedPublisher {
     return this.#out.counts;
   }
 
-  /** Queues one message of these publications (none is sent for an empty list). */
+  /**
+   * Queues these publications, in order, as one message or, for a list too large for one (a batch of many
+   * orders makes hundreds), as several (none is sent for an empty list).
+   */
   publish(publications: StampedPublication[]): void {
-    if (publications.length === 0) return;
-    this.#n += 1;
-    this.#out.publish({ leaderEpoch: this.o.leaderEpoch, n: this.#n, publications });
+    for (const run of splitBySize(publications, this.o.maxMessageBytes ?? 256 * 1024)) {
+      this.#n += 1;
+      this.#out.publish({ leaderEpoch: this.o.leaderEpoch, n: this.#n, publications: run });
+    }
   }
 
   /** Resolves once every message queued so far is published or dropped. */
