@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { serveClusterNode } from './cluster-node.js';
 import { checkDataDir } from './commands/check-data-dir.js';
 import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
@@ -8,7 +9,6 @@ import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
 import { listenRefusal } from './config/listen-refusal.js';
 import { AppError } from './errors/app-error.js';
-import { serveClusterNode } from './exchange/cluster-node.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';

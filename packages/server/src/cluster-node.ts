@@ -1,17 +1,17 @@
-import { nodeStatusOf, type RoleStatus } from '../cluster/node-status.js';
-import { checkDataDir } from '../commands/check-data-dir.js';
-import { clusterRolesOf } from '../config/cluster-roles.js';
-import type { ClusterRole, Config } from '../config/config.js';
-import { listenRefusal } from '../config/listen-refusal.js';
-import { type ServedApi, serveApiNode } from '../http/serve-api-node.js';
-import { type ServedNode, serveNode } from '../http/serve-node.js';
-import { exitOnSignals } from '../lib/exit-on-signals.js';
-import { jsonLog } from '../lib/json-log.js';
-import { startChainRole } from './chain-role.js';
-import type { LeasedRoleNode } from './leased-role.js';
-import { startProjectorRole } from './projector-role.js';
-import { openRealtimeFeed, type RealtimeFeed, serveRealtimeRole } from './realtime-role.js';
-import { type SequencerRole, startSequencerRole } from './sequencer-role.js';
+import { nodeStatusOf, type RoleStatus } from './cluster/node-status.js';
+import { checkDataDir } from './commands/check-data-dir.js';
+import { clusterRolesOf } from './config/cluster-roles.js';
+import type { ClusterRole, Config } from './config/config.js';
+import { listenRefusal } from './config/listen-refusal.js';
+import { startChainRole } from './exchange/chain-role.js';
+import type { LeasedRoleNode } from './exchange/leased-role.js';
+import { startProjectorRole } from './exchange/projector-role.js';
+import { openRealtimeFeed, type RealtimeFeed, serveRealtimeRole } from './exchange/realtime-role.js';
+import { type SequencerRole, startSequencerRole } from './exchange/sequencer-role.js';
+import { type ServedNode, serveNode } from './http/serve-node.js';
+import { exitOnSignals } from './lib/exit-on-signals.js';
+import { jsonLog } from './lib/json-log.js';
+import { type ServedApi, serveApiNode } from './serve-api-node.js';
 
 /**
  * `oddsbook serve --role <roles>`: a cluster node running any mix of the roles in one process (ADR 0018),

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.js';
-import type { NodeStatus } from '../cluster/node-registry.js';
-import { registerServingNode } from '../cluster/serving-node.js';
-import type { Config } from '../config/config.js';
-import { listenRefusal } from '../config/listen-refusal.js';
-import { openApiNode } from '../exchange/api-role.js';
-import type { Exchange } from '../exchange/exchange.js';
-import { cryptoImplementations } from '../signing/native-crypto.js';
+import { buildApp } from './app.js';
+import type { NodeStatus } from './cluster/node-registry.js';
+import { registerServingNode } from './cluster/serving-node.js';
+import type { Config } from './config/config.js';
+import { listenRefusal } from './config/listen-refusal.js';
+import { openApiNode } from './exchange/api-role.js';
+import type { Exchange } from './exchange/exchange.js';
+import { cryptoImplementations } from './signing/native-crypto.js';
 
 export type ServedApi = {
   readonly exchange: Exchange;
