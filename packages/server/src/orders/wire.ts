@@ -124,6 +124,8 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     marketHasRefunds: t.marketHasRefunds,
     isQuarterLineLeg: t.quarterLineParentMarketHash !== null,
     ...parentMarketField(t.quarterLineParentMarketHash),
+    isParlay: false,
+    fee: '0',
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };
@@ -161,6 +163,7 @@ export function publicTradeToWire(t: TradeRecord) {
     totalReturn: t.pot,
     weightedAverageOdds: weightedOdds(t.stake, t.pot),
     betTime: iso(t.createdAt),
+    isParlay: false,
   };
 }
 
