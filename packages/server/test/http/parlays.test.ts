@@ -2,6 +2,7 @@ import { GLOBAL_CHANNELS, ParlayMarketUpdate } from '@oddsbook/protocol';
 import type { Centrifuge, PublicationContext } from 'centrifuge';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayCheckPassed, runReplayCheck } from '../../src/exchange/replay-check.js';
 import { expectSpecErrorShape } from '../helpers/error-shapes.js';
 import {
   removeDataDir,
@@ -38,9 +39,10 @@ beforeAll(async () => {
   api = await t.app.listen({ port: 0, host: '127.0.0.1' });
   [requester, maker, other] = await Promise.all([createTrader(t), createTrader(t), createTrader(t)]);
 }, 60_000);
+let closed = false;
 afterAll(async () => {
   for (const c of clients) c.disconnect();
-  await t?.close();
+  if (!closed) await t?.close();
   if (t) removeDataDir(t.dataDir);
 });
 
@@ -355,5 +357,16 @@ describe('settlement from the legs', () => {
     await resolve(legs[1]!.marketHash, 2);
     await t.settled();
     expect(await detail(requester, marketHash)).toMatchObject({ state: 'SETTLED', outcome: 1 });
+  });
+
+  it('rebuilds from the projections as from the journal (oddsbook replay), the chain agreeing', async () => {
+    const { marketHash } = await takenParlay(2);
+    expect((await detail(requester, marketHash)).state).toBe('TAKING');
+    await t.settled();
+    await t.close();
+    closed = true;
+    const check = await runReplayCheck(t.config);
+    expect(check.projectionsHash).toBe(check.journalHash);
+    expect(replayCheckPassed(check), JSON.stringify(check.reconciliation?.report.differences)).toBe(true);
   });
 });
