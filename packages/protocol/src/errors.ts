@@ -197,6 +197,38 @@ export const ERROR_CODES = {
     action: 'Send 1 to 30 (markets/find) or 100 (odds/best) comma-separated 32-byte hashes.',
   },
 
+  // ---------------------------------------------------------------- parlays
+  PARLAY_LEG_NOT_FOUND: {
+    status: [400],
+    when: 'POST /parlays-v3: no market has a leg\u2019s marketHash (the body names the leg: marketHash, legIndex).',
+    action: 'Pick each leg from GET /markets/active.',
+  },
+  PARLAY_LEG_INACTIVE: {
+    status: [400],
+    when: 'POST /parlays-v3: a leg\u2019s market does not take bets now (inactive, closed, resolved, in-play without live betting, its fixture suspended), or is itself a parlay market (the body names the leg).',
+    action: 'Drop or replace that leg; pick legs from GET /markets/active.',
+  },
+  PARLAY_LEGS_SAME_EVENT: {
+    status: [400],
+    when: 'POST /parlays-v3: two legs are markets of one event (the body names the second).',
+    action: 'Take at most one leg per event.',
+  },
+  PARLAY_BAD_BASE_TOKEN: {
+    status: [400],
+    when: 'POST /parlays-v3: baseToken is not this exchange\u2019s (GET /metadata/obv3 activeAsset.baseToken).',
+    action: 'Send the metadata\u2019s base token.',
+  },
+  PARLAY_MARKET: {
+    status: [409],
+    when: 'Operator: a parlay market is settled by its legs\u2019 results, not resolved itself.',
+    action: 'Resolve its leg markets.',
+  },
+  PARLAY_NOT_FOUND: {
+    status: [404],
+    when: 'GET /parlays-v3/{marketHash}: no parlay market has that hash.',
+    action: 'Use the marketHash POST /parlays-v3 answered (or that parlay_markets:global published).',
+  },
+
   // ---------------------------------------------------------------- listings
   INVALID_DATE_RANGE: {
     status: [400],
@@ -714,6 +746,16 @@ export const ORDER_REJECT_REASONS = {
     status: [200],
     when: 'The account used this clientOrderId before.',
     action: 'Tag each order with a new clientOrderId.',
+  },
+  PARLAY_REQUESTER_ONLY: {
+    status: [200],
+    when: 'A parlay market until its takeUntil: only the requester may bet the parlay (outcome one); others may only offer (outcome two).',
+    action: 'Quote by betting outcome two; to bet a parlay, request your own (POST /parlays-v3).',
+  },
+  PARLAY_QUOTE_WINDOW_CLOSED: {
+    status: [200],
+    when: 'An offer on a parlay market after its quote window closed: the requester would never see it.',
+    action: 'Quote within the window (quoteWindowEndsAt); follow parlay_markets:global for new requests.',
   },
   INSUFFICIENT_BALANCE: {
     status: [200],

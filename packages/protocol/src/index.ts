@@ -13,6 +13,7 @@ export * from './schemas/common.js';
 export * from './schemas/legacy.js';
 export * from './schemas/metadata.js';
 export * from './schemas/operations.js';
+export * from './schemas/parlays.js';
 export * from './schemas/queries.js';
 export * from './schemas/realtime.js';
 export * from './schemas/trading.js';

@@ -65,6 +65,7 @@ import {
 } from './schemas/legacy.js';
 import { Metadata } from './schemas/metadata.js';
 import { Health } from './schemas/operations.js';
+import { FeeAccountState, ParlayDetail, ParlayRequestBody, ParlayRequestResult } from './schemas/parlays.js';
 import {
   ActiveFixturesQuery,
   ActiveLeagueList,
@@ -305,6 +306,21 @@ export const API_ROUTES = {
     idempotent: true,
   }),
 
+  requestParlay: post({
+    path: '/parlays-v3',
+    auth: 'apiKey',
+    body: ParlayRequestBody,
+    response: ParlayRequestResult,
+    // Each request makes a new market.
+    idempotent: false,
+  }),
+  getParlay: get({
+    path: '/parlays-v3/{marketHash}',
+    auth: 'apiKey',
+    params: MarketHashParams,
+    response: ParlayDetail,
+  }),
+
   getBalance: get({ path: '/user/balance-v3', auth: 'apiKey', response: BalanceResult }),
   deployProxy: post({ path: '/user/deploy-proxy', auth: 'apiKey', response: ProxyState, idempotent: true }),
   getPendingDeployProxy: get({
@@ -399,6 +415,7 @@ export const ADMIN_ROUTES = {
     idempotent: false,
   }),
   reconcile: get({ path: '/admin/reconcile', auth: 'admin', response: ReconcileReport }),
+  getFees: get({ path: '/admin/fees', auth: 'admin', response: FeeAccountState }),
   clusterNodes: get({ path: '/admin/cluster', auth: 'admin', response: Type.Array(ClusterNodeInfo) }),
   getFaults: get({ path: '/admin/faults', auth: 'admin', response: FaultState }),
   injectFaults: post({

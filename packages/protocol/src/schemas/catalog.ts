@@ -79,8 +79,8 @@ export type LiveScore = Static<typeof LiveScore>;
 
 export const MarketStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE')]);
 
-/** The legacy market record of `GET /markets/active` and `GET /markets/find`, plus oddsbook's additions. */
-export const Market = Type.Object({
+/** The fields of every market record (a parlay market's `legs` are records of this shape). */
+const marketFields = {
   status: MarketStatus,
   marketHash: Bytes32,
   outcomeOneName: Type.String(),
@@ -126,6 +126,20 @@ export const Market = Type.Object({
   outcome: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 })),
   /** Unix seconds; present once resolved. */
   reportedDate: Type.Optional(Type.Integer()),
+};
+
+/** A market record without `legs`: what a parlay market's `legs` hold. */
+export const MarketLeg = Type.Object(marketFields);
+export type MarketLeg = Static<typeof MarketLeg>;
+
+/** The legacy market record of `GET /markets/active` and `GET /markets/find`, plus oddsbook's additions. */
+export const Market = Type.Object({
+  ...marketFields,
+  /**
+   * A parlay market (docs/parlays.md): the markets of its legs as full records, in the order of the request;
+   * absent on every other market. A parlay market is made for one request and settled by its legs' results.
+   */
+  legs: Type.Optional(Type.Array(MarketLeg)),
 });
 export type Market = Static<typeof Market>;
 

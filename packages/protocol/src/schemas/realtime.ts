@@ -109,11 +109,17 @@ export type FixtureUpdate = Static<typeof FixtureUpdate>;
 export const LiveScoreUpdate = withMessageId(LiveScore.properties);
 export type LiveScoreUpdate = Static<typeof LiveScoreUpdate>;
 
-/** `parlay_markets:global` (legacy shape); nothing publishes it yet. */
+/**
+ * `parlay_markets:global`: a parlay request to quote (docs/parlays.md), once per `POST /parlays-v3`. Makers
+ * post orders on `marketHash` before the request's quote window closes. No history: not recoverable.
+ */
 export const ParlayMarketUpdate = withMessageId({
+  /** The legacy channel name, always `markets:parlay`. */
+  channelName: Type.Literal('markets:parlay'),
   marketHash: Bytes32,
   baseToken: Address,
-  requestSize: UintString,
+  /** Base units; absent when the request named none. It does not cap what makers may offer. */
+  requestSize: Type.Optional(UintString),
   legs: Type.Array(Type.Object({ marketHash: Bytes32, bettingOutcomeOne: Type.Boolean() })),
 });
 export type ParlayMarketUpdate = Static<typeof ParlayMarketUpdate>;

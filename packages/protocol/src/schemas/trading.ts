@@ -168,6 +168,14 @@ export const TradeRow = Type.Object({
   isQuarterLineLeg: Type.Boolean(),
   /** The quarter-line market the bet was placed on, for a leg; absent otherwise (the spec's rows). */
   quarterLineParentMarketHash: Type.Optional(Bytes32),
+  /** A trade on a parlay market (docs/parlays.md). */
+  isParlay: Type.Boolean(),
+  /**
+   * The parlay fee the trade paid at settlement, in base units: a share of the winner's profit
+   * (`PARLAY_FEE_BPS`). "0" until settled, on a losing or void trade, and on every trade that is not a
+   * parlay's. `settlement.payout` is already net of it.
+   */
+  fee: UintString,
   createdAt: DateTime,
   updatedAt: DateTime,
 });
@@ -315,6 +323,8 @@ export const PublicTradeRow = Type.Object({
   totalReturn: UintString,
   weightedAverageOdds: UintString,
   betTime: DateTime,
+  /** A bet on a parlay market (docs/parlays.md). */
+  isParlay: Type.Boolean(),
 });
 export type PublicTradeRow = Static<typeof PublicTradeRow>;
 
