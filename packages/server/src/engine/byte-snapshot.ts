@@ -8,10 +8,16 @@ import type { EngineState } from './engine-state.js';
 import { MarketStatus, P } from './market-book.js';
 import { addMarket } from './market-lifecycle.js';
 import { F, FILLED, U } from './order-store.js';
+import { type ParlaySnapshot, parlaySnapshot, restoreParlay } from './parlays.js';
 import { linkLegs } from './quarter-line-legs.js';
 import { restingInPlacementOrder } from './resting-orders.js';
 import { ByteReader, ByteWriter, SnapshotFormatError } from './snapshot-codec.js';
 
+/**
+ * 'OBS6': OBS5 with parlay markets after the orders. Written only when there is a parlay market, so that the
+ * bytes (and state hashes) of a state without one stay those of OBS5.
+ */
+const SNAPSHOT_MAGIC_PARLAYS = 0x3653_424f;
 /** 'OBS5' read as a little-endian u32: the first bytes of a byte snapshot (with what accounts owe). */
 const SNAPSHOT_MAGIC = 0x3553_424f;
 /** 'OBS4': the format before debts (issue 33), read with nothing owed. */
@@ -39,8 +45,9 @@ export function writeSnapshotBytes(s: EngineState): Uint8Array {
   const rank = new Int32Array(names.length);
   for (let i = 0; i < sorted.length; i++) rank[sorted[i]!] = i;
 
-  const w = new ByteWriter(1024 + sorted.length * 48 + handles.length * 110);
-  w.u32(SNAPSHOT_MAGIC);
+  const parlays = s.markets.filter((m) => m.parlay !== null);
+  const w = new ByteWriter(1024 + sorted.length * 48 + handles.length * 110 + parlays.length * 2048);
+  w.u32(parlays.length > 0 ? SNAPSHOT_MAGIC_PARLAYS : SNAPSHOT_MAGIC);
   w.u32(s.ladder.size);
   w.f64(s.lastSeq);
   w.str(s.netDeposits.toString());
@@ -95,6 +102,13 @@ export function writeSnapshotBytes(s: EngineState): Uint8Array {
     w.u32(store.u32[r + F.EXPIRY]!);
     w.f64(store.placed[h]!);
   }
+  if (parlays.length > 0) {
+    w.u32(parlays.length);
+    for (const m of parlays) {
+      w.u32(m.index);
+      w.str(JSON.stringify(parlaySnapshot(m.parlay!)));
+    }
+  }
   return w.finish();
 }
 
@@ -102,6 +116,7 @@ export function writeSnapshotBytes(s: EngineState): Uint8Array {
 function readHeader(r: ByteReader): { magic: number; ladderSize: number } {
   const magic = r.u32();
   if (
+    magic !== SNAPSHOT_MAGIC_PARLAYS &&
     magic !== SNAPSHOT_MAGIC &&
     magic !== SNAPSHOT_MAGIC_BEFORE_DEBTS &&
     magic !== SNAPSHOT_MAGIC_BEFORE_LEGS &&
@@ -122,7 +137,7 @@ export function ladderSizeOfSnapshotBytes(bytes: Uint8Array): number {
  */
 export function readSnapshotBytes(s: EngineState, bytes: Uint8Array): void {
   const r = new ByteReader(bytes);
-  const { magic } = readHeader(r);
+  let { magic } = readHeader(r);
   const withRefunds = magic !== SNAPSHOT_MAGIC_BEFORE_CE;
   s.lastSeq = r.f64();
   s.netDeposits = BigInt(r.str());
@@ -138,6 +153,8 @@ export function readSnapshotBytes(s: EngineState, bytes: Uint8Array): void {
     accounts.available.set(a, BigInt(r.str()));
     accounts.escrowed.set(a, BigInt(r.str()));
   }
+  const withParlays = magic === SNAPSHOT_MAGIC_PARLAYS;
+  if (withParlays) magic = SNAPSHOT_MAGIC;
   if (magic === SNAPSHOT_MAGIC)
     for (let n = r.u32(); n > 0; n--) accounts.owed.set(account(r.u32()), BigInt(r.str()));
   for (let n = r.u32(); n > 0; n--) {
@@ -188,6 +205,13 @@ export function readSnapshotBytes(s: EngineState, bytes: Uint8Array): void {
     accounts.exposure.increase(a, rem);
     s.expiries.add(store, h);
     s.orderIndex.add(orderId, h);
+  }
+  if (withParlays) {
+    for (let n = r.u32(); n > 0; n--) {
+      const market = s.markets[r.u32()];
+      if (market === undefined) throw new SnapshotFormatError('a parlay names no market');
+      restoreParlay(s, market, JSON.parse(r.str()) as ParlaySnapshot);
+    }
   }
   r.end();
 }

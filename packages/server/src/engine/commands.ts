@@ -79,6 +79,27 @@ export interface OpenMarketCommand extends Stamped {
    * to each leg's positions, and the legs settle it.
    */
   readonly legs?: readonly [string, string];
+  /** A parlay market (issue 39): made for one request, settled by its legs' results. */
+  readonly parlay?: ParlaySpec;
+}
+
+/**
+ * What a parlay market is made with (docs/parlays.md): its legs (open markets of different events, each with
+ * the outcome the bettor needs), who asked, the windows (unix ms) and the fee its winners pay. Carried on the
+ * journaled `openMarket`, so that a replay makes the same market with the same rules, whatever the settings
+ * are by then.
+ */
+export interface ParlaySpec {
+  readonly requester: string;
+  /** Until then (unix ms), anyone may offer; from then on, the requester sees the offers. */
+  readonly quoteWindowEndsAt: number;
+  /** Until then (unix ms), only the requester may take; then the market closes. */
+  readonly takeUntil: number;
+  /** The fee on a winner's profit, in basis points (0: none). */
+  readonly feeBps: number;
+  /** The account the fees are credited to. */
+  readonly feeAccount: string;
+  readonly legs: readonly { readonly marketHash: string; readonly bettingOutcomeOne: boolean }[];
 }
 
 /** Cancels the market's orders (`EVENT_LIFECYCLE`) and refuses new ones. */

@@ -31,6 +31,8 @@ export class EngineState {
   readonly markets: MarketBook[] = [];
   readonly marketByHash = new Map<string, MarketBook>();
   readonly marketsByEvent = new Map<string, MarketBook[]>();
+  /** Parlay markets still open, in the order they were made (`parlays.ts`). */
+  readonly parlayMarkets: MarketBook[] = [];
   readonly orderIndex = new OrderIndex(this.store);
   lastSeq = -1;
 

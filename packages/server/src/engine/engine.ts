@@ -11,6 +11,7 @@ import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapsho
 import { DEFAULT_LADDER_SIZE, type Ladder } from './ladder.js';
 import { closeMarket, openMarket, resolveMarket } from './market-lifecycle.js';
 import { place } from './matching.js';
+import { dueParlayCloses } from './parlays.js';
 import {
   balanceOf,
   bestTick,
@@ -145,7 +146,7 @@ export class Engine {
         expire(s);
         break;
       case 'openMarket':
-        openMarket(s, command.marketHash, command.eventId, command.legs);
+        openMarket(s, command.marketHash, command.eventId, command.legs, command.parlay);
         break;
       case 'closeMarket':
         closeMarket(s, command.marketHash);
@@ -202,6 +203,11 @@ export class Engine {
   /** True when some resting order's expiry (unix seconds) is at or before `nowMs`: an `expire` is due. */
   hasDueExpiries(nowMs: number): boolean {
     return hasDueExpiries(this.state, nowMs);
+  }
+
+  /** The open parlay markets whose take window is over at `nowMs`: a `closeMarket` of each is due. */
+  dueParlayCloses(nowMs: number): string[] {
+    return dueParlayCloses(this.state, nowMs);
   }
 
   bookVersion(marketHash: string): number {

@@ -1,4 +1,4 @@
-import type { EngineCommandType, MarketOutcome, TimeInForce } from './commands.js';
+import type { EngineCommandType, MarketOutcome, ParlaySpec, TimeInForce } from './commands.js';
 
 /** Stable codes of refused commands. */
 export const RejectCode = {
@@ -19,6 +19,14 @@ export const RejectCode = {
   INVALID_LEGS: 'INVALID_LEGS',
   /** A quarter-line market is settled by its legs' results, not resolved itself. */
   QUARTER_LINE_MARKET: 'QUARTER_LINE_MARKET',
+  /** A parlay market's legs are not 2 to 10 open ordinary markets of different events. */
+  INVALID_PARLAY: 'INVALID_PARLAY',
+  /** A parlay market is settled by its legs' results, not resolved itself. */
+  PARLAY_MARKET: 'PARLAY_MARKET',
+  /** Until its take window ends, only the requester may bet a parlay (others may only offer: outcome two). */
+  PARLAY_REQUESTER_ONLY: 'PARLAY_REQUESTER_ONLY',
+  /** An offer on a parlay market after its quote window: the requester would never see it. */
+  PARLAY_QUOTE_WINDOW_CLOSED: 'PARLAY_QUOTE_WINDOW_CLOSED',
   /** A fill to reverse that the positions do not hold (never: the command carries what the engine did). */
   FILL_NOT_HELD: 'FILL_NOT_HELD',
 } as const;
@@ -196,6 +204,11 @@ export interface PayoutEvent {
   readonly outcome: MarketOutcome;
   readonly stake: bigint;
   readonly payout: bigint;
+  /**
+   * A parlay market: the fee the account paid on its profit (already taken from `payout`); on the fee
+   * account's own payout (stake 0), the fees it collected from the market. Absent elsewhere.
+   */
+  readonly fee?: bigint;
 }
 
 /**
@@ -244,6 +257,8 @@ export interface MarketOpenedEvent {
   readonly eventId: string;
   /** A quarter-line market's leg markets (whole line, half line). */
   readonly legs?: readonly [string, string];
+  /** A parlay market's rules (the `openMarket` command's). */
+  readonly parlay?: ParlaySpec;
 }
 
 export interface MarketClosedEvent {

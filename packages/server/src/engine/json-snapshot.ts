@@ -7,6 +7,7 @@ import type { EngineState } from './engine-state.js';
 import { P } from './market-book.js';
 import { addMarket } from './market-lifecycle.js';
 import { F, FILLED, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
+import { parlaySnapshot, restoreParlay } from './parlays.js';
 import { linkLegs } from './quarter-line-legs.js';
 import { restingInPlacementOrder } from './resting-orders.js';
 import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
@@ -46,6 +47,7 @@ export function writeSnapshot(s: EngineState): EngineSnapshot {
       version: m.version,
       positions,
       ...(m.legs === null ? {} : { legs: [m.legs[0].marketHash, m.legs[1].marketHash] as const }),
+      ...(m.parlay === null ? {} : { parlay: parlaySnapshot(m.parlay) }),
     };
   });
   const store = s.store;
@@ -113,6 +115,8 @@ export function readSnapshot(s: EngineState, snapshot: EngineSnapshot): void {
       throw new TypeError(`quarter-line market ${m.marketHash} names a leg that is not in the snapshot`);
     linkLegs(s.marketByHash.get(m.marketHash)!, whole, half);
   }
+  for (const m of snapshot.markets)
+    if (m.parlay !== undefined) restoreParlay(s, s.marketByHash.get(m.marketHash)!, m.parlay);
   const store = s.store;
   for (const [
     orderId,

@@ -1,4 +1,5 @@
 import { F, NIL, type OrderStore, SIDE_SHIFT, TICK_MASK } from './order-store.js';
+import type { ParlayState } from './parlays.js';
 import { U64Cells } from './u64-cells.js';
 
 export const MarketStatus = { OPEN: 'open', CLOSED: 'closed', RESOLVED: 'resolved' } as const;
@@ -58,6 +59,10 @@ export class MarketBook {
   legs: readonly [MarketBook, MarketBook] | null = null;
   /** The quarter-line markets this market is a leg of. */
   readonly parents: MarketBook[] = [];
+  /** A parlay market's rules and its legs' results so far (`parlays.ts`). */
+  parlay: ParlayState | null = null;
+  /** The parlay markets this market is a leg of (or a half of a quarter-line leg of). */
+  readonly parlays: MarketBook[] = [];
 
   constructor(
     readonly index: number,

@@ -2,11 +2,13 @@
 import { receive } from './balances.js';
 import { cancelInMarket } from './cancels.js';
 import { rejectCommand, touchAccount } from './command-events.js';
-import type { MarketOutcome } from './commands.js';
+import type { MarketOutcome, ParlaySpec } from './commands.js';
 import { compareStrings } from './compare-strings.js';
 import type { EngineState } from './engine-state.js';
 import { RejectCode } from './events.js';
 import { MarketBook, MarketStatus, P } from './market-book.js';
+import { parlayFee } from './parlay-rule.js';
+import { closeParlay, closeParlaysOf, followLeg, linkParlay, parlayLegs } from './parlays.js';
 import { closeParents, linkLegs } from './quarter-line-legs.js';
 
 export function addMarket(s: EngineState, marketHash: string, eventId: string): MarketBook {
@@ -27,9 +29,20 @@ export function openMarket(
   marketHash: string,
   eventId: string,
   legHashes?: readonly [string, string],
+  parlay?: ParlaySpec,
 ): void {
   if (s.marketByHash.has(marketHash)) {
     rejectCommand(s, 'openMarket', RejectCode.MARKET_EXISTS);
+    return;
+  }
+  if (parlay !== undefined) {
+    const legs = legHashes === undefined ? parlayLegs(s, parlay) : undefined;
+    if (legs === undefined) {
+      rejectCommand(s, 'openMarket', RejectCode.INVALID_PARLAY);
+      return;
+    }
+    linkParlay(s, addMarket(s, marketHash, eventId), parlay, legs);
+    s.pending[s.eventCount++] = { type: 'marketOpened', marketHash, eventId, parlay };
     return;
   }
   if (legHashes === undefined) {
@@ -64,10 +77,15 @@ export function closeMarket(s: EngineState, marketHash: string): void {
     rejectCommand(s, 'closeMarket', RejectCode.MARKET_CLOSED);
     return;
   }
+  if (market.parlay !== null) {
+    closeParlay(s, market);
+    return;
+  }
   market.status = MarketStatus.CLOSED;
   s.pending[s.eventCount++] = { type: 'marketClosed', marketHash, eventId: market.eventId };
   cancelInMarket(s, market, undefined, 'EVENT_LIFECYCLE');
   closeParents(s, market);
+  closeParlaysOf(s, market);
 }
 
 export function resolveMarket(s: EngineState, marketHash: string, outcome: MarketOutcome): void {
@@ -88,6 +106,21 @@ export function resolveMarket(s: EngineState, marketHash: string, outcome: Marke
     rejectCommand(s, 'resolveMarket', RejectCode.QUARTER_LINE_MARKET);
     return;
   }
+  if (market.parlay !== null) {
+    rejectCommand(s, 'resolveMarket', RejectCode.PARLAY_MARKET);
+    return;
+  }
+  settleMarket(s, market, outcome);
+  // Its parlays (and those of the quarter-line markets it is a half of) follow it: settled once decided.
+  followLeg(s, market, outcome, (parlay, decided) => settleMarket(s, parlay, decided));
+}
+
+/**
+ * Resolves a market: its orders cancelled, its quarter-line markets closed, every position paid. On a parlay
+ * market each holder with a profit pays the fee on it, credited to the fee account (one payout of the fees).
+ */
+function settleMarket(s: EngineState, market: MarketBook, outcome: MarketOutcome): void {
+  const marketHash = market.marketHash;
   market.status = MarketStatus.RESOLVED;
   s.pending[s.eventCount++] = {
     type: 'marketResolved',
@@ -98,6 +131,8 @@ export function resolveMarket(s: EngineState, marketHash: string, outcome: Marke
   cancelInMarket(s, market, undefined, 'EVENT_LIFECYCLE');
   closeParents(s, market);
   const accounts = s.accounts;
+  const parlay = market.parlay;
+  let fees = 0n;
   const slots = market.holders.map((_, slot) => slot);
   slots.sort((x, y) =>
     compareStrings(accounts.names[market.holders[x]!]!, accounts.names[market.holders[y]!]!),
@@ -114,7 +149,9 @@ export function resolveMarket(s: EngineState, marketHash: string, outcome: Marke
     // What capital efficiency refunded is at most each of the three: it was paid early, not again.
     const refunded = market.refunded(slot);
     const stake = stakes - refunded;
-    const payout = won - refunded;
+    const fee = parlay === null || outcome === 0 ? 0n : parlayFee(won - stakes, parlay.feeBps);
+    const payout = won - refunded - fee;
+    fees += fee;
     accounts.escrowed.decrease(a, stake);
     touchAccount(s, a);
     s.pending[s.eventCount++] = {
@@ -125,8 +162,24 @@ export function resolveMarket(s: EngineState, marketHash: string, outcome: Marke
       outcome,
       stake,
       payout,
+      ...(parlay === null ? {} : { fee }),
     };
     receive(s, a, payout);
   }
   market.clearPositions();
+  if (parlay !== null && fees > 0n) {
+    const collector = accounts.indexOf(parlay.feeAccount);
+    touchAccount(s, collector);
+    s.pending[s.eventCount++] = {
+      type: 'payout',
+      account: parlay.feeAccount,
+      marketHash,
+      eventId: market.eventId,
+      outcome,
+      stake: 0n,
+      payout: fees,
+      fee: fees,
+    };
+    receive(s, collector, fees);
+  }
 }

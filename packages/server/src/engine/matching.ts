@@ -19,6 +19,7 @@ import { tickOfOdds } from './ladder.js';
 import { type MarketBook, MarketStatus, P } from './market-book.js';
 import { hashId } from './order-index.js';
 import { F, FILLED, MAX_EXPIRY, MAX_ORDER_SIZE, NIL, SIDE_SHIFT, U } from './order-store.js';
+import { parlayRefusal } from './parlays.js';
 import { fillLegs, reportLegRefunds } from './quarter-line-legs.js';
 import { lockFillStake, reportRefund } from './refunds.js';
 import { filled, removeResting, rest } from './resting-orders.js';
@@ -48,7 +49,8 @@ export function place(s: EngineState, c: PlaceOrderCommand): EngineEvent[] | und
         ? RejectCode.MARKET_CLOSED
         : s.orderIndex.find(c.orderId, hash) !== NIL
           ? RejectCode.DUPLICATE_ORDER_ID
-          : validateOrder(s, c, tick);
+          : ((market.parlay !== null ? parlayRefusal(market.parlay, c, s.ts) : undefined) ??
+            validateOrder(s, c, tick));
   if (code !== undefined || market === undefined) {
     s.pending[s.eventCount++] = {
       type: 'orderRejected',

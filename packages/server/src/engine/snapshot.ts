@@ -1,4 +1,5 @@
 import type { MarketStatus } from './market-book.js';
+import type { ParlaySnapshot } from './parlays.js';
 
 /**
  * The whole engine state in a canonical, JSON-safe form (amounts as decimal strings). Two engines with
@@ -32,6 +33,8 @@ export interface MarketSnapshot {
   readonly positions: readonly (readonly [string, string, string, string, string, string?])[];
   /** A quarter-line market's leg markets (whole line, half line), when it is one. */
   readonly legs?: readonly [string, string];
+  /** A parlay market's rules and its legs' results so far, when it is one. */
+  readonly parlay?: ParlaySnapshot;
 }
 
 /** [orderId, account, marketHash, isBettingOutcomeOne, tick, totalBetSize, remainingSize, expiry, placedSeq]. */
