@@ -93,7 +93,9 @@ export function TradingPage() {
             <ErrorLine error={live.error} text={plainError} />
             {auth.apiKey && (
               <div class="row parlay-add" data-testid="parlay-add">
-                <span class="muted">Add to a parlay:</span>
+                <span class="muted">
+                  Add to a parlay{legs.length > 0 ? ` (${legs.length} on the slip below)` : ''}:
+                </span>
                 {([1, 2] as const).map((o) => (
                   <button
                     key={o}
