@@ -77,6 +77,15 @@ export type Config = {
   httpIdleTimeoutMs: number;
   /** Orders between their signature check and their commit at most; a request past it is answered 503. */
   maxPendingOrders: number;
+  // Parlays (docs/parlays.md).
+  /** How long makers may quote on a request, ms. */
+  parlayQuoteWindowMs: number;
+  /** How long after the quote window the requester may take, ms. */
+  parlayTakeWindowMs: number;
+  /** The fee on a parlay winner's profit, basis points (0: none). */
+  parlayFeeBps: number;
+  /** The account parlay fees are credited to. */
+  parlayFeeAccount: `0x${string}`;
   // The legacy (v2) API's dates, unix ms (docs/legacy.md); the service's clock decides which side it is on.
   /** From then every v2 order route fails ("OrderBook V2 is no longer supported") and resting v2 orders are cancelled. */
   v2CutoverAt: number;
@@ -95,6 +104,9 @@ export type Roles = 'all' | ReadonlySet<ClusterRole>;
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** The fee account when the operator names none: an address no key can sign for. */
+export const DEFAULT_FEE_ACCOUNT = '0x0000000000000000000000000000000000000FEE';
 
 /** One option: its env variable, its CLI flag, and the help line. Everything else is derived from this table. */
 const OPTIONS = {
@@ -240,6 +252,30 @@ const OPTIONS = {
     flag: 'max-pending-orders',
     help: 'orders between signature check and commit at most (503 past it)',
     fallback: '4096',
+  },
+  parlayQuoteWindowMs: {
+    env: 'PARLAY_QUOTE_WINDOW_MS',
+    flag: 'parlay-quote-window-ms',
+    help: 'how long makers may quote on a parlay request before the requester sees the offers',
+    fallback: '3000',
+  },
+  parlayTakeWindowMs: {
+    env: 'PARLAY_TAKE_WINDOW_MS',
+    flag: 'parlay-take-window-ms',
+    help: 'how long after its quote window the requester may take an offer; then the parlay market closes',
+    fallback: '60000',
+  },
+  parlayFeeBps: {
+    env: 'PARLAY_FEE_BPS',
+    flag: 'parlay-fee-bps',
+    help: "parlay fee on a winner's profit in basis points (500 = 5 %, 0 = none), charged at settlement",
+    fallback: '500',
+  },
+  parlayFeeAccount: {
+    env: 'PARLAY_FEE_ACCOUNT',
+    flag: 'parlay-fee-account',
+    help: 'the exchange account parlay fees are credited to',
+    fallback: DEFAULT_FEE_ACCOUNT,
   },
   v2CutoverAt: {
     env: 'V2_CUTOVER_AT',
@@ -524,6 +560,10 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     ),
     httpIdleTimeoutMs: integer(label('httpIdleTimeoutMs'), raw('httpIdleTimeoutMs'), 100, 3_600_000),
     maxPendingOrders: integer(label('maxPendingOrders'), raw('maxPendingOrders'), 10, 10_000_000),
+    parlayQuoteWindowMs: integer(label('parlayQuoteWindowMs'), raw('parlayQuoteWindowMs'), 0, 3_600_000),
+    parlayTakeWindowMs: integer(label('parlayTakeWindowMs'), raw('parlayTakeWindowMs'), 1_000, 3_600_000),
+    parlayFeeBps: integer(label('parlayFeeBps'), raw('parlayFeeBps'), 0, 10_000),
+    parlayFeeAccount: address(label('parlayFeeAccount'), raw('parlayFeeAccount')),
     v2CutoverAt: instant(label('v2CutoverAt'), raw('v2CutoverAt')),
     v2HistoryRemovedAt: instant(label('v2HistoryRemovedAt'), raw('v2HistoryRemovedAt')),
     legacyWsShutdownAt: instant(label('legacyWsShutdownAt'), raw('legacyWsShutdownAt')),

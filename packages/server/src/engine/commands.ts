@@ -91,6 +91,10 @@ export interface OpenMarketCommand extends Stamped {
  */
 export interface ParlaySpec {
   readonly requester: string;
+  /** When it was requested (unix ms), the token and the stake the bettor has in mind: shown, not used. */
+  readonly requestedAt: number;
+  readonly baseToken: string;
+  readonly requestSize: string | null;
   /** Until then (unix ms), anyone may offer; from then on, the requester sees the offers. */
   readonly quoteWindowEndsAt: number;
   /** Until then (unix ms), only the requester may take; then the market closes. */

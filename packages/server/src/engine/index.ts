@@ -18,6 +18,7 @@ export {
   type FillToReverse,
   type MarketOutcome,
   type OpenMarketCommand,
+  type ParlaySpec,
   type PlaceOrderCommand,
   type ResolveMarketCommand,
   type ReverseFillCommand,
@@ -60,6 +61,8 @@ export {
 export { guaranteedReceipt, MarketStatus } from './market-book.js';
 export { MAX_ORDER_SIZE } from './order-store.js';
 export { OrderOutcomeState, outcomeState } from './outcome.js';
+export { type LegResult, legResult, parlayFee, parlayOutcome, quarterLineResult } from './parlay-rule.js';
+export { MAX_PARLAY_LEGS, MIN_PARLAY_LEGS, type ParlaySnapshot } from './parlays.js';
 export type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from './snapshot.js';
 export { SnapshotFormatError } from './snapshot-codec.js';
 export type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';

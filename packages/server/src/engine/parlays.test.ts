@@ -22,6 +22,9 @@ function parlayHarness(legs = ['L1', 'L2', 'L3'], picks = [true, false, true], f
   for (const a of ['R', 'M1', 'M2', 'X']) h.apply({ type: 'credit', account: a, amount: START });
   const spec: ParlaySpec = {
     requester: 'R',
+    requestedAt: T0,
+    baseToken: 'T',
+    requestSize: null,
     quoteWindowEndsAt: T0 + 3_000,
     takeUntil: T0 + 60_000,
     feeBps,
@@ -86,6 +89,9 @@ describe('parlay markets in the engine (issue 39)', () => {
         eventId: 'parlay-x',
         parlay: {
           requester: 'R',
+          requestedAt: T0,
+          baseToken: 'T',
+          requestSize: null,
           quoteWindowEndsAt: T0,
           takeUntil: T0,
           feeBps: 0,

@@ -1,3 +1,5 @@
+import type { MarketOutcome } from './commands.js';
+import type { ParlaySnapshot } from './parlays.js';
 import type { MarketStatus } from './market-book.js';
 
 /** A resting order as the engine sees it. */
@@ -47,6 +49,8 @@ export interface MarketView {
   readonly status: MarketStatus;
   readonly version: number;
   readonly restingOrders: number;
+  /** A parlay market's rules and its legs' results so far; its outcome once resolved. */
+  readonly parlay?: ParlaySnapshot & { readonly outcome: MarketOutcome | null };
 }
 
 /**

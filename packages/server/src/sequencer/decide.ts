@@ -2,7 +2,14 @@ import { type Engine, MarketStatus, ODDS_SCALE, tickOfOdds } from '../engine/ind
 import type { Admission, DelayedOrder } from './admission.js';
 import { capToAverageOdds } from './average-odds-cap.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
-import type { CancelIntent, Intent, IntentResult, OrderIntent, V2CutoverIntent } from './intents.js';
+import type {
+  CancelIntent,
+  Intent,
+  IntentResult,
+  OrderIntent,
+  ParlayIntent,
+  V2CutoverIntent,
+} from './intents.js';
 
 /** Applies one input: gives it the next seq, applies it to the engine and the admission state, journals it. */
 export type ApplyInput = (input: SequencerInput) => AppliedEntry;
@@ -32,6 +39,8 @@ export function decide(
       for (const input of intent.inputs) entries.push(apply(input));
       return { entries };
     }
+    case 'parlay':
+      return decideParlay(intent, state.engine, apply);
     case 'order':
       return decideOrder(intent, state, apply);
     case 'cancel':
@@ -55,6 +64,36 @@ export function decide(
       return { entries };
     }
   }
+}
+
+function decideParlay(intent: ParlayIntent, engine: Engine, apply: ApplyInput): IntentResult {
+  const entries: AppliedEntry[] = [];
+  const open = (marketHash: string, eventId: string, legs?: readonly [string, string]) => {
+    if (!engine.market(marketHash))
+      entries.push(
+        apply({
+          kind: 'engine',
+          command: { type: 'openMarket', marketHash, eventId, ...(legs ? { legs } : {}) },
+        }),
+      );
+  };
+  for (const leg of intent.legs) {
+    for (const half of leg.quarterLineLegs ?? []) open(half, leg.eventId);
+    open(leg.marketHash, leg.eventId, leg.quarterLineLegs ?? undefined);
+  }
+  if (engine.market(intent.marketHash)) return { entries, parlay: { opened: false } };
+  entries.push(
+    apply({
+      kind: 'engine',
+      command: {
+        type: 'openMarket',
+        marketHash: intent.marketHash,
+        eventId: intent.eventId,
+        parlay: intent.spec,
+      },
+    }),
+  );
+  return { entries, parlay: { opened: engine.market(intent.marketHash) !== undefined } };
 }
 
 function decideOrder(

@@ -7,7 +7,7 @@ export const DUE_WORK_INTERVAL_MS = 50;
 
 /**
  * What time makes due, as intents to the sequencer (issue 35): admitted orders whose betting delay ran out,
- * heartbeat deadlines passed, resting orders expired, v2 orders open at the v3 cut-over. Found from the sequencer's own state (restored from its
+ * heartbeat deadlines passed, resting orders expired, parlay markets past their take window, v2 orders open at the v3 cut-over. Found from the sequencer's own state (restored from its
  * checkpoint and the journal, never from the projections); each intent is checked again when the sequencer
  * takes it, so one found twice, or overtaken by a cancel or a re-armed heartbeat, does nothing.
  */
@@ -55,6 +55,11 @@ export class DueWork {
       if (open.resting.length + open.delayed.length > 0)
         due.push(['v2Cutover', { kind: 'v2Cutover', at: this.v2CutoverAt }]);
     }
+    for (const marketHash of engine.dueParlayCloses(now))
+      due.push([
+        `p:${marketHash}`,
+        { kind: 'input', input: { kind: 'engine', command: { type: 'closeMarket', marketHash } } },
+      ]);
     if (engine.hasDueExpiries(now))
       due.push(['expire', { kind: 'input', input: { kind: 'engine', command: { type: 'expire' } } }]);
     const fresh = due.filter(([key]) => !this.#submitted.has(key));

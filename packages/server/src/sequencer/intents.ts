@@ -1,4 +1,4 @@
-import type { CancelReason } from '../engine/index.js';
+import type { CancelReason, ParlaySpec } from '../engine/index.js';
 import type { AppliedEntry, FencedRole, OrderMeta, PlaceOrderInput, SequencerInput } from './inputs.js';
 
 /**
@@ -8,6 +8,7 @@ import type { AppliedEntry, FencedRole, OrderMeta, PlaceOrderInput, SequencerInp
  * process this is a function call; a cluster carries the same types to the leading sequencer.
  */
 export type Intent =
+  | ParlayIntent
   | OrderIntent
   | CancelIntent
   | ActivateIntent
@@ -29,6 +30,20 @@ export type OrderIntent = {
   market: { eventId: string; legs: readonly [string, string] | null };
   /** The market's in-play betting delay (0: none). */
   bettingDelayMs: number;
+};
+
+/**
+ * A parlay request (issue 39): its market opened in the engine with its rules, its legs first where no order
+ * has opened them yet (a quarter-line leg with its halves). The engine refuses it when a leg no longer trades
+ * (closed or resolved since the request was checked): then nothing is opened but those legs.
+ */
+export type ParlayIntent = {
+  kind: 'parlay';
+  marketHash: string;
+  eventId: string;
+  spec: ParlaySpec;
+  /** Each leg as the catalog has it: its event and, for a quarter-line leg, its halves. */
+  legs: readonly { marketHash: string; eventId: string; quarterLineLegs: readonly [string, string] | null }[];
 };
 
 /** Cancels an account's orders, resting or admitted: by id (the others answer NOT_FOUND), by market, event, or all. */
@@ -84,6 +99,8 @@ export type IntentResult = {
     | { status: 'placed' }
     | { status: 'admitted'; activateAt: number }
     | { status: 'refused'; reason: OrderRefusal };
+  /** A parlay intent: whether its market was opened. */
+  parlay?: { opened: boolean };
   /** A cancel intent: the ids it cancelled (resting orders and admitted ones) and those it did not find. */
   cancel?: { cancelled: string[]; notFound: string[] };
   /** A fenced intent refused: the epoch of the role's lease the journal holds, above the intent's. */

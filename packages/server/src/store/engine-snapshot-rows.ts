@@ -1,4 +1,12 @@
-import type { EngineSnapshot, MarketSnapshot, OrderSnapshot } from '../engine/index.js';
+import type {
+  EngineSnapshot,
+  MarketOutcome,
+  MarketSnapshot,
+  OrderSnapshot,
+  ParlaySnapshot,
+  ParlaySpec,
+} from '../engine/index.js';
+import { legResult } from '../engine/index.js';
 import { isTrue } from './trading-rows.js';
 
 type Row = Record<string, unknown>;
@@ -12,6 +20,8 @@ export type EngineSnapshotRows = {
   markets: readonly Row[];
   /** The ACTIVE orders in placing order. */
   orders: readonly Row[];
+  /** `market_settlements`: the resolved markets' outcomes (a parlay's legs' results so far). */
+  resolutions: readonly Row[];
 };
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -36,6 +46,16 @@ export function engineSnapshotFromRows(
     list.push([row.account!, row.stake_one!, row.stake_two!, row.pot_one!, row.pot_two!, row.refunded!]);
     positions.set(row.market_hash!, list);
   }
+  const outcomes = new Map(
+    rows.resolutions.map((r) => [r.market_hash as string, Number(r.outcome) as MarketOutcome]),
+  );
+  const legsOf = new Map(
+    rows.markets.flatMap((m) =>
+      m.whole_leg !== null && m.half_leg !== null
+        ? [[m.market_hash as string, [m.whole_leg as string, m.half_leg as string]] as const]
+        : [],
+    ),
+  );
   const markets: MarketSnapshot[] = rows.markets.map((m) => ({
     marketHash: m.market_hash as string,
     eventId: m.event_id as string,
@@ -45,6 +65,7 @@ export function engineSnapshotFromRows(
     ...(m.whole_leg !== null && m.half_leg !== null
       ? { legs: [m.whole_leg as string, m.half_leg as string] as const }
       : {}),
+    ...(typeof m.parlay === 'string' ? { parlay: parlayOfRow(m.parlay, legsOf, outcomes) } : {}),
   }));
   const orders: OrderSnapshot[] = rows.orders.map((o) => [
     o.id as string,
@@ -69,5 +90,27 @@ export function engineSnapshotFromRows(
     ),
     markets,
     orders,
+  };
+}
+
+/**
+ * A parlay market's snapshot from its row's rules and its legs' outcomes so far (a quarter-line leg's from its
+ * halves'): what the engine holds of it.
+ */
+function parlayOfRow(
+  json: string,
+  legsOf: ReadonlyMap<string, readonly [string, string]>,
+  outcomes: ReadonlyMap<string, MarketOutcome>,
+): ParlaySnapshot {
+  const spec = JSON.parse(json) as ParlaySpec;
+  const result = (marketHash: string, pickOne: boolean) => {
+    const outcome = outcomes.get(marketHash);
+    return outcome === undefined ? null : legResult(outcome, pickOne);
+  };
+  return {
+    ...spec,
+    results: spec.legs.map(({ marketHash, bettingOutcomeOne }) =>
+      (legsOf.get(marketHash) ?? [marketHash]).map((m) => result(m, bettingOutcomeOne)),
+    ),
   };
 }

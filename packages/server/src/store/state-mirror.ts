@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../engine/index.js';
+import type { EngineEvent, ParlaySpec } from '../engine/index.js';
 
 /**
  * An account's position in a market, as the engine holds it: stake and pot per outcome bet, and what
@@ -20,6 +20,8 @@ export type MarketChange = {
   version?: number;
   /** A quarter-line market opened by the batch: its leg markets (whole line, half line). */
   legs?: readonly [string, string];
+  /** A parlay market opened by the batch: its rules. */
+  parlay?: ParlaySpec;
 };
 
 /**
@@ -84,6 +86,7 @@ export class StateMirror {
           status: 'open',
           version: 0,
           ...(event.legs ? { legs: event.legs } : {}),
+          ...(event.parlay ? { parlay: event.parlay } : {}),
         });
         break;
       case 'marketClosed':

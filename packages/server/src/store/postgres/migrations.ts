@@ -494,6 +494,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       $fence$;
     `,
   },
+  {
+    version: 8,
+    name: 'parlay markets (issue 39)',
+    // A parlay market keeps the rules it was opened with (its request, windows, legs and fee) as JSON on its
+    // engine_markets row: the parlay reads, and the engine rebuilt from the projections, read them.
+    sql: 'ALTER TABLE engine_markets ADD COLUMN parlay TEXT;',
+  },
 ];
 
 /**

@@ -8,7 +8,7 @@ export async function engineSnapshotOf(
   ladderSize: number,
   engineLastSeq: number,
 ): Promise<EngineSnapshot> {
-  const [balanceRows, positionRows, marketRows, orderRows] = await Promise.all([
+  const [balanceRows, positionRows, marketRows, orderRows, resolutionRows] = await Promise.all([
     query(
       'SELECT account, available, escrowed, owed FROM balances WHERE available <> 0 OR escrowed <> 0 OR owed <> 0',
     ),
@@ -16,9 +16,16 @@ export async function engineSnapshotOf(
     query('SELECT * FROM engine_markets ORDER BY open_seq'),
     query(`SELECT id, account, market_hash, is_outcome_one, percentage_odds, total_bet_size, remaining_size,
         expiry, placed_seq FROM orders WHERE status = 'ACTIVE' ORDER BY placed_seq`),
+    query('SELECT market_hash, outcome FROM market_settlements'),
   ]);
   return engineSnapshotFromRows(
-    { balances: balanceRows, positions: positionRows, markets: marketRows, orders: orderRows },
+    {
+      balances: balanceRows,
+      positions: positionRows,
+      markets: marketRows,
+      orders: orderRows,
+      resolutions: resolutionRows,
+    },
     ladderSize,
     engineLastSeq,
   );

@@ -414,6 +414,7 @@ function engineStateRows(w: ProjectionWrites): Statement[] {
           ['version', 'bigint'],
           ['whole_leg', 'text'],
           ['half_leg', 'text'],
+          ['parlay', 'text'],
         ],
         opened.map(([marketHash, m]) => [
           marketHash,
@@ -423,6 +424,7 @@ function engineStateRows(w: ProjectionWrites): Statement[] {
           m.version,
           m.legs?.[0] ?? null,
           m.legs?.[1] ?? null,
+          m.parlay ? JSON.stringify(m.parlay) : null,
         ]),
       ),
     );

@@ -788,6 +788,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // no projection of them is read any more.
     up: (db) => db.exec('DROP TABLE heartbeats;'),
   },
+  {
+    version: 24,
+    name: 'parlay markets',
+    // Issue 39: a parlay market keeps the rules it was opened with (its request, windows, legs and fee) as
+    // JSON on its engine_markets row: the parlay reads, and the engine rebuilt from the projections, read them.
+    up: (db) => db.exec('ALTER TABLE engine_markets ADD COLUMN parlay TEXT;'),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

@@ -121,7 +121,7 @@ export class SqliteProjectionStore implements ProjectionStore {
           refunded = excluded.refunded`),
       deletePosition: p('DELETE FROM positions WHERE market_hash = ? AND account = ?'),
       openMarket: p(`INSERT INTO engine_markets (market_hash, event_id, open_seq, status, version, whole_leg,
-          half_leg) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+          half_leg, parlay) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       updateMarket: p(`UPDATE engine_markets SET status = coalesce(?, status), version = coalesce(?, version)
         WHERE market_hash = ?`),
       moveCursor: p('UPDATE projector_cursor SET seq = ? WHERE id = 1'),
@@ -330,6 +330,7 @@ export class SqliteProjectionStore implements ProjectionStore {
           m.version,
           m.legs?.[0] ?? null,
           m.legs?.[1] ?? null,
+          m.parlay ? JSON.stringify(m.parlay) : null,
         );
       else s.updateMarket!.run(m.status ?? null, m.version ?? null, marketHash);
     }
@@ -346,6 +347,10 @@ export class SqliteProjectionStore implements ProjectionStore {
         .all() as Record<string, unknown>[],
       positions: this.db.prepare('SELECT * FROM positions').all() as Record<string, unknown>[],
       markets: this.db.prepare('SELECT * FROM engine_markets ORDER BY open_seq').all() as Record<
+        string,
+        unknown
+      >[],
+      resolutions: this.db.prepare('SELECT market_hash, outcome FROM market_settlements').all() as Record<
         string,
         unknown
       >[],
