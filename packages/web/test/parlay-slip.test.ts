@@ -22,6 +22,7 @@ import { checkedScreenshot, MAINNET_CHAIN_ID, onboard, TAKER_KEY, WAIT } from '.
 
 const available = chromiumAvailable();
 const PHONE = { width: 390, height: 844 };
+const QUOTE_WINDOW_MS = 8000;
 
 /** A new account on the exchange with a deployed proxy wallet and 1,000 test USDC (as examples/connect.ts). */
 async function fundedClient(url: string, label: string): Promise<ExchangeClient> {
@@ -75,7 +76,8 @@ describe.skipIf(!available)('the parlay slip in Chromium', () => {
   const quoterLog: string[] = [];
   beforeAll(async () => {
     buildWeb();
-    exchange = await startExchange();
+    // A quote window longer than the default 3 s: the bot must offer within it on a loaded test machine too.
+    exchange = await startExchange({ env: { PARLAY_QUOTE_WINDOW_MS: String(QUOTE_WINDOW_MS) } });
     browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {

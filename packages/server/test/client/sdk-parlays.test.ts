@@ -44,7 +44,8 @@ describe('parlays through the SDK and the example quoter', () => {
   let url: string;
   const running: ChildProcess[] = [];
   beforeAll(async () => {
-    t = await startTestExchange();
+    // A quote window longer than the default 3 s: the quoter must offer within it on a loaded test machine too.
+    t = await startTestExchange({ env: { PARLAY_QUOTE_WINDOW_MS: '8000' } });
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
