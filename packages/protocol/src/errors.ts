@@ -218,6 +218,11 @@ export const ERROR_CODES = {
     when: 'POST /parlays-v3: baseToken is not this exchange\u2019s (GET /metadata/obv3 activeAsset.baseToken).',
     action: 'Send the metadata\u2019s base token.',
   },
+  PARLAY_MARKET: {
+    status: [409],
+    when: 'Operator: a parlay market is settled by its legs\u2019 results, not resolved itself.',
+    action: 'Resolve its leg markets.',
+  },
   PARLAY_NOT_FOUND: {
     status: [404],
     when: 'GET /parlays-v3/{marketHash}: no parlay market has that hash.',

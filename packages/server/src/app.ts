@@ -35,11 +35,13 @@ import { multisigRoutes } from './http/routes/multisig.js';
 import { multisigStateRoutes } from './http/routes/multisig-state.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { orderRoutes } from './http/routes/orders.js';
+import { adminFeeRoutes, parlayRoutes } from './http/routes/parlays.js';
 import { portfolioRefundRoutes } from './http/routes/portfolio-refunds.js';
 import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { signInRoutes } from './http/routes/web-sessions.js';
+import { ParlayService } from './parlays/parlay-service.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */
@@ -158,6 +160,20 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   refuseMissingHost(app);
   registerLoadShedding(app, exchange.trading.orders);
 
+  const parlays = new ParlayService({
+    catalog: exchange.catalog,
+    trading: exchange.trading,
+    clock: exchange.clock,
+    settings: {
+      baseToken: exchange.config.baseToken,
+      quoteWindowMs: exchange.config.parlayQuoteWindowMs,
+      takeWindowMs: exchange.config.parlayTakeWindowMs,
+      feeBps: exchange.config.parlayFeeBps,
+      feeAccount: exchange.config.parlayFeeAccount,
+    },
+  });
+  exchange.catalog.setParlays((marketHash) => parlays.market(marketHash));
+
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange, options.node);
     await metadataRoutes(scope, exchange);
@@ -176,6 +192,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await adminApiKeyRoutes(scope, exchange);
     await adminCatalogRoutes(scope, exchange);
     await adminSettlementRoutes(scope, exchange);
+    await adminFeeRoutes(scope, exchange);
     await adminChainRoutes(scope, exchange);
     await adminWalletRoutes(scope, exchange);
     await adminClusterRoutes(scope, options.clusterNodes ?? singleProcessCluster(exchange, scope.server));
@@ -189,6 +206,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     await walletRoutes(scope, exchange);
     await multisigRoutes(scope, exchange);
     await multisigStateRoutes(scope, exchange);
+    await parlayRoutes(scope, parlays);
   });
   return app;
 }

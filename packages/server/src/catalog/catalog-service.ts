@@ -101,6 +101,7 @@ export class CatalogService {
   readonly #tradingStates = new Map<string, MarketTradingState>();
   #generation = 0;
   readonly #inEngine: (marketHash: string) => boolean;
+  #parlays: (marketHash: string) => Promise<MarketView | null> = () => Promise.resolve(null);
 
   constructor(options: {
     repository: CatalogRepository;
@@ -125,8 +126,16 @@ export class CatalogService {
 
   // ---- order path ---------------------------------------------------------------------------
 
-  getMarket(marketHash: string): Promise<MarketView | null> {
-    return this.#repo.getMarket(marketHash);
+  /**
+   * Where parlay markets are found (`parlays/`): they are made by requests, not by the operator, and live in
+   * the engine and the projections, never in the catalog's tables.
+   */
+  setParlays(lookup: (marketHash: string) => Promise<MarketView | null>): void {
+    this.#parlays = lookup;
+  }
+
+  async getMarket(marketHash: string): Promise<MarketView | null> {
+    return (await this.#repo.getMarket(marketHash)) ?? (await this.#parlays(marketHash));
   }
 
   /** Open or closed, live or not, effective delay and minimum size; null for an unknown market. */
@@ -135,7 +144,11 @@ export class CatalogService {
     if (cached) return cached;
     const generation = this.#generation;
     const market = await this.#repo.getMarket(marketHash);
-    if (!market) return null;
+    if (!market) {
+      // A parlay market's state moves with the clock (its windows): never cached.
+      const parlay = await this.#parlays(marketHash);
+      return parlay ? marketTradingState(parlay) : null;
+    }
     let state = marketTradingState(market);
     // A quarter-line market trades only while both its legs do (a resolved leg has settled half of it).
     if (state.open && market.quarterLineLegs !== null) {
@@ -258,8 +271,16 @@ export class CatalogService {
   }
 
   /** Markets by hash, whatever their status; unknown hashes are left out. */
-  findMarkets(marketHashes: readonly string[]): Promise<MarketView[]> {
-    return this.#repo.findMarkets(marketHashes);
+  async findMarkets(marketHashes: readonly string[]): Promise<MarketView[]> {
+    const found = await this.#repo.findMarkets(marketHashes);
+    if (found.length === marketHashes.length) return found;
+    const known = new Set<string>(found.map((m) => m.marketHash));
+    for (const hash of marketHashes) {
+      if (known.has(hash)) continue;
+      const parlay = await this.#parlays(hash);
+      if (parlay) found.push(parlay);
+    }
+    return found;
   }
 
   /**

@@ -44,6 +44,9 @@ export function marketToWire(market: MarketView): Market {
     minBetSize: market.minBetSize.toString(),
     ...(market.outcome !== null ? { outcome: market.outcome } : {}),
     ...(market.reportedDate !== null ? { reportedDate: market.reportedDate } : {}),
+    ...(market.parlayLegs
+      ? { legs: market.parlayLegs.map(({ parlayLegs: _none, ...leg }) => marketToWire(leg)) }
+      : {}),
   };
 }
 

@@ -1,9 +1,9 @@
 /** Reads of the engine's state for its callers: orders, books, markets, balances and positions as views. */
 import type { EngineState } from './engine-state.js';
 import { MarketStatus, P } from './market-book.js';
+import { F, NIL, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
 import { parlayOutcome } from './parlay-rule.js';
 import { legState, parlaySnapshot } from './parlays.js';
-import { F, NIL, SIDE_SHIFT, TICK_MASK, U } from './order-store.js';
 import type { AccountBalance, BookLevels, LevelView, MarketView, OrderView, PositionView } from './views.js';
 
 /** A resting order, or undefined once it has left the book (or never rested). */
@@ -84,7 +84,13 @@ export function bookVersion(s: EngineState, marketHash: string): number {
 export function marketView(s: EngineState, marketHash: string): MarketView | undefined {
   const m = s.marketByHash.get(marketHash);
   if (m === undefined) return undefined;
-  const view = { marketHash, eventId: m.eventId, status: m.status, version: m.version, restingOrders: m.orders };
+  const view = {
+    marketHash,
+    eventId: m.eventId,
+    status: m.status,
+    version: m.version,
+    restingOrders: m.orders,
+  };
   if (m.parlay === null) return view;
   const outcome = m.status === MarketStatus.RESOLVED ? parlayOutcome(m.parlay.legs.map(legState)) : null;
   return { ...view, parlay: { ...parlaySnapshot(m.parlay), outcome } };

@@ -1,6 +1,6 @@
 import type { MarketOutcome } from './commands.js';
-import type { ParlaySnapshot } from './parlays.js';
 import type { MarketStatus } from './market-book.js';
+import type { ParlaySnapshot } from './parlays.js';
 
 /** A resting order as the engine sees it. */
 export interface OrderView {

@@ -10,6 +10,7 @@ import type {
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import { getAddress } from 'viem';
 import { guaranteedReceipt } from '../engine/index.js';
+import { isParlayEventId } from '../parlays/parlay-markets.js';
 import type {
   FillRecord,
   MarketRefunds,
@@ -19,6 +20,7 @@ import type {
   TradeRecord,
 } from '../records/records.js';
 import { tradeIdOf } from '../records/records.js';
+import { tradeFee } from '../records/shown.js';
 
 // A batch's rows share a few times (its own, their orders' creation and expiry), asked for in turn: the
 // conversions are kept, and dropped all together now and then.
@@ -124,8 +126,8 @@ export function tradeToWire(t: TradeRecord): TradeRow {
     marketHasRefunds: t.marketHasRefunds,
     isQuarterLineLeg: t.quarterLineParentMarketHash !== null,
     ...parentMarketField(t.quarterLineParentMarketHash),
-    isParlay: false,
-    fee: '0',
+    isParlay: isParlayEventId(t.eventId),
+    fee: t.status === 'SETTLED' && t.outcome !== null ? tradeFee(t, t.outcome as 0 | 1 | 2).toString() : '0',
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
   };
@@ -163,7 +165,7 @@ export function publicTradeToWire(t: TradeRecord) {
     totalReturn: t.pot,
     weightedAverageOdds: weightedOdds(t.stake, t.pot),
     betTime: iso(t.createdAt),
-    isParlay: false,
+    isParlay: isParlayEventId(t.eventId),
   };
 }
 

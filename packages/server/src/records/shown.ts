@@ -1,3 +1,5 @@
+import { parlayFee } from '../engine/parlay-rule.js';
+import { parlayFeeBpsOf } from '../parlays/parlay-markets.js';
 import type { FillRecord, TradeRecord } from './records.js';
 
 /**
@@ -23,13 +25,23 @@ function settledAt(state: SettlementState): number | null {
   return state.payout.paidAt;
 }
 
-/** What a trade pays once its market is resolved: its stake back on a void, its pot on a win, else nothing. */
-export function tradePayout(
-  trade: Pick<TradeRecord, 'stake' | 'pot' | 'isBettingOutcomeOne'>,
-  outcome: 0 | 1 | 2,
-): string {
+type PaidTrade = Pick<TradeRecord, 'stake' | 'pot' | 'isBettingOutcomeOne' | 'eventId'>;
+
+/**
+ * What a trade pays once its market is resolved: its stake back on a void, its pot on a win (less a parlay's
+ * fee), else nothing.
+ */
+export function tradePayout(trade: PaidTrade, outcome: 0 | 1 | 2): string {
   if (outcome === 0) return trade.stake;
-  return trade.isBettingOutcomeOne === (outcome === 1) ? trade.pot : '0';
+  if (trade.isBettingOutcomeOne !== (outcome === 1)) return '0';
+  return (BigInt(trade.pot) - tradeFee(trade, outcome)).toString();
+}
+
+/** The parlay fee a trade pays at its market's resolution: its rate of the trade's profit, if it won. */
+export function tradeFee(trade: PaidTrade, outcome: 0 | 1 | 2): bigint {
+  const bps = parlayFeeBpsOf(trade.eventId);
+  if (bps === null || outcome === 0 || trade.isBettingOutcomeOne !== (outcome === 1)) return 0n;
+  return parlayFee(BigInt(trade.pot) - BigInt(trade.stake), bps);
 }
 
 /**

@@ -152,7 +152,11 @@ export type MarketRecord = {
   updatedAt: number;
 };
 
-export type MarketView = MarketRecord & { fixture: FixtureView };
+export type MarketView = MarketRecord & {
+  fixture: FixtureView;
+  /** A parlay market (`parlays/`): its legs' markets, in the order of the request. */
+  parlayLegs?: readonly MarketView[];
+};
 
 export type LiveScorePeriodRecord = {
   label: string;

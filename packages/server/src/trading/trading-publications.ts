@@ -11,6 +11,7 @@ import { type BookLevels, RejectCode } from '../engine/index.js';
 import { bookToWire, levelToWire, versionToWire } from '../orders/book.js';
 import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
 import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
+import { parlayRequestUpdate } from '../parlays/parlay-publication.js';
 import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publication.js';
 import type { FillRecord, TradeRecord } from '../records/records.js';
 import type { AppliedEntry, EscrowReceipt, SettledTx } from '../sequencer/inputs.js';
@@ -307,6 +308,11 @@ export class TradingPublisher {
 
   #entry(entry: AppliedEntry, changes: EntryChanges, read: BatchRows | undefined, out: Publications): void {
     const { input, events, ts } = entry;
+    // A parlay request: its market, for makers to quote on (no history: the channel is not recoverable).
+    for (const event of events) {
+      if (event.type === 'marketOpened' && event.parlay)
+        out.add(GLOBAL_CHANNELS.parlay_markets, () => parlayRequestUpdate(event.marketHash, event.parlay!));
+    }
     // The order this entry created (admit, place) and its result; a withdraw settles several at once.
     let createdId: string | undefined;
     let created: CreateResult | undefined;

@@ -61,6 +61,13 @@ export function registerExchangeMetrics(
     'Inputs waiting for the next batch',
     () => sequencer.queueLength,
   );
+  const { parlayFeeAccount } = exchange.config;
+  gauge(
+    registry,
+    'oddsbook_parlay_fees_collected_base_units',
+    'Parlay fees collected: the balance of the fee account (PARLAY_FEE_ACCOUNT), base units',
+    () => Number(sequencer.money(parlayFeeAccount).available),
+  );
   gauge(
     registry,
     'oddsbook_sequencer_last_seq',

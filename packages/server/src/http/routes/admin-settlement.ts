@@ -43,6 +43,8 @@ export async function adminSettlementRoutes(app: ExchangeApp, exchange: Exchange
       const market = await exchange.catalog.getMarket(marketHash);
       if (!market) throw notFound('MARKET_NOT_FOUND', `no market with hash ${marketHash}`);
       if (market.quarterLineLegs !== null) throw quarterLineNotResolvable(market);
+      if (market.parlayLegs)
+        throw conflict('PARLAY_MARKET', 'a parlay market is settled by its legs: resolve its leg markets');
       if (market.outcome !== null)
         throw conflict('MARKET_ALREADY_RESOLVED', `the market was resolved with outcome ${market.outcome}`);
       await exchange.trading.resolveMarket(marketHash, outcome);
