@@ -62,9 +62,10 @@ describe('parlays through the SDK and the example quoter', () => {
     const admin = createAdminClient({ baseUrl: url, adminToken: ADMIN_TOKEN });
     const { marketHash: two } = await admin.createMarket({
       eventId,
-      type: 52,
-      outcomeOneName: 'Home',
-      outcomeTwoName: 'Away',
+      type: 2,
+      outcomeOneName: 'Over 2.5',
+      outcomeTwoName: 'Under 2.5',
+      line: 2.5,
     });
     const refused = await bettor
       .requestParlay({
