@@ -118,8 +118,9 @@ export function ParlaySlip(props: {
         ],
         { waitForOutcome: true },
       );
-      setResult(describeResult(placed!));
-      if (placed!.status === 'SUBMITTED' && BigInt(placed!.outcome?.fillAmount ?? '0') > 0n) {
+      const taken = placed!.status === 'SUBMITTED' && BigInt(placed!.outcome?.fillAmount ?? '0') > 0n;
+      setResult(`${describeResult(placed!)}${taken ? ' Follow its legs in Your parlays.' : ''}`);
+      if (taken) {
         // Taken: the bet follows in "Your parlays"; the slip is free for the next one.
         setRequest(null);
         setDetail(null);

@@ -34,6 +34,9 @@ export function TradingPage() {
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
   const names: [string, string] = market ? [market.outcomeOneName, market.outcomeTwoName] : ['', ''];
   const [known, setKnown] = useState<OutcomeNames>({});
+  // A parlay market's rows (bets, fills) name its two sides as the bettor and the makers take them.
+  const named: OutcomeNames = { ...known };
+  for (const t of account.trades) if (t.isParlay) named[t.marketHash] = ['Parlay', 'Against a parlay'];
   const [legs, setLegs] = useState<SlipLeg[]>([]);
   const [slipNote, setSlipNote] = useState<string>();
   const addToSlip = (m: Market, outcome: 1 | 2) => {
@@ -149,10 +152,10 @@ export function TradingPage() {
                 {tokenAmount(account.balance.escrowedAmount)} USDC
               </p>
             )}
-            <OpenOrders orders={account.orders} names={known} onChange={account.reload} />
+            <OpenOrders orders={account.orders} names={named} onChange={account.reload} />
             <ParlayBets trades={account.trades} />
-            <TradesTable trades={account.trades} names={known} />
-            <FillsTable fills={account.fills} names={known} />
+            <TradesTable trades={account.trades} names={named} />
+            <FillsTable fills={account.fills} names={named} />
             <ErrorLine error={account.error} text={plainError} />
           </>
         )}
