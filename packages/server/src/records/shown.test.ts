@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FillRecord, TradeRecord } from './records.js';
-import { type SettlementState, shownFill, shownTrade, tradePayout } from './shown.js';
+import { type SettlementState, shownFill, shownTrade, tradeFee, tradePayout } from './shown.js';
 
 const fill = (status: string, seq: number): FillRecord => ({
   id: `f${seq}`,
@@ -98,10 +98,21 @@ describe('how fills and trades show', () => {
   });
 
   it('pays the pot to the winning side, the stake back on a void, nothing to the losing side', () => {
-    const t = { stake: '5', pot: '12' };
+    const t = { stake: '5', pot: '12', eventId: 'E1' };
     expect(tradePayout({ ...t, isBettingOutcomeOne: true }, 1)).toBe('12');
     expect(tradePayout({ ...t, isBettingOutcomeOne: false }, 2)).toBe('12');
     expect(tradePayout({ ...t, isBettingOutcomeOne: true }, 2)).toBe('0');
     expect(tradePayout({ ...t, isBettingOutcomeOne: false }, 0)).toBe('5');
+  });
+
+  it('takes a parlay’s fee off a winning trade: its rate of the trade’s profit, rounded down', () => {
+    const t = { stake: '10000000', pot: '50000000', eventId: `parlay_500_${'ab'.repeat(20)}` };
+    expect(tradeFee({ ...t, isBettingOutcomeOne: true }, 1)).toBe(2_000_000n);
+    expect(tradePayout({ ...t, isBettingOutcomeOne: true }, 1)).toBe('48000000');
+    expect(tradeFee({ ...t, isBettingOutcomeOne: true }, 2)).toBe(0n);
+    expect(tradePayout({ ...t, isBettingOutcomeOne: true }, 0)).toBe('10000000');
+    expect(tradeFee({ stake: '1', pot: '20', eventId: t.eventId, isBettingOutcomeOne: false }, 2)).toBe(0n);
+    expect(tradeFee({ stake: '1', pot: '22', eventId: t.eventId, isBettingOutcomeOne: false }, 2)).toBe(1n);
+    expect(tradeFee({ ...t, eventId: 'E1', isBettingOutcomeOne: true }, 1)).toBe(0n);
   });
 });

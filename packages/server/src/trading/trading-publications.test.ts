@@ -774,6 +774,7 @@ describe('TradingPublisher', () => {
         totalReturn: 50_000_001n.toString(),
         weightedAverageOdds: weightedOdds('25000001', '50000001'),
         betTime: new Date(TS).toISOString(),
+        isParlay: false,
         isQuarterLineParent: true,
         isQuarterLineLeg: false,
         quarterLineFillHash: null,
