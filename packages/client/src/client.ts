@@ -1,4 +1,4 @@
-import { type Channel, channels } from '@oddsbook/protocol';
+import { type Channel, channels, GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import { type Credentials, Transport, type TransportOptions } from './http/transport.js';
 import { type KeepAliveOptions, keepAlive } from './keep-alive.js';
 import { OrderBuilder, type OrderRequest } from './order-builder.js';
@@ -16,6 +16,7 @@ import { type Signer, toSigner, type ViemAccountLike } from './signer.js';
 import { LiveBook } from './watch/live-book.js';
 import { LiveFills } from './watch/live-fills.js';
 import { LiveOrders } from './watch/live-orders.js';
+import { ParlayRequests } from './watch/parlay-requests.js';
 
 export type ExchangeClientOptions = TransportOptions & {
   /** Signs orders, the sign-in message and Safe transactions: a `Signer` (KMS, wallet) or a viem account. */
@@ -190,6 +191,38 @@ export function createExchangeClient(options: ExchangeClientOptions) {
       });
       await fills.ready;
       return fills;
+    },
+    /**
+     * Asks makers for quotes on a parlay (`POST /parlays-v3`): 2 to 10 legs, each an active market of a
+     * different event and the outcome wanted on it; `baseToken` defaults to the exchange's. Answers the
+     * market made for the request: makers quote until `quoteWindowEndsAt`, then `getParlay` shows their
+     * offers, which only the requester may take (betting outcome one) until `takeUntil`.
+     */
+    requestParlay: async (request: {
+      legs: readonly { marketHash: string; bettingOutcomeOne: boolean }[];
+      baseToken?: string;
+      /** The stake in mind, base units; it does not cap what makers offer. */
+      requestSize?: bigint | string;
+    }) =>
+      rest.requestParlay({
+        baseToken: request.baseToken ?? (await rest.getMetadata()).activeAsset.baseToken,
+        legs: request.legs.map((l) => ({ marketHash: l.marketHash, bettingOutcomeOne: l.bettingOutcomeOne })),
+        ...(request.requestSize !== undefined ? { requestSize: request.requestSize.toString() } : {}),
+      }),
+    /**
+     * Parlay requests as they are made (`parlay_markets:global`), for makers: by listener or as an async
+     * iterator; `ready` resolves once subscribed. The channel keeps no history, so it is NOT recoverable:
+     * requests made while the connection is down are missed (`onMissed`), nothing reseeds them.
+     */
+    watchParlayRequests(
+      opts: { baseToken?: string; onMissed?: () => void; onError?: (error: unknown) => void } = {},
+    ): ParlayRequests {
+      return new ParlayRequests({
+        subscription: realtime().subscribe(GLOBAL_CHANNELS.parlay_markets),
+        baseToken: opts.baseToken,
+        onMissed: opts.onMissed,
+        onError: opts.onError,
+      });
     },
     /** Closes the realtime connection (every subscription and watcher ends). */
     close(): void {

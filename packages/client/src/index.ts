@@ -12,6 +12,9 @@ export type {
   Metadata,
   OrderRejectReason,
   OrderRow,
+  ParlayDetail,
+  ParlayOffer,
+  ParlayRequestResult,
   PositionRow,
   PreparedSafeTx,
   SafeInfo,
@@ -54,6 +57,14 @@ export type { Credentials } from './http/transport.js';
 export { type KeepAlive, type KeepAliveOptions, keepAlive } from './keep-alive.js';
 export { OrderBuilder, type OrderRequest, roundToLadder } from './order-builder.js';
 export { collect } from './paging.js';
+export {
+  legProbability,
+  type ParlayLegChoice,
+  type ParlayQuote,
+  type ParlayQuoteInput,
+  parlayProbability,
+  quoteParlay,
+} from './parlay/pricing.js';
 export { newClientOrderId, type PlacedOrder, type PlaceOrdersOptions } from './place-orders.js';
 export {
   type ChannelEvent,
@@ -90,3 +101,4 @@ export {
 export { LiveBook } from './watch/live-book.js';
 export { LiveFills } from './watch/live-fills.js';
 export { LiveOrders, type OrderChange } from './watch/live-orders.js';
+export { type ParlayRequest, ParlayRequests } from './watch/parlay-requests.js';

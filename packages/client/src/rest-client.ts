@@ -179,6 +179,13 @@ export function restMethods(transport: Transport, account: () => `0x${string}` |
         perPage,
       );
     },
+    /** `POST /parlays-v3` as the exchange takes it; `requestParlay` of the client fills the base token. */
+    requestParlay: (body: ApiBody<'requestParlay'>) => call('requestParlay', { body }),
+    /**
+     * A parlay request and the offers the caller may see: the requester, once the quote window closed, the
+     * offers posted within it; a maker its own open offers. The legs' market records follow their results.
+     */
+    getParlay: (marketHash: string) => call('getParlay', { params: { marketHash } }),
     /** Arms (or refreshes) the dead-man switch for `timeoutSeconds` (1..3600); 0 disarms it. */
     heartbeat: (timeoutSeconds: number) => call('heartbeat', { body: { timeoutSeconds } }),
 
@@ -217,6 +224,8 @@ export function adminMethods(transport: Transport) {
     resolveMarket: (marketHash: string, outcome: 0 | 1 | 2) =>
       call('resolveMarket', { params: { marketHash }, body: { outcome } }),
     reconcile: () => call('reconcile'),
+    /** The exchange's fee account: where parlay fees go, the fee rate, what it holds. */
+    getFees: () => call('getFees'),
     clusterNodes: () => call('clusterNodes'),
     getFaults: () => call('getFaults'),
     injectFaults: (body: AdminBody<'injectFaults'>) => call('injectFaults', { body }),

@@ -51,9 +51,11 @@ export type RunningExchange = {
 
 /**
  * A real `oddsbook serve` process on a fresh data dir and a free port, its store on the tests' store
- * (`ODDSBOOK_TEST_STORE`, as the server's integration tests).
+ * (`ODDSBOOK_TEST_STORE`, as the server's integration tests); `env` adds settings.
  */
-export async function startExchange(): Promise<RunningExchange> {
+export async function startExchange(
+  options: { env?: Record<string, string> } = {},
+): Promise<RunningExchange> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-browser-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
@@ -67,6 +69,7 @@ export async function startExchange(): Promise<RunningExchange> {
       DEMO: '1',
       BLOCK_TIME_MS: '50',
       LOG_LEVEL: 'info',
+      ...options.env,
     },
   });
   // The server's log, its last 64 KiB (shown when it fails to start).

@@ -107,7 +107,13 @@ export function TradesTable(props: { trades: TradeRow[]; names: OutcomeNames }) 
         <tbody>
           {props.trades.map((t) => (
             <tr key={`${t.tradeId}-${t.isMaker}`} data-testid="trade-row">
-              <td>{outcomeName(props.names, t.marketHash, t.isBettingOutcomeOne)}</td>
+              <td>
+                {t.isParlay
+                  ? t.isBettingOutcomeOne
+                    ? 'Parlay'
+                    : 'Against a parlay'
+                  : outcomeName(props.names, t.marketHash, t.isBettingOutcomeOne)}
+              </td>
               <td>{t.isMaker ? 'maker' : 'taker'}</td>
               <td>{odds(t.odds)}</td>
               <td>{tokenAmount(t.stake)}</td>
@@ -118,7 +124,7 @@ export function TradesTable(props: { trades: TradeRow[]; names: OutcomeNames }) 
               </td>
               <td data-testid="trade-payout">
                 {t.settlement
-                  ? `${tokenAmount(t.settlement.payout)} paid`
+                  ? `${tokenAmount(t.settlement.payout)} paid${BigInt(t.fee) > 0n ? ` (fee ${tokenAmount(t.fee)})` : ''}`
                   : `${tokenAmount(t.potentialPayout)} if it wins`}
               </td>
             </tr>

@@ -137,7 +137,8 @@ export function OrderForm(props: {
   );
 }
 
-function describeResult(r: CreateOrderResult): string {
+/** What became of a posted order, in plain words. */
+export function describeResult(r: CreateOrderResult): string {
   if (r.status === 'FAILED') return `Refused: ${plainReason(r.reason)}`;
   const outcome = r.outcome;
   if (!outcome) return 'Submitted: waiting for the in-play betting delay.';

@@ -24,6 +24,22 @@ describe('plainError', () => {
     );
   });
 
+  it('names the refused leg of a parlay request', () => {
+    const refused = new ExchangeApiError(
+      400,
+      {
+        message: 'leg 2 is a market of the same event as another leg',
+        error: 'Bad Request',
+        statusCode: 400,
+        code: 'PARLAY_LEGS_SAME_EVENT',
+        marketHash: `0x${'ab'.repeat(32)}`,
+        legIndex: 1,
+      },
+      null,
+    );
+    expect(plainError(refused)).toBe('Leg 2: another leg is of the same game: keep one leg per game.');
+    expect(plainReason('PARLAY_QUOTE_WINDOW_CLOSED')).toBe('The quote window of this parlay has closed.');
+  });
   it('words order reasons', () => {
     expect(plainReason('NO_LIQUIDITY')).toBe('Nothing on the other side matched your odds.');
     expect(plainReason('HEARTBEAT_TIMEOUT')).toBe('heartbeat timeout');

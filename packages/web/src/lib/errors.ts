@@ -16,6 +16,11 @@ const REASONS: Record<string, string> = {
   ORDER_ALREADY_EXISTS: 'This exact order was already placed.',
   RATE_LIMITED: 'Too many requests: wait a moment and try again.',
   API_KEY_LIMIT: 'This account holds the most API keys it may: revoke one first.',
+  PARLAY_LEG_NOT_FOUND: 'this market does not exist.',
+  PARLAY_LEG_INACTIVE: 'this market does not take bets now: remove it from the slip.',
+  PARLAY_LEGS_SAME_EVENT: 'another leg is of the same game: keep one leg per game.',
+  PARLAY_REQUESTER_ONLY: 'Only the bettor who asked for this parlay may take its offers.',
+  PARLAY_QUOTE_WINDOW_CLOSED: 'The quote window of this parlay has closed.',
 };
 
 /** The message of an error body: a sentence, a code, or the list of validation messages. */
@@ -28,6 +33,10 @@ function bodyText(body: unknown): string {
 /** A failure in plain words for the page: a sentence for its code, or the exchange's own sentence. */
 export function plainError(error: unknown): string {
   if (error instanceof ExchangeApiError) {
+    // A refused parlay leg: the body names it by its position in the request.
+    const legIndex = (error.body as { legIndex?: unknown } | null)?.legIndex;
+    if (typeof legIndex === 'number' && REASONS[error.code])
+      return `Leg ${legIndex + 1}: ${REASONS[error.code]}`;
     if (error.code === 'RATE_LIMITED') return REASONS.RATE_LIMITED!;
     if (error.code === 'SERVICE_UNAVAILABLE') return 'The exchange is busy or stopping: try again shortly.';
     return REASONS[error.code] ?? (bodyText(error.body) || `The exchange answered ${error.status}.`);

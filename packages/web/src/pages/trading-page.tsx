@@ -6,12 +6,15 @@ import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../compo
 import { CatalogNav, marketLabel } from '../components/catalog-nav.js';
 import { Ladder, type TakeOffer } from '../components/ladder.js';
 import { OrderForm } from '../components/order-form.js';
+import { ParlayBets } from '../components/parlay-bets.js';
+import { ParlaySlip } from '../components/parlay-slip.js';
 import { ErrorLine } from '../components/section.js';
 import type { Frame } from '../lib/book.js';
 import { tokenAmount } from '../lib/display.js';
 import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
 import { useLiveBook } from '../lib/live-book.js';
+import { addLeg, type SlipLeg, slipLeg } from '../lib/parlay.js';
 import { connectRealtime, follow } from '../lib/realtime.js';
 import { publicClient, tradingClient } from '../lib/session.js';
 
@@ -31,6 +34,16 @@ export function TradingPage() {
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
   const names: [string, string] = market ? [market.outcomeOneName, market.outcomeTwoName] : ['', ''];
   const [known, setKnown] = useState<OutcomeNames>({});
+  // A parlay market's rows (bets, fills) name its two sides as the bettor and the makers take them.
+  const named: OutcomeNames = { ...known };
+  for (const t of account.trades) if (t.isParlay) named[t.marketHash] = ['Parlay', 'Against a parlay'];
+  const [legs, setLegs] = useState<SlipLeg[]>([]);
+  const [slipNote, setSlipNote] = useState<string>();
+  const addToSlip = (m: Market, outcome: 1 | 2) => {
+    const added = addLeg(legs, slipLeg(m, outcome));
+    setLegs(added.legs);
+    setSlipNote(added.note);
+  };
   useEffect(() => {
     if (market)
       setKnown((old) => ({ ...old, [market.marketHash]: [market.outcomeOneName, market.outcomeTwoName] }));
@@ -81,6 +94,23 @@ export function TradingPage() {
               />
             )}
             <ErrorLine error={live.error} text={plainError} />
+            {auth.apiKey && (
+              <div class="row parlay-add" data-testid="parlay-add">
+                <span class="muted">
+                  Add to a parlay{legs.length > 0 ? ` (${legs.length} on the slip below)` : ''}:
+                </span>
+                {([1, 2] as const).map((o) => (
+                  <button
+                    key={o}
+                    type="button"
+                    data-testid={`add-leg-${o}`}
+                    onClick={() => addToSlip(market, o)}
+                  >
+                    + {names[o - 1]}
+                  </button>
+                ))}
+              </div>
+            )}
             {auth.apiKey ? (
               <OrderForm
                 marketHash={market.marketHash}
@@ -101,6 +131,20 @@ export function TradingPage() {
         )}
         {auth.apiKey && (
           <>
+            <ParlaySlip
+              legs={legs}
+              note={slipNote}
+              ladderStepSize={stepSize}
+              onRemove={(hash) => {
+                setLegs((old) => old.filter((l) => l.marketHash !== hash));
+                setSlipNote(undefined);
+              }}
+              onClear={() => {
+                setLegs([]);
+                setSlipNote(undefined);
+              }}
+              onPlaced={account.reload}
+            />
             {account.balance && (
               <p class="balance-line" data-testid="balance-line">
                 Available {tokenAmount(account.balance.availableAmount)} USDC (open orders{' '}
@@ -108,9 +152,10 @@ export function TradingPage() {
                 {tokenAmount(account.balance.escrowedAmount)} USDC
               </p>
             )}
-            <OpenOrders orders={account.orders} names={known} onChange={account.reload} />
-            <TradesTable trades={account.trades} names={known} />
-            <FillsTable fills={account.fills} names={known} />
+            <OpenOrders orders={account.orders} names={named} onChange={account.reload} />
+            <ParlayBets trades={account.trades} />
+            <TradesTable trades={account.trades} names={named} />
+            <FillsTable fills={account.fills} names={named} />
             <ErrorLine error={account.error} text={plainError} />
           </>
         )}

@@ -6,6 +6,7 @@ import { UsageError } from '../context.js';
 const EXAMPLES = {
   'market-maker': 'two-sided quotes around a fair price, re-quoted on fills, heartbeat, cancel-all on exit',
   taker: "takes the best offer on each outcome in turn, from the market's live book",
+  'parlay-quoter': "offers on each parlay request: the legs' probabilities multiplied, plus a margin",
 } as const;
 
 const USAGE = `Usage: oddsbook-client example <name> [the example's options]
@@ -23,7 +24,7 @@ Each example's own options are at the top of its source (--market <hash>, ...).`
 
 export const exampleCommand: Command = {
   name: 'example',
-  summary: 'run an example bot (market-maker, taker)',
+  summary: 'run an example bot (market-maker, taker, parlay-quoter)',
   usage: USAGE,
   async run(args, io) {
     const [name, ...rest] = args;
