@@ -188,7 +188,7 @@ describe('oddsbook-client', () => {
       expect.objectContaining({ orderId: result.orderId }),
     ]);
     const again = await cli(['cancel', result.orderId]);
-    expect(again.code).toBe(3);
+    expect(again.code, `${again.stdout}${again.stderr}`).toBe(3);
     expect(again.stdout).toMatch(/not cancelled: NOT_FOUND/);
     await cli(
       ['place', '--market', marketHash, '--outcome', 'two', '--tick', '300', '--size', '1000000'],
