@@ -752,6 +752,12 @@ export const ORDER_REJECT_REASONS = {
     when: 'A parlay market until its takeUntil: only the requester may bet the parlay (outcome one); others may only offer (outcome two).',
     action: 'Quote by betting outcome two; to bet a parlay, request your own (POST /parlays-v3).',
   },
+  PARLAY_QUOTE_WINDOW_OPEN: {
+    status: [200],
+    when: 'The requester ordered on its parlay market before the quote window closed: the offers are sealed until quoteWindowEndsAt.',
+    action:
+      'Wait until quoteWindowEndsAt, read the offers (GET /parlays-v3/{marketHash} or the book), then take one.',
+  },
   PARLAY_QUOTE_WINDOW_CLOSED: {
     status: [200],
     when: 'An offer on a parlay market after its quote window closed: the requester would never see it.',

@@ -94,6 +94,8 @@ export class JournalFollower {
   private listening = false;
   private messages: ConsumerMessages | null = null;
   private wakeRetry: (() => void) | null = null;
+  /** A catch-up asked for and not started yet: later callers share it (it reads what they need too). */
+  private catchUpQueued: Promise<void> | null = null;
   private streamAway = false;
   private onStream = false;
   private readonly tally: FollowerCounts = { fromStream: 0, fromJournal: 0, repairs: 0 };
@@ -150,7 +152,11 @@ export class JournalFollower {
 
   /** Resolves once the state includes every entry committed before the call; rejects if it cannot. */
   catchUp(): Promise<void> {
-    return this.step(() => this.readToEnd());
+    this.catchUpQueued ??= this.step(() => {
+      this.catchUpQueued = null;
+      return this.readToEnd();
+    });
+    return this.catchUpQueued;
   }
 
   /** Stops following (the stream, notifications and polls); steps under way finish. The state stays as it is. */

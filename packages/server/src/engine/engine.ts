@@ -11,7 +11,7 @@ import { checkSnapshotFormat, readSnapshot, writeSnapshot } from './json-snapsho
 import { DEFAULT_LADDER_SIZE, type Ladder } from './ladder.js';
 import { closeMarket, openMarket, resolveMarket } from './market-lifecycle.js';
 import { place } from './matching.js';
-import { dueParlayCloses } from './parlays.js';
+import { dueParlayCloses, quoteWindowOpen } from './parlays.js';
 import {
   balanceOf,
   bestTick,
@@ -208,6 +208,15 @@ export class Engine {
   /** The open parlay markets whose take window is over at `nowMs`: a `closeMarket` of each is due. */
   dueParlayCloses(nowMs: number): string[] {
     return dueParlayCloses(this.state, nowMs);
+  }
+
+  /**
+   * Whether a market's resting orders are sealed at `nowMs`: a parlay market's offers are shown to nobody
+   * (no public book, no publication) until its quote window closes.
+   */
+  offersSealed(marketHash: string, nowMs: number): boolean {
+    const parlay = this.state.marketByHash.get(marketHash)?.parlay;
+    return parlay != null && quoteWindowOpen(parlay, nowMs);
   }
 
   bookVersion(marketHash: string): number {

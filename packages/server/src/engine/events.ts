@@ -25,6 +25,8 @@ export const RejectCode = {
   PARLAY_MARKET: 'PARLAY_MARKET',
   /** Until its take window ends, only the requester may bet a parlay (others may only offer: outcome two). */
   PARLAY_REQUESTER_ONLY: 'PARLAY_REQUESTER_ONLY',
+  /** The requester's order on its parlay market before the quote window closes (offers are sealed until then). */
+  PARLAY_QUOTE_WINDOW_OPEN: 'PARLAY_QUOTE_WINDOW_OPEN',
   /** An offer on a parlay market after its quote window: the requester would never see it. */
   PARLAY_QUOTE_WINDOW_CLOSED: 'PARLAY_QUOTE_WINDOW_CLOSED',
   /** A fill to reverse that the positions do not hold (never: the command carries what the engine did). */

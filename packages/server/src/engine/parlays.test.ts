@@ -129,6 +129,25 @@ describe('parlay markets in the engine (issue 39)', () => {
     });
   });
 
+  it('refuse the requester until the quote window closes (PARLAY_QUOTE_WINDOW_OPEN), then let it take', () => {
+    const { h } = parlayHarness();
+    h.place({ id: 'm1', account: 'M1', market: 'P', one: false, tick: 640, size: usd(40) });
+    const reject = (events: readonly EngineEvent[]) => events.find((e) => e.type === 'orderRejected');
+    h.apply({ type: 'expire', ts: T0 + 2_999 });
+    for (const [id, one] of [
+      ['early-back', true],
+      ['early-lay', false],
+    ] as const)
+      expect(
+        reject(h.place({ id, account: 'R', market: 'P', one, tick: 160, size: usd(10), tif: 'IOC' })),
+      ).toMatchObject({ code: 'PARLAY_QUOTE_WINDOW_OPEN', account: 'R', marketHash: 'P' });
+    expect(h.engine.position('P', 'R')).toBeUndefined();
+    h.apply({ type: 'expire', ts: T0 + 3_000 });
+    const taken = h.place({ id: 't1', account: 'R', market: 'P', tick: 160, size: usd(10), tif: 'IOC' });
+    expect(reject(taken)).toBe(undefined);
+    expect(taken.some((e) => e.type === 'orderMatched')).toBe(true);
+  });
+
   it('close at takeUntil, cancelling resting offers (EVENT_LIFECYCLE), and refuse orders after it', () => {
     const { h } = parlayHarness();
     h.place({ id: 'm1', account: 'M1', market: 'P', one: false, tick: 640, size: usd(40) });

@@ -60,17 +60,29 @@ export function linkParlay(
   if (market.status === MarketStatus.OPEN) s.parlayMarkets.push(market);
 }
 
-/** Why an order may not go on a parlay market now, or undefined. */
+/**
+ * Why an order may not go on a parlay market now, or undefined. The quote window is sealed both ways: makers
+ * offer only within it, the requester orders only after it (it sees every offer at once when it closes).
+ */
 export function parlayRefusal(
   parlay: ParlayState,
   c: Pick<PlaceOrderCommand, 'account' | 'isBettingOutcomeOne'>,
   ts: number,
 ): RejectCode | undefined {
   if (ts >= parlay.takeUntil) return RejectCode.MARKET_CLOSED;
-  if (c.account === parlay.requester) return undefined;
+  if (c.account === parlay.requester)
+    return quoteWindowOpen(parlay, ts) ? RejectCode.PARLAY_QUOTE_WINDOW_OPEN : undefined;
   if (c.isBettingOutcomeOne) return RejectCode.PARLAY_REQUESTER_ONLY;
   if (ts >= parlay.quoteWindowEndsAt) return RejectCode.PARLAY_QUOTE_WINDOW_CLOSED;
   return undefined;
+}
+
+/**
+ * Whether a parlay's quote window is still open at `nowMs`: its offers are sealed (no public book shows them,
+ * the requester may not order yet).
+ */
+export function quoteWindowOpen(parlay: { readonly quoteWindowEndsAt: number }, nowMs: number): boolean {
+  return nowMs < parlay.quoteWindowEndsAt;
 }
 
 /** Closes an open parlay market: its resting offers are cancelled (EVENT_LIFECYCLE). */

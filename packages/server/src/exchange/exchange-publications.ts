@@ -7,7 +7,10 @@ import { type BatchRows, TradingPublisher } from '../trading/trading-publication
 import type { Exchange } from './exchange.js';
 
 /** What the publications are made from: a whole exchange, or a projector node's replica (ADR 0018). */
-export type PublishingExchange = Pick<Exchange, 'config' | 'trading' | 'catalog' | 'wallets' | 'legacy'>;
+export type PublishingExchange = Pick<
+  Exchange,
+  'config' | 'trading' | 'catalog' | 'wallets' | 'legacy' | 'clock'
+>;
 
 /** Where an exchange's publications go: the hub of the single process, or the leader's stamper (ADR 0018). */
 export type PublicationSink = {
@@ -75,6 +78,8 @@ export function followExchangePublications(
     reads: trading.queries,
     ...(observed ? { observed: (channel: string, user?: string) => observed(channel, user) } : {}),
     bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
+    quoteWindowEndsAt: (marketHash) => trading.sequencer.engine.market(marketHash)?.parlay?.quoteWindowEndsAt,
+    wallNow: () => exchange.clock.now(),
   });
 
   let open = true;
@@ -99,14 +104,23 @@ export function followExchangePublications(
   const publish = (list: Publication[]) => {
     if (open && list.length > 0) sink.publish(withLegacyNames(list));
   };
-  // Books held back by the interval go when it ends, as the published batches left them.
+  // Books held back by the interval, or sealed by a parlay's quote window, go when it ends, as the
+  // published batches left them. A book due sooner than the timer set moves it earlier.
   let bookTimer: NodeJS.Timeout | undefined;
+  let bookTimerAt = Number.POSITIVE_INFINITY;
   const scheduleBooks = () => {
-    if (bookTimer !== undefined || !open) return;
+    if (!open) return;
     const wait = publisher.nextBookInMs();
     if (wait === undefined) return;
+    const at = performance.now() + wait;
+    if (bookTimer !== undefined) {
+      if (at >= bookTimerAt) return;
+      clearTimeout(bookTimer);
+    }
+    bookTimerAt = at;
     bookTimer = setTimeout(() => {
       bookTimer = undefined;
+      bookTimerAt = Number.POSITIVE_INFINITY;
       publish(publications('books', () => publisher.dueBooks()));
       scheduleBooks();
     }, Math.ceil(wait));

@@ -388,8 +388,11 @@ export class LegacyApi {
             const view = sequencer.restingOrder(id);
             return view ? [view] : [];
           });
+    const now = this.o.clock.now();
     const wanted = resting.filter(
       (o) =>
+        // A parlay's offers are sealed until its quote window closes (docs/parlays.md).
+        !sequencer.offersSealed(o.marketHash, now) &&
         (!markets || markets.includes(o.marketHash)) &&
         (!ids || ids.includes(o.orderId)) &&
         (query.sportXeventId === undefined || o.eventId === query.sportXeventId),
@@ -448,7 +451,7 @@ export class LegacyApi {
       level ? { percentageOdds: level.percentageOdds.toString(), updatedAt } : null;
     return {
       bestOdds: hashes.map((marketHash) => {
-        const book = this.o.trading.sequencer.book(marketHash, 1);
+        const book = this.o.trading.sequencer.publicBook(marketHash, updatedAt, 1);
         return {
           marketHash,
           baseToken: this.o.baseToken,

@@ -47,15 +47,29 @@ export class ParlayService {
   constructor(
     private readonly o: {
       catalog: CatalogService;
-      trading: Pick<Trading, 'sequencer' | 'queries' | 'pipeline'>;
+      trading: Pick<Trading, 'sequencer' | 'queries' | 'pipeline' | 'catchUp'>;
       clock: Clock;
       settings: ParlaySettings;
     },
   ) {}
 
+  /**
+   * A market as this node's engine holds it. A replica (an API node) that does not know it yet may be behind
+   * the node that made it: a maker quoting right after the broadcast reaches this node before the request's
+   * entry does. It catches up with the journal first, as read-your-writes waits for an account's own entries;
+   * a failed catch-up answers from the state as it is.
+   */
+  async #engineMarket(marketHash: string) {
+    const { sequencer, catchUp } = this.o.trading;
+    const market = sequencer.engine.market(marketHash);
+    if (market || !catchUp) return market;
+    await catchUp().catch(() => {});
+    return sequencer.engine.market(marketHash);
+  }
+
   /** A parlay market as the catalog shows it (legs as their records), or null for any other hash. */
   async market(marketHash: string): Promise<MarketView | null> {
-    const market = this.o.trading.sequencer.engine.market(marketHash);
+    const market = await this.#engineMarket(marketHash);
     if (!market?.parlay) return null;
     const hashes = market.parlay.legs.map((l) => l.marketHash);
     const found = new Map((await this.o.catalog.findMarkets(hashes)).map((m) => [m.marketHash, m]));
@@ -161,7 +175,7 @@ export class ParlayService {
    */
   async detail(account: `0x${string}`, marketHashParam: string): Promise<ParlayDetail> {
     const marketHash = marketHashParam.toLowerCase();
-    const market = this.o.trading.sequencer.engine.market(marketHash);
+    const market = await this.#engineMarket(marketHash);
     const view = market?.parlay ? await this.market(marketHash) : null;
     if (!market?.parlay || !view) throw notFound('PARLAY_NOT_FOUND', `no parlay market ${marketHash}`);
     const parlay = market.parlay;

@@ -155,6 +155,22 @@ export class Sequencer {
     return this.engine.levels(marketHash, depth);
   }
 
+  /**
+   * A market's book as anyone but its own makers may see it at `nowMs`: empty while its offers are sealed
+   * (a parlay market in its quote window, docs/parlays.md).
+   */
+  publicBook(marketHash: string, nowMs: number, depth?: number): BookLevels | undefined {
+    const levels = this.engine.levels(marketHash, depth);
+    return levels && this.engine.offersSealed(marketHash, nowMs)
+      ? { ...levels, outcomeOne: [], outcomeTwo: [] }
+      : levels;
+  }
+
+  /** Whether a market's resting orders are hidden from the public at `nowMs` (`Engine.offersSealed`). */
+  offersSealed(marketHash: string, nowMs: number): boolean {
+    return this.engine.offersSealed(marketHash, nowMs);
+  }
+
   /** A resting order, or undefined once it has left the book (or never rested). */
   restingOrder(orderId: string): OrderView | undefined {
     return this.engine.order(orderId);

@@ -13,7 +13,13 @@ export type ReplicaTradingOptions = TradingParts & {
    * This node's copy of the trading state, kept at the journal's end by a journal follower (its engine
    * answers the queries), which hands the entries it applies to `Sequencer.followed`.
    */
-  follower: { engine: Engine; admission: Admission; lastSeq: number; recovery: RecoveryReport };
+  follower: {
+    engine: Engine;
+    admission: Admission;
+    lastSeq: number;
+    recovery: RecoveryReport;
+    catchUp(): Promise<void>;
+  };
   /** The leading sequencer, over NATS (`RemoteSequencer`): where intents go. */
   forward: Pick<Sequencer, 'decideAll'>;
   /** Resolves a batch once the leader's projector has written it (`ProjectedElsewhere`). */
@@ -51,6 +57,7 @@ export function openReplicaTrading(o: ReplicaTradingOptions): Trading {
     ...core.shared,
     queries: o.reads,
     recovery: follower.recovery,
+    catchUp: () => follower.catchUp(),
     resolveMarket: o.resolveMarket,
     reconcileResolutions: () => reconcileResolutions(o.reads, o.catalog),
     // The leader checkpoints the journal; a replica restores from those at its start.

@@ -913,3 +913,112 @@ describe('TradingPublisher with a book interval', () => {
     expect(timed.dueBooks()).toEqual([]);
   });
 });
+
+describe('TradingPublisher and a parlay quote window', () => {
+  const T0 = 1_700_000_100_000;
+  const PARLAY = `0x${'cd'.repeat(32)}`;
+  const LEGS = [`0x${'01'.repeat(32)}`, `0x${'02'.repeat(32)}`];
+  let wall = T0;
+  let sealed: TradingPublisher;
+  const parlayContext = (): TradingPublisherContext => ({
+    ...context(),
+    wallNow: () => wall,
+    quoteWindowEndsAt: (hash) => engine.market(hash)?.parlay?.quoteWindowEndsAt,
+  });
+  beforeEach(async () => {
+    wall = T0;
+    sealed = new TradingPublisher(parlayContext());
+    await publish(
+      await commit(
+        [
+          ...LEGS.map(
+            (marketHash, i): SequencerInput => ({
+              kind: 'engine',
+              command: { type: 'openMarket', marketHash, eventId: `L1-E${i + 2}` },
+            }),
+          ),
+          {
+            kind: 'engine',
+            command: {
+              type: 'openMarket',
+              marketHash: PARLAY,
+              eventId: 'parlay_500_x',
+              parlay: {
+                requester: TAKER,
+                requestedAt: T0,
+                baseToken: BASE_TOKEN,
+                requestSize: null,
+                quoteWindowEndsAt: T0 + 3_000,
+                takeUntil: T0 + 63_000,
+                feeBps: 500,
+                feeAccount: THIRD,
+                legs: LEGS.map((marketHash) => ({ marketHash, bettingOutcomeOne: true })),
+              },
+            },
+          },
+        ],
+        T0,
+      ),
+      sealed,
+    );
+  });
+  const offer = (account: string, tick: number, size: bigint, isOne = false) => {
+    const o = order(account, tick, size, { isOne });
+    return place({ ...o, order: { ...o.order, marketHash: PARLAY } });
+  };
+  /** Publications that show the parlay market's resting orders to the public. */
+  const shown = (pubs: Publication[]) =>
+    pubs.filter(
+      (p) =>
+        p.channel === orderBookMarketChannel(PARLAY) ||
+        (p.channel !== orderBookMarketChannel(MARKET) && p.channel.startsWith('order_book')) ||
+        (p.channel === GLOBAL_CHANNELS.best_odds && (p.data as { marketHash: string }).marketHash === PARLAY),
+    );
+  const parlayBook = () =>
+    bookToWire(engine.levels(PARLAY)!, { takerPerspective: false, ladderSize: LADDER });
+
+  it('publishes no offer during the window, then the whole book once as it closes; later changes at once', async () => {
+    wall = T0 + 100;
+    const first = await publish(await commit([offer(MAKER, 640, 40n * USDC)], T0 + 100), sealed);
+    // The maker's own rows go; no book, event book or best odds shows the offer.
+    expect(on(first, accountOrdersChannel(MAKER))).toHaveLength(1);
+    expect(shown(first)).toEqual([]);
+    wall = T0 + 200;
+    const second = await publish(await commit([offer(MAKER, 600, 20n * USDC)], T0 + 200), sealed);
+    expect(shown(second)).toEqual([]);
+    expect(sealed.nextBookInMs()).toBe(2_800);
+    expect(sealed.dueBooks()).toEqual([]);
+
+    wall = T0 + 3_000;
+    expect(sealed.nextBookInMs()).toBe(0);
+    const due = sealed.dueBooks();
+    expect(data(on(due, orderBookMarketChannel(PARLAY)))).toEqual([parlayBook()]);
+    expect(parlayBook().outcomeTwo).toHaveLength(2);
+    expect(data(on(due, GLOBAL_CHANNELS.best_odds))).toMatchObject([{ marketHash: PARLAY }]);
+    expect(sealed.nextBookInMs()).toBeUndefined();
+    expect(sealed.dueBooks()).toEqual([]);
+
+    // The requester's take, after the window: its book goes with its batch.
+    wall = T0 + 4_000;
+    const take = await publish(await commit([offer(TAKER, 360, 10n * USDC, true)], T0 + 4_000), sealed);
+    expect(data(on(take, orderBookMarketChannel(PARLAY)))).toEqual([parlayBook()]);
+  });
+
+  it('trusts the sequencer’s time when it is ahead: a batch after the window publishes the book at once', async () => {
+    wall = T0 + 100;
+    await publish(await commit([offer(MAKER, 640, 40n * USDC)], T0 + 100), sealed);
+    // This node's clock lags the sequencer's, which is past the window.
+    const take = await publish(await commit([offer(TAKER, 360, 10n * USDC, true)], T0 + 3_001), sealed);
+    expect(data(on(take, orderBookMarketChannel(PARLAY)))).toEqual([parlayBook()]);
+    expect(sealed.nextBookInMs()).toBeUndefined();
+  });
+
+  it('seals offers that rested before the publisher started, and shows them as the window closes', async () => {
+    wall = T0 + 100;
+    await publish(await commit([offer(MAKER, 640, 40n * USDC)], T0 + 100), sealed);
+    const restarted = new TradingPublisher(parlayContext());
+    expect(restarted.nextBookInMs()).toBe(2_900);
+    wall = T0 + 3_000;
+    expect(data(on(restarted.dueBooks(), orderBookMarketChannel(PARLAY)))).toEqual([parlayBook()]);
+  });
+});

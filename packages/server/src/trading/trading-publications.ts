@@ -47,6 +47,13 @@ export type TradingPublisherContext = {
   bookIntervalMs?: number;
   /** Milliseconds, for `bookIntervalMs`. Default performance.now. */
   now?(): number;
+  /**
+   * A market's quote window end (unix ms) when it is a parlay market, else undefined: asked only for the
+   * books the publisher starts from (later parlays are learnt from their `marketOpened`).
+   */
+  quoteWindowEndsAt?(marketHash: string): number | undefined;
+  /** Unix milliseconds (the exchange's clock), for quote windows. Default Date.now. */
+  wallNow?(): number;
 };
 
 type CreateResult = { commandId: string; outcome?: OrderOutcome };
@@ -81,7 +88,9 @@ export type BatchRows = {
  * `fill:<id>:<status>`), and books and best odds, named by market and book version
  * (`book:<marketHash>:<version>`, `best:<marketHash>:<version>`). A publication to a channel nobody
  * follows is not made (most accounts of a busy exchange are REST-only), but keeps its number, so an id
- * never depends on who listens.
+ * never depends on who listens. A parlay market's book (and best odds) is sealed during its quote window:
+ * changed then, it is published once, whole, as the window closes (`dueBooks`), so neither the other makers
+ * nor the requester see an offer before it closes (docs/parlays.md).
  */
 export class TradingPublisher {
   readonly #ctx: TradingPublisherContext;
@@ -95,12 +104,26 @@ export class TradingPublisher {
   readonly #bookDue = new Map<string, number>();
   /** Markets changed since their last book publication, waiting for their interval to end. */
   readonly #pendingBooks = new Set<string>();
+  /** The quote window end (unix ms) of each parlay market not yet known to be past it. */
+  readonly #quoteWindows = new Map<string, number>();
+  /** Parlay markets changed during their quote window: their book waits for its end (`dueBooks`). */
+  readonly #sealedBooks = new Set<string>();
+  readonly #wallNow: () => number;
 
   constructor(context: TradingPublisherContext) {
     this.#ctx = context;
     this.#bookIntervalMs = context.bookIntervalMs ?? 0;
     this.#now = context.now ?? (() => performance.now());
-    for (const levels of context.books) this.#books.seed(levels);
+    this.#wallNow = context.wallNow ?? (() => Date.now());
+    const wall = this.#wallNow();
+    for (const levels of context.books) {
+      this.#books.seed(levels);
+      const end = context.quoteWindowEndsAt?.(levels.marketHash);
+      if (end === undefined || end <= wall) continue;
+      this.#quoteWindows.set(levels.marketHash, end);
+      // Offers that rested before this publisher started are shown when the window closes.
+      if (levels.outcomeOne.length + levels.outcomeTwo.length > 0) this.#sealedBooks.add(levels.marketHash);
+    }
   }
 
   #observed(channel: string, user?: string): boolean {
@@ -167,6 +190,8 @@ export class TradingPublisher {
     const changedMarkets = new Set<string>();
     const resolved: string[] = [];
 
+    // The quote windows that are open: by this clock, and by the sequencer's (its last entry's time).
+    const wall = Math.max(this.#wallNow(), batch.entries.at(-1)?.ts ?? 0);
     batch.entries.forEach((entry, i) => {
       out.startEntry(entry.seq);
       const entryChanges = changes[i];
@@ -181,11 +206,18 @@ export class TradingPublisher {
         this.#books.apply(e);
         if (e.type === 'levelChanged') changedMarkets.add(e.marketHash);
         else if (e.type === 'marketResolved') resolved.push(e.marketHash);
+        else if (e.type === 'marketOpened' && e.parlay)
+          this.#quoteWindows.set(e.marketHash, e.parlay.quoteWindowEndsAt);
       }
     });
 
     const now = this.#now();
     for (const marketHash of changedMarkets) {
+      if (this.#sealed(marketHash, wall)) {
+        this.#sealedBooks.add(marketHash);
+        continue;
+      }
+      this.#sealedBooks.delete(marketHash);
       if ((this.#bookDue.get(marketHash) ?? Number.NEGATIVE_INFINITY) > now) {
         this.#pendingBooks.add(marketHash);
         continue;
@@ -193,8 +225,12 @@ export class TradingPublisher {
       this.#book(marketHash, out, now);
     }
     // A resolved market changes no more: its last book goes now, and it is forgotten.
+    // (A parlay resolved in its quote window closed first: nothing rests, its empty book shows nothing.)
     for (const marketHash of resolved) {
-      if (this.#pendingBooks.has(marketHash)) this.#book(marketHash, out, now);
+      if (this.#pendingBooks.has(marketHash) || this.#sealedBooks.has(marketHash))
+        this.#book(marketHash, out, now);
+      this.#sealedBooks.delete(marketHash);
+      this.#quoteWindows.delete(marketHash);
       this.#books.forget(marketHash);
       this.#bestOdds.delete(marketHash);
       this.#bookDue.delete(marketHash);
@@ -209,6 +245,14 @@ export class TradingPublisher {
   dueBooks(): Publication[] {
     const out = this.#publications();
     const now = this.#now();
+    const wall = this.#wallNow();
+    // A parlay's offers, all at once, as its quote window closes.
+    for (const marketHash of this.#sealedBooks) {
+      if (!this.#sealed(marketHash, wall)) {
+        this.#sealedBooks.delete(marketHash);
+        this.#book(marketHash, out, now);
+      }
+    }
     for (const marketHash of this.#pendingBooks) {
       if ((this.#bookDue.get(marketHash) ?? 0) <= now) this.#book(marketHash, out, now);
     }
@@ -217,10 +261,27 @@ export class TradingPublisher {
 
   /** Milliseconds until the next waiting book is due (0 if one is), undefined when none waits. */
   nextBookInMs(): number | undefined {
-    if (this.#pendingBooks.size === 0) return undefined;
-    let due = Number.POSITIVE_INFINITY;
-    for (const marketHash of this.#pendingBooks) due = Math.min(due, this.#bookDue.get(marketHash) ?? 0);
-    return Math.max(0, due - this.#now());
+    if (this.#pendingBooks.size === 0 && this.#sealedBooks.size === 0) return undefined;
+    let wait = Number.POSITIVE_INFINITY;
+    const now = this.#now();
+    for (const marketHash of this.#pendingBooks)
+      wait = Math.min(wait, (this.#bookDue.get(marketHash) ?? 0) - now);
+    const wall = this.#wallNow();
+    for (const marketHash of this.#sealedBooks)
+      wait = Math.min(wait, (this.#quoteWindows.get(marketHash) ?? 0) - wall);
+    return Math.max(0, wait);
+  }
+
+  /**
+   * Whether a market's book is sealed at `wall` (unix ms): a parlay market in its quote window. A window
+   * found over is forgotten.
+   */
+  #sealed(marketHash: string, wall: number): boolean {
+    const end = this.#quoteWindows.get(marketHash);
+    if (end === undefined) return false;
+    if (wall < end) return true;
+    this.#quoteWindows.delete(marketHash);
+    return false;
   }
 
   #publications(): Publications {

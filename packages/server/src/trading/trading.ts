@@ -61,6 +61,12 @@ export type Trading = {
    */
   caughtUpFor(account: string): Promise<void> | null;
   /**
+   * A replica's state brought to the journal's end (every entry committed before the call, wherever it
+   * was answered); absent where the engine leads. For what only the engine knows and another node may have
+   * just made: a parlay market (`parlays/`).
+   */
+  catchUp?(): Promise<void>;
+  /**
    * Arms (or refreshes) the account's dead-man switch: past `timeoutSeconds` without a refresh, everything it has
    * open is cancelled (HEARTBEAT_TIMEOUT); 0 disarms it without cancelling anything.
    */

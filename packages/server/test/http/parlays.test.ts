@@ -1,4 +1,4 @@
-import { GLOBAL_CHANNELS, ParlayMarketUpdate } from '@oddsbook/protocol';
+import { GLOBAL_CHANNELS, orderBookMarketChannel, ParlayMarketUpdate } from '@oddsbook/protocol';
 import type { Centrifuge, PublicationContext } from 'centrifuge';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -278,6 +278,58 @@ describe('offers on a parlay market', () => {
       timeInForce: 'IOC',
     });
     expect(tooLate.status).toBe('FAILED');
+  });
+});
+
+describe('the quote window, sealed', () => {
+  it('publishes no offer on the realtime book before quoteWindowEndsAt and refuses the requester; then the whole book', async () => {
+    const c = exchangeClient(api, other.headers);
+    clients.push(c);
+    const legs = await legsOf(2);
+    const [plain] = await legsOf(1);
+    const { marketHash, quoteWindowEndsAt } = (await request(requester, body(legs))).json().data as {
+      marketHash: `0x${string}`;
+      quoteWindowEndsAt: string;
+    };
+    type Book = { outcomeOne: unknown[]; outcomeTwo: unknown[] };
+    const follow = (channel: string) => {
+      const feed = { books: [] as Book[], subscribed: false };
+      const sub = c.newSubscription(channel);
+      sub.on('publication', (ctx) => feed.books.push(ctx.data as Book));
+      sub.on('subscribed', () => {
+        feed.subscribed = true;
+      });
+      sub.subscribe();
+      return feed;
+    };
+    const parlayBook = follow(orderBookMarketChannel(marketHash));
+    const plainBook = follow(orderBookMarketChannel(plain!.marketHash));
+    c.connect();
+    await waitFor(() => parlayBook.subscribed && plainBook.subscribed, 5_000, 'subscribed');
+
+    const offer = await place(t, maker, { marketHash, tick: 640, size: 40n * USDC, isOne: false });
+    expect(offer.outcome.state).toBe('RESTED');
+    const early = await place(t, requester, { marketHash, tick: 160, size: 10n * USDC, timeInForce: 'IOC' });
+    expect(early).toMatchObject({ status: 'FAILED', reason: 'PARLAY_QUOTE_WINDOW_OPEN' });
+    // A later book on the same connection: had the offer been published, it would have come first.
+    await place(t, maker, { marketHash: plain!.marketHash, tick: 400, size: 10n * USDC });
+    await waitFor(() => plainBook.books.some((b) => b.outcomeOne.length > 0), 10_000, 'the other book');
+    expect(clock.now()).toBeLessThan(Date.parse(quoteWindowEndsAt));
+    expect(parlayBook.books.filter((b) => b.outcomeOne.length + b.outcomeTwo.length > 0)).toEqual([]);
+
+    // The window closes: the book comes whole, with no order of anyone's to prompt it.
+    advance(QUOTE_MS);
+    const shown = await waitFor(
+      () => parlayBook.books.find((b) => b.outcomeTwo.length > 0),
+      10_000,
+      'the parlay book at the window’s close',
+    );
+    const rest = (
+      await t.app.inject({ method: 'GET', url: `/orderbook-v3/snapshot?marketHash=${marketHash}` })
+    ).json().data;
+    expect(shown).toEqual({ ...rest, messageId: expect.any(String) });
+    const take = await place(t, requester, { marketHash, tick: 160, size: 10n * USDC, timeInForce: 'IOC' });
+    expect(take.outcome.state, JSON.stringify(take)).toBe('FULLY_FILLED');
   });
 });
 

@@ -20,6 +20,7 @@ const REASONS: Record<string, string> = {
   PARLAY_LEG_INACTIVE: 'this market does not take bets now: remove it from the slip.',
   PARLAY_LEGS_SAME_EVENT: 'another leg is of the same game: keep one leg per game.',
   PARLAY_REQUESTER_ONLY: 'Only the bettor who asked for this parlay may take its offers.',
+  PARLAY_QUOTE_WINDOW_OPEN: 'The offers on this parlay show when its quote window closes: take one then.',
   PARLAY_QUOTE_WINDOW_CLOSED: 'The quote window of this parlay has closed.',
 };
 

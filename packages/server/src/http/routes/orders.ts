@@ -160,8 +160,9 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
           `marketHashes must be 1 to ${MAX_BEST_ODDS_MARKETS} comma-separated 32-byte hashes`,
         );
       }
+      const now = exchange.clock.now();
       const bestOdds = hashes.map((marketHash) => {
-        const levels = trading.sequencer.book(marketHash, 1);
+        const levels = trading.sequencer.publicBook(marketHash, now, 1);
         const best = (side: readonly { percentageOdds: bigint; size: bigint }[] | undefined) =>
           side?.[0] ? levelToWire(side[0]) : null;
         return { marketHash, outcomeOne: best(levels?.outcomeOne), outcomeTwo: best(levels?.outcomeTwo) };

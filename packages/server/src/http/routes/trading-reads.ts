@@ -279,11 +279,8 @@ export async function publicTradingRoutes(app: ExchangeApp, exchange: Exchange):
     async (request) => {
       const q = request.query;
       const marketHash = q.marketHash.toLowerCase();
-      let levels = trading.sequencer.book(marketHash);
       // A parlay's offers show once its quote window has closed (docs/parlays.md).
-      const parlay = trading.sequencer.engine.market(marketHash)?.parlay;
-      if (levels && parlay && exchange.clock.now() < parlay.quoteWindowEndsAt)
-        levels = { ...levels, outcomeOne: [], outcomeTwo: [] };
+      let levels = trading.sequencer.publicBook(marketHash, exchange.clock.now());
       if (!levels) {
         // A catalog market nobody has traded yet has an empty book.
         const market = await exchange.catalog.getMarket(marketHash);
