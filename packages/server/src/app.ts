@@ -41,7 +41,7 @@ import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { signInRoutes } from './http/routes/web-sessions.js';
-import { ParlayService } from './parlays/parlay-service.js';
+import { ParlayService } from './trading/parlay-service.js';
 
 export type AppOptions = {
   /** pino logger options, or false for none (tests). Defaults to the configured level. */

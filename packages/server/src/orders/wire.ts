@@ -10,7 +10,7 @@ import type {
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import { getAddress } from 'viem';
 import { guaranteedReceipt } from '../engine/index.js';
-import { isParlayEventId } from '../parlays/parlay-markets.js';
+import { isParlayEventId } from '../records/parlay-event-id.js';
 import type {
   FillRecord,
   MarketRefunds,

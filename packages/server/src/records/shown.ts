@@ -1,5 +1,5 @@
 import { parlayFee } from '../engine/parlay-rule.js';
-import { parlayFeeBpsOf } from '../parlays/parlay-markets.js';
+import { parlayFeeBpsOf } from './parlay-event-id.js';
 import type { FillRecord, TradeRecord } from './records.js';
 
 /**

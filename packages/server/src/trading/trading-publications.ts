@@ -11,13 +11,13 @@ import { type BookLevels, RejectCode } from '../engine/index.js';
 import { bookToWire, levelToWire, versionToWire } from '../orders/book.js';
 import { outcomeOf, withdrawnOutcome } from '../orders/outcome.js';
 import { fillToWire, orderToWire, publicTradeToWire, refundToWire, tradeToWire } from '../orders/wire.js';
-import { parlayRequestUpdate } from '../parlays/parlay-publication.js';
 import { AccountChannels, eventBookChannel, type Publication } from '../realtime/publication.js';
 import type { FillRecord, TradeRecord } from '../records/records.js';
 import type { AppliedEntry, EscrowReceipt, SettledTx } from '../sequencer/inputs.js';
 import type { EntryChanges } from '../store/batch-projection.js';
 import type { TradingReads } from '../store/trading-reads.js';
 import { BookView } from './book-view.js';
+import { parlayRequestUpdate } from './parlay-publication.js';
 import type { ProjectedBatch } from './pipeline.js';
 import { consolidatedTrade, quarterLineBets, quarterLineParent, recentTrade } from './public-tape.js';
 

@@ -7,7 +7,7 @@ import {
   ParlayRequestResult,
 } from '@oddsbook/protocol';
 import type { Exchange } from '../../exchange/exchange.js';
-import type { ParlayService } from '../../parlays/parlay-service.js';
+import type { ParlayService } from '../../trading/parlay-service.js';
 import { success } from '../envelope.js';
 import { errorResponses } from '../error-responses.js';
 import type { ExchangeApp } from '../exchange-app.js';

@@ -15,13 +15,14 @@ import type {
 } from '@oddsbook/protocol';
 import { getAddress } from 'viem';
 import type { CatalogService } from '../catalog/catalog-service.js';
+import { parlayMarketHash, parlayMarketView, parlayState } from '../catalog/parlay-markets.js';
 import { marketToWire } from '../catalog/wire.js';
 import type { OrderView, ParlaySpec } from '../engine/index.js';
 import { AppError, badRequest, notFound } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
+import { parlayEventId } from '../records/parlay-event-id.js';
 import type { MarketView } from '../store/repositories.js';
-import type { Trading } from '../trading/trading.js';
-import { parlayEventId, parlayMarketHash, parlayMarketView, parlayState } from './parlay-markets.js';
+import type { Trading } from './trading.js';
 
 export type ParlaySettings = {
   baseToken: `0x${string}`;

@@ -12,21 +12,6 @@ export type ParlayView = ParlaySnapshot & { readonly outcome: MarketOutcome | nu
 /** The market type id a parlay market shows with: no catalog market type has it. */
 export const PARLAY_MARKET_TYPE = 0;
 
-const PARLAY_EVENT = /^parlay_(\d{1,5})_[0-9a-f]{40}$/;
-
-/** The event id of a parlay market: `parlay_<fee bps>_<40 hex of its hash>`. */
-export function parlayEventId(marketHash: string, feeBps: number): string {
-  return `parlay_${feeBps}_${marketHash.slice(2, 42)}`;
-}
-
-/** The fee rate of a parlay market's event id, or null for any other event. */
-export function parlayFeeBpsOf(eventId: string): number | null {
-  const match = PARLAY_EVENT.exec(eventId);
-  return match ? Number(match[1]) : null;
-}
-
-export const isParlayEventId = (eventId: string): boolean => PARLAY_EVENT.test(eventId);
-
 /** A request's market hash: keccak-256 of the request id and its legs (hash and pick, in order). */
 export function parlayMarketHash(
   requestId: string,
