@@ -219,6 +219,43 @@ export function postOrders(
   );
 }
 
+/** One order signed and posted through `base`, its outcome awaited; fails unless it is accepted. */
+export async function placeOver(
+  base: string,
+  meta: SigningMeta,
+  trader: HttpTrader,
+  f: Parameters<typeof signedOrder>[2],
+): Promise<{ state: string; fillAmount?: string }> {
+  const { body } = await ok(postOrders(base, trader, [await signedOrder(meta, trader, f)], true), 'order');
+  return body.data.orders[0].outcome;
+}
+
+/** A realtime client's token source: the trader's token from `base` (any API node signs it with the cluster's secret). */
+export function realtimeTokenOver(base: string, trader: HttpTrader): () => Promise<string> {
+  return async () =>
+    (
+      await ok(
+        call(base, 'GET', '/user/realtime-token-v3/api-key', undefined, trader.headers),
+        'realtime token',
+      )
+    ).body.data.token;
+}
+
+/** A row of `GET /admin/cluster`: a node of the cluster. */
+export type ListedNode = {
+  node: string;
+  pid: number;
+  roles: string[];
+  state: string;
+  epoch: number | null;
+  alive: boolean;
+};
+
+/** The cluster's nodes as `base` lists them. */
+export async function clusterListing(base: string): Promise<ListedNode[]> {
+  return (await ok(call(base, 'GET', '/admin/cluster', undefined, admin), 'the cluster listing')).body.data;
+}
+
 /** A trader's money: available + escrowed (nothing resolved, so that is all of it). */
 export async function moneyOf(base: string, trader: HttpTrader): Promise<bigint> {
   const { body } = await ok(call(base, 'GET', '/user/balance-v3', undefined, trader.headers), 'balance');
