@@ -154,6 +154,17 @@ async function withLeader(test: (rig: Rig) => Promise<void>): Promise<void> {
 }
 type Rig = Awaited<ReturnType<typeof leader>>;
 
+/** The follower has each seq after `start` once, in order, as the leader made it: all from the stream. */
+function expectAllStreamed(
+  rig: Rig,
+  follower: JournalFollower,
+  entries: AppliedEntry[],
+  start: number,
+): void {
+  expect(follower.counts).toEqual({ fromStream: rig.sequencer.lastSeq - start, fromJournal: 0, repairs: 0 });
+  expect(entries).toEqual(entriesAfter(rig.batches, start));
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -192,12 +203,7 @@ describe('the committed stream', () => {
       expect(start).toBe(rig.sequencer.lastSeq);
       await rig.commit(6);
       await rig.caughtUp(follower);
-      expect(follower.counts).toEqual({
-        fromStream: rig.sequencer.lastSeq - start,
-        fromJournal: 0,
-        repairs: 0,
-      });
-      expect(entries).toEqual(entriesAfter(rig.batches, start));
+      expectAllStreamed(rig, follower, entries, start);
       expect(errors).toEqual([]);
     });
   });
@@ -254,12 +260,7 @@ describe('the committed stream', () => {
       await rig.publisher.flushed();
       expect((await stored()) - before).toBe(2);
       await rig.caughtUp(follower);
-      expect(follower.counts).toEqual({
-        fromStream: rig.sequencer.lastSeq - start,
-        fromJournal: 0,
-        repairs: 0,
-      });
-      expect(entries).toEqual(entriesAfter(rig.batches, start));
+      expectAllStreamed(rig, follower, entries, start);
     });
   });
 
