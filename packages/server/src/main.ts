@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { buildApp } from './app.js';
+import type { FastifyInstance } from 'fastify';
 import { ApiKeys } from './auth/api-keys.js';
 import { serveClusterNode } from './cluster-node.js';
 import { checkDataDir } from './commands/check-data-dir.js';
@@ -7,11 +7,11 @@ import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
-import { listenRefusal } from './config/listen-refusal.js';
 import { AppError } from './errors/app-error.js';
 import { openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';
+import { buildExchangeApp, listenExchangeApp, sayExchangeIsUp } from './serve-exchange-app.js';
 import { reconcileReportToWire } from './settlement/reconcile.js';
 import { cryptoImplementations } from './signing/native-crypto.js';
 import { DataDirInUse, lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -154,7 +154,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   checkCrypto(config);
   if (config.roles !== 'all') return serveClusterNode(config);
   checkDataDir(config);
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let app: FastifyInstance | undefined;
   const log = {
     info: (o: object, msg: string) => app?.log.info(o, msg),
     error: (o: object, msg: string) => (app ? app.log.error(o, msg) : console.error(msg, o)),
@@ -162,13 +162,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
   const onFatal = () => void stop('FATAL').finally(() => process.exit(1));
   const exchange = await openExchange(config, { log, onFatal });
-  try {
-    app = await buildApp(exchange);
-  } catch (error) {
-    // REDIS_URL unreachable, say: nothing is left running.
-    await exchange.close();
-    throw error;
-  }
+  app = await buildExchangeApp(exchange);
   let stopping = false;
   async function stop(signal: string): Promise<void> {
     if (stopping || !app) return;
@@ -184,44 +178,10 @@ async function serve(argv: readonly string[]): Promise<undefined> {
     app.log.info('stopped cleanly');
   }
 
-  const crypto = {
-    secp256k1: cryptoImplementations.secp256k1.kind,
-    keccak: cryptoImplementations.keccak.kind,
-  };
-  if (crypto.secp256k1 === 'js' || crypto.keccak === 'js')
-    app.log.warn(
-      { crypto },
-      'pure-JS signature crypto allowed by ALLOW_SLOW_CRYPTO: order checks are slower',
-    );
-  let address: string;
-  try {
-    // A burst of connections waits in the accept queue rather than having its SYNs dropped and retried
-    // seconds later (Node's default is 511; the kernel caps it at net.core.somaxconn).
-    address = await app.listen({
-      port: config.port,
-      host: config.host,
-      backlog: Math.min(config.maxConnections, 65_535),
-    });
-  } catch (error) {
-    await app.close();
-    await exchange.close();
-    throw listenRefusal(error, config) ?? error;
-  }
+  const address = await listenExchangeApp(app, exchange, config);
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-  // On purpose outside the JSON log, so that an operator sees it.
-  const stored = exchange.storedAdminToken;
-  if (stored?.created) {
-    console.log(
-      `\nADMIN_TOKEN was not set; generated the operator token, kept in ${stored.file} (mode 0600) for later starts:\n${exchange.config.adminToken}\n`,
-    );
-  } else if (stored) {
-    console.log(`\nADMIN_TOKEN is not set; the operator token is the one kept in ${stored.file}\n`);
-  }
-  app.log.info(
-    { address, network: config.network, chainId: config.chainId, dataDir: config.dataDir, crypto },
-    'oddsbook is up',
-  );
+  sayExchangeIsUp(app, exchange, address);
   return undefined;
 }
 

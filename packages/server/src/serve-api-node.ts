@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
 import type { NodeStatus } from './cluster/node-registry.js';
 import { registerServingNode } from './cluster/serving-node.js';
 import type { Config } from './config/config.js';
-import { listenRefusal } from './config/listen-refusal.js';
 import { openApiNode } from './exchange/api-role.js';
 import type { Exchange } from './exchange/exchange.js';
-import { cryptoImplementations } from './signing/native-crypto.js';
+import { buildExchangeApp, listenExchangeApp, sayExchangeIsUp } from './serve-exchange-app.js';
 
 export type ServedApi = {
   readonly exchange: Exchange;
@@ -40,35 +38,13 @@ export async function serveApiNode(config: Config, o: ServeApiOptions): Promise<
   };
   const exchange = await openApiNode(config, { log, onFatal: o.onFatal });
   let registered: Awaited<ReturnType<typeof registerServingNode>> | null = null;
-  let built: FastifyInstance;
-  try {
-    built = await buildApp(exchange, {
-      clusterNodes: { list: async () => (registered ? registered.registry.list() : []) },
-      node: { roles: o.roles, status: o.status },
-    });
-  } catch (error) {
-    // REDIS_URL unreachable, say: nothing is left running.
-    await exchange.close();
-    throw error;
-  }
+  const built = await buildExchangeApp(exchange, {
+    clusterNodes: { list: async () => (registered ? registered.registry.list() : []) },
+    node: { roles: o.roles, status: o.status },
+  });
   app = built;
-  const crypto = {
-    secp256k1: cryptoImplementations.secp256k1.kind,
-    keccak: cryptoImplementations.keccak.kind,
-  };
-  if (crypto.secp256k1 === 'js' || crypto.keccak === 'js')
-    built.log.warn(
-      { crypto },
-      'pure-JS signature crypto allowed by ALLOW_SLOW_CRYPTO: order checks are slower',
-    );
-  let address: string;
+  const address = await listenExchangeApp(built, exchange, config);
   try {
-    // A burst of connections waits in the accept queue rather than having its SYNs dropped (main.ts).
-    address = await built.listen({
-      port: config.port,
-      host: config.host,
-      backlog: Math.min(config.maxConnections, 65_535),
-    });
     registered = await registerServingNode(config, {
       roles: o.roles,
       address: built.server.address(),
@@ -78,7 +54,7 @@ export async function serveApiNode(config: Config, o: ServeApiOptions): Promise<
   } catch (error) {
     await built.close();
     await exchange.close();
-    throw listenRefusal(error, config) ?? error;
+    throw error;
   }
   const held = registered;
   let left: Promise<void> | null = null;
@@ -86,26 +62,7 @@ export async function serveApiNode(config: Config, o: ServeApiOptions): Promise<
     left ??= held.stop();
     return left;
   };
-  // On purpose outside the JSON log, so that an operator sees it.
-  const stored = exchange.storedAdminToken;
-  if (stored?.created) {
-    console.log(
-      `\nADMIN_TOKEN was not set; generated the operator token, kept in ${stored.file} (mode 0600) for later starts:\n${exchange.config.adminToken}\n`,
-    );
-  } else if (stored) {
-    console.log(`\nADMIN_TOKEN is not set; the operator token is the one kept in ${stored.file}\n`);
-  }
-  built.log.info(
-    {
-      address,
-      roles: o.roles,
-      network: config.network,
-      chainId: config.chainId,
-      dataDir: config.dataDir,
-      crypto,
-    },
-    'oddsbook is up',
-  );
+  sayExchangeIsUp(built, exchange, address, { roles: o.roles });
   let stopping: Promise<void> | null = null;
   return {
     exchange,

@@ -52,6 +52,9 @@ afterAll(async () => {
 const STREAM_ONLY = { graceMs: 600_000 };
 const NO_POLL = 600_000;
 
+/** What a follower of the rig's stream is given, besides the stream. */
+type FollowedStream = Omit<CommittedStreamSource, 'stream' | 'js'> & { js?: JetStreamClient };
+
 /**
  * A leader as the cluster runs one: a sequencer appending to a fenced PostgreSQL journal (which notifies
  * each append) and publishing each committed batch on a stream of its own (unless `skip` says not), and
@@ -90,10 +93,7 @@ async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) 
       for await (const page of base.after(from - 1)) rows.push(...page.filter((row) => row.seq <= to));
       return rows;
     },
-    async follow(
-      stream: Omit<CommittedStreamSource, 'stream' | 'js'> & { js?: JetStreamClient },
-      pollMs = NO_POLL,
-    ) {
+    async follow(stream: FollowedStream, pollMs = NO_POLL) {
       const listener = await db.connect();
       const entries: AppliedEntry[] = [];
       const errors: unknown[] = [];
@@ -111,6 +111,16 @@ async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) 
         await listener.end();
       });
       return { follower, entries, errors };
+    },
+    /** `follow`, once the follower consumes the stream; `start` is its seq then. */
+    async followStreaming(stream: FollowedStream) {
+      const followed = await rig.follow(stream);
+      await until(() => followed.follower.streaming, 'the follower consumes the stream');
+      return { ...followed, start: followed.follower.lastSeq };
+    },
+    /** Until the follower has every seq the leader committed. */
+    async caughtUp(follower: JournalFollower, what = 'the follower is at the end') {
+      await until(() => follower.lastSeq === sequencer.lastSeq, what);
     },
     async close() {
       for (const close of closing.splice(0).reverse()) await close();
@@ -133,6 +143,28 @@ async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) 
   return rig;
 }
 
+/** `test` on a leader of its own, closed after it. */
+async function withLeader(test: (rig: Rig) => Promise<void>): Promise<void> {
+  const rig = await leader();
+  try {
+    await test(rig);
+  } finally {
+    await rig.close();
+  }
+}
+type Rig = Awaited<ReturnType<typeof leader>>;
+
+/** The follower has each seq after `start` once, in order, as the leader made it: all from the stream. */
+function expectAllStreamed(
+  rig: Rig,
+  follower: JournalFollower,
+  entries: AppliedEntry[],
+  start: number,
+): void {
+  expect(follower.counts).toEqual({ fromStream: rig.sequencer.lastSeq - start, fromJournal: 0, repairs: 0 });
+  expect(entries).toEqual(entriesAfter(rig.batches, start));
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -146,8 +178,7 @@ const entriesAfter = (batches: readonly CommittedBatch[], seq: number) =>
 
 describe('the committed stream', () => {
   it('carries the journal rows of a batch, checked against its seq headers', async () => {
-    const rig = await leader();
-    try {
+    await withLeader(async (rig) => {
       await rig.commit(2);
       const batch = rig.batches.at(-1)!;
       const message = committedMessage(rowsOf(batch));
@@ -162,59 +193,39 @@ describe('the committed stream', () => {
         CommittedRowsError,
       );
       expect(() => decodeRows('1 2', 1, 1)).toThrow(CommittedRowsError);
-    } finally {
-      await rig.close();
-    }
+    });
   });
 
   it('feeds a follower: each seq from the stream, once, in order, with the events the leader made', async () => {
-    const rig = await leader();
-    try {
+    await withLeader(async (rig) => {
       await rig.commit(2);
-      const { follower, entries, errors } = await rig.follow(STREAM_ONLY);
-      await until(() => follower.streaming, 'the follower consumes the stream');
-      const start = follower.lastSeq;
+      const { follower, entries, errors, start } = await rig.followStreaming(STREAM_ONLY);
       expect(start).toBe(rig.sequencer.lastSeq);
       await rig.commit(6);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
-      expect(follower.counts).toEqual({
-        fromStream: rig.sequencer.lastSeq - start,
-        fromJournal: 0,
-        repairs: 0,
-      });
-      expect(entries).toEqual(entriesAfter(rig.batches, start));
+      await rig.caughtUp(follower);
+      expectAllStreamed(rig, follower, entries, start);
       expect(errors).toEqual([]);
-    } finally {
-      await rig.close();
-    }
+    });
   });
 
   it('repairs a batch the stream never got from the journal (a leader dead between the two)', async () => {
-    const rig = await leader();
-    try {
-      const { follower, entries } = await rig.follow(STREAM_ONLY);
-      await until(() => follower.streaming, 'the follower consumes the stream');
-      const start = follower.lastSeq;
+    await withLeader(async (rig) => {
+      const { follower, entries, start } = await rig.followStreaming(STREAM_ONLY);
       const lost = rig.batches.length + 1;
       rig.skip = () => rig.batches.length === lost;
       await rig.commit(4);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      await rig.caughtUp(follower);
       const { fromStream, fromJournal, repairs } = follower.counts;
       expect(repairs).toBe(1);
       expect(fromJournal).toBeGreaterThanOrEqual(rig.batches[lost - 1]!.entries.length);
       expect(fromStream + fromJournal).toBe(rig.sequencer.lastSeq - start);
       expect(entries).toEqual(entriesAfter(rig.batches, start));
-    } finally {
-      await rig.close();
-    }
+    });
   });
 
   it('follows a stream deleted and made again: what was published meanwhile is lost, and read from the journal', async () => {
-    const rig = await leader();
-    try {
-      const { follower, entries } = await rig.follow({ ...STREAM_ONLY, retryMs: 100 });
-      await until(() => follower.streaming, 'the follower consumes the stream');
-      const start = follower.lastSeq;
+    await withLeader(async (rig) => {
+      const { follower, entries, start } = await rig.followStreaming({ ...STREAM_ONLY, retryMs: 100 });
       await rig.commit(2);
       await jsm.streams.delete(rig.names.stream);
       await until(() => !follower.streaming, 'the follower notices the stream is gone');
@@ -224,22 +235,17 @@ describe('the committed stream', () => {
       await ensureCommittedStream(jsm, rig.names);
       await until(() => follower.streaming, 'the follower consumes the new stream');
       await rig.commit(2);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      await rig.caughtUp(follower);
       expect(follower.counts.repairs).toBeGreaterThanOrEqual(1);
       expect(follower.counts.fromStream).toBeGreaterThanOrEqual(2);
       expect(entries).toEqual(entriesAfter(rig.batches, start));
-    } finally {
-      await rig.close();
-    }
+    });
   });
 
   it('stores a republished batch once (its message id), and a follower applies no seq twice', async () => {
-    const rig = await leader();
-    try {
+    await withLeader(async (rig) => {
       rig.skip = () => true; // published by hand below
-      const { follower, entries } = await rig.follow(STREAM_ONLY);
-      await until(() => follower.streaming, 'the follower consumes the stream');
-      const start = follower.lastSeq;
+      const { follower, entries, start } = await rig.followStreaming(STREAM_ONLY);
       await rig.commit(2);
       const [two, three] = rig.batches.slice(-2);
       const stored = async () => (await jsm.streams.info(rig.names.stream)).state.messages;
@@ -253,16 +259,9 @@ describe('the committed stream', () => {
       rig.publisher.publishRows(await rig.rows(two!.firstSeq, three!.lastSeq));
       await rig.publisher.flushed();
       expect((await stored()) - before).toBe(2);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
-      expect(follower.counts).toEqual({
-        fromStream: rig.sequencer.lastSeq - start,
-        fromJournal: 0,
-        repairs: 0,
-      });
-      expect(entries).toEqual(entriesAfter(rig.batches, start));
-    } finally {
-      await rig.close();
-    }
+      await rig.caughtUp(follower);
+      expectAllStreamed(rig, follower, entries, start);
+    });
   });
 
   it('keeps following from the journal while NATS is stopped, and from the stream once it is back', async () => {
@@ -271,17 +270,19 @@ describe('the committed stream', () => {
     const clients = { js: jetstream(own), jsm: await jetstreamManager(own) };
     const rig = await leader(clients);
     try {
-      const { follower, entries } = await rig.follow({ js: clients.js, graceMs: 100, retryMs: 100 });
-      await until(() => follower.streaming, 'the follower consumes the stream');
-      const start = follower.lastSeq;
+      const { follower, entries, start } = await rig.followStreaming({
+        js: clients.js,
+        graceMs: 100,
+        retryMs: 100,
+      });
       await rig.commit(2);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      await rig.caughtUp(follower);
       expect(follower.counts.fromStream).toBeGreaterThan(0);
 
       await server.stop();
       const fromJournal = follower.counts.fromJournal;
       await rig.commit(3);
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower follows the journal alone');
+      await rig.caughtUp(follower, 'the follower follows the journal alone');
       expect(follower.counts.fromJournal).toBeGreaterThan(fromJournal);
 
       await server.start();
@@ -292,7 +293,7 @@ describe('the committed stream', () => {
         await rig.commit(1);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await until(() => follower.lastSeq === rig.sequencer.lastSeq, 'the follower is at the end');
+      await rig.caughtUp(follower);
       expect(entries).toEqual(entriesAfter(rig.batches, start));
     } finally {
       await rig.close();

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Engine } from '../engine/index.js';
+import { freePort } from '../lib/test-support.js';
 import type { AppliedEntry, OrderMeta, PlaceOrderInput } from '../sequencer/inputs.js';
 import type { OrderIntent } from '../sequencer/intents.js';
 import type { EngineCheckpoint, Journal, JournalRow } from '../sequencer/journal.js';
@@ -186,17 +186,6 @@ export async function privateNatsServer(): Promise<{
       rmSync(store, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Every row on a committed stream, message by message in stream order (`decodeRows` of each). */

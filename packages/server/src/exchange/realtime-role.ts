@@ -11,6 +11,7 @@ import { ensurePublicationsStream } from '../cluster/publications-stream.js';
 import { registerServingNode } from '../cluster/serving-node.js';
 import type { Config } from '../config/config.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { closerStack } from '../lib/closers.js';
 import { exitOnSignals } from '../lib/exit-on-signals.js';
 import { createRealtimeHub, type RealtimeHub } from '../realtime/hub.js';
 import type { RealtimeHubOptions } from '../realtime/options.js';
@@ -60,10 +61,7 @@ export type RealtimeFeed = {
 export async function openRealtimeFeed(config: Config, o: RealtimeRoleOptions): Promise<RealtimeFeed> {
   const clock = o.clock ?? systemClock;
   const names = clusterNames(config.cluster);
-  const closers: (() => Promise<unknown> | unknown)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => {});
-  };
+  const closers = closerStack();
   try {
     const database: PostgresDatabase = await openPostgres({ url: config.databaseUrl, poolSize: 4 });
     closers.push(() => database.close());
@@ -132,18 +130,9 @@ export async function openRealtimeFeed(config: Config, o: RealtimeRoleOptions): 
     });
     await feed.start();
     closers.push(() => feed.stop());
-    let stopped = false;
-    return {
-      hub,
-      feed,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await closeAll();
-      },
-    };
+    return { hub, feed, stop: () => closers.closeAll() };
   } catch (error) {
-    await closeAll();
+    await closers.closeAll();
     throw error;
   }
 }
@@ -156,10 +145,8 @@ export async function openRealtimeFeed(config: Config, o: RealtimeRoleOptions): 
 export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions): Promise<RealtimeRole> {
   const realtime = await openRealtimeFeed(config, o);
   const { hub, feed } = realtime;
-  const closers: (() => Promise<unknown> | unknown)[] = [() => realtime.stop()];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => {});
-  };
+  const closers = closerStack();
+  closers.push(() => realtime.stop());
   try {
     const server = createServer((req, res) => {
       if (req.method === 'GET' && req.url === '/health') {
@@ -200,19 +187,9 @@ export async function startRealtimeRole(config: Config, o: RealtimeRoleOptions):
       },
       'serving the realtime WebSocket from the stamped publications',
     );
-    let stopped = false;
-    return {
-      hub,
-      feed,
-      port: (server.address() as AddressInfo).port,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await closeAll();
-      },
-    };
+    return { hub, feed, port: (server.address() as AddressInfo).port, stop: () => closers.closeAll() };
   } catch (error) {
-    await closeAll();
+    await closers.closeAll();
     throw error;
   }
 }

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { createExchangeClient } from '@oddsbook/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExample } from '../helpers/cli-process.js';
 import {
   ADMIN_TOKEN,
   removeDataDir,
@@ -9,25 +9,6 @@ import {
   type TestExchange,
 } from '../helpers/test-exchange.js';
 import { createMarket, until } from '../helpers/trading.js';
-
-const repoDir = fileURLToPath(new URL('../../../..', import.meta.url));
-
-/** Runs `examples/<name>.ts` as a process of its own (as `npx tsx examples/<name>.ts` does). */
-function example(name: string, args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', `examples/${name}.ts`, ...args], {
-    cwd: repoDir,
-    env: { ...process.env, ODDSBOOK_API_KEY: '', ODDSBOOK_PRIVATE_KEY: '', ...env },
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited, lines: () => output.split('\n').filter(Boolean) };
-}
 
 const keyOf = (output: string) => /ODDSBOOK_API_KEY=([0-9a-f]+)/.exec(output)?.[1];
 
@@ -48,7 +29,11 @@ describe('the example bots against a listening exchange', () => {
 
   it('the market maker quotes, the taker fills it, it re-quotes; killed, its heartbeat cancels its orders', async () => {
     const { marketHash } = await createMarket(t);
-    const mm = example('market-maker', ['--market', marketHash, '--heartbeat', '3', '--size', '10'], env);
+    const mm = startExample(
+      'market-maker',
+      ['--market', marketHash, '--heartbeat', '3', '--size', '10'],
+      env,
+    );
     running.push(mm.child);
     await until(
       () => mm.output(),
@@ -59,7 +44,7 @@ describe('the example bots against a listening exchange', () => {
     const quoted = await client.listOrders({ marketHash });
     expect(quoted.orders).toHaveLength(6);
 
-    const taker = example(
+    const taker = startExample(
       'taker',
       ['--market', marketHash, '--rounds', '4', '--interval', '200', '--stake', '2'],
       env,
@@ -95,7 +80,11 @@ describe('the example bots against a listening exchange', () => {
 
   it('stopped with Ctrl-C, the market maker cancels its orders itself and exits cleanly', async () => {
     const { marketHash } = await createMarket(t);
-    const mm = example('market-maker', ['--market', marketHash, '--heartbeat', '30', '--levels', '2'], env);
+    const mm = startExample(
+      'market-maker',
+      ['--market', marketHash, '--heartbeat', '30', '--levels', '2'],
+      env,
+    );
     running.push(mm.child);
     await until(
       () => mm.output(),

@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import {
   createAdminClient,
   createExchangeClient,
@@ -9,6 +8,7 @@ import {
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExample } from '../helpers/cli-process.js';
 import {
   ADMIN_TOKEN,
   removeDataDir,
@@ -18,26 +18,7 @@ import {
 } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
-const repoDir = fileURLToPath(new URL('../../../..', import.meta.url));
 const pct = (p: number) => (BigInt(Math.round(p * 1000)) * ODDS_SCALE) / 100_000n;
-
-/** Runs examples/parlay-quoter.ts as its own process, as `npx tsx examples/parlay-quoter.ts` does. */
-function quoterProcess(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'examples/parlay-quoter.ts', ...args],
-    { cwd: repoDir, env: { ...process.env, ODDSBOOK_API_KEY: '', ODDSBOOK_PRIVATE_KEY: '', ...env } },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
 
 describe('parlays through the SDK and the example quoter', () => {
   let t: TestExchange;
@@ -101,7 +82,7 @@ describe('parlays through the SDK and the example quoter', () => {
     await requests.ready;
     const heard: ParlayRequest[] = [];
     requests.on((r) => heard.push(r));
-    const quoter = quoterProcess(['--margin', '3', '--size', '20'], {
+    const quoter = startExample('parlay-quoter', ['--margin', '3', '--size', '20'], {
       ODDSBOOK_URL: url,
       ODDSBOOK_ADMIN_TOKEN: ADMIN_TOKEN,
     });

@@ -351,6 +351,13 @@ describe('a sequencer, a projector node and a chain node', () => {
     const { marketHash } = await createMarket(api);
     const maker = await createTrader(api, 100n * USDC);
     const taker = await createTrader(api, 100n * USDC);
+    /** A maker of `size` and a taker that fills it whole. */
+    const trade = async (size: bigint) => {
+      await place(api, maker, { marketHash, tick: 400, size });
+      const took = await place(api, taker, { marketHash, tick: 400, size, isOne: false, timeInForce: 'IOC' });
+      expect(took.outcome.state).toBe('FULLY_FILLED');
+    };
+    const deposals = (role: 'projector' | 'chain') => deposed.filter((r) => r === role).length;
 
     // A successor's epoch bump, as its acquire makes it, while the projector's lease session lives on (a
     // partition from the lock's connection alone, a long pause): the projector does not notice the lease...
@@ -360,19 +367,11 @@ describe('a sequencer, a projector node and a chain node', () => {
     const cursorAtBump = Number((await db.pool.query('SELECT seq FROM projector_cursor')).rows[0].seq);
     const ordersBefore = await count('orders');
     const tradesBefore = await count('trades');
-    const projectorDeposals = deposed.filter((role) => role === 'projector').length;
-    await place(api, maker, { marketHash, tick: 400, size: 20n * USDC });
-    const took = await place(api, taker, {
-      marketHash,
-      tick: 400,
-      size: 20n * USDC,
-      isOne: false,
-      timeInForce: 'IOC',
-    });
-    expect(took.outcome.state).toBe('FULLY_FILLED');
+    const projectorDeposals = deposals('projector');
+    await trade(20n * USDC);
     // ...but its next projection is fenced: rolled back, and it stops.
     await until(
-      () => deposed.filter((role) => role === 'projector').length,
+      () => deposals('projector'),
       (n) => n === projectorDeposals + 1,
       10_000,
     );
@@ -394,20 +393,12 @@ describe('a sequencer, a projector node and a chain node', () => {
     // The same for the chain node: the bump unnoticed, its next chain write is fenced and it stops.
     const chain = leader('chain');
     const standbyChain = await startRole('chain');
-    const chainDeposals = deposed.filter((role) => role === 'chain').length;
+    const chainDeposals = deposals('chain');
     await db.pool.query("UPDATE role_leases SET epoch = epoch + 1, node = 'elsewhere' WHERE role = 'chain'");
     const blocksAtBump = await count('chain_blocks');
-    await place(api, maker, { marketHash, tick: 400, size: 10n * USDC });
-    const more = await place(api, taker, {
-      marketHash,
-      tick: 400,
-      size: 10n * USDC,
-      isOne: false,
-      timeInForce: 'IOC',
-    });
-    expect(more.outcome.state).toBe('FULLY_FILLED');
+    await trade(10n * USDC);
     await until(
-      () => deposed.filter((role) => role === 'chain').length,
+      () => deposals('chain'),
       (n) => n === chainDeposals + 1,
       10_000,
     );

@@ -73,10 +73,19 @@ async function ok(reply: Promise<Reply>, what: string): Promise<Reply> {
   return r;
 }
 
-/** A market on a fresh fixture, created through the operator API of `base`. */
-export async function createMarketOver(base: string): Promise<`0x${string}`> {
+/** A market on a fresh fixture, created through the operator API of `base` (`adminHeaders`: by default the cluster's). */
+export async function createMarketOver(
+  base: string,
+  adminHeaders: Record<string, string> = admin,
+): Promise<`0x${string}`> {
   const league = await ok(
-    call(base, 'POST', '/admin/leagues', { sportId: 1, label: `L ${randomBytes(4).toString('hex')}` }, admin),
+    call(
+      base,
+      'POST',
+      '/admin/leagues',
+      { sportId: 1, label: `L ${randomBytes(4).toString('hex')}` },
+      adminHeaders,
+    ),
     'league',
   );
   const fixture = await ok(
@@ -90,7 +99,7 @@ export async function createMarketOver(base: string): Promise<`0x${string}`> {
         teamTwoName: `Away ${randomBytes(3).toString('hex')}`,
         gameTime: Math.floor(Date.now() / 1000) + 86_400,
       },
-      admin,
+      adminHeaders,
     ),
     'fixture',
   );
@@ -100,7 +109,7 @@ export async function createMarketOver(base: string): Promise<`0x${string}`> {
       'POST',
       '/admin/markets',
       { eventId: fixture.body.data.eventId, type: 52, outcomeOneName: 'Home', outcomeTwoName: 'Away' },
-      admin,
+      adminHeaders,
     ),
     'market',
   );
@@ -113,10 +122,20 @@ export type HttpTrader = {
   headers: Record<string, string>;
 };
 
-/** A user with an API key, a deployed proxy and `funds` from the faucet, all through `base`'s routes. */
-export async function createTraderOver(base: string, funds: bigint): Promise<HttpTrader> {
+/**
+ * A user with an API key, a deployed proxy and `funds` from the faucet, all through `base`'s routes (the
+ * operator's with `adminHeaders`: by default the cluster's).
+ */
+export async function createTraderOver(
+  base: string,
+  funds: bigint,
+  adminHeaders: Record<string, string> = admin,
+): Promise<HttpTrader> {
   const account = privateKeyToAccount(testPrivateKey());
-  const key = await ok(call(base, 'POST', '/admin/api-keys', { address: account.address }, admin), 'api key');
+  const key = await ok(
+    call(base, 'POST', '/admin/api-keys', { address: account.address }, adminHeaders),
+    'api key',
+  );
   const headers = { 'x-svc-api-key': key.body.data.apiKey as string };
   await ok(call(base, 'POST', '/user/deploy-proxy', undefined, headers), 'deploy-proxy');
   await until(
@@ -126,7 +145,13 @@ export async function createTraderOver(base: string, funds: bigint): Promise<Htt
   );
   if (funds > 0n)
     await ok(
-      call(base, 'POST', '/admin/faucet', { address: account.address, amount: funds.toString() }, admin),
+      call(
+        base,
+        'POST',
+        '/admin/faucet',
+        { address: account.address, amount: funds.toString() },
+        adminHeaders,
+      ),
       'faucet',
     );
   return { account, address: account.address, headers };
@@ -192,6 +217,43 @@ export function postOrders(
     { orders, ...(waitForOutcome ? { waitForOutcome } : {}) },
     trader.headers,
   );
+}
+
+/** One order signed and posted through `base`, its outcome awaited; fails unless it is accepted. */
+export async function placeOver(
+  base: string,
+  meta: SigningMeta,
+  trader: HttpTrader,
+  f: Parameters<typeof signedOrder>[2],
+): Promise<{ state: string; fillAmount?: string }> {
+  const { body } = await ok(postOrders(base, trader, [await signedOrder(meta, trader, f)], true), 'order');
+  return body.data.orders[0].outcome;
+}
+
+/** A realtime client's token source: the trader's token from `base` (any API node signs it with the cluster's secret). */
+export function realtimeTokenOver(base: string, trader: HttpTrader): () => Promise<string> {
+  return async () =>
+    (
+      await ok(
+        call(base, 'GET', '/user/realtime-token-v3/api-key', undefined, trader.headers),
+        'realtime token',
+      )
+    ).body.data.token;
+}
+
+/** A row of `GET /admin/cluster`: a node of the cluster. */
+export type ListedNode = {
+  node: string;
+  pid: number;
+  roles: string[];
+  state: string;
+  epoch: number | null;
+  alive: boolean;
+};
+
+/** The cluster's nodes as `base` lists them. */
+export async function clusterListing(base: string): Promise<ListedNode[]> {
+  return (await ok(call(base, 'GET', '/admin/cluster', undefined, admin), 'the cluster listing')).body.data;
 }
 
 /** A trader's money: available + escrowed (nothing resolved, so that is all of it). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { account, orderIntent, TEST_NATS_URL, usd } from '../../src/cluster/test-support.js';
 import type { Intent } from '../../src/sequencer/intents.js';
+import { followOutput } from './cli-process.js';
 
 const serverDir = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -36,36 +37,15 @@ export function startRoleProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   o.children.push(child);
-  const lines: LogLine[] = [];
-  let output = '';
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    buffered += chunk.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  /** The first log line that matches, within 60 s; fails with the output if the process exits first. */
-  const seen = async (match: (line: LogLine) => boolean, what: string) => {
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const found = lines.find(match);
-      if (found) return found;
-      if (performance.now() > deadline || child.exitCode !== null)
-        throw new Error(`no ${what} from ${roles}; its output:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { seen, output } = followOutput<LogLine>(child);
+  return {
+    child,
+    /** The first log line that matches, within 60 s; fails with the output if the process exits first. */
+    seen: (match: (line: LogLine) => boolean, what: string) => seen(match, `${what} from ${roles}`),
+    exit: () => exited,
+    output,
   };
-  const exit = () =>
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) resolve(child.exitCode);
-      else child.once('exit', (code) => resolve(code));
-    });
-  return { child, seen, exit, output: () => output };
 }
 
 /** An order as intake hands it on, expiring an hour from now (the leader runs on the real clock). */

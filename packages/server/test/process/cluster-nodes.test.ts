@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
 import {
-  admin,
   call,
+  clusterListing,
   createMarketOver,
   createTraderOver,
   type HttpTrader,
+  placeOver,
   postOrders,
+  realtimeTokenOver,
   type SigningMeta,
   signedOrder,
   signingMeta,
@@ -67,11 +69,7 @@ function follow(c: Centrifuge, channel: string): Feed {
 /** A client of the realtime node, its token from an API node (both check it with the cluster's secret). */
 function realtimeClient(trader: HttpTrader): Centrifuge {
   const c = officialClient(`ws://${cluster.node('realtime-1').address}/connection/websocket`, {
-    getToken: async () =>
-      (
-        (await call(url('api-1'), 'GET', '/user/realtime-token-v3/api-key', undefined, trader.headers)).body
-          .data as { token: string }
-      ).token,
+    getToken: realtimeTokenOver(url('api-1'), trader),
   });
   clients.push(c);
   return c;
@@ -134,14 +132,8 @@ describe('a local cluster of processes: two API nodes, a realtime node, one sequ
     const subscribes = { book: book.subscribed.length, trades: trades.subscribed.length };
     tapeBefore = trades.pubs.length;
 
-    const made = await postOrders(
-      url('api-1'),
-      maker,
-      [await signedOrder(meta, maker, { marketHash, tick: 480, size: 60n * USDC })],
-      true,
-    );
-    expect(made.status, JSON.stringify(made.body)).toBe(200);
-    expect(made.body.data.orders[0].outcome.state).toBe('RESTED');
+    const made = await placeOver(url('api-1'), meta, maker, { marketHash, tick: 480, size: 60n * USDC });
+    expect(made.state).toBe('RESTED');
     // The maker's order, placed through node 1, reaches the realtime node's book channel.
     await until(
       () => book.pubs.some((p) => bookOf(p.data).outcomeOne.length > 0),
@@ -149,22 +141,14 @@ describe('a local cluster of processes: two API nodes, a realtime node, one sequ
       'the maker in the book',
     );
 
-    const took = await postOrders(
-      url('api-2'),
-      taker,
-      [
-        await signedOrder(meta, taker, {
-          marketHash,
-          tick: 360,
-          size: 20n * USDC,
-          isOne: false,
-          timeInForce: 'IOC',
-        }),
-      ],
-      true,
-    );
-    expect(took.status, JSON.stringify(took.body)).toBe(200);
-    expect(took.body.data.orders[0].outcome).toMatchObject({
+    const took = await placeOver(url('api-2'), meta, taker, {
+      marketHash,
+      tick: 360,
+      size: 20n * USDC,
+      isOne: false,
+      timeInForce: 'IOC',
+    });
+    expect(took).toMatchObject({
       state: 'FULLY_FILLED',
       fillAmount: (20n * USDC).toString(),
     });
@@ -201,11 +185,7 @@ describe('a local cluster of processes: two API nodes, a realtime node, one sequ
     // Live publications from then on, without a reseed: nothing missed.
     expect({ book: book.subscribed.length, trades: trades.subscribed.length }).toEqual(subscribes);
     // Each node's listing shows the cluster (every node registers once it listens).
-    const listed = (await call(url('api-2'), 'GET', '/admin/cluster', undefined, admin)).body.data as {
-      pid: number;
-      roles: string[];
-      alive: boolean;
-    }[];
+    const listed = await clusterListing(url('api-2'));
     const roleSet = (roles: readonly string[]) => [...roles].sort().join(',');
     expect(
       listed

@@ -21,7 +21,7 @@ import {
 import type { Intent } from '../../src/sequencer/intents.js';
 import { openPostgres } from '../../src/store/postgres/postgres-database.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
-import { runCli } from '../helpers/cli-process.js';
+import { followOutput, runCli } from '../helpers/cli-process.js';
 
 await requirePostgres();
 const database = await createTestDatabase();
@@ -60,36 +60,25 @@ function startSequencer(url: string, cluster: string, roles = 'sequencer,project
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const lines: { msg?: string; state?: string; epoch?: number; address?: string }[] = [];
-  let output = '';
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    buffered += chunk.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk;
-  });
-  const seen = async (state: 'standby' | 'leader') => {
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const found = lines.find((l) => l.state === state);
-      if (found) return found;
-      if (performance.now() > deadline || child.exitCode !== null)
-        throw new Error(`no ${state} from the sequencer; its output:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const { lines, output, seen } = followOutput<{
+    msg?: string;
+    state?: string;
+    epoch?: number;
+    address?: string;
+  }>(child);
   /** GET on the node's HTTP server, once it listens. */
   const get = async (path: string, headers: Record<string, string> = {}) => {
     await expect.poll(() => lines.find((l) => l.address), { timeout: 60_000 }).toBeTruthy();
     const address = lines.find((l) => l.address)!.address!;
     return fetch(`http://${address}${path}`, { headers });
   };
-  return { child, seen, get, pid: child.pid!, output: () => output };
+  return {
+    child,
+    seen: (state: 'standby' | 'leader') => seen((l) => l.state === state, `${state} from the sequencer`),
+    get,
+    pid: child.pid!,
+    output,
+  };
 }
 
 const OPERATOR = 'cluster-operator-token-0123456789';

@@ -4,14 +4,14 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '../../src/cluster/local-cluster.js';
 import { createTestDatabase, requirePostgres } from '../../src/store/test-support/postgres-test-database.js';
 import {
-  admin,
   call,
+  clusterListing,
   createMarketOver,
   createTraderOver,
   type HttpTrader,
-  postOrders,
+  placeOver,
+  realtimeTokenOver,
   type SigningMeta,
-  signedOrder,
   signingMeta,
   stopTestCluster,
   testCluster,
@@ -41,21 +41,6 @@ afterAll(async () => {
 
 const EVERYTHING = 'sequencer,projector,chain,api,realtime';
 
-type Listed = {
-  node: string;
-  pid: number;
-  roles: string[];
-  state: string;
-  epoch: number | null;
-  alive: boolean;
-};
-
-async function listing(base: string): Promise<Listed[]> {
-  const reply = await call(base, 'GET', '/admin/cluster', undefined, admin);
-  expect(reply.status).toBe(200);
-  return reply.body.data as Listed[];
-}
-
 /** A resting maker through `makerAt`, an IOC taker against it through `takerAt`: the taker fills. */
 async function fill(
   meta: SigningMeta,
@@ -63,33 +48,16 @@ async function fill(
   maker: { base: string; trader: HttpTrader },
   taker: { base: string; trader: HttpTrader },
 ): Promise<void> {
-  const made = await postOrders(
-    maker.base,
-    maker.trader,
-    [await signedOrder(meta, maker.trader, { marketHash, tick: 480, size: 2n * USDC })],
-    true,
-  );
-  expect(made.status, JSON.stringify(made.body)).toBe(200);
-  expect(made.body.data.orders[0].outcome.state).toBe('RESTED');
-  const took = await postOrders(
-    taker.base,
-    taker.trader,
-    [
-      await signedOrder(meta, taker.trader, {
-        marketHash,
-        tick: 360,
-        size: USDC,
-        isOne: false,
-        timeInForce: 'IOC',
-      }),
-    ],
-    true,
-  );
-  expect(took.status, JSON.stringify(took.body)).toBe(200);
-  expect(took.body.data.orders[0].outcome).toMatchObject({
-    state: 'FULLY_FILLED',
-    fillAmount: USDC.toString(),
+  const made = await placeOver(maker.base, meta, maker.trader, { marketHash, tick: 480, size: 2n * USDC });
+  expect(made.state).toBe('RESTED');
+  const took = await placeOver(taker.base, meta, taker.trader, {
+    marketHash,
+    tick: 360,
+    size: USDC,
+    isOne: false,
+    timeInForce: 'IOC',
   });
+  expect(took).toMatchObject({ state: 'FULLY_FILLED', fillAmount: USDC.toString() });
 }
 
 describe('two nodes each --role sequencer,projector,chain,api,realtime (an HA pair)', () => {
@@ -109,14 +77,14 @@ describe('two nodes each --role sequencer,projector,chain,api,realtime (an HA pa
     const roles = ['api', 'chain', 'projector', 'realtime', 'sequencer'];
     await until(
       async () => {
-        const nodes = await listing(standbyUrl);
+        const nodes = await clusterListing(standbyUrl);
         const state = (pid: number | null) => nodes.find((n) => n.pid === pid)?.state;
         return nodes.length === 2 && state(first.pid) === 'leader' && state(other.pid) === 'standby';
       },
       30_000,
       'both nodes listed, leader and standby',
     );
-    for (const n of await listing(leaderUrl)) expect(n.roles).toEqual(roles);
+    for (const n of await clusterListing(leaderUrl)) expect(n.roles).toEqual(roles);
     expect((await call(leaderUrl, 'GET', '/health')).body.data).toMatchObject({
       roles,
       state: 'leader',
@@ -158,7 +126,7 @@ describe('two nodes each --role sequencer,projector,chain,api,realtime (an HA pa
     expect((await call(standbyUrl, 'GET', '/health')).body.data).toMatchObject({ state: 'leader', epoch: 2 });
     await until(
       async () => {
-        const nodes = await listing(standbyUrl);
+        const nodes = await clusterListing(standbyUrl);
         return (
           nodes.find((n) => n.pid === first.pid)?.alive === false &&
           nodes.find((n) => n.pid === next.pid)?.state === 'leader'
@@ -196,7 +164,7 @@ describe('--role api,realtime beside --role sequencer,projector,chain,realtime',
 
     const nodes = await until(
       async () => {
-        const listed = await listing(front);
+        const listed = await clusterListing(front);
         return listed.length === 2 ? listed : undefined;
       },
       30_000,
@@ -218,13 +186,7 @@ describe('--role api,realtime beside --role sequencer,projector,chain,realtime',
     // A client of each node's WebSocket, on the public tape.
     const tapes = [front, sequencer.url!].map((base) => {
       const c = officialClient(`${base.replace('http://', 'ws://')}/connection/websocket`, {
-        getToken: async () =>
-          (
-            (await call(front, 'GET', '/user/realtime-token-v3/api-key', undefined, maker.headers)).body
-              .data as {
-              token: string;
-            }
-          ).token,
+        getToken: realtimeTokenOver(front, maker),
       });
       clients.push(c);
       const pubs: PublicationContext[] = [];
