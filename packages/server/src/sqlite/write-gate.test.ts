@@ -92,7 +92,8 @@ describe('write gate', () => {
         { eval: true, workerData: state.buffer },
       );
       checkpointer.unref();
-      await writeGate(state).enter();
+      // A wait far longer than the worker takes to start on a loaded machine: the pass must be a real one.
+      await writeGate(state, 30_000).enter();
       console.log('entered', Atomics.load(state, 0));
     `;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
