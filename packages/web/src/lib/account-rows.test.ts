@@ -204,6 +204,9 @@ describe('order history', () => {
     );
     expect(orderEnding(order({ inactiveReason: 'FILLED', fillAmount: '10000000' }), amount)).toBe('Filled');
     expect(orderEnding(order({ inactiveReason: 'EXPIRED' }), amount)).toBe('Expired');
+    expect(orderEnding(order({ inactiveReason: 'NO_LIQUIDITY', fillAmount: '9990000' }), amount)).toBe(
+      'Matched 9.99 of 10.00; nothing on the other side for the rest',
+    );
     expect(orderEnding(order({ inactiveReason: 'INSUFFICIENT_BALANCE' }), amount)).toMatch(/^Pulled/);
   });
 });

@@ -60,6 +60,9 @@ export function orderEnding(
   const reason = row.inactiveReason ?? '';
   const text = ENDINGS[reason] ?? (reason ? reason.toLowerCase().replaceAll('_', ' ') : 'Ended');
   if (reason === 'FILLED' || BigInt(row.fillAmount) === 0n) return text;
+  // A take that matched and left a rest nothing could match (often dust of rounding) is a match, not a refusal.
+  if (reason === 'NO_LIQUIDITY')
+    return `Matched ${amount(row.fillAmount)} of ${amount(row.totalBetSize)}; nothing on the other side for the rest`;
   return `${text} after ${amount(row.fillAmount)} of ${amount(row.totalBetSize)} matched`;
 }
 
