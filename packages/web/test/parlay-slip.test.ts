@@ -190,7 +190,9 @@ describe.skipIf(!available)('the parlay slip in Chromium', () => {
         /^Won: [\d.]+ paid \(fee [\d.]+\)$/,
       );
       // The bet's rows in the other tables name it a parlay too.
-      expect(await page.getByTestId('trade-row').first().textContent()).toMatch(/^Parlaytaker/);
+      expect(await page.getByTestId('trade-row').first().getByTestId('row-name').textContent()).toMatch(
+        /^Parlay Parlay of 3 legs/,
+      );
       expect(await page.getByTestId('fill-row').first().textContent()).toContain('Parlay');
       expect(await overflow(page)).toEqual({ page: 0, slip: 0 });
       await checkedScreenshot(page, 'parlay-settled-phone', 'Parlay fee');

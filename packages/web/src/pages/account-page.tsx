@@ -1,8 +1,11 @@
 import type { AccountApiKey } from '@oddsbook/client';
 import { useState } from 'preact/hooks';
+import { FillsTable, OpenOrders, OrderHistoryTable, TradesTable } from '../components/account-tables.js';
 import { MultisigCard } from '../components/multisig-card.js';
+import { ParlayBets } from '../components/parlay-bets.js';
+import { MoneyFigures, PositionsCard, RefundsCard } from '../components/positions-card.js';
 import { ErrorLine, Section } from '../components/section.js';
-import { tokenAmount } from '../lib/display.js';
+import { useAccountData } from '../lib/account-data.js';
 import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
 import {
@@ -16,7 +19,10 @@ import {
 } from '../lib/session.js';
 import { injectedProvider } from '../lib/wallet.js';
 
-/** The account page: wallet and sign-in, API keys, proxy wallet, balances, multisig, heartbeat. */
+/**
+ * The account page: wallet and sign-in, API keys, proxy wallet, money (balances, positions, refunds), bets,
+ * orders and their history, fills, multisig, heartbeat.
+ */
 export function AccountPage() {
   const auth = useAuth();
   const signedIn = Boolean(auth.sessionToken);
@@ -27,7 +33,7 @@ export function AccountPage() {
       {auth.apiKey ? (
         <>
           <ProxyCard />
-          <BalanceCard />
+          <MoneyCards />
           <MultisigCard />
           <HeartbeatCard />
         </>
@@ -232,29 +238,26 @@ const PROXY_STATES: Record<string, string> = {
   failed: 'deployment failed: retry',
 };
 
-function BalanceCard() {
+/** Balances beside positions and refunds, then the bets, orders and fills, all named by their markets. */
+function MoneyCards() {
   const auth = useAuth();
-  const balance = usePolled(() => tradingClient().getBalance(), 2000, [auth.apiKey]);
+  const data = useAccountData(auth.apiKey, auth.address);
   return (
-    <Section title="Balances" testId="balance-card">
-      {balance.value && (
-        <dl class="figures">
-          <dt>Available</dt>
-          <dd data-testid="available">{tokenAmount(balance.value.availableAmount)} USDC</dd>
-          <dt>In escrow (open bets)</dt>
-          <dd data-testid="escrowed">{tokenAmount(balance.value.escrowedAmount)} USDC</dd>
-          <dt>Promised by open orders (part of available)</dt>
-          <dd data-testid="exposure">{tokenAmount(balance.value.exposureAmount)} USDC</dd>
-          {balance.value.owedAmount !== '0' && (
-            <>
-              <dt>Owed (a bet whose settlement failed; paid back from what comes in next)</dt>
-              <dd data-testid="owed">{tokenAmount(balance.value.owedAmount)} USDC</dd>
-            </>
-          )}
-        </dl>
-      )}
-      <ErrorLine error={balance.error} text={plainError} />
-    </Section>
+    <>
+      <Section title="Balances" testId="balance-card">
+        {data.balance && (
+          <MoneyFigures balance={data.balance} positions={data.positions} refunds={data.refunds} />
+        )}
+        <ErrorLine error={data.error} text={plainError} />
+      </Section>
+      <PositionsCard positions={data.positions} trades={data.trades} refunds={data.refunds} />
+      <RefundsCard refunds={data.refunds} />
+      <OpenOrders orders={data.orders} trades={data.trades} onChange={data.reload} />
+      <ParlayBets trades={data.trades} />
+      <TradesTable trades={data.trades} fills={data.fills} refunds={data.refunds} />
+      <OrderHistoryTable />
+      <FillsTable fills={data.fills} />
+    </>
   );
 }
 

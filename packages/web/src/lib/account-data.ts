@@ -1,0 +1,111 @@
+import type {
+  BalanceRow,
+  FillRow,
+  OrderRow,
+  PortfolioRefund,
+  PositionRow,
+  TradeRow,
+} from '@oddsbook/protocol';
+import { channels } from '@oddsbook/protocol';
+import { useEffect, useState } from 'preact/hooks';
+import { usePolled } from './hooks.js';
+import { recordOrders } from './order-history-store.js';
+import { connectRealtime, follow } from './realtime.js';
+import { mergeRefunds } from './refunds.js';
+import { tradingClient } from './session.js';
+
+/** A fallback refresh of the account's rows, on top of the realtime channels. */
+const ACCOUNT_POLL_MS = 5000;
+
+export type AccountData = {
+  orders: OrderRow[];
+  trades: TradeRow[];
+  fills: FillRow[];
+  positions: PositionRow[];
+  refunds: PortfolioRefund[];
+  balance: BalanceRow | undefined;
+  error: unknown;
+  reload: () => void;
+};
+
+const strip = <T extends object>(row: T): OrderRow => {
+  const { messageId: _m, commandId: _c, outcome: _o, ...order } = row as T & Record<string, unknown>;
+  return order as unknown as OrderRow;
+};
+
+/**
+ * The account page's rows: open orders, bets, fills, open positions, refunds and balance, reloaded by a poll
+ * and on the account's channels (orders, trades, fills, `ce_refunds`); an order row pushed on the channel
+ * joins the order history.
+ */
+export function useAccountData(apiKey: string | undefined, address: string | undefined): AccountData {
+  const rows = usePolled(
+    apiKey && address
+      ? async () => {
+          const client = tradingClient();
+          const [orders, trades, fills, positions, refunds, balance] = await Promise.all([
+            client.listOrders({ perPage: 100 }),
+            client.listTrades({ perPage: 100 }),
+            client.listFills({ perPage: 100 }),
+            client.listPositions({ perPage: 100 }),
+            client.listRefunds({ bettor: address, perPage: 100 }),
+            client.getBalance(),
+          ]);
+          return {
+            orders: orders.orders,
+            trades: trades.trades,
+            fills: fills.fills,
+            positions: positions.positions,
+            refunds: refunds.results,
+            balance,
+          };
+        }
+      : null,
+    ACCOUNT_POLL_MS,
+    [apiKey, address],
+  );
+  const { reload } = rows;
+  const [pushedRefunds, setPushedRefunds] = useState<PortfolioRefund[]>([]);
+  useEffect(() => setPushedRefunds([]), [address]);
+
+  // The realtime channels: every change reloads; an order row and a refund are also kept as they come.
+  useEffect(() => {
+    if (!apiKey || !address) return;
+    const centrifuge = connectRealtime(tradingClient());
+    const handlers = { onData: () => reload(), reseed: () => reload() };
+    const stops = [
+      follow(centrifuge, channels.accountOrders(address), {
+        onData: (row) => {
+          recordOrders(address, [strip(row)]);
+          reload();
+        },
+        reseed: reload,
+      }),
+      follow(centrifuge, channels.accountTrades(address), handlers),
+      follow(centrifuge, channels.accountFills(), handlers),
+      follow(centrifuge, channels.ceRefunds(address), {
+        onData: (update) => {
+          setPushedRefunds((old) => mergeRefunds(old, update));
+          reload();
+        },
+        reseed: reload,
+      }),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+      centrifuge.disconnect();
+    };
+  }, [apiKey, address]);
+
+  const value = rows.value;
+  return {
+    orders: value?.orders ?? [],
+    trades: value?.trades ?? [],
+    fills: value?.fills ?? [],
+    positions: value?.positions ?? [],
+    refunds: mergeRefunds(value?.refunds ?? [], pushedRefunds),
+    balance: value?.balance,
+    error: rows.error,
+    reload,
+  };
+}
