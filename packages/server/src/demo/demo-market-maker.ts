@@ -128,7 +128,12 @@ export async function startDemoMarketMaker(options: DemoMarketMakerOptions): Pro
     for (const [marketHash, quoter] of quoters) {
       if (active.has(marketHash)) continue;
       quoters.delete(marketHash);
-      await quoter.stop().catch(onError(marketHash));
+      await quoter
+        .stop()
+        .then(
+          () => log.info({ marketHash }, 'demo market maker: market closed, quotes pulled'),
+          onError(marketHash),
+        );
     }
   }
   const tick = () => {
