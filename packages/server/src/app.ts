@@ -27,6 +27,7 @@ import { adminClusterRoutes, singleProcessCluster } from './http/routes/admin-cl
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { jsonRpcRoutes } from './http/routes/json-rpc.js';
 import { legacyOrderRoutes } from './http/routes/legacy-v2-orders.js';
 import { legacyTradeRoutes } from './http/routes/legacy-v2-trades.js';
 import { marketRoutes } from './http/routes/markets.js';
@@ -193,6 +194,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   await app.register(async (scope) => legacyOrderRoutes(scope, exchange));
   await app.register(async (scope) => legacyTradeRoutes(scope, exchange));
   await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
+  await app.register(async (scope) => jsonRpcRoutes(scope, exchange.chain));
   await registerWebPages(app, options.webDir);
   await app.register(async (scope) => {
     requireAdminToken(scope, exchange.config.adminToken);
