@@ -11,7 +11,13 @@
  * per order (default 10), --heartbeat <seconds> (default 5).
  */
 import { parseArgs } from 'node:util';
-import { type FillRow, formatTokenAmount, ladderSize, parseTokenAmount } from '@oddsbook/client';
+import {
+  type FillRow,
+  formatTokenAmount,
+  ladderSize,
+  MarketQuoter,
+  parseTokenAmount,
+} from '@oddsbook/client';
 import { connect, log, onShutdown, pickMarket } from './connect.js';
 
 const { values } = parseArgs({
@@ -47,75 +53,29 @@ log('mm', `heartbeat armed: ${values.heartbeat} s`);
 
 const orders = await client.watchOrders();
 const fills = await client.watchFills();
-/** Net stake on outcome one minus outcome two from this run's fills: the quotes lean away from it. */
-let inventory = 0n;
-/** The ids of the ladder posted last (the watched orders may not show them yet). */
-let current: string[] = [];
-
-/**
- * Posts a fresh ladder on both outcomes around the (skewed) fair price, then cancels the one it replaces:
- * the book is never left empty between the two (for a moment both rest: keep funds for twice the ladder).
- */
-async function quote(): Promise<void> {
-  const resting = orders.orders.filter((o) => o.marketHash === market.marketHash).map((o) => o.id);
-  const previous = new Set([...current, ...resting]);
-  const skew = Math.max(-spread, Math.min(spread, Number(inventory / size)));
-  const center = fair - skew;
-  const one = Array.from({ length: levels }, (_, i) => center - spread / 2 - i * 2);
-  const two = Array.from({ length: levels }, (_, i) => ticks - center - spread / 2 - i * 2);
-  const results = await client.placeOrders([
-    ...one.map((tick) => ({
-      marketHash: market.marketHash,
-      tick,
-      totalBetSize: size,
-      isMakerBettingOutcomeOne: true,
-    })),
-    ...two.map((tick) => ({
-      marketHash: market.marketHash,
-      tick,
-      totalBetSize: size,
-      isMakerBettingOutcomeOne: false,
-    })),
-  ]);
-  current = results.flatMap((r) => (r.status === 'SUBMITTED' && r.orderId ? [r.orderId] : []));
-  const replaced = [...previous].filter((id) => !current.includes(id));
-  if (replaced.length > 0) await client.cancelOrders(replaced);
-  const refused = results.filter((r) => r.status === 'FAILED');
-  log(
-    'mm',
-    `quoting ${formatTokenAmount(size)} USDC a level: ${market.outcomeOneName} ${one.map(pct).join(' ')} | ${market.outcomeTwoName} ${two.map(pct).join(' ')}` +
-      (refused.length ? ` (${refused.length} refused: ${refused.map((r) => r.reason).join(', ')})` : ''),
-  );
-}
-
-// Re-quote after fills, one at a time: fills that come while a re-quote runs are covered by the next.
-let requoting: Promise<void> | null = null;
-let again = false;
-function requote(): void {
-  if (requoting) {
-    again = true;
-    return;
-  }
-  requoting = quote()
-    .catch((error: unknown) => log('mm', `quote failed: ${(error as Error).message}`))
-    .finally(() => {
-      requoting = null;
-      if (again) {
-        again = false;
-        requote();
-      }
-    });
-}
+const quoter = new MarketQuoter(client, orders, market, {
+  ticks,
+  fair,
+  spread,
+  levels,
+  size,
+  onQuote: ({ one, two }, results) => {
+    const refused = results.filter((r) => r.status === 'FAILED');
+    log(
+      'mm',
+      `quoting ${formatTokenAmount(size)} USDC a level: ${market.outcomeOneName} ${one.map(pct).join(' ')} | ${market.outcomeTwoName} ${two.map(pct).join(' ')}` +
+        (refused.length ? ` (${refused.length} refused: ${refused.map((r) => r.reason).join(', ')})` : ''),
+    );
+  },
+  onError: (error) => log('mm', `quote failed: ${(error as Error).message}`),
+});
 
 fills.on((fill: FillRow) => {
-  if (fill.status !== 'MATCHED' || fill.marketHash !== market.marketHash) return;
-  const stake = BigInt(fill.fillAmount);
-  inventory += fill.isBettingOutcomeOne ? stake : -stake;
+  if (!quoter.fill(fill)) return;
   log(
     'mm',
-    `filled ${formatTokenAmount(stake)} USDC on ${fill.isBettingOutcomeOne ? market.outcomeOneName : market.outcomeTwoName} at ${pctOfOdds(fill.fillOdds)}`,
+    `filled ${formatTokenAmount(BigInt(fill.fillAmount))} USDC on ${fill.isBettingOutcomeOne ? market.outcomeOneName : market.outcomeTwoName} at ${pctOfOdds(fill.fillOdds)}`,
   );
-  requote();
 });
 
 onShutdown(async () => {
@@ -125,4 +85,4 @@ onShutdown(async () => {
   client.close();
 });
 
-await quote();
+await quoter.quote();

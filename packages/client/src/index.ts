@@ -57,6 +57,13 @@ export {
 export type { RetryOptions } from './http/retry.js';
 export type { Credentials } from './http/transport.js';
 export { type KeepAlive, type KeepAliveOptions, keepAlive } from './keep-alive.js';
+export {
+  MarketQuoter,
+  type MarketQuoterOptions,
+  type QuoteLadder,
+  type QuoteParameters,
+  quoteLadder,
+} from './market-maker.js';
 export { OrderBuilder, type OrderRequest, roundToLadder } from './order-builder.js';
 export { collect } from './paging.js';
 export {

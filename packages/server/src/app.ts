@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { ClusterNodes, NodeStatus } from './cluster/node-registry.js';
 import type { Exchange } from './exchange/exchange.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
@@ -27,6 +27,7 @@ import { adminClusterRoutes, singleProcessCluster } from './http/routes/admin-cl
 import { adminSettlementRoutes } from './http/routes/admin-settlement.js';
 import { balanceRoutes } from './http/routes/balance.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { jsonRpcRoutes } from './http/routes/json-rpc.js';
 import { legacyOrderRoutes } from './http/routes/legacy-v2-orders.js';
 import { legacyTradeRoutes } from './http/routes/legacy-v2-trades.js';
 import { marketRoutes } from './http/routes/markets.js';
@@ -41,6 +42,8 @@ import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { signInRoutes } from './http/routes/web-sessions.js';
+import { logStyle } from './lib/log-style.js';
+import { prettyStream } from './lib/pretty-log.js';
 import { ParlayService } from './trading/parlay-service.js';
 
 export type AppOptions = {
@@ -73,8 +76,13 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
     exchange.config.rateLimits && exchange.config.redisUrl
       ? await connectRedis(exchange.config.redisUrl, exchange.config.settingNames.redisUrl)
       : null;
+  const style = logStyle(exchange.config, process.stdout.isTTY === true);
   const app = Fastify({
-    logger: options.logger ?? { level: exchange.config.logLevel },
+    logger: options.logger ?? {
+      level: exchange.config.logLevel,
+      ...(style.pretty ? { stream: prettyStream() } : {}),
+    },
+    logController: new LogController({ disableRequestLogging: !style.requests }),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
@@ -186,6 +194,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
   await app.register(async (scope) => legacyOrderRoutes(scope, exchange));
   await app.register(async (scope) => legacyTradeRoutes(scope, exchange));
   await app.register(async (scope) => signInRoutes(scope, exchange, webSessions));
+  await app.register(async (scope) => jsonRpcRoutes(scope, exchange.chain));
   await registerWebPages(app, options.webDir);
   await app.register(async (scope) => {
     requireAdminToken(scope, exchange.config.adminToken);

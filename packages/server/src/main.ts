@@ -7,8 +7,9 @@ import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
+import { type DemoMarketMaker, startDemoMarketMaker } from './demo/demo-market-maker.js';
 import { AppError } from './errors/app-error.js';
-import { openExchange } from './exchange/exchange.js';
+import { type Exchange, openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
 import { parseAddress } from './lib/address.js';
 import { buildExchangeApp, listenExchangeApp, sayExchangeIsUp } from './serve-exchange-app.js';
@@ -164,10 +165,15 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   const exchange = await openExchange(config, { log, onFatal });
   app = await buildExchangeApp(exchange);
   let stopping = false;
+  let demoMaker: Promise<DemoMarketMaker | null> = Promise.resolve(null);
   async function stop(signal: string): Promise<void> {
     if (stopping || !app) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining requests');
+    // Its quotes are pulled while the API still answers (else its heartbeat pulls them later).
+    await (await demoMaker.catch(() => null))
+      ?.stop()
+      .catch((error: unknown) => app?.log.warn({ err: error }, 'demo market maker: pulling quotes failed'));
     const force = setTimeout(() => {
       app.log.error('shutdown took over 10 s; exiting');
       process.exit(1);
@@ -182,7 +188,28 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   sayExchangeIsUp(app, exchange, address);
+  if (config.demo && config.demoMarketMaker) demoMaker = startDemoMaker(app, exchange, address);
   return undefined;
+}
+
+/** The demo market maker on the exchange's own address; a failure is logged, never fatal. */
+function startDemoMaker(app: FastifyInstance, exchange: Exchange, address: string) {
+  const started = startDemoMarketMaker({
+    baseUrl: loopbackUrl(address),
+    adminToken: exchange.config.adminToken,
+    dataDir: exchange.config.dataDir,
+    log: app.log,
+  });
+  started.catch((error: unknown) => app.log.warn({ err: error }, 'demo market maker did not start'));
+  return started;
+}
+
+/** The listening address as this process reaches it: a wildcard host (0.0.0.0, ::) is the loopback. */
+export function loopbackUrl(address: string): string {
+  const url = new URL(address);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
 }
 
 /** `oddsbook reconcile`: a start without serving, its reconciliation printed. */

@@ -67,6 +67,8 @@ export async function startExchange(
       HOST: '127.0.0.1',
       ADMIN_TOKEN,
       DEMO: '1',
+      // The demo market maker's quotes would stand between the tests' maker and taker: on when a test asks.
+      DEMO_MARKET_MAKER: '0',
       BLOCK_TIME_MS: '50',
       LOG_LEVEL: 'info',
       ...options.env,

@@ -21,6 +21,8 @@ export type NetworkName = keyof typeof NETWORKS;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export type Config = {
   port: number;
@@ -46,7 +48,13 @@ export type Config = {
   /** '' when the operator did not set ADMIN_TOKEN: the exchange then keeps one in its data dir. */
   adminToken: string;
   demo: boolean;
+  /** With `demo`, the single process quotes every active market from an account of its own (src/demo). */
+  demoMarketMaker: boolean;
   logLevel: LogLevel;
+  /** How the log is written: `auto` (readable on a terminal, JSON lines otherwise), `pretty` or `json`. */
+  logFormat: LogFormat;
+  /** One line per request and per response: `auto` (on with JSON logs, off with readable ones), on or off. */
+  logRequests: boolean | 'auto';
   blockTimeMs: number;
   /** How often the engine's money is reconciled with the chain's (issue 33). */
   reconcileIntervalMs: number;
@@ -161,7 +169,25 @@ const OPTIONS = {
     help: 'seed a fresh data dir with demo sports data (1/0)',
     fallback: '1',
   },
+  demoMarketMaker: {
+    env: 'DEMO_MARKET_MAKER',
+    flag: 'demo-market-maker',
+    help: 'with DEMO=1, quote every active market from a demo account (1/0; the single process only)',
+    fallback: '1',
+  },
   logLevel: { env: 'LOG_LEVEL', flag: 'log-level', help: LOG_LEVELS.join(', '), fallback: 'info' },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    help: 'auto (readable on a terminal, JSON lines otherwise), pretty or json',
+    fallback: 'auto',
+  },
+  logRequests: {
+    env: 'LOG_REQUESTS',
+    flag: 'log-requests',
+    help: 'a log line per request and response: auto (on with JSON logs, off on a terminal), 1 or 0',
+    fallback: 'auto',
+  },
   verifyingContract: {
     env: 'VERIFYING_CONTRACT',
     flag: 'verifying-contract',
@@ -445,6 +471,11 @@ function flag(name: string, raw: string): boolean {
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
 }
 
+function oneOf<T extends string>(name: string, raw: string, values: readonly T[]): T {
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+}
+
 /** TRUST_PROXY: empty or 0 for none, a hop count, or a comma list of addresses and CIDRs. */
 function trustProxy(name: string, raw: string): false | number | string[] {
   if (raw === '' || raw === '0') return false;
@@ -522,7 +553,10 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     baseToken: raw('baseToken') ? address(label('baseToken'), raw('baseToken')) : network.baseToken,
     adminToken,
     demo: parsed['no-demo'] === true ? false : flag(label('demo'), raw('demo')),
+    demoMarketMaker: flag(label('demoMarketMaker'), raw('demoMarketMaker')),
     logLevel,
+    logFormat: oneOf(label('logFormat'), raw('logFormat'), LOG_FORMATS),
+    logRequests: raw('logRequests') === 'auto' ? 'auto' : flag(label('logRequests'), raw('logRequests')),
     blockTimeMs: integer(label('blockTimeMs'), raw('blockTimeMs'), 10, 60_000),
     reconcileIntervalMs: integer(label('reconcileIntervalMs'), raw('reconcileIntervalMs'), 1_000, 86_400_000),
     checkpointIntervalMs: integer(

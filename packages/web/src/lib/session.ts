@@ -1,7 +1,7 @@
 import { createExchangeClient, type ExchangeClient, eip1193Signer } from '@oddsbook/client';
 import { getAddress } from 'viem';
 import { createSiweMessage } from 'viem/siwe';
-import { connectWallet, type Eip1193Provider } from './wallet.js';
+import { connectWallet, type Eip1193Provider, ensureChain } from './wallet.js';
 
 /** What the page knows about its user; kept in sessionStorage (this tab only), never in a cookie. */
 export type AuthState = {
@@ -92,6 +92,8 @@ export async function signIn(provider: Eip1193Provider): Promise<void> {
   const address = await connectWallet(provider);
   const client = publicClient();
   const { nonce, chainId } = await client.siweNonce();
+  // A wallet on another chain would refuse to sign for this one: switch it (or add the chain) first.
+  await ensureChain(provider, chainId, `${location.origin}/rpc`);
   const message = signInMessage({
     address,
     chainId,
