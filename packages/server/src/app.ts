@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { ClusterNodes, NodeStatus } from './cluster/node-registry.js';
+import { logStyle } from './config/log-style.js';
 import type { Exchange } from './exchange/exchange.js';
 import { type ExchangeRealtimeOptions, startExchangeRealtime } from './exchange/exchange-realtime.js';
 import { registerClusterMetrics } from './http/node-app.js';
@@ -42,7 +43,6 @@ import { realtimeTokenRoutes } from './http/routes/realtime-token.js';
 import { accountTradingRoutes, publicTradingRoutes } from './http/routes/trading-reads.js';
 import { adminWalletRoutes, walletRoutes } from './http/routes/wallets.js';
 import { signInRoutes } from './http/routes/web-sessions.js';
-import { logStyle } from './lib/log-style.js';
 import { prettyStream } from './lib/pretty-log.js';
 import { ParlayService } from './trading/parlay-service.js';
 

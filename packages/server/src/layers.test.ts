@@ -25,7 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cluster'],
   ['exchange'],
   ['http'],
-  ['commands'],
+  ['commands', 'demo'],
   ['(root)'],
 ];
 

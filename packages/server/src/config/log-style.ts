@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { Config } from './config.js';
 
 /** How this process writes its log: readable or JSON lines, with or without a line per request. */
 export type LogStyle = { pretty: boolean; requests: boolean };

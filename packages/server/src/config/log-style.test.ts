@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { prettyLine } from '../lib/pretty-log.js';
+import { ConfigError, loadConfig } from './config.js';
 import { logStyle } from './log-style.js';
-import { prettyLine } from './pretty-log.js';
 
 const style = (env: Record<string, string>, tty: boolean) => logStyle(loadConfig([], env), tty);
 
