@@ -29,7 +29,7 @@ import { BODY_LIMITS } from '../plugins/json-body.js';
 const security = [{ apiKey: [] }];
 const tags = ['orders'];
 const MAX_BEST_ODDS_MARKETS = 100;
-const INFO_LEVELS = new Set(['info', 'debug', 'trace']);
+const DEBUG_LEVELS = new Set(['debug', 'trace']);
 
 /** Orders v3: create (make and take), read, cancel, best odds. */
 export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
@@ -56,9 +56,10 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
     },
     async (request) => {
       const orders = await trading.orders.create(request.account, request.body);
-      // Built only when it will be written: at the default level it would be thrown away on the hot path.
-      if (INFO_LEVELS.has(request.log.level)) {
-        request.log.info(
+      // A line per request, as the request lines: at debug (a market maker's re-quotes would fill the
+      // terminal at info), and built only when it will be written, off the hot path.
+      if (DEBUG_LEVELS.has(request.log.level)) {
+        request.log.debug(
           { orders: orders.map((o) => ({ orderId: o.orderId, status: o.status, reason: o.reason })) },
           'orders submitted',
         );
