@@ -1,8 +1,8 @@
 import { ODDS_SCALE } from '@oddsbook/protocol';
 import { describe, expect, it } from 'vitest';
 import {
-  americanOdds,
   allOddsFormats,
+  americanOdds,
   decimalOdds,
   formatOdds,
   impliedProbability,
@@ -22,7 +22,8 @@ describe('display', () => {
     expect(impliedProbability(55_125_000_000_000_000_000n)).toBe('55.125 %');
     expect(impliedProbability(125_000_000_000_000_000n)).toBe('0.125 %');
     expect(impliedProbability(55_500_000_000_000_000_000n)).toBe('55.50 %');
-    expect(impliedProbability(ODDS_SCALE - 1n)).toBe('99.999999999999999999 %');
+    expect(impliedProbability(ODDS_SCALE - 1n)).toBe('100.00 %'); // a blended price: rounded at the sixth
+    expect(impliedProbability(55_123_456_789_000_000_000n)).toBe('55.123457 %');
   });
 
   it('rounds implied probability half up when asked for a number of decimals', () => {

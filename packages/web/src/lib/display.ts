@@ -15,15 +15,20 @@ function fixed(scaled: bigint, decimals: number): string {
 /** percentageOdds is probability x 10^20: as a percentage, the same integer with 18 decimals. */
 const PERCENT_DECIMALS = 18;
 
+/** Beyond this many decimals a percentage is rounded (a blended fill price); ladder odds never need it. */
+const MAX_PERCENT_DECIMALS = 6;
+
 /**
- * percentageOdds (probability x 10^20) as a percentage. Without `decimals`: exact, with at least two
- * decimals and every significant one (55 % -> "55.00 %", 55.125 % -> "55.125 %"); with `decimals`:
- * rounded half up to that many.
+ * percentageOdds (probability x 10^20) as a percentage. Without `decimals`: with at least two decimals
+ * and every significant one up to six, so ladder odds are exact (55 % -> "55.00 %", 55.125 % ->
+ * "55.125 %") and a blended price is rounded half up at the sixth; with `decimals`: rounded half up to
+ * that many.
  */
 export function impliedProbability(odds: bigint, decimals?: number): string {
   if (decimals !== undefined)
     return `${fixed(divRound(odds * 100n * 10n ** BigInt(decimals), ODDS_SCALE), decimals)} %`;
-  const [whole, fraction = ''] = formatTokenAmount(odds, PERCENT_DECIMALS).split('.');
+  const rounded = divRound(odds, 10n ** BigInt(PERCENT_DECIMALS - MAX_PERCENT_DECIMALS));
+  const [whole, fraction = ''] = formatTokenAmount(rounded, MAX_PERCENT_DECIMALS).split('.');
   return `${whole}.${fraction.padEnd(2, '0')} %`;
 }
 
@@ -76,7 +81,9 @@ export function allOddsFormats(odds: bigint): string {
 const ODDS_FORMAT_KEY = 'oddsbook.oddsFormat';
 
 /** The format the bettor chose last in this browser (probability until one is chosen). */
-export function storedOddsFormat(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage): OddsFormat {
+export function storedOddsFormat(
+  storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage,
+): OddsFormat {
   const value = storage?.getItem(ODDS_FORMAT_KEY);
   return ODDS_FORMATS.some((f) => f.format === value) ? (value as OddsFormat) : 'probability';
 }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { ladderSize, tickToOdds } from '@oddsbook/protocol';
+import { describe, expect, it } from 'vitest';
 import { formatOdds, type OddsFormat } from './display.js';
 import {
   expiryChoices,

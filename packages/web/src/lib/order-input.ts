@@ -108,7 +108,8 @@ export function stakeProblem(
   stake: bigint,
   limits: { minimum: bigint; free: bigint | undefined },
 ): string | null {
-  if (stake < limits.minimum) return `The stake is below this market's minimum of ${tokenAmount(limits.minimum)} USDC.`;
+  if (stake < limits.minimum)
+    return `The stake is below this market's minimum of ${tokenAmount(limits.minimum)} USDC.`;
   if (limits.free !== undefined && stake > limits.free)
     return `The stake is more than the ${tokenAmount(limits.free)} USDC your balance leaves free beside your open orders.`;
   return null;
