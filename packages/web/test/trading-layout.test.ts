@@ -44,7 +44,11 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
       await onboard(page, exchange, bettor.address, 'layout');
       const marketHash = await openFirstMarket(page, exchange);
       const [market] = await (await pageClient(page, exchange.url)).findMarkets([marketHash]);
-      expect(await page.getByTestId('market-type').textContent()).toMatch(/^(Moneyline|Match result)$/);
+      const typeLabel = await page.getByTestId('market-type').textContent();
+      expect(typeLabel).toMatch(
+        /^(Moneyline|Match result|Total -?[\d.]+|Handicap -?[\d.]+)( \(quarter line\))?$/,
+      );
+      if (market!.line !== null) expect(typeLabel).toContain(String(market!.line));
       expect(await page.getByTestId('market-tape').textContent()).toContain('Nothing traded yet');
 
       // The stake is checked before the wallet is asked: the minimum and the free balance are named.
