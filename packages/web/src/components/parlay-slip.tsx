@@ -3,10 +3,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { allOddsFormats, formatOdds, type OddsFormat, tokenAmount } from '../lib/display.js';
 import { plainError } from '../lib/errors.js';
 import { parseStake } from '../lib/order-input.js';
+import { describeResult, type PlacedResult } from '../lib/order-result.js';
 import { type BettorOffer, bettorOffers, canRequest, type SlipLeg, secondsLeft } from '../lib/parlay.js';
 import { tradingClient } from '../lib/session.js';
 import { injectedProvider } from '../lib/wallet.js';
-import { describeResult, type PlacedResult } from './order-form.js';
 import { ErrorLine } from './section.js';
 
 /** While the offers can be taken, the page reads them again this often (a maker may cancel one). */
