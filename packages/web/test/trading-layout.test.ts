@@ -88,6 +88,18 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
         expect(Math.abs(expiry - (placedAt + 86_400))).toBeLessThan(600);
       }
 
+      // Another market: the last result does not follow; back on this one, neither does it stay.
+      await page.getByTestId('market').nth(1).click();
+      await expect
+        .poll(() => page.getByTestId('market-head').getAttribute('data-market-hash'))
+        .not.toBe(marketHash);
+      expect(await result.count()).toBe(0);
+      await page.getByTestId('market').first().click();
+      await expect
+        .poll(() => page.getByTestId('market-head').getAttribute('data-market-hash'))
+        .toBe(marketHash);
+      expect(await result.count()).toBe(0);
+
       // A taker sees 44.875 % on the other outcome; the page shows it exactly, and clicking types it back.
       const level = page.getByTestId('level-2').first();
       await expect.poll(() => level.textContent(), WAIT).toContain('44.875 %');
