@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWeb,
@@ -104,16 +104,16 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
       const level = page.getByTestId('level-2').first();
       await expect.poll(() => level.textContent(), WAIT).toContain('44.875 %');
       await level.click();
-      expect(await form.getByLabel('Probability').inputValue()).toBe('44.875');
+      await expect.poll(() => form.getByLabel('Probability').inputValue()).toBe('44.875');
       expect(await page.getByTestId('order-result').count()).toBe(0);
 
       // Decimal, then American: the ladder and the field follow; the choice is kept after a reload.
       await page.getByLabel('Odds format').selectOption('decimal');
       await expect.poll(() => level.textContent()).toContain('2.228');
-      expect(await form.getByLabel('Odds: decimal').inputValue()).toBe('2.228');
+      await expect.poll(() => form.getByLabel('Odds: decimal').inputValue()).toBe('2.228');
       await page.getByLabel('Odds format').selectOption('american');
       await expect.poll(() => level.textContent()).toContain('+122.84');
-      expect(await form.getByLabel('Odds: american').inputValue()).toBe('+122.84');
+      await expect.poll(() => form.getByLabel('Odds: american').inputValue()).toBe('+122.84');
       await page.reload();
       await page.getByTestId('fixture').first().click();
       await page.getByTestId('market').first().click();
@@ -143,6 +143,29 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
             `^Last traded 44\\.875 % on ${regexText(market!.outcomeTwoName)} · matched [\\d.]+ USDC in 1 bet$`,
           ),
         );
+
+      // A take on the taker's own resting order: while the exchange holds it for the betting delay the
+      // button says so, not "Sign in your wallet" (its texts are recorded as they change).
+      await taker.placeOrders([
+        {
+          marketHash,
+          percentageOdds: 60n * 10n ** 18n,
+          totalBetSize: 10_000_000n,
+          isMakerBettingOutcomeOne: true,
+          timeInForce: 'GTC',
+        },
+      ]);
+      await expect.poll(() => level.textContent(), WAIT).toContain('40.00 %');
+      await level.click();
+      await form.getByLabel('Stake').fill('2');
+      await recordButtonTexts(page);
+      await form.getByRole('button', { name: 'Place bet' }).click();
+      await expect.poll(() => result.textContent(), WAIT).toMatch(/^Matched [\d.]+ USDC\.$/);
+      const texts = await buttonTexts(page);
+      expect(texts[0]).toBe('Sign in your wallet…');
+      if (market!.bettingDelay > 0)
+        expect(texts).toContain(`Waiting out the ${market!.bettingDelay} s betting delay…`);
+      expect(texts.at(-1)).toBe('Place bet');
 
       // A phone: nothing scrolls sideways, and the ladder and the bet slip come before the lists.
       await page.setViewportSize(PHONE);
@@ -198,3 +221,21 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
 });
 
 const regexText = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** From now on, every text the order form's submit button shows, in order. */
+function recordButtonTexts(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { buttonTexts: string[] }).buttonTexts = seen;
+    const button = document.querySelector('[data-testid="order-form"] button[type="submit"]')!;
+    new MutationObserver(() => seen.push(button.textContent ?? '')).observe(button, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
+  });
+}
+
+function buttonTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { buttonTexts: string[] }).buttonTexts);
+}
