@@ -39,6 +39,6 @@ export async function openFirstMarket(page: Page, exchange: RunningExchange): Pr
   await page.getByTestId('market').first().click();
   const hash = await page.getByTestId('market-head').getAttribute('data-market-hash');
   expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
-  await expect.poll(() => page.getByTestId('book-feed').textContent(), WAIT).toBe('live');
+  await expect.poll(() => page.getByTestId('book-feed').textContent(), WAIT).toBe('streaming');
   return hash!;
 }

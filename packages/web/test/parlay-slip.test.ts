@@ -134,9 +134,9 @@ describe.skipIf(!available)('the parlay slip in Chromium', () => {
         )
         .toBe(true);
       await expect.poll(() => offer.count(), WAIT).toBe(1);
-      // 55 % x 45 % x 55 % + 3 %, up onto the ladder: 16.625 % (decimal 6.01), up to the 10 USDC asked.
-      expect(await offer.textContent()).toContain('16.63 %');
-      expect(await offer.textContent()).toContain('6.01');
+      // 55 % x 45 % x 55 % + 3 %, up onto the ladder: 16.625 % (decimal 6.015), up to the 10 USDC asked.
+      expect(await offer.textContent()).toContain('16.625 %');
+      expect(await offer.getAttribute('title')).toContain('decimal 6.015');
       expect(await offer.textContent()).toContain('10.00');
       expect(await page.getByTestId('parlay-take-countdown').textContent()).toMatch(
         /^Take an offer within \d+ s$/,

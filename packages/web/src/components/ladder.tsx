@@ -1,7 +1,7 @@
 import type { BookSnapshot } from '@oddsbook/protocol';
 import { invertOdds } from '@oddsbook/protocol';
 import { type BookSide, bookInFrame, type Frame } from '../lib/book.js';
-import { decimalOdds, impliedProbability, tokenAmount } from '../lib/display.js';
+import { allOddsFormats, formatOdds, ODDS_FORMATS, type OddsFormat, tokenAmount } from '../lib/display.js';
 
 /** What clicking a level offers: bet `outcome` at `odds` (own frame) for up to `size` (own stake). */
 export type TakeOffer = { outcome: 1 | 2; odds: bigint; size: bigint };
@@ -17,10 +17,14 @@ export function Ladder(props: {
   outcomeNames: [string, string];
   frame: Frame;
   ladderStepSize: number;
+  format: OddsFormat;
+  /** A resolved or closed market: levels are shown, not offered. */
+  closed?: boolean;
   onTake: (offer: TakeOffer) => void;
 }) {
   const view = bookInFrame(props.book, props.frame, props.ladderStepSize);
   const take = (column: 1 | 2, level: BookSide[number]) => {
+    if (props.closed) return;
     if (props.frame === 'taker')
       props.onTake({ outcome: column, odds: level.percentageOdds, size: level.size });
     // A maker-frame level is taken by betting the other outcome at the complementary odds.
@@ -32,7 +36,7 @@ export function Ladder(props: {
       });
   };
   return (
-    <div class="ladder" data-testid="ladder">
+    <div class={`ladder ${props.closed ? 'closed' : ''}`} data-testid="ladder">
       {([1, 2] as const).map((column) => {
         const side = column === 1 ? view.outcomeOne : view.outcomeTwo;
         return (
@@ -44,8 +48,7 @@ export function Ladder(props: {
             <table>
               <thead>
                 <tr>
-                  <th>Probability</th>
-                  <th>Decimal</th>
+                  <th>{ODDS_FORMATS.find((f) => f.format === props.format)!.label}</th>
                   <th>{props.frame === 'taker' ? 'Up to (your stake)' : 'Size (maker stake)'}</th>
                 </tr>
               </thead>
@@ -55,17 +58,16 @@ export function Ladder(props: {
                     key={level.percentageOdds.toString()}
                     class="level"
                     data-testid={`level-${column}`}
-                    title="Click to take this level"
+                    title={`${props.closed ? '' : 'Take: '}${allOddsFormats(level.percentageOdds)}`}
                     onClick={() => take(column, level)}
                   >
-                    <td>{impliedProbability(level.percentageOdds)}</td>
-                    <td>{decimalOdds(level.percentageOdds)}</td>
+                    <td>{formatOdds(level.percentageOdds, props.format)}</td>
                     <td>{tokenAmount(level.size)}</td>
                   </tr>
                 ))}
                 {side.length === 0 && (
                   <tr>
-                    <td colSpan={3} class="muted">
+                    <td colSpan={2} class="muted">
                       Nothing offered
                     </td>
                   </tr>

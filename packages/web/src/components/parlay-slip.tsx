@@ -1,12 +1,12 @@
 import type { ParlayDetail, ParlayRequestResult } from '@oddsbook/protocol';
 import { useEffect, useState } from 'preact/hooks';
-import { decimalOdds, impliedProbability, tokenAmount } from '../lib/display.js';
+import { allOddsFormats, formatOdds, type OddsFormat, tokenAmount } from '../lib/display.js';
 import { plainError } from '../lib/errors.js';
 import { parseStake } from '../lib/order-input.js';
+import { describeResult, type PlacedResult } from '../lib/order-result.js';
 import { type BettorOffer, bettorOffers, canRequest, type SlipLeg, secondsLeft } from '../lib/parlay.js';
 import { tradingClient } from '../lib/session.js';
 import { injectedProvider } from '../lib/wallet.js';
-import { describeResult } from './order-form.js';
 import { ErrorLine } from './section.js';
 
 /** While the offers can be taken, the page reads them again this often (a maker may cancel one). */
@@ -36,6 +36,7 @@ export function ParlaySlip(props: {
   legs: SlipLeg[];
   note: string | undefined;
   ladderStepSize: number;
+  format: OddsFormat;
   onRemove: (marketHash: string) => void;
   onClear: () => void;
   onPlaced: () => void;
@@ -44,7 +45,7 @@ export function ParlaySlip(props: {
   const [request, setRequest] = useState<ParlayRequestResult | null>(null);
   const [detail, setDetail] = useState<ParlayDetail | null>(null);
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<string>();
+  const [result, setResult] = useState<PlacedResult>();
   const [error, setError] = useState<unknown>();
   const now = useNow(request !== null);
   const phase: Phase | null = !request
@@ -119,7 +120,11 @@ export function ParlaySlip(props: {
         { waitForOutcome: true },
       );
       const taken = placed!.status === 'SUBMITTED' && BigInt(placed!.outcome?.fillAmount ?? '0') > 0n;
-      setResult(`${describeResult(placed!)}${taken ? ' Follow its legs in Your parlays.' : ''}`);
+      const described = describeResult(placed!);
+      setResult({
+        ...described,
+        text: `${described.text}${taken ? ' Follow its legs in Your parlays.' : ''}`,
+      });
       if (taken) {
         // Taken: the bet follows in "Your parlays"; the slip is free for the next one.
         setRequest(null);
@@ -145,8 +150,8 @@ export function ParlaySlip(props: {
     return result ? (
       <div class="card parlay-slip" data-testid="parlay-slip">
         <h3>Parlay slip</h3>
-        <p class="result" data-testid="parlay-result">
-          {result}
+        <p class={`result result-${result.tone}`} data-testid="parlay-result" data-tone={result.tone}>
+          {result.text}
         </p>
       </div>
     ) : null;
@@ -213,17 +218,15 @@ export function ParlaySlip(props: {
           <table class="offers">
             <thead>
               <tr>
-                <th>Probability</th>
-                <th>Decimal</th>
+                <th>Odds</th>
                 <th>Up to</th>
                 <th />
               </tr>
             </thead>
             <tbody>
               {offers.map((offer) => (
-                <tr key={offer.orderId} data-testid="parlay-offer">
-                  <td>{impliedProbability(offer.odds)}</td>
-                  <td>{decimalOdds(offer.odds)}</td>
+                <tr key={offer.orderId} data-testid="parlay-offer" title={allOddsFormats(offer.odds)}>
+                  <td>{formatOdds(offer.odds, props.format)}</td>
                   <td>{tokenAmount(offer.size)}</td>
                   <td>
                     <button type="button" class="primary" disabled={busy} onClick={() => void take(offer)}>
@@ -234,7 +237,7 @@ export function ParlaySlip(props: {
               ))}
               {offers.length === 0 && (
                 <tr>
-                  <td colSpan={4} class="muted" data-testid="parlay-no-offers">
+                  <td colSpan={3} class="muted" data-testid="parlay-no-offers">
                     {detail ? 'No maker offered on this parlay.' : 'Loading the offers…'}
                   </td>
                 </tr>
@@ -254,8 +257,8 @@ export function ParlaySlip(props: {
         </div>
       )}
       {result && (
-        <p class="result" data-testid="parlay-result">
-          {result}
+        <p class={`result result-${result.tone}`} data-testid="parlay-result" data-tone={result.tone}>
+          {result.text}
         </p>
       )}
       <ErrorLine error={error} text={plainError} />

@@ -3,28 +3,49 @@ import { channels } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
 import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../components/account-tables.js';
-import { CatalogNav, marketLabel } from '../components/catalog-nav.js';
+import { CatalogNav, isOpenMarket } from '../components/catalog-nav.js';
 import { Ladder, type TakeOffer } from '../components/ladder.js';
 import { OrderForm } from '../components/order-form.js';
 import { ParlayBets } from '../components/parlay-bets.js';
 import { ParlaySlip } from '../components/parlay-slip.js';
 import { ErrorLine } from '../components/section.js';
 import type { Frame } from '../lib/book.js';
-import { tokenAmount } from '../lib/display.js';
+import {
+  formatOdds,
+  marketTypeLabel,
+  ODDS_FORMATS,
+  type OddsFormat,
+  storedOddsFormat,
+  storeOddsFormat,
+  tokenAmount,
+} from '../lib/display.js';
 import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
 import { useLiveBook } from '../lib/live-book.js';
+import { type TapeSummary, useMarketTape } from '../lib/market-tape.js';
 import { addLeg, type SlipLeg, slipLeg } from '../lib/parlay.js';
 import { connectRealtime, follow } from '../lib/realtime.js';
 import { publicClient, tradingClient } from '../lib/session.js';
 
 /** A fallback refresh of the account's rows, on top of the realtime channels. */
 const ACCOUNT_POLL_MS = 5000;
+/** The shown market's record is read again this often: it may be resolved, closed or go in play. */
+const MARKET_POLL_MS = 10_000;
 
 /** The trading page: catalog, a market's live ladder, the order form, open orders, bets and fills. */
 export function TradingPage() {
   const auth = useAuth();
-  const [market, setMarket] = useState<Market | null>(null);
+  const [picked, setPicked] = useState<Market | null>(null);
+  const [format, setFormat] = useState<OddsFormat>(storedOddsFormat);
+  // The picked market's record as it is now (resolved, closed, in play), read again while shown.
+  const current = usePolled(
+    picked ? async () => (await publicClient().findMarkets([picked.marketHash]))[0] ?? null : null,
+    MARKET_POLL_MS,
+    [picked?.marketHash],
+  );
+  const market = picked && current.value?.marketHash === picked.marketHash ? current.value : picked;
+  const open = market ? isOpenMarket(market) : false;
+  const tape = useMarketTape(market?.marketHash);
   const [frame, setFrame] = useState<Frame>('taker');
   const [offer, setOffer] = useState<TakeOffer | null>(null);
   const centrifuge = useRealtime(auth.apiKey);
@@ -32,6 +53,10 @@ export function TradingPage() {
   const live = useLiveBook(market?.marketHash, centrifuge);
   const account = useAccountRows(auth.apiKey, auth.address, centrifuge);
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
+  const exchangeMinimum = BigInt(metadata.value?.limits.orderSizeMinimumBaseUnits ?? 0);
+  const free = account.balance
+    ? BigInt(account.balance.availableAmount) - BigInt(account.balance.exposureAmount)
+    : undefined;
   const names: [string, string] = market ? [market.outcomeOneName, market.outcomeTwoName] : ['', ''];
   const [known, setKnown] = useState<OutcomeNames>({});
   // A parlay market's rows (bets, fills) name its two sides as the bettor and the makers take them.
@@ -50,16 +75,34 @@ export function TradingPage() {
   }, [market]);
 
   return (
-    <div class="page trading">
+    <div class={`page trading ${market ? 'has-market' : ''}`}>
       <CatalogNav
         centrifuge={centrifuge}
         selected={market}
         onSelect={(m) => {
-          setMarket(m);
+          setPicked(m);
           setOffer(null);
         }}
       />
       <div class="market-pane">
+        <label class="odds-format">
+          Odds
+          <select
+            aria-label="Odds format"
+            value={format}
+            onChange={(e) => {
+              const next = (e.target as HTMLSelectElement).value as OddsFormat;
+              setFormat(next);
+              storeOddsFormat(next);
+            }}
+          >
+            {ODDS_FORMATS.map((f) => (
+              <option key={f.format} value={f.format}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </label>
         {!market && <p class="hint">Pick a league, a game and a market.</p>}
         {market && (
           <>
@@ -68,11 +111,16 @@ export function TradingPage() {
                 {market.teamOneName} – {market.teamTwoName}
               </h2>
               <p class="muted">
-                {marketLabel(market)} · {market.leagueLabel} ·{' '}
-                <span data-testid="book-feed">
-                  {live.live ? 'live' : centrifuge ? 'connecting…' : 'polling'}
+                <span class="tag" data-testid="market-type">
+                  {marketTypeLabel(market)}
+                </span>{' '}
+                {market.outcomeOneName} / {market.outcomeTwoName} · {market.leagueLabel} ·{' '}
+                {new Date(market.gameTime * 1000).toLocaleString()} <MarketPhase market={market} /> · book{' '}
+                <span data-testid="book-feed" title="How this page follows the book">
+                  {live.live ? 'streaming' : centrifuge ? 'connecting…' : 'polling every 2 s'}
                 </span>
               </p>
+              <TapeLine tape={tape.tape} names={names} format={format} />
               <div class="row">
                 <label class="radio">
                   <input type="radio" checked={frame === 'taker'} onChange={() => setFrame('taker')} />
@@ -90,11 +138,13 @@ export function TradingPage() {
                 outcomeNames={names}
                 frame={frame}
                 ladderStepSize={stepSize}
+                format={format}
+                closed={!open}
                 onTake={setOffer}
               />
             )}
             <ErrorLine error={live.error} text={plainError} />
-            {auth.apiKey && (
+            {auth.apiKey && open && (
               <div class="row parlay-add" data-testid="parlay-add">
                 <span class="muted">
                   Add to a parlay{legs.length > 0 ? ` (${legs.length} on the slip below)` : ''}:
@@ -111,14 +161,25 @@ export function TradingPage() {
                 ))}
               </div>
             )}
-            {auth.apiKey ? (
+            {!open ? (
+              <p class="hint" data-testid="market-closed">
+                {market.outcome !== undefined
+                  ? `This market is resolved: ${resolvedText(market)}. It takes no more bets.`
+                  : 'This market is closed: it takes no more bets.'}
+              </p>
+            ) : auth.apiKey ? (
+              // Keyed by market: a message or a half-typed bet never shows under another market.
               <OrderForm
-                marketHash={market.marketHash}
-                outcomeNames={names}
+                key={market.marketHash}
+                market={market}
                 ladderStepSize={stepSize}
+                format={format}
+                exchangeMinimum={exchangeMinimum}
+                free={free}
                 offer={offer}
                 onPlaced={() => {
                   live.refresh();
+                  tape.refresh();
                   account.reload();
                 }}
               />
@@ -135,6 +196,7 @@ export function TradingPage() {
               legs={legs}
               note={slipNote}
               ladderStepSize={stepSize}
+              format={format}
               onRemove={(hash) => {
                 setLegs((old) => old.filter((l) => l.marketHash !== hash));
                 setSlipNote(undefined);
@@ -152,15 +214,49 @@ export function TradingPage() {
                 {tokenAmount(account.balance.escrowedAmount)} USDC
               </p>
             )}
-            <OpenOrders orders={account.orders} names={named} onChange={account.reload} />
-            <ParlayBets trades={account.trades} />
-            <TradesTable trades={account.trades} names={named} />
-            <FillsTable fills={account.fills} names={named} />
+            <details class="rows-section" open>
+              <summary>Your open orders, bets and fills</summary>
+              <OpenOrders orders={account.orders} names={named} onChange={account.reload} />
+              <ParlayBets trades={account.trades} />
+              <TradesTable trades={account.trades} names={named} />
+              <FillsTable fills={account.fills} names={named} />
+            </details>
             <ErrorLine error={account.error} text={plainError} />
           </>
         )}
       </div>
     </div>
+  );
+}
+
+/** Whether the game is in play (its start has passed) or still to come. */
+function MarketPhase(props: { market: Market }) {
+  const inPlay = props.market.gameTime * 1000 <= Date.now();
+  return (
+    <span class={`tag ${inPlay ? 'in-play' : ''}`} data-testid="market-phase">
+      {inPlay ? 'in play' : 'pre-game'}
+    </span>
+  );
+}
+
+function resolvedText(market: Market): string {
+  if (market.outcome === 1) return `${market.outcomeOneName} won`;
+  if (market.outcome === 2) return `${market.outcomeTwoName} won`;
+  return 'void, every stake refunded';
+}
+
+/** Last traded price and matched volume, from the public tape. */
+function TapeLine(props: { tape: TapeSummary | null; names: [string, string]; format: OddsFormat }) {
+  const { tape } = props;
+  if (!tape) return null;
+  return (
+    <p class="muted tape" data-testid="market-tape">
+      {tape.last
+        ? `Last traded ${formatOdds(tape.last.odds, props.format)} on ${props.names[tape.last.outcome - 1]}`
+        : 'Nothing traded yet'}
+      {' · '}matched {tape.partial ? 'at least ' : ''}
+      {tokenAmount(tape.matched)} USDC in {tape.bets} {tape.bets === 1 ? 'bet' : 'bets'}
+    </p>
   );
 }
 
