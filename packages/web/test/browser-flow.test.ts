@@ -15,9 +15,9 @@ import {
   buildWeb,
   chromiumAvailable,
   cspViolations,
+  exchangeAndBrowser,
   launchChromium,
   type RunningExchange,
-  startExchange,
   walletContext,
 } from './browser-harness.js';
 import {
@@ -33,26 +33,16 @@ import {
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('the web pages in Chromium', () => {
-  let exchange: RunningExchange;
-  let browser: Browser;
-  beforeAll(async () => {
-    buildWeb();
-    exchange = await startExchange();
-    browser = await launchChromium();
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await exchange?.stop();
-  });
+  const suite = exchangeAndBrowser();
 
   it('serves the pages at / and keeps the API and its JSON 404 around them', async () => {
-    const index = await fetch(`${exchange.url}/`);
+    const index = await fetch(`${suite.exchange.url}/`);
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toMatch(/text\/html/);
     expect(await index.text()).toContain('<div id="app">');
-    const api = await fetch(`${exchange.url}/sports`);
+    const api = await fetch(`${suite.exchange.url}/sports`);
     expect((await api.json()).status).toBe('success');
-    const missing = await fetch(`${exchange.url}/no-such-page`);
+    const missing = await fetch(`${suite.exchange.url}/no-such-page`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
     for (const answer of [index, api, missing]) {
@@ -63,12 +53,12 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
   });
 
   it('cannot be framed by another page', async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     try {
       const page = await context.newPage();
       const refused = cspViolations(page);
       // Another origin (about:blank's opaque one) frames the account page: the browser refuses to load it.
-      await page.setContent(`<iframe src="${exchange.url}/#/account"></iframe>`);
+      await page.setContent(`<iframe src="${suite.exchange.url}/#/account"></iframe>`);
       await expect.poll(() => refused.join('\n'), { timeout: 10_000 }).toContain("frame-ancestors 'none'");
       const framed = page.frames().find((frame) => frame !== page.mainFrame());
       expect(
@@ -83,11 +73,11 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
   });
 
   it('a maker and a taker sign in, get keys, fund, bet against each other, add a signer, cancel, and are paid', async () => {
-    const maker = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
-    const taker = await walletContext(browser, TAKER_KEY, MAINNET_CHAIN_ID);
+    const maker = await walletContext(suite.browser, MAKER_KEY, MAINNET_CHAIN_ID);
+    const taker = await walletContext(suite.browser, TAKER_KEY, MAINNET_CHAIN_ID);
     try {
-      await onboard(maker.page, exchange, maker.address, 'maker');
-      await onboard(taker.page, exchange, taker.address, 'taker');
+      await onboard(maker.page, suite.exchange, maker.address, 'maker');
+      await onboard(taker.page, suite.exchange, taker.address, 'taker');
       expect(maker.requests).toContain('personal_sign');
 
       // The multisig: add the taker as a second owner of the maker's proxy, signed in the wallet.
@@ -101,7 +91,7 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       await checkedScreenshot(maker.page, 'account-page', 'Threshold: 1 of 2');
 
       // The maker posts a limit order: 10 USDC on outcome one at 55 %, good till cancelled.
-      const marketHash = await openFirstMarket(maker.page, exchange);
+      const marketHash = await openFirstMarket(maker.page, suite.exchange);
       const form = maker.page.getByTestId('order-form');
       await form.getByLabel('Probability').fill('55');
       await form.getByLabel('Stake').fill('10');
@@ -110,7 +100,7 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(1);
 
       // The taker sees it live as 45 % on outcome two, clicks it and takes 4 USDC of it.
-      expect(await openFirstMarket(taker.page, exchange)).toBe(marketHash);
+      expect(await openFirstMarket(taker.page, suite.exchange)).toBe(marketHash);
       const level = taker.page.getByTestId('level-2').first();
       await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
       expect(await level.getAttribute('title')).toContain('decimal 2.222');
@@ -135,7 +125,9 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(0);
 
       // The operator resolves the market for outcome two: the taker is paid.
-      const resolved = await exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, { outcome: 2 });
+      const resolved = await suite.exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, {
+        outcome: 2,
+      });
       expect(resolved.status).toBe(200);
       await expect
         .poll(() => taker.page.getByTestId('trade-status').first().textContent(), WAIT)
@@ -164,20 +156,22 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
   }, 240_000);
 
   it('shows a person without a wallet that one is needed, and a refused sign-in in plain words', async () => {
-    const context = await browser.newContext();
+    const context = await suite.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(`${exchange.url}/#/account`);
+      await page.goto(`${suite.exchange.url}/#/account`);
       await checkedScreenshot(page, 'account-no-wallet', 'No wallet found in this browser');
-      await page.goto(`${exchange.url}/#/trade`);
+      await page.goto(`${suite.exchange.url}/#/trade`);
       await expect.poll(() => page.getByTestId('fixture').count(), WAIT).toBeGreaterThan(0);
     } finally {
       await context.close();
     }
     // A wallet that signs something else than the sign-in message: the exchange refuses, the page says why.
-    const tampering = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID, { signOtherMessage: true });
+    const tampering = await walletContext(suite.browser, MAKER_KEY, MAINNET_CHAIN_ID, {
+      signOtherMessage: true,
+    });
     try {
-      await tampering.page.goto(`${exchange.url}/#/account`);
+      await tampering.page.goto(`${suite.exchange.url}/#/account`);
       await tampering.page.getByRole('button', { name: 'Connect wallet and sign in' }).click();
       await expect
         .poll(() => tampering.page.getByRole('alert').textContent(), WAIT)

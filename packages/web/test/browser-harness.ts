@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll } from 'vitest';
 import { withTestStore } from '../../server/test/helpers/test-store.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -144,6 +145,24 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * For a suite of browser tests: builds the pages, starts an exchange and Chromium before its tests and
+ * stops both after. Read the fields inside the tests, once `beforeAll` has set them.
+ */
+export function exchangeAndBrowser(): { exchange: RunningExchange; browser: Browser } {
+  const running = {} as { exchange: RunningExchange; browser: Browser };
+  beforeAll(async () => {
+    buildWeb();
+    running.exchange = await startExchange();
+    running.browser = await launchChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await running.browser?.close();
+    await running.exchange?.stop();
+  });
+  return running;
 }
 
 declare global {

@@ -1,16 +1,9 @@
-import {
-  createAdminClient,
-  createExchangeClient,
-  type ExchangeClient,
-  parseTokenAmount,
-} from '@oddsbook/client';
+import { createExchangeClient, parseTokenAmount } from '@oddsbook/client';
 import type { Browser, Page } from 'playwright-core';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ParlayQuoter, startParlayQuoter } from '../../../examples/parlay-quoting.js';
 import { tokenAmount } from '../src/lib/display.js';
 import {
-  ADMIN_TOKEN,
   buildWeb,
   chromiumAvailable,
   launchChromium,
@@ -19,25 +12,11 @@ import {
   walletContext,
 } from './browser-harness.js';
 import { checkedScreenshot, MAINNET_CHAIN_ID, onboard, TAKER_KEY, WAIT } from './browser-steps.js';
+import { fundedClient } from './trading-steps.js';
 
 const available = chromiumAvailable();
 const PHONE = { width: 390, height: 844 };
 const QUOTE_WINDOW_MS = 8000;
-
-/** A new account on the exchange with a deployed proxy wallet and 1,000 test USDC (as examples/connect.ts). */
-async function fundedClient(url: string, label: string): Promise<ExchangeClient> {
-  const signer = privateKeyToAccount(generatePrivateKey());
-  const admin = createAdminClient({ baseUrl: url, adminToken: ADMIN_TOKEN });
-  const { apiKey } = await admin.createApiKey({ address: signer.address, label });
-  const client = createExchangeClient({ baseUrl: url, apiKey, signer });
-  let proxy = await client.deployProxy();
-  while (!proxy.deployed) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    proxy = await client.getProxy();
-  }
-  await admin.faucet(signer.address, parseTokenAmount('1000'));
-  return client;
-}
 
 /** Whether the page is wider than its viewport (the body scrolls sideways), and the slip than itself. */
 async function overflow(page: Page): Promise<{ page: number; slip: number }> {

@@ -1,14 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DESKTOP, horizontalOverflow, PHONE, placeLimit, takeBest, unitsOf } from './account-steps.js';
-import {
-  buildWeb,
-  chromiumAvailable,
-  launchChromium,
-  type RunningExchange,
-  startExchange,
-  walletContext,
-} from './browser-harness.js';
+import { chromiumAvailable, exchangeAndBrowser, walletContext } from './browser-harness.js';
 import {
   checkedScreenshot,
   MAINNET_CHAIN_ID,
@@ -23,32 +15,22 @@ const available = chromiumAvailable();
 const USDC = 1_000_000n;
 
 describe.skipIf(!available)('positions, refunds and named rows on a phone', () => {
-  let exchange: RunningExchange;
-  let browser: Browser;
-  beforeAll(async () => {
-    buildWeb();
-    exchange = await startExchange();
-    browser = await launchChromium();
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await exchange?.stop();
-  });
+  const suite = exchangeAndBrowser();
 
   it('a bettor at 390 px bets, hedges, sees the refund and its position, reloads, and the settled numbers add up to the balance', async () => {
-    const maker = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
-    const bettor = await walletContext(browser, TAKER_KEY, MAINNET_CHAIN_ID);
+    const maker = await walletContext(suite.browser, MAKER_KEY, MAINNET_CHAIN_ID);
+    const bettor = await walletContext(suite.browser, TAKER_KEY, MAINNET_CHAIN_ID);
     try {
       await bettor.page.setViewportSize(PHONE);
-      await onboard(maker.page, exchange, maker.address, 'maker');
-      await onboard(bettor.page, exchange, bettor.address, 'bettor');
+      await onboard(maker.page, suite.exchange, maker.address, 'maker');
+      await onboard(bettor.page, suite.exchange, bettor.address, 'bettor');
       const start = 100n * USDC;
 
       // The maker offers outcome one at 50 %; the bettor takes 10 on outcome two (pot 20).
-      const marketHash = await openFirstMarket(maker.page, exchange);
+      const marketHash = await openFirstMarket(maker.page, suite.exchange);
       await placeLimit(maker.page, 1, '50', '10');
       await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(1);
-      expect(await openFirstMarket(bettor.page, exchange)).toBe(marketHash);
+      expect(await openFirstMarket(bettor.page, suite.exchange)).toBe(marketHash);
       const game = (await bettor.page.getByTestId('market-head').locator('h2').textContent())!.trim();
       await takeBest(bettor.page, 2, '10');
 
@@ -58,7 +40,7 @@ describe.skipIf(!available)('positions, refunds and named rows on a phone', () =
       await placeLimit(maker.page, 2, '50', '6');
       await takeBest(bettor.page, 1, '6');
 
-      await bettor.page.goto(`${exchange.url}/#/account`);
+      await bettor.page.goto(`${suite.exchange.url}/#/account`);
       const refund = bettor.page.getByTestId('refund-row');
       await expect.poll(() => refund.count(), WAIT).toBe(1);
       expect(await refund.getAttribute('data-amount')).toBe((12n * USDC).toString());
@@ -84,7 +66,9 @@ describe.skipIf(!available)('positions, refunds and named rows on a phone', () =
         expect(reason).toMatch(/^(Filled|Matched 10\.00 of|Matched 6\.00 of)/);
 
       // The operator resolves for outcome two: the first bet's 20 returns, 12 of it already refunded.
-      const resolved = await exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, { outcome: 2 });
+      const resolved = await suite.exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, {
+        outcome: 2,
+      });
       expect(resolved.status).toBe(200);
       await expect
         .poll(() => bettor.page.getByTestId('trade-status').allTextContents(), WAIT)

@@ -1,13 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildWeb,
-  chromiumAvailable,
-  launchChromium,
-  type RunningExchange,
-  startExchange,
-  walletContext,
-} from './browser-harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, exchangeAndBrowser, walletContext } from './browser-harness.js';
 import {
   checkedScreenshot,
   MAINNET_CHAIN_ID,
@@ -25,25 +18,15 @@ const DESKTOP = { width: 1280, height: 900 };
 const ODDS = 55_125n * 10n ** 15n;
 
 describe.skipIf(!available)('the trading page: phones, odds formats, honest order entry, market data', () => {
-  let exchange: RunningExchange;
-  let browser: Browser;
-  beforeAll(async () => {
-    buildWeb();
-    exchange = await startExchange();
-    browser = await launchChromium();
-  }, 180_000);
-  afterAll(async () => {
-    await browser?.close();
-    await exchange?.stop();
-  });
+  const suite = exchangeAndBrowser();
 
   it('bets at 55.125 % exactly with a chosen expiry, shows it in every format, and fits a phone', async () => {
-    const bettor = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
+    const bettor = await walletContext(suite.browser, MAKER_KEY, MAINNET_CHAIN_ID);
     const { page } = bettor;
     try {
-      await onboard(page, exchange, bettor.address, 'layout');
-      const marketHash = await openFirstMarket(page, exchange);
-      const [market] = await (await pageClient(page, exchange.url)).findMarkets([marketHash]);
+      await onboard(page, suite.exchange, bettor.address, 'layout');
+      const marketHash = await openFirstMarket(page, suite.exchange);
+      const [market] = await (await pageClient(page, suite.exchange.url)).findMarkets([marketHash]);
       const typeLabel = await page.getByTestId('market-type').textContent();
       expect(typeLabel).toMatch(
         /^(Moneyline|Match result|Total -?[\d.]+|Handicap -?[\d.]+)( \(quarter line\))?$/,
@@ -76,7 +59,7 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
       const result = page.getByTestId('order-result');
       await expect.poll(() => result.textContent(), WAIT).toBe('Your order is on the book.');
       expect(await result.getAttribute('data-tone')).toBe('success');
-      const { orders } = await (await pageClient(page, exchange.url)).listOrders({ perPage: 10 });
+      const { orders } = await (await pageClient(page, suite.exchange.url)).listOrders({ perPage: 10 });
       expect(orders).toHaveLength(1);
       expect(BigInt(orders[0]!.percentageOdds)).toBe(ODDS);
       const expiry = Date.parse(orders[0]!.expiry) / 1000;
@@ -122,7 +105,7 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
       await page.getByLabel('Odds format').selectOption('probability');
 
       // Someone takes 4 USDC of it: the page shows the last traded price and the matched volume.
-      const taker = await fundedClient(exchange.url, 'layout taker');
+      const taker = await fundedClient(suite.exchange.url, 'layout taker');
       const [taken] = await taker.placeOrders(
         [
           {
@@ -184,7 +167,9 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
       await checkedScreenshot(page, 'trading-desktop', '44.875 %');
 
       // Resolved: the page says so and takes no more bets on it.
-      const resolved = await exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, { outcome: 2 });
+      const resolved = await suite.exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, {
+        outcome: 2,
+      });
       expect(resolved.status).toBe(200);
       await expect
         .poll(() => page.getByTestId('market-closed').textContent(), WAIT)
@@ -197,10 +182,10 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
   }, 240_000);
 
   it('finds a game by team name and opens its markets; a phone without a market shows no sideways scroll', async () => {
-    const context = await browser.newContext({ viewport: PHONE });
+    const context = await suite.browser.newContext({ viewport: PHONE });
     try {
       const page = await context.newPage();
-      await page.goto(`${exchange.url}/#/trade`);
+      await page.goto(`${suite.exchange.url}/#/trade`);
       const fixture = page.getByTestId('fixture').first();
       await expect.poll(() => fixture.count(), WAIT).toBe(1);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);

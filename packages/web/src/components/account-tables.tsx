@@ -17,8 +17,9 @@ import { useMarketRecords } from '../lib/market-records.js';
 import { endedOrders, orderEnding } from '../lib/order-history.js';
 import { useOrderHistory, useOrderHistoryFeed } from '../lib/order-history-store.js';
 import { tradingClient } from '../lib/session.js';
-import { RowName, TableBox } from './row-name.js';
+import { RowName } from './row-name.js';
 import { ErrorLine } from './section.js';
+import { StackTable, TableCard } from './table-card.js';
 
 /**
  * Outcome names the page already knows, by market hash. Kept for callers; rows are named from the market
@@ -69,54 +70,36 @@ export function OpenOrders(props: {
           Cancel all
         </button>
       </h3>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Bet</th>
-              <th>Odds</th>
-              <th>Stake</th>
-              <th>Left</th>
-              <th>Expires</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {props.orders.map((o) => (
-              <tr key={o.id} data-testid="order-row" data-order-id={o.id}>
-                <td data-label="Bet">
-                  <RowName
-                    market={market(o.marketHash)}
-                    marketHash={o.marketHash}
-                    isBettingOutcomeOne={o.isBettingOutcomeOne}
-                  />{' '}
-                  <code class="muted">{shortHex(o.id)}</code>
-                </td>
-                <td data-label="Odds">{odds(o.percentageOdds)}</td>
-                <td data-label="Stake">{tokenAmount(o.totalBetSize)}</td>
-                <td data-label="Left">{tokenAmount(o.remainingSize)}</td>
-                <td data-label="Expires" data-testid="order-expiry">
-                  {time(o.expiry)}
-                </td>
-                <td data-label="State">{o.status === 'PENDING' ? 'PENDING (betting delay)' : o.status}</td>
-                <td>
-                  <button type="button" onClick={() => cancel(o.id)}>
-                    Cancel
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {props.orders.length === 0 && (
-              <tr>
-                <td colSpan={7} class="muted">
-                  No open orders.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
+      <StackTable
+        columns={['Bet', 'Odds', 'Stake', 'Left', 'Expires', 'State', '']}
+        rows={props.orders.length}
+        empty="No open orders."
+      >
+        {props.orders.map((o) => (
+          <tr key={o.id} data-testid="order-row" data-order-id={o.id}>
+            <td data-label="Bet">
+              <RowName
+                market={market(o.marketHash)}
+                marketHash={o.marketHash}
+                isBettingOutcomeOne={o.isBettingOutcomeOne}
+              />{' '}
+              <code class="muted">{shortHex(o.id)}</code>
+            </td>
+            <td data-label="Odds">{odds(o.percentageOdds)}</td>
+            <td data-label="Stake">{tokenAmount(o.totalBetSize)}</td>
+            <td data-label="Left">{tokenAmount(o.remainingSize)}</td>
+            <td data-label="Expires" data-testid="order-expiry">
+              {time(o.expiry)}
+            </td>
+            <td data-label="State">{o.status === 'PENDING' ? 'PENDING (betting delay)' : o.status}</td>
+            <td>
+              <button type="button" onClick={() => cancel(o.id)}>
+                Cancel
+              </button>
+            </td>
+          </tr>
+        ))}
+      </StackTable>
       {note && <p class="muted">{note}</p>}
       <ErrorLine error={error} text={plainError} />
     </div>
@@ -129,57 +112,32 @@ export function OrderHistoryTable() {
   const ended = endedOrders(useOrderHistory(auth.address));
   const market = useMarketRecords(ended.map((o) => o.marketHash));
   return (
-    <details class="card" data-testid="order-history" open>
-      <summary>
-        <h3>Order history ({ended.length})</h3>
-      </summary>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Bet</th>
-              <th>Odds</th>
-              <th>Stake</th>
-              <th>Matched</th>
-              <th>Ended</th>
-              <th>How</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ended.map((o) => (
-              <tr
-                key={o.id}
-                data-testid="history-row"
-                data-order-id={o.id}
-                data-reason={o.inactiveReason ?? ''}
-              >
-                <td data-label="Bet">
-                  <RowName
-                    market={market(o.marketHash)}
-                    marketHash={o.marketHash}
-                    isBettingOutcomeOne={o.isBettingOutcomeOne}
-                  />
-                </td>
-                <td data-label="Odds">{odds(o.percentageOdds)}</td>
-                <td data-label="Stake">{tokenAmount(o.totalBetSize)}</td>
-                <td data-label="Matched">{tokenAmount(o.fillAmount)}</td>
-                <td data-label="Ended">{time(o.updatedAt)}</td>
-                <td data-label="How" data-testid="history-reason">
-                  {orderEnding(o, tokenAmount)}
-                </td>
-              </tr>
-            ))}
-            {ended.length === 0 && (
-              <tr>
-                <td colSpan={6} class="muted">
-                  No ended orders seen in this browser yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
-    </details>
+    <TableCard title={<>Order history ({ended.length})</>} testId="order-history">
+      <StackTable
+        columns={['Bet', 'Odds', 'Stake', 'Matched', 'Ended', 'How']}
+        rows={ended.length}
+        empty="No ended orders seen in this browser yet."
+      >
+        {ended.map((o) => (
+          <tr key={o.id} data-testid="history-row" data-order-id={o.id} data-reason={o.inactiveReason ?? ''}>
+            <td data-label="Bet">
+              <RowName
+                market={market(o.marketHash)}
+                marketHash={o.marketHash}
+                isBettingOutcomeOne={o.isBettingOutcomeOne}
+              />
+            </td>
+            <td data-label="Odds">{odds(o.percentageOdds)}</td>
+            <td data-label="Stake">{tokenAmount(o.totalBetSize)}</td>
+            <td data-label="Matched">{tokenAmount(o.fillAmount)}</td>
+            <td data-label="Ended">{time(o.updatedAt)}</td>
+            <td data-label="How" data-testid="history-reason">
+              {orderEnding(o, tokenAmount)}
+            </td>
+          </tr>
+        ))}
+      </StackTable>
+    </TableCard>
   );
 }
 
@@ -223,95 +181,78 @@ export function TradesTable(props: {
   return (
     <div class="card" data-testid="trades">
       <h3>Your bets</h3>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Bet</th>
-              <th>Side</th>
-              <th>Odds</th>
-              <th>Stake</th>
-              <th>Status</th>
-              <th>Payout</th>
+      <StackTable
+        columns={['Bet', 'Side', 'Odds', 'Stake', 'Status', 'Payout']}
+        rows={bets.length}
+        empty="No bets yet."
+      >
+        {bets.map((b) => {
+          const refund = b.legs.reduce((s, l) => s + (byTrade.get(tradeKey(l)) ?? 0n), 0n);
+          const credited = betCredited(b, amounts);
+          return (
+            <tr
+              key={b.key}
+              data-testid="trade-row"
+              data-market-hash={b.marketHash}
+              data-stake={b.stake.toString()}
+              data-credited={credited?.toString() ?? ''}
+            >
+              <td data-label="Bet">
+                <RowName
+                  market={market(b.marketHash)}
+                  marketHash={b.marketHash}
+                  isBettingOutcomeOne={b.isBettingOutcomeOne}
+                  isParlay={b.isParlay}
+                />
+                <span class="muted row-time"> · bet {time(b.createdAt)}</span>
+                {b.isQuarterLine && (
+                  <ul class="ql-legs" data-testid="ql-legs">
+                    {b.legs.map((l) => {
+                      const leg = market(l.marketHash);
+                      return (
+                        <li key={tradeKey(l)} data-testid="ql-leg">
+                          {leg
+                            ? l.isBettingOutcomeOne
+                              ? leg.outcomeOneName
+                              : leg.outcomeTwoName
+                            : shortHex(l.marketHash)}{' '}
+                          <span class="muted">
+                            {tokenAmount(l.stake)} ·{' '}
+                            {l.settlement
+                              ? settledText(l, amounts.get(tradeKey(l)))
+                              : `${tokenAmount(l.potentialPayout)} if it wins`}
+                          </span>
+                        </li>
+                      );
+                    })}
+                  </ul>
+                )}
+              </td>
+              <td data-label="Side">{b.isMaker ? 'maker' : 'taker'}</td>
+              <td data-label="Odds">{odds(b.legs[0]!.odds)}</td>
+              <td data-label="Stake">{tokenAmount(b.stake)}</td>
+              <td data-label="Status">
+                <span class={`status status-${b.status.toLowerCase()}`} data-testid="trade-status">
+                  {b.status}
+                </span>
+              </td>
+              <td data-label="Payout" data-testid="trade-payout">
+                {b.status === 'SETTLED'
+                  ? b.isQuarterLine
+                    ? `${tokenAmount(credited ?? 0n)} at settlement (both legs)`
+                    : settledText(b.legs[0]!, amounts.get(tradeKey(b.legs[0]!)))
+                  : `${tokenAmount(b.potentialPayout)} if it wins`}
+                {refund > 0n && (
+                  <span class="refund-note" data-testid="trade-refund" data-refund={refund.toString()}>
+                    {' '}
+                    · hedge refunded {tokenAmount(refund)} at once
+                  </span>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {bets.map((b) => {
-              const refund = b.legs.reduce((s, l) => s + (byTrade.get(tradeKey(l)) ?? 0n), 0n);
-              const credited = betCredited(b, amounts);
-              return (
-                <tr
-                  key={b.key}
-                  data-testid="trade-row"
-                  data-market-hash={b.marketHash}
-                  data-stake={b.stake.toString()}
-                  data-credited={credited?.toString() ?? ''}
-                >
-                  <td data-label="Bet">
-                    <RowName
-                      market={market(b.marketHash)}
-                      marketHash={b.marketHash}
-                      isBettingOutcomeOne={b.isBettingOutcomeOne}
-                      isParlay={b.isParlay}
-                    />
-                    <span class="muted row-time"> · bet {time(b.createdAt)}</span>
-                    {b.isQuarterLine && (
-                      <ul class="ql-legs" data-testid="ql-legs">
-                        {b.legs.map((l) => {
-                          const leg = market(l.marketHash);
-                          return (
-                            <li key={tradeKey(l)} data-testid="ql-leg">
-                              {leg
-                                ? l.isBettingOutcomeOne
-                                  ? leg.outcomeOneName
-                                  : leg.outcomeTwoName
-                                : shortHex(l.marketHash)}{' '}
-                              <span class="muted">
-                                {tokenAmount(l.stake)} ·{' '}
-                                {l.settlement
-                                  ? settledText(l, amounts.get(tradeKey(l)))
-                                  : `${tokenAmount(l.potentialPayout)} if it wins`}
-                              </span>
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                  </td>
-                  <td data-label="Side">{b.isMaker ? 'maker' : 'taker'}</td>
-                  <td data-label="Odds">{odds(b.legs[0]!.odds)}</td>
-                  <td data-label="Stake">{tokenAmount(b.stake)}</td>
-                  <td data-label="Status">
-                    <span class={`status status-${b.status.toLowerCase()}`} data-testid="trade-status">
-                      {b.status}
-                    </span>
-                  </td>
-                  <td data-label="Payout" data-testid="trade-payout">
-                    {b.status === 'SETTLED'
-                      ? b.isQuarterLine
-                        ? `${tokenAmount(credited ?? 0n)} at settlement (both legs)`
-                        : settledText(b.legs[0]!, amounts.get(tradeKey(b.legs[0]!)))
-                      : `${tokenAmount(b.potentialPayout)} if it wins`}
-                    {refund > 0n && (
-                      <span class="refund-note" data-testid="trade-refund" data-refund={refund.toString()}>
-                        {' '}
-                        · hedge refunded {tokenAmount(refund)} at once
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-            {bets.length === 0 && (
-              <tr>
-                <td colSpan={6} class="muted">
-                  No bets yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
+          );
+        })}
+      </StackTable>
     </div>
   );
 }
@@ -344,56 +285,33 @@ export function FillsTable(props: { fills: FillRow[]; names?: OutcomeNames }) {
     ]),
   );
   return (
-    <details class="card" data-testid="fills" open>
-      <summary>
-        <h3>Fills ({props.fills.length})</h3>
-      </summary>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Bet</th>
-              <th>Side</th>
-              <th>Odds</th>
-              <th>Stake</th>
-              <th>Refunded</th>
-              <th>Status</th>
-              <th>Time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.fills.map((f) => (
-              <tr key={f.id} data-testid="fill-row">
-                <td data-label="Bet">
-                  <RowName
-                    market={market(f.marketHash)}
-                    marketHash={f.marketHash}
-                    isBettingOutcomeOne={f.isBettingOutcomeOne}
-                  />
-                  {f.quarterLineParentMarketHash && <span class="muted"> (a leg of a quarter-line bet)</span>}
-                </td>
-                <td data-label="Side">{f.isMaker ? 'maker' : 'taker'}</td>
-                <td data-label="Odds">{odds(f.fillOdds)}</td>
-                <td data-label="Stake">{tokenAmount(f.fillAmount)}</td>
-                <td data-label="Refunded">
-                  {f.ceRefundAmount === '0' ? '-' : tokenAmount(f.ceRefundAmount)}
-                </td>
-                <td data-label="Status">
-                  <span class={`status status-${f.status.toLowerCase()}`}>{f.status}</span>
-                </td>
-                <td data-label="Time">{time(f.createdAt)}</td>
-              </tr>
-            ))}
-            {props.fills.length === 0 && (
-              <tr>
-                <td colSpan={7} class="muted">
-                  No fills yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
-    </details>
+    <TableCard title={<>Fills ({props.fills.length})</>} testId="fills">
+      <StackTable
+        columns={['Bet', 'Side', 'Odds', 'Stake', 'Refunded', 'Status', 'Time']}
+        rows={props.fills.length}
+        empty="No fills yet."
+      >
+        {props.fills.map((f) => (
+          <tr key={f.id} data-testid="fill-row">
+            <td data-label="Bet">
+              <RowName
+                market={market(f.marketHash)}
+                marketHash={f.marketHash}
+                isBettingOutcomeOne={f.isBettingOutcomeOne}
+              />
+              {f.quarterLineParentMarketHash && <span class="muted"> (a leg of a quarter-line bet)</span>}
+            </td>
+            <td data-label="Side">{f.isMaker ? 'maker' : 'taker'}</td>
+            <td data-label="Odds">{odds(f.fillOdds)}</td>
+            <td data-label="Stake">{tokenAmount(f.fillAmount)}</td>
+            <td data-label="Refunded">{f.ceRefundAmount === '0' ? '-' : tokenAmount(f.ceRefundAmount)}</td>
+            <td data-label="Status">
+              <span class={`status status-${f.status.toLowerCase()}`}>{f.status}</span>
+            </td>
+            <td data-label="Time">{time(f.createdAt)}</td>
+          </tr>
+        ))}
+      </StackTable>
+    </TableCard>
   );
 }

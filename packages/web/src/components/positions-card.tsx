@@ -4,7 +4,8 @@ import { tokenAmount } from '../lib/display.js';
 import { useMarketRecords } from '../lib/market-records.js';
 import { positionOutlook, settledPositions, signedAmount } from '../lib/positions.js';
 import { refundEvents, totalRefunded } from '../lib/refunds.js';
-import { RowName, TableBox } from './row-name.js';
+import { RowName } from './row-name.js';
+import { StackTable, TableCard } from './table-card.js';
 
 const time = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
@@ -42,116 +43,85 @@ export function PositionsCard(props: {
     ...settled.map((s) => s.marketHash),
   ]);
   return (
-    <details class="card" data-testid="positions" open>
-      <summary>
-        <h2>Positions</h2>
-      </summary>
+    <TableCard title="Positions" testId="positions" heading="h2">
       <h3>Open</h3>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Market</th>
-              <th>Stake on each</th>
-              <th>Pays if each wins</th>
-              <th>Guaranteed</th>
-              <th>Refunded</th>
-              <th>Max loss</th>
+      <StackTable
+        columns={['Market', 'Stake on each', 'Pays if each wins', 'Guaranteed', 'Refunded', 'Max loss']}
+        rows={props.positions.length}
+        empty="No open positions."
+      >
+        {props.positions.map((p) => {
+          const m = market(p.marketHash);
+          const out = positionOutlook(p);
+          const [one, two] = m ? [m.outcomeOneName, m.outcomeTwoName] : ['outcome one', 'outcome two'];
+          return (
+            <tr key={p.marketHash} data-testid="position-row" data-market-hash={p.marketHash}>
+              <td data-label="Market">
+                <MarketName hash={p.marketHash} market={m} />
+              </td>
+              <td data-label="Stake on each">
+                {one} {tokenAmount(p.outcomeOne.stake)} · {two} {tokenAmount(p.outcomeTwo.stake)}
+              </td>
+              <td data-label="Pays if each wins">
+                {one} {tokenAmount(p.outcomeOne.potentialPayout)} ({signedAmount(out.ifOne)}) · {two}{' '}
+                {tokenAmount(p.outcomeTwo.potentialPayout)} ({signedAmount(out.ifTwo)})
+              </td>
+              <td data-label="Guaranteed" data-testid="position-guaranteed">
+                {tokenAmount(p.guaranteedReceipt)}
+              </td>
+              <td data-label="Refunded" data-testid="position-refunded">
+                {tokenAmount(p.refunded)}
+              </td>
+              <td data-label="Max loss" data-testid="position-max-loss">
+                {tokenAmount(p.maxLoss)}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {props.positions.map((p) => {
-              const m = market(p.marketHash);
-              const out = positionOutlook(p);
-              const [one, two] = m ? [m.outcomeOneName, m.outcomeTwoName] : ['outcome one', 'outcome two'];
+          );
+        })}
+      </StackTable>
+      {settled.length > 0 && (
+        <>
+          <h3>Settled</h3>
+          <StackTable
+            columns={['Market', 'Result', 'Staked', 'Refunded before', 'Paid at settlement', 'Profit / loss']}
+            rows={settled.length}
+          >
+            {settled.map((s) => {
+              const m = market(s.marketHash);
+              const result =
+                s.outcome === 0
+                  ? 'void'
+                  : m
+                    ? s.outcome === 1
+                      ? m.outcomeOneName
+                      : m.outcomeTwoName
+                    : `outcome ${s.outcome}`;
               return (
-                <tr key={p.marketHash} data-testid="position-row" data-market-hash={p.marketHash}>
+                <tr
+                  key={s.marketHash}
+                  data-testid="settled-row"
+                  data-market-hash={s.marketHash}
+                  data-profit={s.profit.toString()}
+                >
                   <td data-label="Market">
-                    <MarketName hash={p.marketHash} market={m} />
+                    <MarketName hash={s.marketHash} market={m} />
                   </td>
-                  <td data-label="Stake on each">
-                    {one} {tokenAmount(p.outcomeOne.stake)} · {two} {tokenAmount(p.outcomeTwo.stake)}
+                  <td data-label="Result">{result}</td>
+                  <td data-label="Staked">{tokenAmount(s.staked)}</td>
+                  <td data-label="Refunded before">{tokenAmount(s.refunded)}</td>
+                  <td data-label="Paid at settlement" data-testid="settled-paid">
+                    {tokenAmount(s.paidAtSettlement)}
                   </td>
-                  <td data-label="Pays if each wins">
-                    {one} {tokenAmount(p.outcomeOne.potentialPayout)} ({signedAmount(out.ifOne)}) · {two}{' '}
-                    {tokenAmount(p.outcomeTwo.potentialPayout)} ({signedAmount(out.ifTwo)})
-                  </td>
-                  <td data-label="Guaranteed" data-testid="position-guaranteed">
-                    {tokenAmount(p.guaranteedReceipt)}
-                  </td>
-                  <td data-label="Refunded" data-testid="position-refunded">
-                    {tokenAmount(p.refunded)}
-                  </td>
-                  <td data-label="Max loss" data-testid="position-max-loss">
-                    {tokenAmount(p.maxLoss)}
+                  <td data-label="Profit / loss" data-testid="settled-profit">
+                    {signedAmount(s.profit)}
                   </td>
                 </tr>
               );
             })}
-            {props.positions.length === 0 && (
-              <tr>
-                <td colSpan={6} class="muted">
-                  No open positions.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
-      {settled.length > 0 && (
-        <>
-          <h3>Settled</h3>
-          <TableBox>
-            <table class="stack">
-              <thead>
-                <tr>
-                  <th>Market</th>
-                  <th>Result</th>
-                  <th>Staked</th>
-                  <th>Refunded before</th>
-                  <th>Paid at settlement</th>
-                  <th>Profit / loss</th>
-                </tr>
-              </thead>
-              <tbody>
-                {settled.map((s) => {
-                  const m = market(s.marketHash);
-                  const result =
-                    s.outcome === 0
-                      ? 'void'
-                      : m
-                        ? s.outcome === 1
-                          ? m.outcomeOneName
-                          : m.outcomeTwoName
-                        : `outcome ${s.outcome}`;
-                  return (
-                    <tr
-                      key={s.marketHash}
-                      data-testid="settled-row"
-                      data-market-hash={s.marketHash}
-                      data-profit={s.profit.toString()}
-                    >
-                      <td data-label="Market">
-                        <MarketName hash={s.marketHash} market={m} />
-                      </td>
-                      <td data-label="Result">{result}</td>
-                      <td data-label="Staked">{tokenAmount(s.staked)}</td>
-                      <td data-label="Refunded before">{tokenAmount(s.refunded)}</td>
-                      <td data-label="Paid at settlement" data-testid="settled-paid">
-                        {tokenAmount(s.paidAtSettlement)}
-                      </td>
-                      <td data-label="Profit / loss" data-testid="settled-profit">
-                        {signedAmount(s.profit)}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableBox>
+          </StackTable>
         </>
       )}
-    </details>
+    </TableCard>
   );
 }
 
@@ -160,46 +130,28 @@ export function RefundsCard(props: { refunds: PortfolioRefund[] }) {
   const events = refundEvents(props.refunds);
   const market = useMarketRecords(props.refunds.map((r) => r.marketHash));
   return (
-    <details class="card" data-testid="refunds" open>
-      <summary>
-        <h2>Refunds ({tokenAmount(totalRefunded(props.refunds))} USDC)</h2>
-      </summary>
+    <TableCard
+      title={<>Refunds ({tokenAmount(totalRefunded(props.refunds))} USDC)</>}
+      testId="refunds"
+      heading="h2"
+    >
       <p class="muted">
         When a bet hedges what you already hold in a market, the part you are sure to collect comes back to
         your available balance at once, not at settlement; settlement then pays only the rest.
       </p>
-      <TableBox>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Market</th>
-              <th>Refunded</th>
-              <th>As</th>
-              <th>Time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.map((e) => (
-              <tr key={`${e.fillOrderHash}-${e.createdAt}`} data-testid="refund-row" data-amount={e.amount}>
-                <td data-label="Market">
-                  <MarketName hash={e.marketHash} market={market(e.marketHash)} />
-                </td>
-                <td data-label="Refunded">{tokenAmount(e.amount)} USDC</td>
-                <td data-label="As">{e.maker ? 'maker' : 'taker'}</td>
-                <td data-label="Time">{time(e.createdAt)}</td>
-              </tr>
-            ))}
-            {events.length === 0 && (
-              <tr>
-                <td colSpan={4} class="muted">
-                  No refunds yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableBox>
-    </details>
+      <StackTable columns={['Market', 'Refunded', 'As', 'Time']} rows={events.length} empty="No refunds yet.">
+        {events.map((e) => (
+          <tr key={`${e.fillOrderHash}-${e.createdAt}`} data-testid="refund-row" data-amount={e.amount}>
+            <td data-label="Market">
+              <MarketName hash={e.marketHash} market={market(e.marketHash)} />
+            </td>
+            <td data-label="Refunded">{tokenAmount(e.amount)} USDC</td>
+            <td data-label="As">{e.maker ? 'maker' : 'taker'}</td>
+            <td data-label="Time">{time(e.createdAt)}</td>
+          </tr>
+        ))}
+      </StackTable>
+    </TableCard>
   );
 }
 
