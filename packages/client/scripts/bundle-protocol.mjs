@@ -6,7 +6,7 @@
 // `postpack` runs `bundle-protocol.mjs remove`. npm installs no dependency of a bundled package, so each of
 // protocol's dependencies must be a dependency of the client too, at the same version: staging checks that.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,11 +53,17 @@ function stage() {
     throw new Error(`npm pack listed ${packed?.name}, not ${protocol.name}`);
   if (!packed.files.some((file) => file.path === 'dist/index.js'))
     throw new Error('@oddsbook/protocol is not built (dist/index.js missing)');
-  remove();
+  // Copied aside, then renamed into place: a process of the workspace resolving @oddsbook/protocol from
+  // the client's sources meanwhile (the tests run beside a pack) finds the link or a whole copy, never a
+  // half-written one.
+  const aside = `${staged}.staging`;
+  rmSync(aside, { recursive: true, force: true });
   for (const { path } of packed.files) {
-    mkdirSync(dirname(join(staged, path)), { recursive: true });
-    cpSync(join(protocolDir, path), join(staged, path));
+    mkdirSync(dirname(join(aside, path)), { recursive: true });
+    cpSync(join(protocolDir, path), join(aside, path));
   }
+  rmSync(staged, { recursive: true, force: true });
+  renameSync(aside, staged);
   console.error(`bundle-protocol: ${packed.files.length} files of @oddsbook/protocol staged for the tarball`);
 }
 

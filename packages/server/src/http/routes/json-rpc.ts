@@ -116,6 +116,8 @@ export async function jsonRpcRoutes(app: FastifyInstance, chain: RpcChain): Prom
     '/rpc',
     {
       schema: {
+        // A wallet's endpoint, not the exchange's API (as /metrics): out of the OpenAPI document and the SDK.
+        hide: true,
         summary: "JSON-RPC of the exchange's chain, for wallets",
         description:
           'JSON-RPC 2.0 (single or batch of at most 20): eth_chainId, net_version, eth_blockNumber, eth_getBalance ' +
