@@ -57,7 +57,7 @@ type FollowedStream = Omit<CommittedStreamSource, 'stream' | 'js'> & { js?: JetS
 
 /**
  * A leader as the cluster runs one: a sequencer appending to a fenced PostgreSQL journal (which notifies
- * each append) and publishing each committed batch on a stream of its own (unless `skip` says not), and
+ * each append) and publishing each committed batch on a stream of its own (unless `withhold` says not), and
  * followers of it.
  */
 async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) {
@@ -78,7 +78,7 @@ async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) 
     sequencer,
     publisher,
     batches,
-    skip: (_batch: CommittedBatch): boolean => false,
+    withhold: (_batch: CommittedBatch): boolean => false,
     /** `count` batches of one order each, crossing the one before. */
     async commit(count: number) {
       for (let i = 0; i < count; i++) {
@@ -132,7 +132,7 @@ async function leader(o: { js?: JetStreamClient; jsm?: JetStreamManager } = {}) 
   const closing: (() => Promise<void>)[] = [];
   sequencer.onCommitted((batch) => {
     batches.push(batch);
-    if (!rig.skip(batch)) publisher.publish(batch);
+    if (!rig.withhold(batch)) publisher.publish(batch);
   });
   const fund: Intent[] = [1, 2].map((n) => ({
     kind: 'input',
@@ -212,7 +212,7 @@ describe('the committed stream', () => {
     await withLeader(async (rig) => {
       const { follower, entries, start } = await rig.followStreaming(STREAM_ONLY);
       const lost = rig.batches.length + 1;
-      rig.skip = () => rig.batches.length === lost;
+      rig.withhold = () => rig.batches.length === lost;
       await rig.commit(4);
       await rig.caughtUp(follower);
       const { fromStream, fromJournal, repairs } = follower.counts;
@@ -244,7 +244,7 @@ describe('the committed stream', () => {
 
   it('stores a republished batch once (its message id), and a follower applies no seq twice', async () => {
     await withLeader(async (rig) => {
-      rig.skip = () => true; // published by hand below
+      rig.withhold = () => true; // published by hand below
       const { follower, entries, start } = await rig.followStreaming(STREAM_ONLY);
       await rig.commit(2);
       const [two, three] = rig.batches.slice(-2);

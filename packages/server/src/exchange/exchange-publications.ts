@@ -78,7 +78,7 @@ export function followExchangePublications(
     reads: trading.queries,
     ...(observed ? { observed: (channel: string, user?: string) => observed(channel, user) } : {}),
     bookIntervalMs: options.bookIntervalMs ?? exchange.config.realtimeBookIntervalMs,
-    quoteWindowEndsAt: (marketHash) => trading.sequencer.engine.market(marketHash)?.parlay?.quoteWindowEndsAt,
+    quoteWindowEndsAt: (marketHash) => trading.sequencer.market(marketHash)?.parlay?.quoteWindowEndsAt,
     wallNow: () => exchange.clock.now(),
   });
 

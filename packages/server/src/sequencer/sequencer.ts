@@ -155,6 +155,11 @@ export class Sequencer {
     return this.engine.levels(marketHash, depth);
   }
 
+  /** A market as the engine holds it (its status, its parlay's rules), or undefined. */
+  market(marketHash: string): ReturnType<Engine['market']> {
+    return this.engine.market(marketHash);
+  }
+
   /**
    * A market's book as anyone but its own makers may see it at `nowMs`: empty while its offers are sealed
    * (a parlay market in its quote window, docs/parlays.md).

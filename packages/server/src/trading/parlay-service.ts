@@ -62,10 +62,10 @@ export class ParlayService {
    */
   async #engineMarket(marketHash: string) {
     const { sequencer, catchUp } = this.o.trading;
-    const market = sequencer.engine.market(marketHash);
+    const market = sequencer.market(marketHash);
     if (market || !catchUp) return market;
     await catchUp().catch(() => {});
-    return sequencer.engine.market(marketHash);
+    return sequencer.market(marketHash);
   }
 
   /** A parlay market as the catalog shows it (legs as their records), or null for any other hash. */
