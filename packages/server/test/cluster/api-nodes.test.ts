@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { tickToOdds } from '@oddsbook/protocol';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type ClusterNames, clusterNames } from '../../src/cluster/cluster-names.js';
@@ -16,7 +15,7 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from '../../src/store/test-support/postgres-test-database.js';
-import { ADMIN_TOKEN, removeDataDir, type TestExchange, testPrivateKey } from '../helpers/test-exchange.js';
+import { ADMIN_TOKEN, removeDataDir, type TestExchange, userCreator } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /**
@@ -77,17 +76,7 @@ async function apiNode(cluster: string, leading: Exchange): Promise<TestExchange
     config,
     dataDir: config.dataDir,
     admin,
-    async createUser(privateKey = testPrivateKey()) {
-      const address = privateKeyToAccount(privateKey).address;
-      const response = await app.inject({
-        method: 'POST',
-        url: '/admin/api-keys',
-        headers: admin,
-        payload: { address },
-      });
-      const apiKey = response.json().data.apiKey as string;
-      return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
-    },
+    createUser: userCreator(app, admin),
     settled: () => leading.trading.idle(),
     async close() {
       await app.close();

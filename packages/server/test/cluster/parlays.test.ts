@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type ClusterNames, clusterNames } from '../../src/cluster/cluster-names.js';
@@ -20,7 +19,7 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from '../../src/store/test-support/postgres-test-database.js';
-import { ADMIN_TOKEN, removeDataDir, type TestExchange, testPrivateKey } from '../helpers/test-exchange.js';
+import { ADMIN_TOKEN, removeDataDir, type TestExchange, userCreator } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 import { exchangeClient, until as waitFor } from '../realtime/helpers.js';
 
@@ -71,17 +70,7 @@ async function served(exchange: Exchange, leading: () => Exchange): Promise<Test
     config: exchange.config,
     dataDir: exchange.config.dataDir,
     admin,
-    async createUser(privateKey = testPrivateKey()) {
-      const address = privateKeyToAccount(privateKey).address;
-      const response = await app.inject({
-        method: 'POST',
-        url: '/admin/api-keys',
-        headers: admin,
-        payload: { address },
-      });
-      const apiKey = response.json().data.apiKey as string;
-      return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
-    },
+    createUser: userCreator(app, admin),
     // Everything committed so far settled on the chain by the leader, its receipts journaled.
     async settled() {
       const { trading, settlement } = leading();

@@ -85,18 +85,7 @@ export async function startTestExchange(
     config,
     dataDir,
     admin,
-    async createUser(privateKey = testPrivateKey()) {
-      const address = privateKeyToAccount(privateKey).address;
-      const response = await app.inject({
-        method: 'POST',
-        url: '/admin/api-keys',
-        headers: admin,
-        payload: { address },
-      });
-      if (response.statusCode !== 200) throw new Error(`createUser: ${response.statusCode} ${response.body}`);
-      const apiKey = response.json().data.apiKey as string;
-      return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
-    },
+    createUser: userCreator(app, admin),
     async settled() {
       const { trading, settlement } = exchange;
       if (!(settlement instanceof SettlementDriver))
@@ -120,4 +109,20 @@ export async function startTestExchange(
 
 export function removeDataDir(dataDir: string): void {
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** `TestExchange.createUser` on `app`: a user with an API key issued through the operator route. */
+export function userCreator(app: FastifyInstance, admin: Record<string, string>): TestExchange['createUser'] {
+  return async (privateKey = testPrivateKey()) => {
+    const address = privateKeyToAccount(privateKey).address;
+    const response = await app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: admin,
+      payload: { address },
+    });
+    if (response.statusCode !== 200) throw new Error(`createUser: ${response.statusCode} ${response.body}`);
+    const apiKey = response.json().data.apiKey as string;
+    return { address, privateKey, apiKey, headers: { 'x-svc-api-key': apiKey } };
+  };
 }
