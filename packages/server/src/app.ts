@@ -62,6 +62,8 @@ export type AppOptions = {
   node?: { roles: readonly string[]; status: () => NodeStatus };
   /** Prefix of the rate-limit keys in Redis (REDIS_URL); tests give each app set its own. */
   rateLimitPrefix?: string;
+  /** The address of the demo market maker this process runs, named in the metadata for the pages. */
+  demoMarketMaker?: `0x${string}`;
 };
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest this server. */
@@ -184,7 +186,7 @@ export async function buildApp(exchange: Exchange, options: AppOptions = {}): Pr
 
   await app.register(async (scope) => {
     await operationsRoutes(scope, exchange, options.node);
-    await metadataRoutes(scope, exchange);
+    await metadataRoutes(scope, exchange, options.demoMarketMaker ?? null);
     await catalogRoutes(scope, exchange);
     await marketRoutes(scope, exchange);
     await publicTradingRoutes(scope, exchange);

@@ -7,7 +7,11 @@ import { CLUSTER_USAGE, clusterCommand } from './commands/cluster.js';
 import { COPY_TO_POSTGRES_USAGE, copyToPostgresCommand } from './commands/copy-to-postgres.js';
 import { replayCommand } from './commands/replay.js';
 import { type Config, ConfigError, configHelp, loadConfig } from './config/config.js';
-import { type DemoMarketMaker, startDemoMarketMaker } from './demo/demo-market-maker.js';
+import {
+  type DemoMarketMaker,
+  demoMarketMakerAddress,
+  startDemoMarketMaker,
+} from './demo/demo-market-maker.js';
 import { AppError } from './errors/app-error.js';
 import { type Exchange, openExchange } from './exchange/exchange.js';
 import { openCommandStore } from './exchange/exchange-storage.js';
@@ -163,7 +167,10 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   // A commit that fails leaves the engine ahead of the database: stop, and recover from the journal.
   const onFatal = () => void stop('FATAL').finally(() => process.exit(1));
   const exchange = await openExchange(config, { log, onFatal });
-  app = await buildExchangeApp(exchange);
+  const runsDemoMaker = config.demo && config.demoMarketMaker;
+  app = await buildExchangeApp(exchange, {
+    demoMarketMaker: runsDemoMaker ? demoMarketMakerAddress(config.dataDir) : undefined,
+  });
   let stopping = false;
   let demoMaker: Promise<DemoMarketMaker | null> = Promise.resolve(null);
   async function stop(signal: string): Promise<void> {
@@ -188,7 +195,7 @@ async function serve(argv: readonly string[]): Promise<undefined> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   sayExchangeIsUp(app, exchange, address);
-  if (config.demo && config.demoMarketMaker) demoMaker = startDemoMaker(app, exchange, address);
+  if (runsDemoMaker) demoMaker = startDemoMaker(app, exchange, address);
   return undefined;
 }
 

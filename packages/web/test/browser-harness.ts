@@ -148,14 +148,17 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * For a suite of browser tests: builds the pages, starts an exchange and Chromium before its tests and
- * stops both after. Read the fields inside the tests, once `beforeAll` has set them.
+ * For a suite of browser tests: builds the pages, starts an exchange (with `env` added to its settings) and
+ * Chromium before its tests and stops both after. Read the fields inside the tests, once `beforeAll` has set them.
  */
-export function exchangeAndBrowser(): { exchange: RunningExchange; browser: Browser } {
+export function exchangeAndBrowser(env?: Record<string, string>): {
+  exchange: RunningExchange;
+  browser: Browser;
+} {
   const running = {} as { exchange: RunningExchange; browser: Browser };
   beforeAll(async () => {
     buildWeb();
-    running.exchange = await startExchange();
+    running.exchange = await startExchange({ env });
     running.browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {

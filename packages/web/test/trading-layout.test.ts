@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { DESKTOP, horizontalOverflow, PHONE } from './account-steps.js';
 import { chromiumAvailable, exchangeAndBrowser, walletContext } from './browser-harness.js';
 import {
   checkedScreenshot,
@@ -9,11 +10,9 @@ import {
   openFirstMarket,
   WAIT,
 } from './browser-steps.js';
-import { documentTop, fundedClient, horizontalOverflow, pageClient } from './trading-steps.js';
+import { documentTop, fundedClient, pageClient } from './trading-steps.js';
 
 const available = chromiumAvailable();
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 /** 55.125 %: a ladder step that two decimals would round. */
 const ODDS = 55_125n * 10n ** 15n;
 

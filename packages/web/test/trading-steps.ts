@@ -32,11 +32,6 @@ export async function pageClient(page: Page, url: string): Promise<ExchangeClien
   return createExchangeClient({ baseUrl: url, apiKey });
 }
 
-/** How far the page is wider than its viewport: 0 when nothing scrolls sideways. */
-export function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-}
-
 /** The top of an element in the document (not the viewport), in CSS pixels. */
 export async function documentTop(page: Page, testId: string): Promise<number> {
   return page

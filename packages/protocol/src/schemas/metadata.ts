@@ -35,5 +35,11 @@ export const Metadata = Type.Object({
     maxCreateOrders: Type.Integer(),
     maxCancelOrders: Type.Integer(),
   }),
+  demoMarketMaker: Type.Optional(
+    Type.Union([Address, Type.Null()], {
+      description:
+        'The address of the demo market maker this server runs on its demo data (a bot quoting every market with faucet money); null when it runs none',
+    }),
+  ),
 });
 export type Metadata = Static<typeof Metadata>;

@@ -61,6 +61,11 @@ function loadStored(file: string): Stored {
   return stored;
 }
 
+/** The demo market maker's address, from its stored key (made now on a first start): known before it quotes. */
+export function demoMarketMakerAddress(dataDir: string): `0x${string}` {
+  return privateKeyToAccount(loadStored(join(dataDir, DEMO_MARKET_MAKER_FILE)).privateKey).address;
+}
+
 /** A fair price for a market, spread over 35-65 % by its hash so that the ladders differ. */
 function fairTick(marketHash: string, ticks: number): number {
   const byte = Number.parseInt(marketHash.slice(-2), 16) || 0;

@@ -149,6 +149,8 @@ describe('foundation: errors, admin keys, metadata, operations', () => {
       decimals: 6,
       escrowAddress: t.config.verifyingContract,
     });
+    // No demo market maker runs in an app built without one (only `serve` starts it).
+    expect(data.demoMarketMaker).toBeNull();
     expect(data.oddsLadderStepSize).toBe(125);
     expect(data.limits).toEqual({
       orderSizeMinimumBaseUnits: '1000000',

@@ -50,6 +50,8 @@ describe('the demo market maker of a fresh DEMO=1 server', () => {
     const address = await maker.accountAddress();
     const keys = await admin.listApiKeys(address);
     expect(JSON.stringify(keys)).toContain(DEMO_MARKET_MAKER_LABEL);
+    // The metadata names it, so that the pages can say whose quotes a bettor meets.
+    expect((await maker.getMetadata()).demoMarketMaker?.toLowerCase()).toBe(address.toLowerCase());
 
     // A market of a fixture not in play (no betting delay): its book fills on both sides.
     const markets = [];

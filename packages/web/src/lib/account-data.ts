@@ -7,10 +7,11 @@ import type {
   TradeRow,
 } from '@oddsbook/protocol';
 import { channels } from '@oddsbook/protocol';
+import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
 import { usePolled } from './hooks.js';
 import { recordOrders } from './order-history-store.js';
-import { connectRealtime, follow } from './realtime.js';
+import { follow } from './realtime.js';
 import { mergeRefunds } from './refunds.js';
 import { tradingClient } from './session.js';
 
@@ -34,11 +35,15 @@ const strip = <T extends object>(row: T): OrderRow => {
 };
 
 /**
- * The account page's rows: open orders, bets, fills, open positions, refunds and balance, reloaded by a poll
- * and on the account's channels (orders, trades, fills, `ce_refunds`); an order row pushed on the channel
- * joins the order history.
+ * The account's rows, on both pages: open orders, bets, fills, open positions, refunds and balance, reloaded
+ * by a poll and on the account's channels (orders, trades, fills, `ce_refunds`) over the page's realtime
+ * connection; every order row pushed on the channel joins the order history, whichever table is shown.
  */
-export function useAccountData(apiKey: string | undefined, address: string | undefined): AccountData {
+export function useAccountData(
+  apiKey: string | undefined,
+  address: string | undefined,
+  centrifuge: Centrifuge | null,
+): AccountData {
   const rows = usePolled(
     apiKey && address
       ? async () => {
@@ -70,8 +75,7 @@ export function useAccountData(apiKey: string | undefined, address: string | und
 
   // The realtime channels: every change reloads; an order row and a refund are also kept as they come.
   useEffect(() => {
-    if (!apiKey || !address) return;
-    const centrifuge = connectRealtime(tradingClient());
+    if (!centrifuge || !address) return;
     const handlers = { onData: () => reload(), reseed: () => reload() };
     const stops = [
       follow(centrifuge, channels.accountOrders(address), {
@@ -93,9 +97,8 @@ export function useAccountData(apiKey: string | undefined, address: string | und
     ];
     return () => {
       for (const stop of stops) stop();
-      centrifuge.disconnect();
     };
-  }, [apiKey, address]);
+  }, [centrifuge, address]);
 
   const value = rows.value;
   return {

@@ -1,6 +1,8 @@
 import { ExchangeApiError, type ExchangeClient } from '@oddsbook/client';
 import type { Channel, ChannelPayload } from '@oddsbook/protocol';
 import { Centrifuge, type Subscription, UnauthorizedError } from 'centrifuge';
+import { useEffect, useState } from 'preact/hooks';
+import { tradingClient } from './session.js';
 
 /**
  * One realtime connection per API key (the official centrifuge client). Tokens come from
@@ -52,4 +54,19 @@ export function follow<C extends Channel>(
     sub.unsubscribe();
     centrifuge.removeSubscription(sub);
   };
+}
+
+/** One realtime connection while the page has an API key (null before and after). */
+export function useRealtime(apiKey: string | undefined): Centrifuge | null {
+  const [centrifuge, setCentrifuge] = useState<Centrifuge | null>(null);
+  useEffect(() => {
+    if (!apiKey) return;
+    const c = connectRealtime(tradingClient());
+    setCentrifuge(c);
+    return () => {
+      c.disconnect();
+      setCentrifuge(null);
+    };
+  }, [apiKey]);
+  return centrifuge;
 }

@@ -1,4 +1,4 @@
-import type { AccountApiKey } from '@oddsbook/client';
+import { type AccountApiKey, ExchangeApiError } from '@oddsbook/client';
 import { useState } from 'preact/hooks';
 import { FillsTable, OpenOrders, OrderHistoryTable, TradesTable } from '../components/account-tables.js';
 import { MultisigCard } from '../components/multisig-card.js';
@@ -8,6 +8,7 @@ import { ErrorLine, Section } from '../components/section.js';
 import { useAccountData } from '../lib/account-data.js';
 import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
+import { useRealtime } from '../lib/realtime.js';
 import {
   authState,
   createPageKey,
@@ -241,7 +242,7 @@ const PROXY_STATES: Record<string, string> = {
 /** Balances beside positions and refunds, then the bets, orders and fills, all named by their markets. */
 function MoneyCards() {
   const auth = useAuth();
-  const data = useAccountData(auth.apiKey, auth.address);
+  const data = useAccountData(auth.apiKey, auth.address, useRealtime(auth.apiKey));
   return (
     <>
       <Section title="Balances" testId="balance-card">
@@ -261,6 +262,9 @@ function MoneyCards() {
   );
 }
 
+const MAX_HEARTBEAT_SECONDS = 3600;
+const HEARTBEAT_RANGE = `Give the timeout in whole seconds, from 1 to ${MAX_HEARTBEAT_SECONDS} (Disarm turns it off).`;
+
 function HeartbeatCard() {
   const [seconds, setSeconds] = useState('60');
   const [armed, setArmed] = useState<{ timeoutSeconds: number; expiresAt: string | null }>();
@@ -270,8 +274,15 @@ function HeartbeatCard() {
     try {
       setArmed(await tradingClient().heartbeat(timeoutSeconds));
     } catch (e) {
-      setError(e);
+      // The exchange's schema message ("body/timeoutSeconds must be <= 3600") is not for a bettor.
+      setError(e instanceof ExchangeApiError && e.status === 400 ? HEARTBEAT_RANGE : e);
     }
+  };
+  const arm = () => {
+    const timeoutSeconds = Number(seconds);
+    if (!/^[0-9]{1,4}$/.test(seconds.trim()) || timeoutSeconds < 1 || timeoutSeconds > MAX_HEARTBEAT_SECONDS)
+      setError(HEARTBEAT_RANGE);
+    else void send(timeoutSeconds);
   };
   return (
     <Section title="Heartbeat" testId="heartbeat-card">
@@ -292,12 +303,7 @@ function HeartbeatCard() {
           inputMode="numeric"
           onInput={(e) => setSeconds((e.target as HTMLInputElement).value)}
         />
-        <button
-          type="button"
-          onClick={() =>
-            /^[0-9]{1,4}$/.test(seconds) ? send(Number(seconds)) : setError('Give whole seconds.')
-          }
-        >
+        <button type="button" onClick={arm}>
           Arm / refresh
         </button>
         <button type="button" onClick={() => send(0)}>

@@ -1,6 +1,4 @@
-import type { BalanceRow, FillRow, Market, OrderRow, TradeRow } from '@oddsbook/protocol';
-import { channels } from '@oddsbook/protocol';
-import type { Centrifuge } from 'centrifuge';
+import type { Market } from '@oddsbook/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { FillsTable, OpenOrders, type OutcomeNames, TradesTable } from '../components/account-tables.js';
 import { CatalogNav, isOpenMarket } from '../components/catalog-nav.js';
@@ -9,12 +7,14 @@ import { OrderForm } from '../components/order-form.js';
 import { ParlayBets } from '../components/parlay-bets.js';
 import { ParlaySlip } from '../components/parlay-slip.js';
 import { ErrorLine } from '../components/section.js';
+import { useAccountData } from '../lib/account-data.js';
 import type { Frame } from '../lib/book.js';
 import {
   formatOdds,
   marketTypeLabel,
   ODDS_FORMATS,
   type OddsFormat,
+  shortHex,
   storedOddsFormat,
   storeOddsFormat,
   tokenAmount,
@@ -24,11 +24,9 @@ import { useAuth, usePolled } from '../lib/hooks.js';
 import { useLiveBook } from '../lib/live-book.js';
 import { type TapeSummary, useMarketTape } from '../lib/market-tape.js';
 import { addLeg, type SlipLeg, slipLeg } from '../lib/parlay.js';
-import { connectRealtime, follow } from '../lib/realtime.js';
-import { publicClient, tradingClient } from '../lib/session.js';
+import { useRealtime } from '../lib/realtime.js';
+import { publicClient } from '../lib/session.js';
 
-/** A fallback refresh of the account's rows, on top of the realtime channels. */
-const ACCOUNT_POLL_MS = 5000;
 /** The shown market's record is read again this often: it may be resolved, closed or go in play. */
 const MARKET_POLL_MS = 10_000;
 
@@ -51,7 +49,7 @@ export function TradingPage() {
   const centrifuge = useRealtime(auth.apiKey);
   const metadata = usePolled(() => publicClient().getMetadata(), 0, []);
   const live = useLiveBook(market?.marketHash, centrifuge);
-  const account = useAccountRows(auth.apiKey, auth.address, centrifuge);
+  const account = useAccountData(auth.apiKey, auth.address, centrifuge);
   const stepSize = metadata.value?.oddsLadderStepSize ?? 125;
   const exchangeMinimum = BigInt(metadata.value?.limits.orderSizeMinimumBaseUnits ?? 0);
   const free = account.balance
@@ -144,6 +142,7 @@ export function TradingPage() {
               />
             )}
             <ErrorLine error={live.error} text={plainError} />
+            <DemoMakerNote address={metadata.value?.demoMarketMaker} />
             {auth.apiKey && open && (
               <div class="row parlay-add" data-testid="parlay-add">
                 <span class="muted">
@@ -216,9 +215,19 @@ export function TradingPage() {
             )}
             <details class="rows-section" open>
               <summary>Your open orders, bets and fills</summary>
-              <OpenOrders orders={account.orders} names={named} onChange={account.reload} />
+              <OpenOrders
+                orders={account.orders}
+                trades={account.trades}
+                names={named}
+                onChange={account.reload}
+              />
               <ParlayBets trades={account.trades} />
-              <TradesTable trades={account.trades} names={named} />
+              <TradesTable
+                trades={account.trades}
+                fills={account.fills}
+                refunds={account.refunds}
+                names={named}
+              />
               <FillsTable fills={account.fills} names={named} />
             </details>
             <ErrorLine error={account.error} text={plainError} />
@@ -226,6 +235,18 @@ export function TradingPage() {
         )}
       </div>
     </div>
+  );
+}
+
+/** Whose quotes a newcomer meets on the demo data: a bot of this server's, not other bettors. */
+function DemoMakerNote(props: { address: string | null | undefined }) {
+  if (!props.address) return null;
+  return (
+    <p class="muted demo-maker" data-testid="demo-maker-note">
+      Demo data: most quotes here come from the <strong>demo market maker</strong> (
+      <code title={props.address}>{shortHex(props.address)}</code>), a bot this server runs with faucet money.
+      It quotes both sides 2 % apart and quotes again after you trade with it.
+    </p>
   );
 }
 
@@ -258,73 +279,4 @@ function TapeLine(props: { tape: TapeSummary | null; names: [string, string]; fo
       {tokenAmount(tape.matched)} USDC in {tape.bets} {tape.bets === 1 ? 'bet' : 'bets'}
     </p>
   );
-}
-
-/** One realtime connection while the page has an API key. */
-function useRealtime(apiKey: string | undefined): Centrifuge | null {
-  const [centrifuge, setCentrifuge] = useState<Centrifuge | null>(null);
-  useEffect(() => {
-    if (!apiKey) return;
-    const c = connectRealtime(tradingClient());
-    setCentrifuge(c);
-    return () => {
-      c.disconnect();
-      setCentrifuge(null);
-    };
-  }, [apiKey]);
-  return centrifuge;
-}
-
-type AccountRows = {
-  orders: OrderRow[];
-  trades: TradeRow[];
-  fills: FillRow[];
-  balance: BalanceRow | undefined;
-  error: unknown;
-  reload: () => void;
-};
-
-/** The account's open orders, bets, fills and balance, reloaded on its realtime channels and by a poll. */
-function useAccountRows(
-  apiKey: string | undefined,
-  address: string | undefined,
-  centrifuge: Centrifuge | null,
-): AccountRows {
-  const rows = usePolled(
-    apiKey
-      ? async () => {
-          const client = tradingClient();
-          const [orders, trades, fills, balance] = await Promise.all([
-            client.listOrders({ perPage: 100 }),
-            client.listTrades({ perPage: 100 }),
-            client.listFills({ perPage: 100 }),
-            client.getBalance(),
-          ]);
-          return { orders: orders.orders, trades: trades.trades, fills: fills.fills, balance };
-        }
-      : null,
-    ACCOUNT_POLL_MS,
-    [apiKey],
-  );
-  const { reload } = rows;
-  useEffect(() => {
-    if (!centrifuge || !address) return;
-    const handlers = { onData: () => reload(), reseed: () => reload() };
-    const stops = [
-      follow(centrifuge, channels.accountOrders(address), handlers),
-      follow(centrifuge, channels.accountTrades(address), handlers),
-      follow(centrifuge, channels.accountFills(), handlers),
-    ];
-    return () => {
-      for (const stop of stops) stop();
-    };
-  }, [centrifuge, address]);
-  return {
-    orders: rows.value?.orders ?? [],
-    trades: rows.value?.trades ?? [],
-    fills: rows.value?.fills ?? [],
-    balance: rows.value?.balance,
-    error: rows.error,
-    reload,
-  };
 }

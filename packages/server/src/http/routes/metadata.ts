@@ -10,7 +10,11 @@ import { errorResponses } from '../error-responses.js';
 import type { ExchangeApp } from '../exchange-app.js';
 
 /** `GET /metadata/obv3`: public; everything a client needs to sign and size orders on this network. */
-export async function metadataRoutes(app: ExchangeApp, exchange: Exchange): Promise<void> {
+export async function metadataRoutes(
+  app: ExchangeApp,
+  exchange: Exchange,
+  demoMarketMaker: `0x${string}` | null,
+): Promise<void> {
   const { config } = exchange;
   app.get(
     '/metadata/obv3',
@@ -55,6 +59,7 @@ export async function metadataRoutes(app: ExchangeApp, exchange: Exchange): Prom
           maxCreateOrders: EXCHANGE_LIMITS.maxCreateOrders,
           maxCancelOrders: EXCHANGE_LIMITS.maxCancelOrders,
         },
+        demoMarketMaker,
       },
     }),
   );
