@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { WAIT } from './browser-steps.js';
 
@@ -23,11 +23,21 @@ export async function placeLimit(page: Page, outcome: 1 | 2, probability: string
   await form.getByRole('button', { name: 'Place bet' }).click();
 }
 
+/**
+ * Clicks a ladder level and waits until the order form took it (its stake is the level's size): the form
+ * fills in an effect after the click, which a stake typed at once would race.
+ */
+export async function clickLevel(page: Page, level: Locator) {
+  const size = (await level.locator('td').nth(1).textContent())!;
+  await level.click();
+  await expect.poll(() => page.getByTestId('order-form').getByLabel('Stake').inputValue(), WAIT).toBe(size);
+}
+
 /** Takes `stake` of the best level of a ladder column (1 or 2: the outcome the taker bets). */
 export async function takeBest(page: Page, column: 1 | 2, stake: string) {
   const level = page.getByTestId(`level-${column}`).first();
   await expect.poll(() => level.count(), WAIT).toBe(1);
-  await level.click();
+  await clickLevel(page, level);
   const form = page.getByTestId('order-form');
   await form.getByLabel('Stake').fill(stake);
   await form.getByRole('button', { name: 'Place bet' }).click();

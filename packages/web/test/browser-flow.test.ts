@@ -9,6 +9,7 @@ import {
 } from '../../server/src/store/test-support/postgres-test-database.js';
 import { freePort } from '../../server/test/helpers/cli-process.js';
 import { stopTestCluster } from '../../server/test/helpers/cluster-http.js';
+import { clickLevel } from './account-steps.js';
 import {
   ADMIN_TOKEN,
   adminAt,
@@ -105,7 +106,7 @@ describe.skipIf(!available)('the web pages in Chromium', () => {
       await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
       expect(await level.getAttribute('title')).toContain('decimal 2.222');
       await checkedScreenshot(taker.page, 'trading-page-ladder', '8.181818');
-      await level.click();
+      await clickLevel(taker.page, level);
       const takerForm = taker.page.getByTestId('order-form');
       await expect.poll(() => takerForm.getByLabel('Time in force').inputValue()).toBe('IOC');
       expect(await takerForm.getByLabel('Probability').inputValue()).toBe('45');
@@ -247,7 +248,7 @@ describe.skipIf(!available || process.env.ODDSBOOK_TEST_STORE === 'postgres')(
         expect(await openFirstMarket(taker.page, two)).toBe(marketHash);
         const level = taker.page.getByTestId('level-2').first();
         await expect.poll(() => level.textContent(), WAIT).toContain('45.00 %');
-        await level.click();
+        await clickLevel(taker.page, level);
         const takerForm = taker.page.getByTestId('order-form');
         await takerForm.getByLabel('Stake').fill('4');
         await takerForm.getByRole('button', { name: 'Place bet' }).click();

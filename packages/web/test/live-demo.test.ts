@@ -41,6 +41,21 @@ describe.skipIf(!available)('the live demo: what a newcomer meets on a fresh ser
       // Signed in on a phone: a take of 2 USDC from the best level; the bet is named; the maker quotes again.
       await page.setViewportSize(PHONE);
       await onboard(page, suite.exchange, bettor.address, 'demo');
+      // The heartbeat's timeout is checked in words, not the exchange's schema text.
+      const heartbeat = page.getByTestId('heartbeat-card');
+      await heartbeat.getByLabel('Heartbeat timeout (seconds)').fill('5000');
+      await heartbeat.getByRole('button', { name: 'Arm / refresh' }).click();
+      expect(await heartbeat.getByRole('alert').textContent()).toBe(
+        'Give the timeout in whole seconds, from 1 to 3600 (Disarm turns it off).',
+      );
+      await heartbeat.getByLabel('Heartbeat timeout (seconds)').fill('600');
+      await heartbeat.getByRole('button', { name: 'Arm / refresh' }).click();
+      await expect
+        .poll(() => page.getByTestId('heartbeat-state').textContent(), WAIT)
+        .toMatch(/^Armed \(600 s\)/);
+      expect(await heartbeat.getByRole('alert').count()).toBe(0);
+      await heartbeat.getByRole('button', { name: 'Disarm' }).click();
+      await expect.poll(() => page.getByTestId('heartbeat-state').textContent(), WAIT).toBe('Disarmed.');
       await page.goto(`${suite.exchange.url}/#/trade`);
       await page.getByTestId('fixture').first().click();
       await page.getByTestId('market').first().click();

@@ -39,6 +39,8 @@ describe.skipIf(!available)('positions, refunds and named rows on a phone', () =
       await expect.poll(() => maker.page.getByTestId('order-row').count(), WAIT).toBe(0);
       await placeLimit(maker.page, 2, '50', '6');
       await takeBest(bettor.page, 1, '6');
+      // The trading page's bets say so too: the hedge's refund is on the bet it came back from.
+      await expect.poll(() => bettor.page.getByTestId('trade-refund').count(), WAIT).toBe(1);
 
       await bettor.page.goto(`${suite.exchange.url}/#/account`);
       const refund = bettor.page.getByTestId('refund-row');

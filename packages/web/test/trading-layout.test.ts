@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { DESKTOP, horizontalOverflow, PHONE } from './account-steps.js';
+import { clickLevel, DESKTOP, horizontalOverflow, PHONE } from './account-steps.js';
 import { chromiumAvailable, exchangeAndBrowser, walletContext } from './browser-harness.js';
 import {
   checkedScreenshot,
@@ -138,7 +138,7 @@ describe.skipIf(!available)('the trading page: phones, odds formats, honest orde
         },
       ]);
       await expect.poll(() => level.textContent(), WAIT).toContain('40.00 %');
-      await level.click();
+      await clickLevel(page, level);
       await form.getByLabel('Stake').fill('2');
       await recordButtonTexts(page);
       await form.getByRole('button', { name: 'Place bet' }).click();
