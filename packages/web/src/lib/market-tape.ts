@@ -1,9 +1,12 @@
-import type { PublicTradeRow } from '@oddsbook/protocol';
+import { channels, type PublicTradeRow } from '@oddsbook/protocol';
+import type { Centrifuge } from 'centrifuge';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { follow } from './realtime.js';
 import { publicClient } from './session.js';
 
-/** The tape is read again this often while a market is shown. */
+/** The tape is read again this often while a market is shown: without a realtime connection, and with one. */
 const TAPE_POLL_MS = 10_000;
+const TAPE_POLL_LIVE_MS = 60_000;
 /** At most this many taker bets are summed (the tape's newest); a busier market says "at least". */
 const TAPE_ROWS = 1000;
 
@@ -34,8 +37,14 @@ export function tapeSummary(rows: readonly PublicTradeRow[], partial = false): T
   };
 }
 
-/** A market's tape summary, from `GET /trades-v3/public`, read again every 10 s and on `refresh`. */
-export function useMarketTape(marketHash: string | undefined): {
+/**
+ * A market's tape summary, from `GET /trades-v3/public`: read again when `recent_trades:global` publishes a bet
+ * of this market (with a realtime connection), every 10 s without one, and on `refresh`.
+ */
+export function useMarketTape(
+  marketHash: string | undefined,
+  centrifuge: Centrifuge | null,
+): {
   tape: TapeSummary | null;
   refresh: () => void;
 } {
@@ -47,6 +56,8 @@ export function useMarketTape(marketHash: string | undefined): {
     shown.current = marketHash;
     if (!marketHash) return;
     let stopped = false;
+    let loading: Promise<void> | null = null;
+    let again = false;
     const load = async () => {
       const rows: PublicTradeRow[] = [];
       let partial = false;
@@ -59,13 +70,37 @@ export function useMarketTape(marketHash: string | undefined): {
       }
       if (!stopped) setTape(tapeSummary(rows, partial));
     };
-    const run = () => void load().catch(() => undefined);
+    // One read at a time; bets published during it ask for one more after it.
+    const run = () => {
+      if (loading) {
+        again = true;
+        return;
+      }
+      loading = load()
+        .catch(() => undefined)
+        .finally(() => {
+          loading = null;
+          if (again && !stopped) {
+            again = false;
+            run();
+          }
+        });
+    };
     run();
-    const timer = setInterval(run, TAPE_POLL_MS);
+    const timer = setInterval(run, centrifuge ? TAPE_POLL_LIVE_MS : TAPE_POLL_MS);
+    const unfollow = centrifuge
+      ? follow(centrifuge, channels.global('recent_trades'), {
+          onData: (trade) => {
+            if (trade.marketHash === marketHash || trade.quarterLineParentMarketHash === marketHash) run();
+          },
+          reseed: run,
+        })
+      : undefined;
     return () => {
       stopped = true;
       clearInterval(timer);
+      unfollow?.();
     };
-  }, [marketHash, tick]);
+  }, [marketHash, centrifuge, tick]);
   return { tape, refresh: () => setTick((t) => t + 1) };
 }

@@ -43,10 +43,10 @@ export function TradingPage() {
   );
   const market = picked && current.value?.marketHash === picked.marketHash ? current.value : picked;
   const open = market ? isOpenMarket(market) : false;
-  const tape = useMarketTape(market?.marketHash);
   const [frame, setFrame] = useState<Frame>('taker');
   const [offer, setOffer] = useState<TakeOffer | null>(null);
   const centrifuge = useRealtime(auth.apiKey);
+  const tape = useMarketTape(market?.marketHash, centrifuge);
   const metadata = usePolled(() => publicClient().getMetadata(), 0, []);
   const live = useLiveBook(market?.marketHash, centrifuge);
   const account = useAccountData(auth.apiKey, auth.address, centrifuge);
