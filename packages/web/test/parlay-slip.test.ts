@@ -86,6 +86,9 @@ describe.skipIf(!available)('the parlay slip in Chromium', () => {
       expect(await slip.textContent()).toContain('3 legs');
       expect(await overflow(page)).toEqual({ page: 0, slip: 0 });
       await checkedScreenshot(page, 'parlay-slip-phone', 'Request offers');
+      // A reload keeps the slip (its legs, per account, in this browser).
+      await page.reload();
+      await expect.poll(() => slip.textContent(), WAIT).toContain('3 legs');
 
       // The legs' books: makers bet outcome one at 53 % and outcome two at 43 % on each (fair 55 / 45 %).
       const liquidity = await fundedClient(exchange.url, 'liquidity');
@@ -123,6 +126,11 @@ describe.skipIf(!available)('the parlay slip in Chromium', () => {
       expect(quoterLog.some((l) => l.includes('16.625 % to the bettor'))).toBe(true);
       expect(await overflow(page)).toEqual({ page: 0, slip: 0 });
       await checkedScreenshot(page, 'parlay-offers-phone', 'Take an offer within');
+      // A reload while the offers can be taken keeps the request: the same offer, within the same minute.
+      await page.reload();
+      await expect.poll(() => offer.count(), WAIT).toBe(1);
+      expect(await offer.textContent()).toContain('16.625 %');
+      expect(await slip.getByLabel('Parlay stake').inputValue()).toBe('10');
 
       // Taken, signed in the wallet like any bet.
       await offer.getByRole('button', { name: 'Take' }).click();

@@ -4,7 +4,15 @@ import { allOddsFormats, formatOdds, type OddsFormat, tokenAmount } from '../lib
 import { plainError } from '../lib/errors.js';
 import { parseStake } from '../lib/order-input.js';
 import { describeResult, type PlacedResult } from '../lib/order-result.js';
-import { type BettorOffer, bettorOffers, canRequest, type SlipLeg, secondsLeft } from '../lib/parlay.js';
+import {
+  type BettorOffer,
+  bettorOffers,
+  canRequest,
+  type SlipLeg,
+  secondsLeft,
+  storedRequest,
+  storeRequest,
+} from '../lib/parlay.js';
 import { tradingClient } from '../lib/session.js';
 import { injectedProvider } from '../lib/wallet.js';
 import { ErrorLine } from './section.js';
@@ -33,6 +41,8 @@ function useNow(on: boolean, ms = 250): number {
  * the wallet like any bet: an immediate-or-cancel order betting the parlay, outcome one, at the offer's odds).
  */
 export function ParlaySlip(props: {
+  /** The signed-in account: a request it made is kept across a reload while it can be taken. */
+  address: string | undefined;
   legs: SlipLeg[];
   note: string | undefined;
   ladderStepSize: number;
@@ -41,8 +51,13 @@ export function ParlaySlip(props: {
   onClear: () => void;
   onPlaced: () => void;
 }) {
-  const [stake, setStake] = useState('10');
-  const [request, setRequest] = useState<ParlayRequestResult | null>(null);
+  const [saved] = useState(() => storedRequest(props.address, Date.now()));
+  const [stake, setStake] = useState(saved?.stake ?? '10');
+  const [request, setShownRequest] = useState<ParlayRequestResult | null>(saved?.request ?? null);
+  const setRequest = (next: ParlayRequestResult | null) => {
+    setShownRequest(next);
+    storeRequest(props.address, next && { request: next, stake });
+  };
   const [detail, setDetail] = useState<ParlayDetail | null>(null);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<PlacedResult>();

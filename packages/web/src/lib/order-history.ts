@@ -1,4 +1,5 @@
 import type { OrderRow } from '@oddsbook/protocol';
+import { readStored, writeStored } from './stored.js';
 
 /** The account's orders the page has seen, by id: open ones and those that ended (kept, never dropped). */
 export type OrderHistory = Record<string, OrderRow>;
@@ -70,18 +71,9 @@ const storageKey = (address: string) => `oddsbook.orders.${address.toLowerCase()
 
 /** The history this browser kept for the account (empty when none or unreadable). */
 export function loadHistory(address: string): OrderHistory {
-  try {
-    const text = globalThis.localStorage?.getItem(storageKey(address));
-    return text ? (JSON.parse(text) as OrderHistory) : {};
-  } catch {
-    return {};
-  }
+  return readStored<OrderHistory>(storageKey(address), {});
 }
 
 export function saveHistory(address: string, history: OrderHistory): void {
-  try {
-    globalThis.localStorage?.setItem(storageKey(address), JSON.stringify(trimHistory(history)));
-  } catch {
-    // A full or disabled storage only loses the history across reloads.
-  }
+  writeStored(storageKey(address), trimHistory(history));
 }

@@ -1,6 +1,17 @@
 import { type BookLevel, ODDS_SCALE, takerBook } from '@oddsbook/protocol';
-import { describe, expect, it } from 'vitest';
-import { addLeg, bettorOffers, canRequest, legStatus, type SlipLeg, secondsLeft } from './parlay.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  addLeg,
+  bettorOffers,
+  canRequest,
+  legStatus,
+  type SlipLeg,
+  secondsLeft,
+  storedLegs,
+  storedRequest,
+  storeLegs,
+  storeRequest,
+} from './parlay.js';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const leg = (market: number, event: string, one = true): SlipLeg => ({
@@ -83,5 +94,57 @@ describe('secondsLeft', () => {
     expect(secondsLeft('2030-01-01T00:00:12.500Z', at)).toBe(3);
     expect(secondsLeft('2030-01-01T00:00:10.000Z', at)).toBe(0);
     expect(secondsLeft('2030-01-01T00:00:09.000Z', at)).toBe(0);
+  });
+});
+
+describe('the slip kept across a reload', () => {
+  const memory = new Map<string, string>();
+  beforeEach(() => {
+    memory.clear();
+    vi.stubGlobal('localStorage', {
+      getItem: (key: string) => memory.get(key) ?? null,
+      setItem: (key: string, value: string) => memory.set(key, value),
+      removeItem: (key: string) => memory.delete(key),
+    });
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+  const alice = '0xAbC0000000000000000000000000000000000001';
+  const bob = '0x0000000000000000000000000000000000000002';
+  const request = (takeUntil: string) => ({
+    marketHash: hash(9),
+    legs: [],
+    quoteWindowEndsAt: '2026-11-29T12:00:03.000Z',
+    takeUntil,
+  });
+
+  it("keeps each account's legs, and nothing without an account or after the slip is emptied", () => {
+    storeLegs(alice, [leg(1, 'e1'), leg(2, 'e2')]);
+    expect(storedLegs(alice.toLowerCase())).toEqual([leg(1, 'e1'), leg(2, 'e2')]);
+    expect(storedLegs(bob)).toEqual([]);
+    expect(storedLegs(undefined)).toEqual([]);
+    storeLegs(alice, []);
+    expect(memory.size).toBe(0);
+  });
+
+  it('reads unreadable or foreign data as an empty slip', () => {
+    memory.set(`oddsbook.parlay-legs.${alice.toLowerCase()}`, 'not json');
+    expect(storedLegs(alice)).toEqual([]);
+    memory.set(
+      `oddsbook.parlay-legs.${alice.toLowerCase()}`,
+      JSON.stringify([{ marketHash: 1 }, leg(3, 'e3')]),
+    );
+    expect(storedLegs(alice)).toEqual([leg(3, 'e3')]);
+  });
+
+  it('keeps a request while its offers can be taken, and forgets it after', () => {
+    const stored = { request: request('2026-11-29T12:01:03.000Z'), stake: '10' };
+    storeRequest(alice, stored as never);
+    expect(storedRequest(alice, Date.parse('2026-11-29T12:01:02.000Z'))).toEqual(stored);
+    expect(storedRequest(alice, Date.parse('2026-11-29T12:01:03.000Z'))).toBeNull();
+    expect(storedRequest(bob, Date.parse('2026-11-29T12:00:00.000Z'))).toBeNull();
+    storeRequest(alice, null);
+    expect(memory.size).toBe(0);
   });
 });

@@ -7,7 +7,9 @@ import {
   PARLAY_MAX_LEGS,
   PARLAY_MIN_LEGS,
   type ParlayOffer,
+  type ParlayRequestResult,
 } from '@oddsbook/protocol';
+import { readStored, writeStored } from './stored.js';
 
 /** A leg on the slip: a market, the outcome picked, and what the page shows of it. */
 export type SlipLeg = {
@@ -90,4 +92,41 @@ export function legStatus(market: Pick<MarketLeg, 'outcome'>, bettingOutcomeOne:
 /** Whole seconds from `now` until `until` (ISO), never below 0; rounded up so 0 means it has passed. */
 export function secondsLeft(until: string, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(until) - now) / 1000));
+}
+
+/** What a reload keeps of the slip, per account: its legs, and a request whose offers can still be taken. */
+export type StoredParlayRequest = { request: ParlayRequestResult; stake: string };
+
+const legsKey = (address: string) => `oddsbook.parlay-legs.${address.toLowerCase()}`;
+const requestKey = (address: string) => `oddsbook.parlay-request.${address.toLowerCase()}`;
+
+export function storedLegs(address: string | undefined): SlipLeg[] {
+  if (!address) return [];
+  const legs = readStored<unknown>(legsKey(address), []);
+  return Array.isArray(legs)
+    ? legs.filter(
+        (l): l is SlipLeg =>
+          typeof l?.marketHash === 'string' &&
+          typeof l.eventId === 'string' &&
+          typeof l.bettingOutcomeOne === 'boolean' &&
+          typeof l.game === 'string' &&
+          typeof l.pick === 'string',
+      )
+    : [];
+}
+
+export function storeLegs(address: string | undefined, legs: readonly SlipLeg[]): void {
+  if (address) writeStored(legsKey(address), legs.length > 0 ? legs : null);
+}
+
+/** The account's last request, while its take window is open (`nowMs` before `takeUntil`). */
+export function storedRequest(address: string | undefined, nowMs: number): StoredParlayRequest | null {
+  if (!address) return null;
+  const stored = readStored<StoredParlayRequest | null>(requestKey(address), null);
+  const until = Date.parse(stored?.request?.takeUntil ?? '');
+  return stored && typeof stored.stake === 'string' && until > nowMs ? stored : null;
+}
+
+export function storeRequest(address: string | undefined, stored: StoredParlayRequest | null): void {
+  if (address) writeStored(requestKey(address), stored);
 }

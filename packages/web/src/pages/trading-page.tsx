@@ -23,7 +23,7 @@ import { plainError } from '../lib/errors.js';
 import { useAuth, usePolled } from '../lib/hooks.js';
 import { useLiveBook } from '../lib/live-book.js';
 import { type TapeSummary, useMarketTape } from '../lib/market-tape.js';
-import { addLeg, type SlipLeg, slipLeg } from '../lib/parlay.js';
+import { addLeg, type SlipLeg, slipLeg, storedLegs, storeLegs } from '../lib/parlay.js';
 import { useRealtime } from '../lib/realtime.js';
 import { publicClient } from '../lib/session.js';
 
@@ -60,11 +60,18 @@ export function TradingPage() {
   // A parlay market's rows (bets, fills) name its two sides as the bettor and the makers take them.
   const named: OutcomeNames = { ...known };
   for (const t of account.trades) if (t.isParlay) named[t.marketHash] = ['Parlay', 'Against a parlay'];
-  const [legs, setLegs] = useState<SlipLeg[]>([]);
+  // The slip's legs, kept across a reload (the page is mounted again after sign-in, with the address).
+  const [legs, setShownLegs] = useState<SlipLeg[]>(() => storedLegs(auth.address));
+  const setLegs = (update: (old: SlipLeg[]) => SlipLeg[]) =>
+    setShownLegs((old) => {
+      const next = update(old);
+      storeLegs(auth.address, next);
+      return next;
+    });
   const [slipNote, setSlipNote] = useState<string>();
   const addToSlip = (m: Market, outcome: 1 | 2) => {
     const added = addLeg(legs, slipLeg(m, outcome));
-    setLegs(added.legs);
+    setLegs(() => added.legs);
     setSlipNote(added.note);
   };
   useEffect(() => {
@@ -192,6 +199,7 @@ export function TradingPage() {
         {auth.apiKey && (
           <>
             <ParlaySlip
+              address={auth.address}
               legs={legs}
               note={slipNote}
               ladderStepSize={stepSize}
@@ -201,7 +209,7 @@ export function TradingPage() {
                 setSlipNote(undefined);
               }}
               onClear={() => {
-                setLegs([]);
+                setLegs(() => []);
                 setSlipNote(undefined);
               }}
               onPlaced={account.reload}
