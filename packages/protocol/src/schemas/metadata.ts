@@ -35,11 +35,10 @@ export const Metadata = Type.Object({
     maxCreateOrders: Type.Integer(),
     maxCancelOrders: Type.Integer(),
   }),
-  demoMarketMaker: Type.Optional(
-    Type.Union([Address, Type.Null()], {
-      description:
-        'The address of the demo market maker this server runs on its demo data (a bot quoting every market with faucet money); null when it runs none',
-    }),
-  ),
+  /**
+   * The address of the demo market maker this server runs on its demo data (a bot quoting every market with
+   * faucet money); null when it runs none.
+   */
+  demoMarketMaker: Type.Optional(Type.Union([Address, Type.Null()])),
 });
 export type Metadata = Static<typeof Metadata>;
