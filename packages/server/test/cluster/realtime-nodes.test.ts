@@ -221,6 +221,9 @@ describe('realtime nodes on the stamped publications (real NATS)', () => {
     const raw = await client(a.hub);
     const before = await subscribe(raw, TAPE);
     expect(before.offset).toBe(2);
+    // Counted from here: `reached` reading the position before the first message arrived made a stream of
+    // the hub's own numbering, which that message restarted.
+    const restarts = a.hub.hub.stats().streamsRestarted;
 
     const two = leader(names, 2);
     await two.publish(tape(3, 3));
@@ -238,7 +241,7 @@ describe('realtime nodes on the stamped publications (real NATS)', () => {
     expect(again.recovered ?? false).toBe(false);
     expect(again.epoch).not.toBe(before.epoch);
     expect(again.offset).toBe(1);
-    expect(a.hub.hub.stats().streamsRestarted).toBe(1);
+    expect(a.hub.hub.stats().streamsRestarted).toBe(restarts + 1);
 
     // The old leader's publish landing late changes nothing.
     await one.publish(tape(100, 100));
