@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,9 @@ import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll } from 'vitest';
 import { withTestStore } from '../../server/test/helpers/test-store.js';
+import { buildWeb } from './web-build.js';
+
+export { buildWeb };
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const ADMIN_TOKEN = 'browser-test-admin-token-0123';
@@ -22,15 +25,6 @@ export function chromiumAvailable(): boolean {
   if (process.env.CI === 'true')
     throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
   return false;
-}
-
-/** Builds packages/web (vite) so the server serves the current pages. */
-export function buildWeb(): void {
-  const result = spawnSync(process.execPath, [join(repoDir, 'node_modules/vite/bin/vite.js'), 'build'], {
-    cwd: webDir,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 async function freePort(): Promise<number> {
