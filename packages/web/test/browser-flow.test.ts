@@ -230,6 +230,9 @@ describe.skipIf(!available || process.env.ODDSBOOK_TEST_STORE === 'postgres')(
     it('a maker on one API node and a taker on the other sign in, fund, bet against each other and are paid', async () => {
       const one = node('api-1');
       const two = node('api-2');
+      // Both API nodes serve the pages (registered from dist as each node started).
+      for (const { url } of [one, two])
+        expect((await fetch(`${url}/`)).headers.get('content-type')).toMatch(/html/);
       const maker = await walletContext(browser, MAKER_KEY, MAINNET_CHAIN_ID);
       const taker = await walletContext(browser, TAKER_KEY, MAINNET_CHAIN_ID);
       try {
