@@ -1,13 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { tickToOdds } from '@oddsbook/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { type ClusterNames, clusterNames } from '../../src/cluster/cluster-names.js';
-import { connectNats, deleteStreams, TEST_NATS_URL } from '../../src/cluster/test-support.js';
-import { loadConfig } from '../../src/config/config.js';
+import { connectNats, deleteStreams } from '../../src/cluster/test-support.js';
 import { openApiExchange } from '../../src/exchange/api-exchange.js';
 import type { Exchange } from '../../src/exchange/exchange.js';
 import { type SequencerRole, startSequencerRole } from '../../src/exchange/sequencer-role.js';
@@ -15,7 +10,8 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from '../../src/store/test-support/postgres-test-database.js';
-import { ADMIN_TOKEN, removeDataDir, type TestExchange, userCreator } from '../helpers/test-exchange.js';
+import { nodeConfig, servedExchange } from '../helpers/in-process-nodes.js';
+import { removeDataDir, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /**
@@ -33,22 +29,8 @@ let names: ClusterNames;
 const nodes: TestExchange[] = [];
 const dirs: string[] = [];
 
-function configFor(role: string, cluster: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-api-node-'));
-  dirs.push(dataDir);
-  return loadConfig([], {
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    NATS_URL: TEST_NATS_URL,
-    CLUSTER: cluster,
-    ROLE: role,
-    ADMIN_TOKEN,
-    DEMO: '0',
-    LOG_LEVEL: 'silent',
-    BLOCK_TIME_MS: '20',
-    RATE_LIMITS: '0',
-  });
-}
+const configFor = (role: string, cluster: string) =>
+  nodeConfig({ databaseUrl: database.url, cluster, role, dirs });
 
 async function apiNode(cluster: string, leading: Exchange): Promise<TestExchange> {
   const config = configFor('api', cluster);
@@ -67,23 +49,7 @@ async function apiNode(cluster: string, leading: Exchange): Promise<TestExchange
       throw error;
     },
   });
-  const app = await buildApp(exchange, { logger: false });
-  await app.ready();
-  const admin = { 'x-admin-token': ADMIN_TOKEN };
-  const node: TestExchange = {
-    app,
-    exchange,
-    config,
-    dataDir: config.dataDir,
-    admin,
-    createUser: userCreator(app, admin),
-    settled: () => leading.trading.idle(),
-    async close() {
-      await app.close();
-      await exchange.close();
-    },
-    reopen: () => Promise.reject(new Error('not here')),
-  };
+  const node = await servedExchange(exchange, () => leading.trading.idle());
   nodes.push(node);
   return node;
 }

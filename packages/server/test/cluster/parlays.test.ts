@@ -1,15 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { GLOBAL_CHANNELS } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { type ClusterNames, clusterNames } from '../../src/cluster/cluster-names.js';
 import { remoteLeader } from '../../src/cluster/remote-leader.js';
-import { connectNats, deleteStreams, TEST_NATS_URL } from '../../src/cluster/test-support.js';
-import { loadConfig } from '../../src/config/config.js';
+import { connectNats, deleteStreams } from '../../src/cluster/test-support.js';
 import { openApiExchange } from '../../src/exchange/api-exchange.js';
 import { openApiNode } from '../../src/exchange/api-role.js';
 import type { Exchange } from '../../src/exchange/exchange.js';
@@ -19,7 +14,8 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from '../../src/store/test-support/postgres-test-database.js';
-import { ADMIN_TOKEN, removeDataDir, type TestExchange, userCreator } from '../helpers/test-exchange.js';
+import { nodeConfig, servedExchange } from '../helpers/in-process-nodes.js';
+import { removeDataDir, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 import { exchangeClient, until as waitFor } from '../realtime/helpers.js';
 
@@ -42,50 +38,25 @@ const nodes: TestExchange[] = [];
 const dirs: string[] = [];
 const clients: Centrifuge[] = [];
 
-function configFor(role: string, clusterName = cluster) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-parlay-node-'));
-  dirs.push(dataDir);
-  return loadConfig([], {
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    NATS_URL: TEST_NATS_URL,
-    CLUSTER: clusterName,
-    ROLE: role,
-    ADMIN_TOKEN,
-    DEMO: '0',
-    LOG_LEVEL: 'silent',
-    BLOCK_TIME_MS: '20',
-    RATE_LIMITS: '0',
-    PARLAY_QUOTE_WINDOW_MS: String(QUOTE_MS),
+const configFor = (role: string, clusterName = cluster) =>
+  nodeConfig({
+    databaseUrl: database.url,
+    cluster: clusterName,
+    role,
+    dirs,
+    env: { PARLAY_QUOTE_WINDOW_MS: String(QUOTE_MS) },
   });
-}
 
 async function served(exchange: Exchange, leading: () => Exchange): Promise<TestExchange> {
-  const app = await buildApp(exchange, { logger: false });
-  await app.ready();
-  const admin = { 'x-admin-token': ADMIN_TOKEN };
-  const node: TestExchange = {
-    app,
-    exchange,
-    config: exchange.config,
-    dataDir: exchange.config.dataDir,
-    admin,
-    createUser: userCreator(app, admin),
-    // Everything committed so far settled on the chain by the leader, its receipts journaled.
-    async settled() {
-      const { trading, settlement } = leading();
-      if (!(settlement instanceof SettlementDriver)) throw new Error('the leader settles');
-      await trading.idle();
-      await settlement.whenSettled(trading.sequencer.lastSeq);
-      await settlement.drained();
-      await trading.idle();
-    },
-    async close() {
-      await app.close();
-      await exchange.close();
-    },
-    reopen: () => Promise.reject(new Error('not here')),
-  };
+  // Everything committed so far settled on the chain by the leader, its receipts journaled.
+  const node = await servedExchange(exchange, async () => {
+    const { trading, settlement } = leading();
+    if (!(settlement instanceof SettlementDriver)) throw new Error('the leader settles');
+    await trading.idle();
+    await settlement.whenSettled(trading.sequencer.lastSeq);
+    await settlement.drained();
+    await trading.idle();
+  });
   nodes.push(node);
   return node;
 }

@@ -1,14 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { ROLE_LEASE_KEYS } from '../../src/cluster/role-lease.js';
-import { connectNats, TEST_NATS_URL } from '../../src/cluster/test-support.js';
-import { loadConfig } from '../../src/config/config.js';
+import { connectNats } from '../../src/cluster/test-support.js';
 import { openApiNode } from '../../src/exchange/api-role.js';
 import { startChainRole } from '../../src/exchange/chain-role.js';
 import type { LeasedRoleNode } from '../../src/exchange/leased-role.js';
@@ -19,7 +14,8 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from '../../src/store/test-support/postgres-test-database.js';
-import { ADMIN_TOKEN, removeDataDir, type TestExchange, userCreator } from '../helpers/test-exchange.js';
+import { nodeConfig, servedExchange } from '../helpers/in-process-nodes.js';
+import { removeDataDir, type TestExchange } from '../helpers/test-exchange.js';
 import { createMarket, createTrader, place, USDC, until } from '../helpers/trading.js';
 
 /**
@@ -39,22 +35,7 @@ const deposed: string[] = [];
 const dirs: string[] = [];
 let api: TestExchange;
 
-function configFor(role: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'oddsbook-split-'));
-  dirs.push(dataDir);
-  return loadConfig([], {
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    NATS_URL: TEST_NATS_URL,
-    CLUSTER: cluster,
-    ROLE: role,
-    ADMIN_TOKEN,
-    DEMO: '0',
-    LOG_LEVEL: 'silent',
-    BLOCK_TIME_MS: '20',
-    RATE_LIMITS: '0',
-  });
-}
+const configFor = (role: string) => nodeConfig({ databaseUrl: database.url, cluster, role, dirs });
 
 function startRole(role: 'projector' | 'chain'): Promise<LeasedRoleNode> {
   const options = {
@@ -80,23 +61,7 @@ async function apiNode(): Promise<TestExchange> {
       throw error;
     },
   });
-  const app = await buildApp(exchange, { logger: false });
-  await app.ready();
-  const admin = { 'x-admin-token': ADMIN_TOKEN };
-  return {
-    app,
-    exchange,
-    config,
-    dataDir: config.dataDir,
-    admin,
-    createUser: userCreator(app, admin),
-    settled: () => exchange.trading.idle(),
-    async close() {
-      await app.close();
-      await exchange.close();
-    },
-    reopen: () => Promise.reject(new Error('not here')),
-  };
+  return servedExchange(exchange, () => exchange.trading.idle());
 }
 
 const leading = (node: LeasedRoleNode) =>
