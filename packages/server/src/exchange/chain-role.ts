@@ -106,6 +106,7 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
         resolveMarket: (trading) =>
           resolveOnceSettled({
             sequencer: trading.sequencer,
+            submit: async (input) => (await submitFenced([input])).at(-1)!,
             chain: driver,
             catalog: replica.catalog,
             settleWaitMs: o.settleWaitMs,

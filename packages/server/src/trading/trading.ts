@@ -8,7 +8,7 @@ import { OutcomeWatch } from '../orders/outcome-watch.js';
 import type { Admission } from '../sequencer/admission.js';
 import { committedBatch } from '../sequencer/committed-batch.js';
 import { DueWork } from '../sequencer/due-work.js';
-import type { AppliedEntry } from '../sequencer/inputs.js';
+import type { AppliedEntry, SequencerInput } from '../sequencer/inputs.js';
 import type { Journal } from '../sequencer/journal.js';
 import { RecoveryError, type RecoveryReport, recoverEngine } from '../sequencer/recovery.js';
 import { Sequencer } from '../sequencer/sequencer.js';
@@ -234,25 +234,27 @@ export async function openTrading(o: TradingOptions): Promise<Trading> {
  * A market's result where the settlement driver runs (the leader, or a chain node on its replica, whose
  * submissions go to the leader): closed first, so that no fill comes after; then resolved once the chain
  * has settled every fill before the close (a fill reversed after its market paid out could not be taken
- * back from the payouts); then the catalog.
+ * back from the payouts); then the catalog. `submit` journals the close and the result (a chain node's go
+ * fenced by its lease: one deposed unnoticed resolves nothing after its successor took over).
  */
 export function resolveOnceSettled(o: {
   sequencer: Pick<Sequencer, 'marketStatus' | 'lastSeq' | 'submit'>;
+  submit?: (input: SequencerInput) => Promise<{ seq: number }>;
   chain: Pick<TradingChain, 'whenSettled'>;
   catalog: CatalogService;
   settleWaitMs?: number | undefined;
 }): Trading['resolveMarket'] {
   const { sequencer } = o;
+  const submit = o.submit ?? ((input: SequencerInput) => sequencer.submit(input));
   return async (marketHash, outcome) => {
     const status = sequencer.marketStatus(marketHash);
     if (status !== undefined && status !== MarketStatus.RESOLVED) {
       let closedAt = sequencer.lastSeq;
       if (status === MarketStatus.OPEN) {
-        closedAt = (await sequencer.submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } }))
-          .seq;
+        closedAt = (await submit({ kind: 'engine', command: { type: 'closeMarket', marketHash } })).seq;
       }
       await settledOrUnavailable(o.chain.whenSettled(closedAt), o.settleWaitMs ?? SETTLE_WAIT_MS);
-      await sequencer.submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
+      await submit({ kind: 'engine', command: { type: 'resolveMarket', marketHash, outcome } });
     }
     await o.catalog.resolveMarket(marketHash, outcome);
   };

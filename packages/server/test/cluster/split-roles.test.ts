@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterNames } from '../../src/cluster/cluster-names.js';
 import { ROLE_LEASE_KEYS } from '../../src/cluster/role-lease.js';
 import { connectNats } from '../../src/cluster/test-support.js';
+import { MarketStatus } from '../../src/engine/index.js';
 import { openApiNode } from '../../src/exchange/api-role.js';
 import { startChainRole } from '../../src/exchange/chain-role.js';
 import type { LeasedRoleNode } from '../../src/exchange/leased-role.js';
@@ -362,22 +363,33 @@ describe('a sequencer, a projector node and a chain node', () => {
     await chain.stop();
     await leading(standbyChain);
     expect(standbyChain.epoch).toBe(4);
-    // Its epoch is journaled before it starts: a receipt the deposed node still sends is refused whole.
+    // Its epoch is journaled before it starts: a receipt, or a market's close and result (a resolution it
+    // was asked for), that the deposed node still sends is refused whole.
     expect(await journalCount(`kind = 'lease' AND payload::jsonb @> '{"role": "chain", "epoch": 4}'`)).toBe(
       1,
     );
-    const [stale] = await Promise.all(
-      sequencer.exchange!.trading.sequencer.decideAll([
+    const leaderSequencer = sequencer.exchange!.trading.sequencer;
+    const stale = await Promise.all(
+      leaderSequencer.decideAll([
         {
           kind: 'fenced',
           lease: { role: 'chain', epoch: 2 },
           inputs: [{ kind: 'settlement', block: 1_000_000, txs: [] }],
         },
+        {
+          kind: 'fenced',
+          lease: { role: 'chain', epoch: 2 },
+          inputs: [{ kind: 'engine', command: { type: 'closeMarket', marketHash } }],
+        },
       ]),
     );
-    expect(stale).toEqual({ entries: [], fenced: { epoch: 4 } });
+    expect(stale).toEqual([
+      { entries: [], fenced: { epoch: 4 } },
+      { entries: [], fenced: { epoch: 4 } },
+    ]);
     // Nothing of it journaled (the new chain node goes on recording its own blocks meanwhile).
     expect(await journalCount(`kind = 'settlement' AND payload::jsonb @> '{"block": 1000000}'`)).toBe(0);
+    expect(leaderSequencer.marketStatus(marketHash)).toBe(MarketStatus.OPEN);
     // The fills settle once: the chain holds what the engine says, and no block's receipts are journaled twice.
     await until(
       () => count('trades'),
