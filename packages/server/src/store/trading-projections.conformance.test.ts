@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OrderRecord } from '../records/records.js';
 import { compareWithJournal } from '../sequencer/recovery.js';
 import { Projector } from './projector.js';
 import { type PortsUnderTest, storesUnderTest } from './test-support/stores-under-test.js';
 import { A, B, C, everyRead, LADDER, M, M2, TradingScenario, USDC } from './test-support/trading-scenario.js';
-import { fillListing, orderListing, tradeListing } from './trading-reads.js';
+import { fillListing, orderListing, type SortKey, tradeListing } from './trading-reads.js';
 
 const stores = await storesUnderTest();
 const all = { limit: 100, after: null };
@@ -35,6 +36,30 @@ describe.each(stores)('the trading projections on $name', (store) => {
     expect(open.map((o) => o.status)).toEqual(['PENDING']);
     const rested = (await reads.getOrderByClientId(A, 'tag-1'))!;
     expect(rested).toMatchObject({ status: 'INACTIVE', filledSize: (15n * USDC).toString() });
+    // A's ended orders, newest first (a tie by id, descending): the cancel, the hedge's two takes, and the
+    // order that rested on M, closed with its market after 15 matched. The pending order is not among them.
+    const newestFirst = orderListing('createdAt', false, 'ended');
+    const ended = await reads.endedOrders(A, {}, newestFirst, all);
+    expect(ended.map((o) => [o.marketHash, o.status, o.inactiveReason, o.filledSize])).toEqual([
+      [M2, 'INACTIVE', 'USER_REQUESTED', '0'],
+      [M2, 'INACTIVE', 'FILLED', (100n * USDC).toString()],
+      [M2, 'INACTIVE', 'FILLED', (100n * USDC).toString()],
+      [M, 'INACTIVE', 'EVENT_LIFECYCLE', (15n * USDC).toString()],
+    ]);
+    expect(ended[1]!.id > ended[2]!.id).toBe(true);
+    expect(ended.at(-1)!.id).toBe(rested.id);
+    const onePerPage: OrderRecord[] = [];
+    for (let after: SortKey | null = null; ; ) {
+      const page = await reads.endedOrders(A, {}, newestFirst, { limit: 1, after });
+      if (page.length === 0) break;
+      onePerPage.push(...page);
+      after = newestFirst.keyOf(page[0]!);
+    }
+    expect(onePerPage).toEqual(ended);
+    expect(await reads.endedOrders(A, { marketHash: M }, newestFirst, all)).toEqual([rested]);
+    expect(
+      await reads.endedOrders(A, { eventId: 'L1000002' }, orderListing('totalBetSize', true, 'ended'), all),
+    ).toEqual([ended[0], ended[2], ended[1]]);
     // B's first fill (with C) failed on the chain and was reversed; its second order's fills are settled
     // (M resolved for outcome one, B bet outcome two: nothing to pay).
     const bFills = await reads.fills(B, {}, fillListing(true), all);

@@ -26,6 +26,8 @@ export type Listing<T> = {
 export type Page = { limit: number; after: SortKey | null };
 
 export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
+/** Which of the account's orders a listing holds: open (PENDING, ACTIVE) or ended (INACTIVE). */
+export type OrderScope = 'open' | 'ended';
 export type OrderListing = Listing<OrderRecord> & { sortBy: OrderSort };
 
 const direction = (asc: boolean) => (asc ? 'asc' : 'desc');
@@ -40,9 +42,13 @@ const ORDER_SORTS: Record<OrderSort, Pick<Listing<OrderRecord>, 'shape' | 'keyOf
   },
 };
 
-/** `GET /orders-v3`: open orders in one of the spec's sorts. */
-export function orderListing(sortBy: OrderSort, asc: boolean): OrderListing {
-  return { ...ORDER_SORTS[sortBy], sortBy, name: `orders:${sortBy}:${direction(asc)}`, asc };
+/**
+ * `GET /orders-v3` (open orders) and `GET /orders-v3/ended`, in one of the spec's sorts. The two scopes' page
+ * keys are told apart; the open listing's name is the one its keys have always had.
+ */
+export function orderListing(sortBy: OrderSort, asc: boolean, scope: OrderScope = 'open'): OrderListing {
+  const prefix = scope === 'open' ? 'orders' : 'orders:ended';
+  return { ...ORDER_SORTS[sortBy], sortBy, name: `${prefix}:${sortBy}:${direction(asc)}`, asc };
 }
 
 /** `GET /fills-v3`: by time, then the match's journal seq (one instant's fills in match order). */
@@ -146,6 +152,13 @@ export interface TradingReads {
   getOrderByClientId(account: string, clientOrderId: string): Promise<OrderRecord | null>;
   /** The account's open orders (PENDING and ACTIVE). */
   openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): Promise<OrderRecord[]>;
+  /** The account's ended orders (INACTIVE: filled, cancelled, expired, refused), with their `inactiveReason`. */
+  endedOrders(
+    account: string,
+    filter: OrderFilter,
+    listing: OrderListing,
+    page: Page,
+  ): Promise<OrderRecord[]>;
   fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): Promise<FillRecord[]>;
   /** The account's trades; `marketHash` of a quarter-line market matches the trades on its legs. */
   trades(

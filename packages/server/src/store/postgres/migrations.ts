@@ -501,6 +501,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // engine_markets row: the parlay reads, and the engine rebuilt from the projections, read them.
     sql: 'ALTER TABLE engine_markets ADD COLUMN parlay TEXT;',
   },
+  {
+    version: 9,
+    name: 'ended orders listed by account',
+    // `GET /orders-v3/ended` pages an account's ended orders as `orders_open_by_account` serves the open
+    // ones: seeking the account's rows by time, never reading other accounts' or its open orders.
+    sql: "CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';",
+  },
 ];
 
 /**

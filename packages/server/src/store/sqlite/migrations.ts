@@ -280,6 +280,16 @@ export const MIGRATIONS: readonly Migration[] = [
     // JSON on its engine_markets row: the parlay reads, and the engine rebuilt from the projections, read them.
     up: (db) => db.exec('ALTER TABLE engine_markets ADD COLUMN parlay TEXT;'),
   },
+  {
+    version: 25,
+    name: 'ended orders listed by account',
+    // `GET /orders-v3/ended` pages an account's ended orders as `orders_open_by_account` serves the open
+    // ones: seeking the account's rows by time, never reading other accounts' or its open orders.
+    up: (db) =>
+      db.exec(
+        "CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';",
+      ),
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

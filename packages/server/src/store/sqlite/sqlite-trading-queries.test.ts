@@ -49,6 +49,9 @@ describe('trading listings', () => {
         if (sortBy === 'totalBetSize') page.after = [1, '5', 1, 'x'];
         planOf(() => queries.openOrders('a', {}, listing, page));
         planOf(() => queries.openOrders('a', { marketHash: 'm' }, listing, page));
+        const ended = orderListing(sortBy, asc, 'ended');
+        planOf(() => queries.endedOrders('a', {}, ended, page));
+        planOf(() => queries.endedOrders('a', { marketHash: 'm' }, ended, page));
       }
       planOf(() => queries.fills('a', {}, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
       planOf(() => queries.fills('a', { orderId: 'o' }, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
@@ -64,11 +67,19 @@ describe('trading listings', () => {
     planOf(() => queries.publicTrades({}, tape, { limit: 3, after: [1, 'x'] }));
     planOf(() => queries.publicTrades({ marketHash: 'm' }, tape, { limit: 3, after: [1, 'x'] }));
 
-    expect(plans.length).toBe(22);
+    expect(plans.length).toBe(34);
     for (const [sql, plan] of plans) {
       expect(plan, sql).toMatch(/^SEARCH (orders|f|t) USING INDEX/);
       expect(plan, sql).not.toMatch(/\bSCAN\b/);
     }
+    // Each order listing seeks its own scope's partial index.
+    for (const [sql, plan] of plans.filter(([text]) => text.includes('FROM orders'))) {
+      const index = sql.includes("status = 'INACTIVE'")
+        ? 'orders_ended_by_account'
+        : 'orders_open_by_account';
+      expect(plan, sql).toMatch(new RegExp(`^SEARCH orders USING INDEX ${index} \\(account=\\?`));
+    }
+    expect(plans.filter(([sql]) => sql.includes("status = 'INACTIVE'"))).toHaveLength(12);
     // The time sorts read in index order; only the last terms of a tie are sorted.
     const createdAt = plans.find(
       ([sql]) => sql.includes('FROM trades t') && !sql.includes('market_hash = @marketHash'),

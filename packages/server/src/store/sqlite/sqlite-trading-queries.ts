@@ -12,6 +12,7 @@ import type {
   MarketTradeFilter,
   OrderFilter,
   OrderListing,
+  OrderScope,
   OrderSort,
   Page,
   PositionFilter,
@@ -32,6 +33,14 @@ const ORDER_COLUMNS: Record<OrderSort, readonly string[]> = {
   event: ['event_id', 'market_hash', 'created_at', 'id'],
   // Canonical decimal strings sort numerically by length first.
   totalBetSize: ['length(total_bet_size)', 'total_bet_size', 'created_at', 'id'],
+};
+/**
+ * The status condition of each order listing: the WHERE of its partial index on (account, created_at)
+ * (`orders_open_by_account`, `orders_ended_by_account`), written the same so that the planner uses it.
+ */
+const ORDER_SCOPES: Record<OrderScope, string> = {
+  open: "status <> 'INACTIVE'",
+  ended: "status = 'INACTIVE'",
 };
 const FILL_COLUMNS: readonly string[] = ['created_at', 'seq', 'id'];
 const TRADE_COLUMNS: readonly string[] = ['created_at', 'id'];
@@ -210,17 +219,17 @@ export class SqliteTradingQueries implements TradingReads {
     listing: OrderListing,
     page: Page,
   ): Promise<OrderRecord[]> {
-    const where = ['account = @account', "status <> 'INACTIVE'"];
-    if (filter.marketHash) where.push('market_hash = @marketHash');
-    if (filter.eventId) where.push('event_id = @eventId');
-    return this.list(
-      'orders',
-      where,
-      { account, ...filter },
-      ORDER_COLUMNS[listing.sortBy],
-      listing.asc,
-      page,
-    ).map(toOrder);
+    return this.accountOrders('open', account, filter, listing, page);
+  }
+
+  /** The account's ended orders (INACTIVE), sorted in full before paging. */
+  async endedOrders(
+    account: string,
+    filter: OrderFilter,
+    listing: OrderListing,
+    page: Page,
+  ): Promise<OrderRecord[]> {
+    return this.accountOrders('ended', account, filter, listing, page);
   }
 
   async fills(
@@ -475,6 +484,27 @@ export class SqliteTradingQueries implements TradingReads {
         ? [{ kind: 'trade', trade, legIndex: null }]
         : [{ kind: 'leg', trade, legIndex: key.rank === 1 ? 0 : 1 }];
     });
+  }
+
+  /** A keyset page of the account's orders of one scope, through that scope's partial index. */
+  private accountOrders(
+    scope: OrderScope,
+    account: string,
+    filter: OrderFilter,
+    listing: OrderListing,
+    page: Page,
+  ): OrderRecord[] {
+    const where = ['account = @account', ORDER_SCOPES[scope]];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.eventId) where.push('event_id = @eventId');
+    return this.list(
+      'orders',
+      where,
+      { account, ...filter },
+      ORDER_COLUMNS[listing.sortBy],
+      listing.asc,
+      page,
+    ).map(toOrder);
   }
 
   /** One keyset page of `source` rows matching every `where` condition, in the order of `columns`. */
