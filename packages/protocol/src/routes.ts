@@ -238,6 +238,13 @@ export const API_ROUTES = {
     idempotent: true,
   }),
   listOrders: get({ path: '/orders-v3', auth: 'apiKey', query: OrdersQuery, response: OrdersPage }),
+  /** The account's ended orders (filled, cancelled, expired), newest first unless `sortAsc`. */
+  listEndedOrders: get({
+    path: '/orders-v3/ended',
+    auth: 'apiKey',
+    query: OrdersQuery,
+    response: OrdersPage,
+  }),
   cancelOrders: del({
     path: '/orders-v3',
     auth: 'apiKey',

@@ -13,13 +13,13 @@ import {
   OrderRow,
   StringEnum,
 } from '@oddsbook/protocol';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { EXCHANGE_LIMITS } from '../../config/limits.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
 import { levelToWire } from '../../orders/book.js';
 import { orderToWire } from '../../orders/wire.js';
-import { orderListing } from '../../store/trading-reads.js';
+import { type OrderScope, orderListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 import type { ExchangeApp } from '../exchange-app.js';
@@ -27,6 +27,18 @@ import { NextKeyQuery, readPage } from '../page-key.js';
 import { BODY_LIMITS } from '../plugins/json-body.js';
 
 const security = [{ apiKey: [] }];
+const OrdersListingQuery = Type.Object({
+  marketHash: Type.Optional(Bytes32),
+  eventId: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
+  sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
+  sortAsc: Type.Optional(Type.Boolean()),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  nextKey: Type.Optional(NextKeyQuery),
+});
+const OrdersListingPage = Type.Object({
+  orders: Type.Array(OrderRow),
+  nextKey: Type.Union([Type.String(), Type.Null()]),
+});
 const tags = ['orders'];
 const MAX_BEST_ODDS_MARKETS = 100;
 const DEBUG_LEVELS = new Set(['debug', 'trace']);
@@ -68,50 +80,55 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
     },
   );
 
+  /** A page of the account's open or ended orders: one query for both, the ended newest first by default. */
+  const listOrders = async (
+    account: `0x${string}`,
+    q: Static<typeof OrdersListingQuery>,
+    scope: OrderScope,
+  ) => {
+    const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? scope === 'open', scope);
+    const filter = {
+      ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
+      ...(q.eventId ? { eventId: q.eventId } : {}),
+    };
+    const read = scope === 'open' ? 'openOrders' : 'endedOrders';
+    const page = await readPage(q.nextKey, q.perPage ?? 100, listing, (range) =>
+      trading.queries[read](account, filter, listing, range),
+    );
+    return success({
+      orders: page.rows.map((o) => orderToWire(o, walletOf(o.account))),
+      nextKey: page.nextKey,
+    });
+  };
+  const listingSchema = (summary: string, description: string) => ({
+    summary,
+    description,
+    tags,
+    security,
+    querystring: OrdersListingQuery,
+    response: { 200: Envelope(OrdersListingPage), ...errorResponses(400, 401, 429) },
+  });
+
   app.get(
     '/orders-v3',
     {
-      schema: {
-        summary: 'List the account’s open orders',
-        description: 'Sorted in full before paging; keyset paged by nextKey.',
-        tags,
-        security,
-        querystring: Type.Object({
-          marketHash: Type.Optional(Bytes32),
-          eventId: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
-          sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
-          sortAsc: Type.Optional(Type.Boolean()),
-          perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          nextKey: Type.Optional(NextKeyQuery),
-        }),
-        response: {
-          200: Envelope(
-            Type.Object({ orders: Type.Array(OrderRow), nextKey: Type.Union([Type.String(), Type.Null()]) }),
-          ),
-          ...errorResponses(400, 401, 429),
-        },
-      },
+      schema: listingSchema(
+        'List the account’s open orders',
+        'PENDING and ACTIVE orders, oldest first by default. Sorted in full before paging; keyset paged by nextKey.',
+      ),
     },
-    async (request) => {
-      const q = request.query;
-      const perPage = q.perPage ?? 100;
-      const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? true);
-      const page = await readPage(q.nextKey, perPage, listing, (range) =>
-        trading.queries.openOrders(
-          request.account,
-          {
-            ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
-            ...(q.eventId ? { eventId: q.eventId } : {}),
-          },
-          listing,
-          range,
-        ),
-      );
-      return success({
-        orders: page.rows.map((o) => orderToWire(o, walletOf(o.account))),
-        nextKey: page.nextKey,
-      });
+    async (request) => listOrders(request.account, request.query, 'open'),
+  );
+
+  app.get(
+    '/orders-v3/ended',
+    {
+      schema: listingSchema(
+        'List the account’s ended orders',
+        'INACTIVE orders (filled, cancelled, expired, refused) with their inactiveReason, newest first by default (sortAsc false). The same query as GET /orders-v3.',
+      ),
     },
+    async (request) => listOrders(request.account, request.query, 'ended'),
   );
 
   app.get(
