@@ -120,6 +120,14 @@ export function restMethods(transport: Transport, account: () => `0x${string}` |
         (nextKey) => call('listOrders', { query: { ...query, ...(nextKey ? { nextKey } : {}) } }),
         (page) => page.orders,
       ),
+    /** One page of the account's ended orders (INACTIVE, with `inactiveReason`), newest first by default. */
+    listEndedOrders: (query: ApiQuery<'listEndedOrders'> = {}) => call('listEndedOrders', { query }),
+    /** Every ended order of the account, page after page (newest first unless `sortAsc`). */
+    endedOrders: (query: Unpaged<ApiQuery<'listEndedOrders'>> = {}) =>
+      keysetRows(
+        (nextKey) => call('listEndedOrders', { query: { ...query, ...(nextKey ? { nextKey } : {}) } }),
+        (page) => page.orders,
+      ),
     getOrder: (orderId: string) => call('getOrder', { params: { orderId } }),
     getOrderByClientId: (clientOrderId: string) => call('getOrderByClientId', { params: { clientOrderId } }),
     /** Best resting level per side (maker frame) of up to 100 markets. */

@@ -360,6 +360,37 @@ describe('listings and the operator client', () => {
     expect(new Set(all.map((o) => o.id)).size).toBe(12);
   });
 
+  it('iterates the ended orders, newest first, with why each ended', async () => {
+    const { marketHash } = await createMarket(t);
+    const maker = await createTrader(t, 100n * USDC);
+    const client = clientOf(maker);
+    const placed = [];
+    for (const tick of [300, 310, 320])
+      placed.push(
+        await client.placeOrder({
+          marketHash,
+          tick,
+          totalBetSize: 1n * USDC,
+          isMakerBettingOutcomeOne: true,
+        }),
+      );
+    const [kept, ...ended] = placed.map((p) => p.orderId!);
+    expect((await client.cancelOrders(ended)).cancelled).toHaveLength(2);
+
+    const firstPage = await client.listEndedOrders({ marketHash, perPage: 1 });
+    expect(firstPage.orders.map((o) => o.id)).toEqual([ended[1]]);
+    expect(firstPage.nextKey).not.toBeNull();
+    const all = await collect(client.endedOrders({ marketHash, perPage: 1 }));
+    expect(all.map((o) => [o.id, o.status, o.inactiveReason])).toEqual([
+      [ended[1], 'INACTIVE', 'USER_REQUESTED'],
+      [ended[0], 'INACTIVE', 'USER_REQUESTED'],
+    ]);
+    expect((await collect(client.endedOrders({ marketHash, sortAsc: true }))).map((o) => o.id)).toEqual(
+      ended,
+    );
+    expect((await collect(client.orders({ marketHash }))).map((o) => o.id)).toEqual([kept]);
+  });
+
   it('drives the operator routes with its token', async () => {
     const admin = createAdminClient({ baseUrl: url, adminToken: ADMIN_TOKEN });
     const { leagueId } = await admin.createLeague({ sportId: 1, label: `SDK league ${Date.now()}` });
