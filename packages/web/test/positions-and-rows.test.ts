@@ -1,3 +1,4 @@
+import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { DESKTOP, horizontalOverflow, PHONE, placeLimit, takeBest, unitsOf } from './account-steps.js';
 import { chromiumAvailable, exchangeAndBrowser, walletContext } from './browser-harness.js';
@@ -10,6 +11,7 @@ import {
   TAKER_KEY,
   WAIT,
 } from './browser-steps.js';
+import { pageClient } from './trading-steps.js';
 
 const available = chromiumAvailable();
 const USDC = 1_000_000n;
@@ -66,6 +68,22 @@ describe.skipIf(!available)('positions, refunds and named rows on a phone', () =
       await expect.poll(() => bettor.page.getByTestId('history-reason').count(), WAIT).toBe(2);
       for (const reason of await bettor.page.getByTestId('history-reason').allTextContents())
         expect(reason).toMatch(/^(Filled|Matched 10\.00 of|Matched 6\.00 of)/);
+
+      // The maker places and cancels an order through the API while none of its pages is open: its account
+      // page lists it in the history all the same, read from the exchange.
+      const makerApi = await pageClient(maker.page, suite.exchange.url, privateKeyToAccount(MAKER_KEY));
+      await maker.page.goto('about:blank');
+      const unseen = await makerApi.placeOrder({
+        marketHash,
+        tick: 320,
+        totalBetSize: 2n * USDC,
+        isMakerBettingOutcomeOne: true,
+      });
+      expect((await makerApi.cancelOrders([unseen.orderId!])).cancelled).toHaveLength(1);
+      await maker.page.goto(`${suite.exchange.url}/#/account`);
+      const unseenRow = maker.page.locator(`[data-testid="history-row"][data-order-id="${unseen.orderId}"]`);
+      await expect.poll(() => unseenRow.count(), WAIT).toBe(1);
+      expect(await unseenRow.getAttribute('data-reason')).toBe('USER_REQUESTED');
 
       // The operator resolves for outcome two: the first bet's 20 returns, 12 of it already refunded.
       const resolved = await suite.exchange.admin('POST', `/admin/markets/${marketHash}/resolve`, {

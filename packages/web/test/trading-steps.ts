@@ -3,6 +3,7 @@ import {
   createExchangeClient,
   type ExchangeClient,
   parseTokenAmount,
+  type ViemAccountLike,
 } from '@oddsbook/client';
 import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -23,13 +24,13 @@ export async function fundedClient(url: string, label: string): Promise<Exchange
   return client;
 }
 
-/** A client with the API key the page made and keeps in its tab (sessionStorage). */
-export async function pageClient(page: Page, url: string): Promise<ExchangeClient> {
+/** A client with the API key the page made and keeps in its tab (sessionStorage), signing with `signer`. */
+export async function pageClient(page: Page, url: string, signer?: ViemAccountLike): Promise<ExchangeClient> {
   const apiKey = await page.evaluate(
     () => (JSON.parse(sessionStorage.getItem('oddsbook.auth') ?? '{}') as { apiKey?: string }).apiKey,
   );
   if (!apiKey) throw new Error('the page has no API key');
-  return createExchangeClient({ baseUrl: url, apiKey });
+  return createExchangeClient({ baseUrl: url, apiKey, signer });
 }
 
 /** The top of an element in the document (not the viewport), in CSS pixels. */

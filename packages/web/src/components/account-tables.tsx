@@ -15,7 +15,7 @@ import { plainError, plainReason } from '../lib/errors.js';
 import { useAuth } from '../lib/hooks.js';
 import { useMarketRecords } from '../lib/market-records.js';
 import { endedOrders, orderEnding } from '../lib/order-history.js';
-import { useOrderHistory, useOrderHistoryFeed } from '../lib/order-history-store.js';
+import { useEndedOrdersRead, useOrderHistory, useOrderHistoryFeed } from '../lib/order-history-store.js';
 import { tradingClient } from '../lib/session.js';
 import { RowName } from './row-name.js';
 import { ErrorLine } from './section.js';
@@ -106,9 +106,13 @@ export function OpenOrders(props: {
   );
 }
 
-/** The orders that ended (filled, cancelled, expired, pulled, heartbeat), newest first, with why. */
+/**
+ * The orders that ended (filled, cancelled, expired, pulled, heartbeat), newest first, with why: those this
+ * browser saw end and the newest the exchange lists, read when the table opens.
+ */
 export function OrderHistoryTable() {
   const auth = useAuth();
+  useEndedOrdersRead(auth.address, auth.apiKey);
   const ended = endedOrders(useOrderHistory(auth.address));
   const market = useMarketRecords(ended.map((o) => o.marketHash));
   return (
@@ -116,7 +120,7 @@ export function OrderHistoryTable() {
       <StackTable
         columns={['Bet', 'Odds', 'Stake', 'Matched', 'Ended', 'How']}
         rows={ended.length}
-        empty="No ended orders seen in this browser yet."
+        empty="No ended orders yet."
       >
         {ended.map((o) => (
           <tr key={o.id} data-testid="history-row" data-order-id={o.id} data-reason={o.inactiveReason ?? ''}>

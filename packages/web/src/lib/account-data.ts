@@ -10,7 +10,7 @@ import { channels } from '@oddsbook/protocol';
 import type { Centrifuge } from 'centrifuge';
 import { useEffect, useState } from 'preact/hooks';
 import { usePolled } from './hooks.js';
-import { recordOrders } from './order-history-store.js';
+import { loadEndedOrders, recordOrders } from './order-history-store.js';
 import { follow } from './realtime.js';
 import { mergeRefunds } from './refunds.js';
 import { tradingClient } from './session.js';
@@ -37,7 +37,8 @@ const strip = <T extends object>(row: T): OrderRow => {
 /**
  * The account's rows, on both pages: open orders, bets, fills, open positions, refunds and balance, reloaded
  * by a poll and on the account's channels (orders, trades, fills, `ce_refunds`) over the page's realtime
- * connection; every order row pushed on the channel joins the order history, whichever table is shown.
+ * connection; every order row pushed on the channel joins the order history, whichever table is shown, and
+ * whenever the orders channel starts without recovering what it missed, the exchange's newest ended orders do.
  */
 export function useAccountData(
   apiKey: string | undefined,
@@ -83,7 +84,11 @@ export function useAccountData(
           recordOrders(address, [strip(row)]);
           reload();
         },
-        reseed: reload,
+        // What the channel missed may include orders that ended: the history reads them again too.
+        reseed: () => {
+          reload();
+          void loadEndedOrders(address);
+        },
       }),
       follow(centrifuge, channels.accountTrades(address), handlers),
       follow(centrifuge, channels.accountFills(), handlers),
