@@ -200,6 +200,20 @@ describe('oddsbook-client', () => {
       (o) => o.length === 0,
       20_000,
     );
+    // All three ended, newest first: the last cancelled, the one refused for the balance, the first cancelled
+    // after part of it matched.
+    const ended = JSON.parse((await cli(['orders', '--ended', '--json', '--market', marketHash])).stdout);
+    expect(ended.map((o: { inactiveReason: string }) => o.inactiveReason)).toEqual([
+      'USER_REQUESTED',
+      'INSUFFICIENT_BALANCE',
+      'USER_REQUESTED',
+    ]);
+    expect(ended[2]).toMatchObject({ id: result.orderId, totalBetSize: '2500000' });
+    expect(BigInt(ended[2].fillAmount)).toBeGreaterThan(0n);
+    expect(BigInt(ended[2].fillAmount)).toBeLessThan(2_500_000n);
+    const endedText = await cli(['orders', '--ended', '--market', marketHash]);
+    expect(endedText.stdout).toMatch(/^order\s+market\s+outcome\s+odds\s+stake\s+matched\s+ended/);
+    expect(endedText.stdout).toMatch(/52\.5% \(1\.90\)\s+2\.5\s+\S+\s+USER_REQUESTED/);
 
     expect((await cli(['logout'])).stdout).toMatch(/Forgot the API key/);
     const anonymous = await cli(['orders']);

@@ -113,34 +113,41 @@ Options:
   },
 });
 
-export const ordersCommand = readCommand<{ market?: string; limit?: string }>({
+export const ordersCommand = readCommand<{ market?: string; limit?: string; ended?: boolean }>({
   name: 'orders',
-  summary: "list the account's open orders",
-  usage: `Usage: oddsbook-client orders [--market <hash>] [--limit <n>] [options]
+  summary: "list the account's open orders, or with --ended those that ended",
+  usage: `Usage: oddsbook-client orders [--market <hash>] [--ended] [--limit <n>] [options]
 
 The account's open orders (PENDING or ACTIVE): id, market, outcome, odds, stake, what is left, status.
+With --ended, the orders that ended (filled, cancelled, expired), newest first: what of each matched, and why
+it ended.
 
 Options:
   --market <hash>      one market's orders
+  --ended              the ended orders instead of the open ones
   --limit <n>          at most n orders (default 100)`,
-  options: { market: { type: 'string' }, limit: { type: 'string' } },
+  options: { market: { type: 'string' }, limit: { type: 'string' }, ended: { type: 'boolean' } },
   async run(ctx, v) {
     const marketHash = marketOption(v.market);
+    const client = clientFor(ctx, { key: true });
+    const query = marketHash ? { marketHash } : {};
     const orders = await take(
-      clientFor(ctx, { key: true }).orders(marketHash ? { marketHash } : {}),
+      v.ended ? client.endedOrders(query) : client.orders(query),
       limitOption(v.limit, 100),
     );
+    const [last, lastHeader] = v.ended
+      ? [(o: OrderRow) => [usdc(o.fillAmount), o.inactiveReason ?? ''], ['matched', 'ended']]
+      : [(o: OrderRow) => [usdc(o.remainingSize), o.status], ['left', 'status']];
     print(ctx, orders, () =>
       table(
-        ['order', 'market', 'outcome', 'odds', 'stake', 'left', 'status', 'client id'],
+        ['order', 'market', 'outcome', 'odds', 'stake', ...lastHeader, 'client id'],
         orders.map((o: OrderRow) => [
           o.id,
           shortHash(o.marketHash),
           orderSide(o.isBettingOutcomeOne),
           `${percent(o.percentageOdds)} (${decimalOdds(o.percentageOdds)})`,
           usdc(o.totalBetSize),
-          usdc(o.remainingSize),
-          o.status,
+          ...last(o),
           o.clientOrderId ?? '',
         ]),
       ),
