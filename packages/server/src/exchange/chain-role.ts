@@ -18,7 +18,7 @@ import { PostgresSettlementFeed } from '../store/postgres/postgres-settlement-fe
 import type { ChainSubmitter } from '../trading/pipeline.js';
 import { ProjectedAtOnce, resolveOnceSettled } from '../trading/trading.js';
 import { Wallets } from '../wallets/wallets.js';
-import { projectorCursor } from './exchange-storage.js';
+import { newestCheckpointSeq, projectorCursor } from './exchange-storage.js';
 import { type LeasedRoleNode, type LeasedRoleOptions, startLeasedRole } from './leased-role.js';
 import { openReplicaNode } from './replica-node.js';
 
@@ -121,11 +121,13 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
     const sequencer = replica.trading.sequencer;
     replica.trading.pipeline.setChain(gate);
     let stopSettlement = () => {};
+    let stopCheckpointWatch = () => {};
     let stopReconciliation = () => {};
     let services: LeaderServices | null = null;
     let stopCatalog = () => {};
     const stopAll = async (now: boolean) => {
       await services?.stop();
+      stopCheckpointWatch();
       stopCatalog();
       stopReconciliation();
       if (!now) {
@@ -154,6 +156,12 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
       });
       stopSettlement = await driver.start({ journalEnded: false });
       gate.open();
+      stopCheckpointWatch = watchCheckpoints({
+        newest: () => newestCheckpointSeq(database),
+        driver,
+        everyMs: Math.min(config.checkpointIntervalMs, CHECKPOINT_WATCH_MS),
+        onError: (error) => log.error({ err: error }, 'the newest checkpoint was not read'),
+      });
       stopCatalog = await shareCatalogChanges({
         nc,
         subject: names.catalog,
@@ -189,6 +197,46 @@ export function startChainRole(config: Config, o: ChainRoleOptions): Promise<Lea
       stop: ({ deposed: now }) => stopAll(now),
     };
   });
+}
+
+/** How often, at most, the chain node reads which checkpoint the leader stored last. */
+const CHECKPOINT_WATCH_MS = 30_000;
+
+/**
+ * The leader's checkpoints told to the driver (`submittedThrough`), as the single process's checkpointer tells
+ * its own: the chain's cursor, which moves only with a transaction, then reaches each one even while no money
+ * moves, so that a start of this role finds one at or before its cursor (the journal keeps two) instead of
+ * replaying the whole journal.
+ */
+function watchCheckpoints(o: {
+  newest: () => Promise<number>;
+  driver: Pick<SettlementDriver, 'submittedThrough'>;
+  everyMs: number;
+  onError: (error: unknown) => void;
+}): () => void {
+  let told = 0;
+  let stopped = false;
+  let reading = false;
+  const read = () => {
+    if (reading) return;
+    reading = true;
+    o.newest()
+      .then((seq) => {
+        if (stopped || seq <= told) return;
+        told = seq;
+        o.driver.submittedThrough(seq);
+      }, o.onError)
+      .finally(() => {
+        reading = false;
+      });
+  };
+  read();
+  const timer = setInterval(read, o.everyMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }
 
 /** Batches handed on to the driver once it is open; those before, held in order until then. */

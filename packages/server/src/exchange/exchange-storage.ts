@@ -199,6 +199,12 @@ export async function openApiNodeStorage(config: Config): Promise<ApiNodeStorage
   }
 }
 
+/** The seq of the newest engine checkpoint stored (0: none). */
+export async function newestCheckpointSeq(database: PostgresDatabase): Promise<number> {
+  const { rows } = await database.pool.query('SELECT COALESCE(max(seq), 0) AS seq FROM engine_checkpoints');
+  return Number(rows[0]!.seq);
+}
+
 /** The projector's cursor: the last journal seq the projections include. */
 export async function projectorCursor(database: PostgresDatabase): Promise<number> {
   const { rows } = await database.pool.query('SELECT seq FROM projector_cursor WHERE id = 1');

@@ -36,7 +36,15 @@ const deposed: string[] = [];
 const dirs: string[] = [];
 let api: TestExchange;
 
-const configFor = (role: string) => nodeConfig({ databaseUrl: database.url, cluster, role, dirs });
+// The chain node reads the leader's newest checkpoint every 200 ms here (at most every 30 s by default).
+const configFor = (role: string) =>
+  nodeConfig({
+    databaseUrl: database.url,
+    cluster,
+    role,
+    dirs,
+    ...(role === 'chain' ? { env: { CHECKPOINT_INTERVAL_MS: '200' } } : {}),
+  });
 
 function startRole(role: 'projector' | 'chain'): Promise<LeasedRoleNode> {
   const options = {
@@ -316,13 +324,13 @@ describe('a sequencer, a projector node and a chain node', () => {
 
     // A successor's epoch bump, as its acquire makes it, while the projector's lease session lives on (a
     // partition from the lock's connection alone, a long pause): the projector does not notice the lease...
+    const projectorDeposals = deposals('projector');
     await db.pool.query(
       "UPDATE role_leases SET epoch = epoch + 1, node = 'elsewhere' WHERE role = 'projector'",
     );
     const cursorAtBump = Number((await db.pool.query('SELECT seq FROM projector_cursor')).rows[0].seq);
     const ordersBefore = await count('orders');
     const tradesBefore = await count('trades');
-    const projectorDeposals = deposals('projector');
     await trade(20n * USDC);
     // ...but its next projection is fenced: rolled back, and it stops.
     await until(
@@ -403,4 +411,27 @@ describe('a sequencer, a projector node and a chain node', () => {
     );
     expect(twice.rows).toEqual([]);
   }, 180_000);
+  it("the chain node's cursor reaches each checkpoint the leader stores while no money moves", async () => {
+    const chainCursor = async () =>
+      Number(
+        (await db.pool.query("SELECT value FROM chain_meta WHERE key = 'settlement.submittedThrough'"))
+          .rows[0]?.value ?? 0,
+      );
+    const { marketHash } = await createMarket(api);
+    const maker = await createTrader(api, 100n * USDC);
+    await api.settled();
+    // Orders that rest, and nothing that moves money: no settlement transaction takes the cursor along.
+    for (let i = 0; i < 3; i++) await place(api, maker, { marketHash, tick: 300 + i, size: 2n * USDC });
+    const leaderTrading = sequencer.exchange!.trading;
+    const cursorBefore = await chainCursor();
+    expect(cursorBefore).toBeLessThan(leaderTrading.sequencer.lastSeq);
+    await leaderTrading.checkpoint();
+    const checkpointSeq = Number(
+      (await db.pool.query('SELECT max(seq) AS seq FROM engine_checkpoints')).rows[0].seq,
+    );
+    expect(checkpointSeq).toBeGreaterThan(cursorBefore);
+    // An empty settlement transaction moves the cursor to the checkpoint: a start of the chain role uses it.
+    await until(chainCursor, (seq) => seq >= checkpointSeq, 30_000);
+    await reconciled();
+  }, 60_000);
 });
