@@ -1,12 +1,12 @@
-import type { Market, OrderRow, PortfolioRefund, TradeRow } from '@oddsbook/protocol';
+import type { Market, PortfolioRefund, TradeRow } from '@oddsbook/protocol';
 import { describe, expect, it } from 'vitest';
 import { groupBets, refundedByMarket, settledAmounts, settledResult } from './bets.js';
 import { endedOrders, mergeOrders, orderEnding, vanishedOrders } from './order-history.js';
 import { settledPositions, signedAmount } from './positions.js';
 import { mergeRefunds, refundEvents, totalRefunded } from './refunds.js';
 import { marketKind, nameRow } from './row-names.js';
+import { H, orderRow as order } from './rows.test-support.js';
 
-const H = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const trade = (over: Partial<TradeRow>): TradeRow => ({
   tradeId: 't1',
   orderId: H(100),
@@ -169,17 +169,6 @@ describe('refunds', () => {
 });
 
 describe('order history', () => {
-  const order = (over: Partial<OrderRow>): OrderRow =>
-    ({
-      id: H(100),
-      marketHash: H(1),
-      status: 'ACTIVE',
-      inactiveReason: null,
-      fillAmount: '0',
-      totalBetSize: '10000000',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      ...over,
-    }) as OrderRow;
   it('keeps ended orders, never lets an older row replace a newer one, and finds vanished open orders', () => {
     let h = mergeOrders({}, [order({}), order({ id: H(101) })]);
     expect(vanishedOrders(h, [order({ id: H(101) })])).toEqual([H(100)]);

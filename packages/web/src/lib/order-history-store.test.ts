@@ -2,19 +2,7 @@ import type { OrderRow, OrdersPage } from '@oddsbook/protocol';
 import { describe, expect, it } from 'vitest';
 import { endedOrders } from './order-history.js';
 import { ENDED_ORDERS_READ, loadEndedOrders, orderHistoryOf, recordOrders } from './order-history-store.js';
-
-const H = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-const order = (over: Partial<OrderRow>): OrderRow =>
-  ({
-    id: H(100),
-    marketHash: H(1),
-    status: 'ACTIVE',
-    inactiveReason: null,
-    fillAmount: '0',
-    totalBetSize: '10000000',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...over,
-  }) as OrderRow;
+import { H, orderRow as order } from './rows.test-support.js';
 
 /** A client whose ended listing answers `pages` in turn (an Error fails the read) once `gate` opens. */
 function fakeClient(pages: (OrderRow[] | Error)[], gate: Promise<void> = Promise.resolve()) {
