@@ -81,6 +81,7 @@ import {
   ConsolidatedTradesPage,
   ConsolidatedTradesQuery,
   CreateOrdersResult,
+  EndedOrdersQuery,
   EventIdsQuery,
   FillsPage,
   FillsQuery,
@@ -242,7 +243,7 @@ export const API_ROUTES = {
   listEndedOrders: get({
     path: '/orders-v3/ended',
     auth: 'apiKey',
-    query: OrdersQuery,
+    query: EndedOrdersQuery,
     response: OrdersPage,
   }),
   cancelOrders: del({

@@ -63,6 +63,20 @@ export const OrdersQuery = Type.Object({
   nextKey: Type.Optional(NextKeyQuery),
 });
 export type OrdersQuery = Static<typeof OrdersQuery>;
+/**
+ * `GET /orders-v3/ended`: the query of `GET /orders-v3`, sorted by time only. An account's ended orders grow
+ * without end, and each filter and direction reads an index in its order; a sort by event or size would sort
+ * the whole history for every page.
+ */
+export const EndedOrdersQuery = Type.Object({
+  marketHash: Type.Optional(Bytes32),
+  eventId: Type.Optional(ListingEventId),
+  sortBy: Type.Optional(StringEnum(['createdAt'] as const)),
+  sortAsc: Type.Optional(Type.Boolean()),
+  perPage: Type.Optional(PerPage),
+  nextKey: Type.Optional(NextKeyQuery),
+});
+export type EndedOrdersQuery = Static<typeof EndedOrdersQuery>;
 export const OrdersPage = page('orders', OrderRow);
 export type OrdersPage = Static<typeof OrdersPage>;
 

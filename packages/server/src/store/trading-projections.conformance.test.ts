@@ -58,8 +58,8 @@ describe.each(stores)('the trading projections on $name', (store) => {
     expect(onePerPage).toEqual(ended);
     expect(await reads.endedOrders(A, { marketHash: M }, newestFirst, all)).toEqual([rested]);
     expect(
-      await reads.endedOrders(A, { eventId: 'L1000002' }, orderListing('totalBetSize', true, 'ended'), all),
-    ).toEqual([ended[0], ended[2], ended[1]]);
+      await reads.endedOrders(A, { eventId: 'L1000002' }, orderListing('createdAt', true, 'ended'), all),
+    ).toEqual([ended[2], ended[1], ended[0]]);
     // B's first fill (with C) failed on the chain and was reversed; its second order's fills are settled
     // (M resolved for outcome one, B bet outcome two: nothing to pay).
     const bFills = await reads.fills(B, {}, fillListing(true), all);

@@ -119,7 +119,7 @@ describe('GET /orders-v3/ended: the account’s ended orders', () => {
     );
   });
 
-  it('pages one row at a time through every ended order, in every sort', async () => {
+  it('pages one row at a time through every ended order, newest or oldest first, alone or on a market', async () => {
     const { marketHash } = await createMarket(t);
     const user = await createTrader(t);
     const placed = [];
@@ -130,7 +130,7 @@ describe('GET /orders-v3/ended: the account’s ended orders', () => {
       .poll(async () => (await page('/orders-v3/ended', user)).orders.length, { timeout: 10_000 })
       .toBe(5);
 
-    for (const query of ['', 'sortAsc=true', 'sortBy=totalBetSize', 'sortBy=event&sortAsc=true']) {
+    for (const query of ['', 'sortAsc=true', 'sortBy=createdAt', `marketHash=${marketHash}&sortAsc=true`]) {
       const whole = ids((await page(`/orders-v3/ended?${query}`, user)).orders);
       const walked: string[] = [];
       let nextKey: string | null = null;
@@ -146,13 +146,14 @@ describe('GET /orders-v3/ended: the account’s ended orders', () => {
       expect(pages, query).toBe(5);
       expect(new Set(walked)).toEqual(new Set(placed.map((p) => p.orderId)));
     }
-    const bySize = (await page('/orders-v3/ended?sortBy=totalBetSize', user)).orders;
-    expect(bySize.map((o) => BigInt((o as Row & { totalBetSize: string }).totalBetSize) / USDC)).toEqual([
+    // Newest placed first: the sizes in the reverse of their placing.
+    const newest = (await page('/orders-v3/ended', user)).orders;
+    expect(newest.map((o) => BigInt((o as Row & { totalBetSize: string }).totalBetSize) / USDC)).toEqual([
       5n,
-      4n,
-      3n,
       2n,
+      3n,
       1n,
+      4n,
     ]);
   });
 
@@ -169,6 +170,9 @@ describe('GET /orders-v3/ended: the account’s ended orders', () => {
       ['/orders-v3/ended?perPage=0', 'VALIDATION_FAILED', 'perPage'],
       ['/orders-v3/ended?marketHash=0x12', 'VALIDATION_FAILED', 'marketHash'],
       ['/orders-v3/ended?sortBy=price', 'VALIDATION_FAILED', 'sortBy'],
+      // The history sorts by time only: by event or size it would sort all of it for every page.
+      ['/orders-v3/ended?sortBy=event', 'VALIDATION_FAILED', 'sortBy'],
+      ['/orders-v3/ended?sortBy=totalBetSize', 'VALIDATION_FAILED', 'sortBy'],
       ['/orders-v3/ended?nextKey=garbage', 'BAD_NEXT_KEY', 'nextKey'],
       [`/orders-v3/ended?nextKey=${openKey}`, 'BAD_NEXT_KEY', 'nextKey'],
     ] as const) {

@@ -8,12 +8,14 @@ import {
   CLIENT_ORDER_ID_PATTERN,
   CreateOrderResult,
   CreateOrdersBody,
+  EndedOrdersQuery,
   Envelope,
   ErrorBodySchema,
   OrderRow,
-  StringEnum,
+  OrdersPage,
+  OrdersQuery,
 } from '@oddsbook/protocol';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { EXCHANGE_LIMITS } from '../../config/limits.js';
 import { badRequest, notFound } from '../../errors/app-error.js';
 import type { Exchange } from '../../exchange/exchange.js';
@@ -23,22 +25,10 @@ import { type OrderScope, orderListing } from '../../store/trading-reads.js';
 import { success } from '../envelope.js';
 import { errorResponse, errorResponses } from '../error-responses.js';
 import type { ExchangeApp } from '../exchange-app.js';
-import { NextKeyQuery, readPage } from '../page-key.js';
+import { readPage } from '../page-key.js';
 import { BODY_LIMITS } from '../plugins/json-body.js';
 
 const security = [{ apiKey: [] }];
-const OrdersListingQuery = Type.Object({
-  marketHash: Type.Optional(Bytes32),
-  eventId: Type.Optional(Type.String({ minLength: 2, maxLength: 64 })),
-  sortBy: Type.Optional(StringEnum(['createdAt', 'event', 'totalBetSize'] as const)),
-  sortAsc: Type.Optional(Type.Boolean()),
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  nextKey: Type.Optional(NextKeyQuery),
-});
-const OrdersListingPage = Type.Object({
-  orders: Type.Array(OrderRow),
-  nextKey: Type.Union([Type.String(), Type.Null()]),
-});
 const tags = ['orders'];
 const MAX_BEST_ODDS_MARKETS = 100;
 const DEBUG_LEVELS = new Set(['debug', 'trace']);
@@ -81,11 +71,7 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
   );
 
   /** A page of the account's open or ended orders: one query for both, the ended newest first by default. */
-  const listOrders = async (
-    account: `0x${string}`,
-    q: Static<typeof OrdersListingQuery>,
-    scope: OrderScope,
-  ) => {
+  const listOrders = async (account: `0x${string}`, q: OrdersQuery, scope: OrderScope) => {
     const listing = orderListing(q.sortBy ?? 'createdAt', q.sortAsc ?? scope === 'open', scope);
     const filter = {
       ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
@@ -100,13 +86,17 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
       nextKey: page.nextKey,
     });
   };
-  const listingSchema = (summary: string, description: string) => ({
+  const listingSchema = (
+    summary: string,
+    description: string,
+    querystring: typeof OrdersQuery | typeof EndedOrdersQuery,
+  ) => ({
     summary,
     description,
     tags,
     security,
-    querystring: OrdersListingQuery,
-    response: { 200: Envelope(OrdersListingPage), ...errorResponses(400, 401, 429) },
+    querystring,
+    response: { 200: Envelope(OrdersPage), ...errorResponses(400, 401, 429) },
   });
 
   app.get(
@@ -115,6 +105,7 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
       schema: listingSchema(
         'List the account’s open orders',
         'PENDING and ACTIVE orders, oldest first by default. Sorted in full before paging; keyset paged by nextKey.',
+        OrdersQuery,
       ),
     },
     async (request) => listOrders(request.account, request.query, 'open'),
@@ -125,7 +116,8 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
     {
       schema: listingSchema(
         'List the account’s ended orders',
-        'INACTIVE orders (filled, cancelled, expired, refused) with their inactiveReason, newest first by default (sortAsc false). The same query as GET /orders-v3.',
+        'INACTIVE orders (filled, cancelled, expired, refused) with their inactiveReason, newest first by default (sortAsc false). The query of GET /orders-v3, sorted by createdAt only.',
+        EndedOrdersQuery,
       ),
     },
     async (request) => listOrders(request.account, request.query, 'ended'),

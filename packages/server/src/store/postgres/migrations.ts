@@ -504,9 +504,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 9,
     name: 'ended orders listed by account',
-    // `GET /orders-v3/ended` pages an account's ended orders as `orders_open_by_account` serves the open
-    // ones: seeking the account's rows by time, never reading other accounts' or its open orders.
-    sql: "CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';",
+    // `GET /orders-v3/ended` pages an account's ended orders by time, alone or on one market or event: an
+    // index for each, so that a page seeks its rows in order whatever the length of the account's history.
+    sql: `
+      CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';
+      CREATE INDEX orders_ended_by_market ON orders(account, market_hash, created_at) WHERE status = 'INACTIVE';
+      CREATE INDEX orders_ended_by_event ON orders(account, event_id, created_at) WHERE status = 'INACTIVE';
+    `,
   },
 ];
 

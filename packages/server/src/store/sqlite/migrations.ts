@@ -5,6 +5,17 @@ import { EARLY_MIGRATIONS } from './early-migrations.js';
 export type Migration = { version: number; name: string; up: (db: Database) => void };
 
 /**
+ * `GET /orders-v3/ended` pages an account's ended orders by time, alone or on one market or event: an index
+ * for each, so that a page seeks its rows in order whatever the length of the account's history, never
+ * reading other accounts', its open orders, or its other markets'.
+ */
+const ENDED_ORDER_INDEXES = `
+  CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';
+  CREATE INDEX orders_ended_by_market ON orders(account, market_hash, created_at) WHERE status = 'INACTIVE';
+  CREATE INDEX orders_ended_by_event ON orders(account, event_id, created_at) WHERE status = 'INACTIVE';
+`;
+
+/**
  * Versioned schema migrations, applied in order at start inside one transaction each.
  * Append new migrations; never edit one that has shipped.
  */
@@ -283,12 +294,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 25,
     name: 'ended orders listed by account',
-    // `GET /orders-v3/ended` pages an account's ended orders as `orders_open_by_account` serves the open
-    // ones: seeking the account's rows by time, never reading other accounts' or its open orders.
-    up: (db) =>
-      db.exec(
-        "CREATE INDEX orders_ended_by_account ON orders(account, created_at) WHERE status = 'INACTIVE';",
-      ),
+    up: (db) => db.exec(ENDED_ORDER_INDEXES),
   },
 ];
 

@@ -230,10 +230,9 @@ export async function everyRead(ports: PortsUnderTest, scenario: TradingScenario
       for (const sortBy of ['createdAt', 'event', 'totalBetSize'] as const) {
         const listing = orderListing(sortBy, asc);
         listings.push(await allPages((p) => reads.openOrders(account, {}, listing, p), listing.keyOf));
-        const ended = orderListing(sortBy, asc, 'ended');
-        listings.push(await allPages((p) => reads.endedOrders(account, {}, ended, p), ended.keyOf));
       }
       const ended = orderListing('createdAt', asc, 'ended');
+      listings.push(await allPages((p) => reads.endedOrders(account, {}, ended, p), ended.keyOf));
       listings.push(
         await allPages((p) => reads.endedOrders(account, { marketHash: M2 }, ended, p), ended.keyOf),
       );
