@@ -32,14 +32,14 @@ describe.each(stores)('the trading projections on $name', (store) => {
     const { reads } = ports;
     const delayed = await reads.getOrderByClientId(A, 'tag-2');
     expect(delayed).toMatchObject({ status: 'PENDING', totalBetSize: (20n * USDC).toString() });
-    const open = await reads.openOrders(A, {}, orderListing('createdAt', true), all);
+    const open = await reads.orders(A, {}, orderListing('createdAt', true), all);
     expect(open.map((o) => o.status)).toEqual(['PENDING']);
     const rested = (await reads.getOrderByClientId(A, 'tag-1'))!;
     expect(rested).toMatchObject({ status: 'INACTIVE', filledSize: (15n * USDC).toString() });
     // A's ended orders, newest first (a tie by id, descending): the cancel, the hedge's two takes, and the
     // order that rested on M, closed with its market after 15 matched. The pending order is not among them.
     const newestFirst = orderListing('createdAt', false, 'ended');
-    const ended = await reads.endedOrders(A, {}, newestFirst, all);
+    const ended = await reads.orders(A, {}, newestFirst, all);
     expect(ended.map((o) => [o.marketHash, o.status, o.inactiveReason, o.filledSize])).toEqual([
       [M2, 'INACTIVE', 'USER_REQUESTED', '0'],
       [M2, 'INACTIVE', 'FILLED', (100n * USDC).toString()],
@@ -50,15 +50,15 @@ describe.each(stores)('the trading projections on $name', (store) => {
     expect(ended.at(-1)!.id).toBe(rested.id);
     const onePerPage: OrderRecord[] = [];
     for (let after: SortKey | null = null; ; ) {
-      const page = await reads.endedOrders(A, {}, newestFirst, { limit: 1, after });
+      const page = await reads.orders(A, {}, newestFirst, { limit: 1, after });
       if (page.length === 0) break;
       onePerPage.push(...page);
       after = newestFirst.keyOf(page[0]!);
     }
     expect(onePerPage).toEqual(ended);
-    expect(await reads.endedOrders(A, { marketHash: M }, newestFirst, all)).toEqual([rested]);
+    expect(await reads.orders(A, { marketHash: M }, newestFirst, all)).toEqual([rested]);
     expect(
-      await reads.endedOrders(A, { eventId: 'L1000002' }, orderListing('createdAt', true, 'ended'), all),
+      await reads.orders(A, { eventId: 'L1000002' }, orderListing('createdAt', true, 'ended'), all),
     ).toEqual([ended[2], ended[1], ended[0]]);
     // B's first fill (with C) failed on the chain and was reversed; its second order's fills are settled
     // (M resolved for outcome one, B bet outcome two: nothing to pay).

@@ -28,7 +28,7 @@ export type Page = { limit: number; after: SortKey | null };
 export type OrderSort = 'createdAt' | 'event' | 'totalBetSize';
 /** Which of the account's orders a listing holds: open (PENDING, ACTIVE) or ended (INACTIVE). */
 export type OrderScope = 'open' | 'ended';
-export type OrderListing = Listing<OrderRecord> & { sortBy: OrderSort };
+export type OrderListing = Listing<OrderRecord> & { sortBy: OrderSort; scope: OrderScope };
 
 const direction = (asc: boolean) => (asc ? 'asc' : 'desc');
 
@@ -48,7 +48,7 @@ const ORDER_SORTS: Record<OrderSort, Pick<Listing<OrderRecord>, 'shape' | 'keyOf
  */
 export function orderListing(sortBy: OrderSort, asc: boolean, scope: OrderScope = 'open'): OrderListing {
   const prefix = scope === 'open' ? 'orders' : 'orders:ended';
-  return { ...ORDER_SORTS[sortBy], sortBy, name: `${prefix}:${sortBy}:${direction(asc)}`, asc };
+  return { ...ORDER_SORTS[sortBy], sortBy, scope, name: `${prefix}:${sortBy}:${direction(asc)}`, asc };
 }
 
 /** `GET /fills-v3`: by time, then the match's journal seq (one instant's fills in match order). */
@@ -150,15 +150,11 @@ export type MarketTradeFilter = {
 export interface TradingReads {
   getOrder(account: string, orderId: string): Promise<OrderRecord | null>;
   getOrderByClientId(account: string, clientOrderId: string): Promise<OrderRecord | null>;
-  /** The account's open orders (PENDING and ACTIVE). */
-  openOrders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): Promise<OrderRecord[]>;
-  /** The account's ended orders (INACTIVE: filled, cancelled, expired, refused), with their `inactiveReason`. */
-  endedOrders(
-    account: string,
-    filter: OrderFilter,
-    listing: OrderListing,
-    page: Page,
-  ): Promise<OrderRecord[]>;
+  /**
+   * The account's orders of the listing's scope: open (PENDING and ACTIVE), or ended (INACTIVE: filled,
+   * cancelled, expired, refused, with their `inactiveReason`).
+   */
+  orders(account: string, filter: OrderFilter, listing: OrderListing, page: Page): Promise<OrderRecord[]>;
   fills(account: string, filter: FillFilter, listing: Listing<FillRecord>, page: Page): Promise<FillRecord[]>;
   /** The account's trades; `marketHash` of a quarter-line market matches the trades on its legs. */
   trades(

@@ -1,7 +1,7 @@
 import type { OrderRow, OrdersPage } from '@oddsbook/protocol';
 import { describe, expect, it } from 'vitest';
 import { endedOrders } from './order-history.js';
-import { ENDED_ORDERS_READ, loadEndedOrders, orderHistoryOf, recordOrders } from './order-history-store.js';
+import { ENDED_ORDERS_READ, historyOf, loadEndedOrders, recordOrders } from './order-history-store.js';
 import { H, orderRow as order } from './rows.test-support.js';
 
 /** A client whose ended listing answers `pages` in turn (an Error fails the read) once `gate` opens. */
@@ -41,7 +41,7 @@ describe('the order history read from the exchange', () => {
     ]);
     await loadEndedOrders(account, client);
     expect(client.queries).toEqual([{ perPage: ENDED_ORDERS_READ, sortAsc: false }]);
-    expect(endedOrders(orderHistoryOf(account)).map((o) => [o.id, o.inactiveReason])).toEqual([
+    expect(endedOrders(historyOf(account)).map((o) => [o.id, o.inactiveReason])).toEqual([
       [H(2), 'USER_REQUESTED'],
       [H(1), 'FILLED'],
     ]);
@@ -59,7 +59,7 @@ describe('the order history read from the exchange', () => {
     recordOrders(account, [newer]);
     const older = { ...newer, inactiveReason: 'NO_LIQUIDITY', updatedAt: '2026-01-01T00:00:30.000Z' };
     await loadEndedOrders(account, fakeClient([[older]]));
-    expect(orderHistoryOf(account)[H(3)]).toEqual(newer);
+    expect(historyOf(account)[H(3)]).toEqual(newer);
   });
 
   it('reads once for two asks at once, again once that read is over, and survives a failed read', async () => {
@@ -78,10 +78,10 @@ describe('the order history read from the exchange', () => {
     open();
     await first;
     expect(client.queries).toHaveLength(1);
-    expect(endedOrders(orderHistoryOf(account))).toEqual([]);
+    expect(endedOrders(historyOf(account))).toEqual([]);
 
     await loadEndedOrders(account, client);
     expect(client.queries).toHaveLength(2);
-    expect(endedOrders(orderHistoryOf(account)).map((o) => o.inactiveReason)).toEqual(['EXPIRED']);
+    expect(endedOrders(historyOf(account)).map((o) => o.inactiveReason)).toEqual(['EXPIRED']);
   });
 });

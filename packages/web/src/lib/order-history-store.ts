@@ -19,7 +19,8 @@ export const ENDED_ORDERS_READ = 100;
 /** The read of an account's ended orders under way (so that two asks at once read once). */
 let endedRead: { account: string; done: Promise<void> } | undefined;
 
-function historyOf(address: string): OrderHistory {
+/** The account's history as this page holds it (read from the browser's storage on first use). */
+export function historyOf(address: string): OrderHistory {
   if (owner !== address.toLowerCase()) {
     owner = address.toLowerCase();
     history = loadHistory(owner);
@@ -34,11 +35,6 @@ export function recordOrders(address: string, rows: readonly OrderRow[]): void {
   history = next;
   saveHistory(address, next);
   for (const l of listeners) l();
-}
-
-/** The account's history as this page holds it. */
-export function orderHistoryOf(address: string): OrderHistory {
-  return historyOf(address);
 }
 
 /**

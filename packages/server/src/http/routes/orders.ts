@@ -77,9 +77,8 @@ export async function orderRoutes(app: ExchangeApp, exchange: Exchange): Promise
       ...(q.marketHash ? { marketHash: q.marketHash.toLowerCase() } : {}),
       ...(q.eventId ? { eventId: q.eventId } : {}),
     };
-    const read = scope === 'open' ? 'openOrders' : 'endedOrders';
     const page = await readPage(q.nextKey, q.perPage ?? 100, listing, (range) =>
-      trading.queries[read](account, filter, listing, range),
+      trading.queries.orders(account, filter, listing, range),
     );
     return success({
       orders: page.rows.map((o) => orderToWire(o, walletOf(o.account))),

@@ -215,24 +215,25 @@ export class PostgresTradingQueries implements TradingReads {
     return row ? toOrder(row) : null;
   }
 
-  /** The account's open orders (PENDING and ACTIVE), sorted in full before paging. */
-  async openOrders(
+  /** A keyset page of the account's orders of the listing's scope, through that scope's partial index. */
+  async orders(
     account: string,
     filter: OrderFilter,
     listing: OrderListing,
     page: Page,
   ): Promise<OrderRecord[]> {
-    return this.accountOrders('open', account, filter, listing, page);
-  }
-
-  /** The account's ended orders (INACTIVE), sorted in full before paging. */
-  async endedOrders(
-    account: string,
-    filter: OrderFilter,
-    listing: OrderListing,
-    page: Page,
-  ): Promise<OrderRecord[]> {
-    return this.accountOrders('ended', account, filter, listing, page);
+    const where = ['account = @account', ORDER_SCOPES[listing.scope]];
+    if (filter.marketHash) where.push('market_hash = @marketHash');
+    if (filter.eventId) where.push('event_id = @eventId');
+    const rows = await this.list(
+      'orders',
+      where,
+      { account, ...filter },
+      ORDER_COLUMNS[listing.sortBy],
+      listing.asc,
+      page,
+    );
+    return rows.map(toOrder);
   }
 
   async fills(
@@ -491,28 +492,6 @@ export class PostgresTradingQueries implements TradingReads {
         ? [{ kind: 'trade', trade, legIndex: null }]
         : [{ kind: 'leg', trade, legIndex: key.rank === 1 ? 0 : 1 }];
     });
-  }
-
-  /** A keyset page of the account's orders of one scope, through that scope's partial index. */
-  private async accountOrders(
-    scope: OrderScope,
-    account: string,
-    filter: OrderFilter,
-    listing: OrderListing,
-    page: Page,
-  ): Promise<OrderRecord[]> {
-    const where = ['account = @account', ORDER_SCOPES[scope]];
-    if (filter.marketHash) where.push('market_hash = @marketHash');
-    if (filter.eventId) where.push('event_id = @eventId');
-    const rows = await this.list(
-      'orders',
-      where,
-      { account, ...filter },
-      ORDER_COLUMNS[listing.sortBy],
-      listing.asc,
-      page,
-    );
-    return rows.map(toOrder);
   }
 
   /** One keyset page of `source` rows matching every `where` condition, in the order of `columns`. */

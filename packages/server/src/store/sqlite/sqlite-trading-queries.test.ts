@@ -47,13 +47,13 @@ describe('trading listings', () => {
         const listing = orderListing(sortBy, asc);
         const page: Page = { limit: 3, after: listing.shape === 'ns' ? [1, 'x'] : ['e', 'm', 1, 'x'] };
         if (sortBy === 'totalBetSize') page.after = [1, '5', 1, 'x'];
-        planOf(() => queries.openOrders('a', {}, listing, page));
-        planOf(() => queries.openOrders('a', { marketHash: 'm' }, listing, page));
+        planOf(() => queries.orders('a', {}, listing, page));
+        planOf(() => queries.orders('a', { marketHash: 'm' }, listing, page));
       }
       // The ended orders (an account's whole history) by time, alone, on a market or on an event.
       const ended = orderListing('createdAt', asc, 'ended');
       for (const filter of [{}, { marketHash: 'm' }, { eventId: 'e' }])
-        planOf(() => queries.endedOrders('a', filter, ended, { limit: 3, after: [1, 'x'] }));
+        planOf(() => queries.orders('a', filter, ended, { limit: 3, after: [1, 'x'] }));
       planOf(() => queries.fills('a', {}, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
       planOf(() => queries.fills('a', { orderId: 'o' }, fillListing(asc), { limit: 3, after: [1, 2, 'x'] }));
       planOf(() => queries.trades('a', {}, tradeListing(asc), { limit: 3, after: [1, 'x'] }));

@@ -229,15 +229,13 @@ export async function everyRead(ports: PortsUnderTest, scenario: TradingScenario
     for (const asc of [true, false]) {
       for (const sortBy of ['createdAt', 'event', 'totalBetSize'] as const) {
         const listing = orderListing(sortBy, asc);
-        listings.push(await allPages((p) => reads.openOrders(account, {}, listing, p), listing.keyOf));
+        listings.push(await allPages((p) => reads.orders(account, {}, listing, p), listing.keyOf));
       }
       const ended = orderListing('createdAt', asc, 'ended');
-      listings.push(await allPages((p) => reads.endedOrders(account, {}, ended, p), ended.keyOf));
+      listings.push(await allPages((p) => reads.orders(account, {}, ended, p), ended.keyOf));
+      listings.push(await allPages((p) => reads.orders(account, { marketHash: M2 }, ended, p), ended.keyOf));
       listings.push(
-        await allPages((p) => reads.endedOrders(account, { marketHash: M2 }, ended, p), ended.keyOf),
-      );
-      listings.push(
-        await allPages((p) => reads.endedOrders(account, { eventId: 'L1000001' }, ended, p), ended.keyOf, 1),
+        await allPages((p) => reads.orders(account, { eventId: 'L1000001' }, ended, p), ended.keyOf, 1),
       );
       const fills = fillListing(asc);
       listings.push(await allPages((p) => reads.fills(account, {}, fills, p), fills.keyOf));
